@@ -1,0 +1,134 @@
+# procage: GNU Make, non-recursive. `make`, `make check`, `make install PREFIX=...`.
+# `make BUILD=build-asan SANITIZE=1 check-fast` builds and tests with ASan+UBSan.
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+BUILD ?= build
+SANITIZE ?=
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+DEPS_PKGS := libseccomp
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wformat=2 -Wundef -Wvla -Wno-unused-parameter
+OPT := -O2 -g
+ifeq ($(SANITIZE),1)
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+	-Iinclude -Isrc/lib $(DEPS_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL := $(filter -fsanitize%,$(OPT)) $(LDFLAGS)
+
+SOVERSION := 0
+VERSION := 0.1.0
+
+LIB_SRCS := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_SRCS := $(sort $(wildcard src/cli/*.c))
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
+SUITE_BINS := $(BUILD)/tests/escape_linux $(BUILD)/tests/probe $(BUILD)/tests/without_userns
+BENCH_BINS := $(BUILD)/bench/spawn_bench
+
+STATIC_LIB := $(BUILD)/libprocage.a
+SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
+CLI := $(BUILD)/procage
+
+.PHONY: all deps check check-fast check-escape check-asan bench install clean format
+all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/procage.pc
+
+deps:
+	@scripts/deps
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -DPROCAGE_BUILDING -MMD -MP -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,libprocage.so.$(SOVERSION) $(LDFLAGS_ALL) -o $@ $^ $(DEPS_LIBS)
+	ln -sf libprocage.so.$(VERSION) $(BUILD)/libprocage.so.$(SOVERSION)
+	ln -sf libprocage.so.$(SOVERSION) $(BUILD)/libprocage.so
+
+# The command links the library statically: one less object to load at start.
+$(CLI): $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+
+$(BUILD)/procage.pc: procage.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
+
+# Tests link the static library, so they reach internal (hidden) symbols too.
+$(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+
+$(BUILD)/tests/lib/%.o: tests/lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/lib -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/escape_linux: tests/escape_linux.c $(TESTLIB_OBJS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+
+# The probe runs inside cages; it is kept free of sanitizers so that the
+# escapes it attempts are the only thing measured.
+$(BUILD)/tests/probe: tests/probe.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Isrc/lib -o $@ $<
+
+$(BUILD)/tests/without_userns: tests/without_userns.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Isrc/lib -o $@ $< $(DEPS_CFLAGS) $(DEPS_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS)
+
+# The whole suite: unit, escape canaries on both tiers as root and as an
+# unprivileged user, end-to-end; then the same unit and end-to-end tests
+# under ASan+UBSan.
+check: all $(UNIT_BINS) $(SUITE_BINS)
+	BUILD=$(BUILD) scripts/run-tests all
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 check-fast
+
+# Unit and end-to-end tests only (what the sanitizer pass runs).
+check-fast: all $(UNIT_BINS) $(SUITE_BINS)
+	BUILD=$(BUILD) scripts/run-tests fast
+
+check-escape: all $(SUITE_BINS)
+	BUILD=$(BUILD) scripts/run-tests escape
+
+bench: all $(BENCH_BINS)
+	BUILD=$(BUILD) bench/run
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libprocage.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libprocage.so.$(SOVERSION)
+	ln -sf libprocage.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libprocage.so
+	install -m 644 include/procage.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(BUILD)/procage.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+
+format:
+	clang-format -i include/*.h src/lib/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
+
+clean:
+	rm -rf build build-asan
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)

@@ -1,0 +1,218 @@
+/*
+ * procage: run a command in a cage.
+ *
+ * Lifecycle:
+ *
+ *   struct procage_error err;
+ *   struct procage_policy *p = procage_policy_new();
+ *   procage_policy_allow(p, "/usr", PROCAGE_READ, &err);
+ *   procage_policy_allow(p, workspace, PROCAGE_WRITE, &err);
+ *
+ *   struct procage_cage *c;
+ *   procage_cage_new(p, &c, &err);        // the policy checked against this host
+ *
+ *   struct procage_run *r;
+ *   procage_spawn(c, &(struct procage_spawn_opts){
+ *           .size = sizeof(struct procage_spawn_opts), .argv = argv }, &r, &err);
+ *   int status;
+ *   procage_run_wait(r, &status, &err);   // a waitpid() status: WIFEXITED, ...
+ *   procage_run_free(r);
+ *   procage_cage_free(c);
+ *   procage_policy_free(p);
+ *
+ * A policy is plain data: building one never touches the kernel, and every
+ * setter checks its argument at once. A cage is a policy checked against the
+ * measured host; a construct the host cannot enforce makes procage_cage_new
+ * fail with an error naming the missing capability. Every spawn of a cage
+ * applies the whole sandbox in the child before exec; if any step fails the
+ * target never runs and the error names the step and the errno.
+ *
+ * Every function that can fail returns 0 or a negative errno and, when err is
+ * not NULL, fills it. The library never prints, exits or aborts. Free
+ * functions accept NULL. Handles are not shared between threads without the
+ * caller's own locking.
+ */
+#ifndef PROCAGE_H
+#define PROCAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(PROCAGE_BUILDING)
+#define PROCAGE_API __attribute__((visibility("default")))
+#else
+#define PROCAGE_API
+#endif
+
+#define PROCAGE_VERSION "0.1.0"
+
+/* Steps of a spawn, in the order the child runs them. */
+enum procage_step {
+	PROCAGE_STEP_NONE = -1, /* the error happened outside a spawn */
+	PROCAGE_STEP_PREPARE = 0,
+	PROCAGE_STEP_RLIMITS,
+	PROCAGE_STEP_CWD,
+	PROCAGE_STEP_FDS,
+	PROCAGE_STEP_CAPABILITIES,
+	PROCAGE_STEP_NO_NEW_PRIVS,
+	PROCAGE_STEP_LANDLOCK,
+	PROCAGE_STEP_SECCOMP,
+	PROCAGE_STEP_EXEC,
+	PROCAGE_STEP__COUNT
+};
+
+struct procage_error {
+	int code;          /* negative errno; 0 when nothing failed */
+	int sys_errno;     /* the errno of the failing system call, or 0 */
+	int step;          /* enum procage_step, PROCAGE_STEP_NONE outside a spawn */
+	char message[512]; /* names the path, host, capability or step */
+};
+
+/* The name of a step ("landlock", "exec", ...), or "unknown". */
+PROCAGE_API const char *procage_step_name(int step);
+
+/* ---- policy ---------------------------------------------------------- */
+
+enum procage_access {
+	PROCAGE_READ = 1,    /* read and execute */
+	PROCAGE_WRITE = 2,   /* read, execute, create, change and remove */
+	PROCAGE_PROTECT = 3, /* read-only, also inside a writable tree */
+	PROCAGE_HIDE = 4,    /* no access at all, also inside a granted tree */
+};
+
+enum procage_network {
+	PROCAGE_NET_OFF = 0, /* no IP socket reaches anything */
+	PROCAGE_NET_ON = 1,  /* the host's network, as the user has it */
+};
+
+struct procage_policy;
+
+PROCAGE_API struct procage_policy *procage_policy_new(void);
+PROCAGE_API void procage_policy_free(struct procage_policy *policy);
+
+/*
+ * The embedded default: the system directories readable, `workdir`
+ * writable, network off, a private temporary directory.
+ */
+PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_policy **out,
+					   struct procage_error *err);
+
+/* path must be absolute and exist; it is resolved when the cage is made. */
+PROCAGE_API int procage_policy_allow(struct procage_policy *policy, const char *path,
+				     enum procage_access access, struct procage_error *err);
+PROCAGE_API int procage_policy_set_network(struct procage_policy *policy,
+					   enum procage_network mode, struct procage_error *err);
+/* Pass a variable the secret filter would otherwise drop. */
+PROCAGE_API int procage_policy_env_pass(struct procage_policy *policy, const char *name,
+					struct procage_error *err);
+/* Set a variable in the child's environment (never filtered). */
+PROCAGE_API int procage_policy_env_set(struct procage_policy *policy, const char *name,
+				       const char *value, struct procage_error *err);
+/* On by default: each run gets a temporary directory of its own as TMPDIR. */
+PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, bool on,
+					       struct procage_error *err);
+/* resource is RLIMIT_*; the child's soft and hard limits. */
+PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *policy, int resource,
+					  uint64_t soft, uint64_t hard, struct procage_error *err);
+/* The RLIMIT_* number of a name ("nofile", "as", "cpu", ...), or -EINVAL. */
+PROCAGE_API int procage_rlimit_from_name(const char *name);
+
+/*
+ * Read a policy from a JSON file (schema: docs/policy.md). Errors name the
+ * file, line and column. A path starting with "~/" is taken from $HOME of
+ * the calling process.
+ */
+PROCAGE_API int procage_policy_from_json_file(const char *path, struct procage_policy **out,
+					      struct procage_error *err);
+/* The same from text; name is what errors call it. */
+PROCAGE_API int procage_policy_from_json_text(const char *text, const char *name,
+					      struct procage_policy **out,
+					      struct procage_error *err);
+
+/* ---- host facts ------------------------------------------------------ */
+
+enum procage_tier {
+	PROCAGE_TIER_UNSUPPORTED = 0,
+	PROCAGE_TIER_T1 = 1, /* user, mount and network namespaces, Landlock, seccomp */
+	PROCAGE_TIER_T2 = 2, /* Landlock and seccomp only */
+};
+
+struct procage_host_facts {
+	int landlock_abi;        /* 0: Landlock unavailable */
+	int landlock_errno;      /* why it is unavailable (EOPNOTSUPP: not enabled, ENOSYS: not built) */
+	bool landlock_in_lsm_list; /* "landlock" appears in /sys/kernel/security/lsm */
+	bool seccomp_filter;     /* SECCOMP_SET_MODE_FILTER available */
+	bool seccomp_user_notif; /* SECCOMP_RET_USER_NOTIF available */
+	bool userns_create;      /* an unprivileged-style user namespace can be made */
+	bool userns_mount;       /* ... and can mount inside it */
+	int userns_errno;        /* the errno that stopped either, or 0 */
+	bool apparmor_restricts_userns; /* kernel.apparmor_restrict_unprivileged_userns=1 */
+	int tier;                /* enum procage_tier */
+	char kernel_release[65];
+};
+
+/* Measured once per process, then returned from memory. */
+PROCAGE_API int procage_host_facts(struct procage_host_facts *out, struct procage_error *err);
+PROCAGE_API const char *procage_tier_name(int tier);
+
+/* ---- cage ------------------------------------------------------------ */
+
+struct procage_cage;
+
+/*
+ * Check a policy against the host: resolve every path, decide how each
+ * construct is enforced, refuse what cannot be. The cage keeps its own copy;
+ * the policy may be changed or freed afterwards.
+ */
+PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
+				 struct procage_error *err);
+PROCAGE_API void procage_cage_free(struct procage_cage *cage);
+/* The tier the cage is enforced with. */
+PROCAGE_API int procage_cage_tier(const struct procage_cage *cage);
+
+/* ---- spawn and run --------------------------------------------------- */
+
+struct procage_fd_map {
+	int parent_fd; /* a descriptor of the caller */
+	int child_fd;  /* the number it has in the child */
+};
+
+struct procage_spawn_opts {
+	size_t size;              /* sizeof(struct procage_spawn_opts) */
+	char *const *argv;        /* argv[0] is looked up in PATH when it has no '/' */
+	char *const *envp;        /* base environment before filtering; NULL: environ */
+	const char *cwd;          /* NULL: the caller's working directory */
+	const struct procage_fd_map *fds; /* besides 0, 1 and 2, which are inherited */
+	size_t n_fds;
+};
+
+struct procage_run;
+
+PROCAGE_API int procage_spawn(const struct procage_cage *cage,
+			      const struct procage_spawn_opts *opts, struct procage_run **out,
+			      struct procage_error *err);
+PROCAGE_API pid_t procage_run_pid(const struct procage_run *run);
+/* The run's private temporary directory, or NULL. */
+PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run);
+/* Send a signal to the run's target (through its pidfd). */
+PROCAGE_API int procage_run_signal(struct procage_run *run, int sig, struct procage_error *err);
+/*
+ * Wait for the target; status is in waitpid() form. Every process left in
+ * the run's process group is killed, and the private temporary directory is
+ * removed.
+ */
+PROCAGE_API int procage_run_wait(struct procage_run *run, int *status,
+				 struct procage_error *err);
+/* Kills a run that was not waited for. */
+PROCAGE_API void procage_run_free(struct procage_run *run);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/*
+ * The cage's seccomp filter: built with libseccomp in the parent, exported
+ * as a classic BPF program, installed by the child as its last step before
+ * exec. It covers the x86_64, x32 and i386 system call ABIs.
+ */
+#ifndef PROCAGE_SECCOMP_H
+#define PROCAGE_SECCOMP_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+
+#include "procage.h"
+
+struct seccomp_options {
+	/* IP sockets (TCP, UDP) and NETLINK_ROUTE may be created. */
+	bool network_on;
+};
+
+/*
+ * Build the filter for these options. On success prog->filter is allocated
+ * and owned by the caller (seccomp_program_free).
+ */
+int seccomp_program_build(const struct seccomp_options *opts, struct sock_fprog *prog,
+			  struct procage_error *err);
+void seccomp_program_free(struct sock_fprog *prog);
+
+/*
+ * Child side, system calls only: install prog on the calling thread.
+ * Needs no_new_privs set first. Returns 0 or a negative errno.
+ */
+int seccomp_program_install(const struct sock_fprog *prog);
+
+#endif
