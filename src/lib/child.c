@@ -1,0 +1,145 @@
+/*
+ * The child's side of a spawn. It shares the parent's memory until exec
+ * (clone with CLONE_VM | CLONE_VFORK), so it allocates nothing, formats
+ * nothing and takes no lock: every step is system calls over the plan. The
+ * steps run in a fixed order, each narrowing what the next may do, and
+ * seccomp comes last because its filter would refuse the earlier steps'
+ * calls. A failing step writes one record on the status pipe and exits;
+ * the target never runs.
+ */
+#include "plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/close_range.h>
+#include <linux/securebits.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "landlock.h"
+#include "seccomp.h"
+#include "syscalls.h"
+
+static _Noreturn void child_fail(const struct plan *plan, int step, int err, int index)
+{
+	struct child_failure f = { step, err, index };
+	(void)!write(plan->status_fd, &f, sizeof f);
+	_exit(125);
+}
+
+/*
+ * The parent blocked every signal around clone so that none of its
+ * handlers runs on the shared memory. Caught signals go back to their
+ * default (exec would do it too, but a signal may arrive before exec);
+ * ignored ones stay ignored, as exec keeps them. Nothing stays blocked.
+ */
+static int step_prepare(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
+	sigset_t none;
+
+	for (int sig = 1; sig < _NSIG; sig++)
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL &&
+		    old.sa_handler != SIG_IGN)
+			(void)sigaction(sig, &dfl, NULL);
+	sigemptyset(&none);
+	return sigprocmask(SIG_SETMASK, &none, NULL) == 0 ? 0 : -errno;
+}
+
+static int step_rlimits(const struct plan *plan, int *index)
+{
+	for (size_t i = 0; i < plan->n_rlimits; i++) {
+		*index = (int)i;
+		if (setrlimit(plan->rlimits[i].resource, &plan->rlimits[i].limit) != 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Only 0, 1, 2 and the mapped descriptors survive exec (R-21). Sources are
+ * first copied above every target so that a mapping cannot overwrite the
+ * source of another; then everything from 3 up is marked close-on-exec,
+ * which keeps the plan's own descriptors usable until exec.
+ */
+static int step_fds(const struct plan *plan, int *index)
+{
+	int scratch[PLAN_MAX_FDS];
+
+	for (size_t i = 0; i < plan->n_fds; i++) {
+		*index = (int)i;
+		scratch[i] = fcntl(plan->fds[i].parent_fd, F_DUPFD_CLOEXEC, plan->fd_scratch_base);
+		if (scratch[i] < 0)
+			return -errno;
+	}
+	for (size_t i = 0; i < plan->n_fds; i++) {
+		*index = (int)i;
+		if (dup3(scratch[i], plan->fds[i].child_fd, 0) < 0)
+			return -errno;
+	}
+	*index = -1;
+	if (sys_close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+		return -errno;
+	for (size_t i = 0; i < plan->n_fds; i++) {
+		*index = (int)i;
+		if (fcntl(plan->fds[i].child_fd, F_SETFD, 0) != 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * A root caller's child must be as weak as anyone's: no capability in any
+ * set, and securebits locked so that exec cannot give uid 0 its
+ * capabilities back.
+ */
+static int step_capabilities(const struct plan *plan)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0, 0, 0 } };
+	const unsigned long locked = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+				     SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+				     SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+				     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+
+	if (plan->holds_setpcap) {
+		if (prctl(PR_SET_SECUREBITS, locked, 0, 0, 0) != 0)
+			return -errno;
+		for (int cap = 0; cap < 64; cap++)
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+				if (errno == EINVAL)
+					break; /* past the kernel's last capability */
+				return -errno;
+			}
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+		return -errno;
+	return syscall(SYS_capset, &header, none) == 0 ? 0 : -errno;
+}
+
+int child_main(void *arg)
+{
+	const struct plan *plan = arg;
+	int index = -1, rc;
+
+	if ((rc = step_prepare()) < 0)
+		child_fail(plan, PROCAGE_STEP_PREPARE, -rc, -1);
+	if ((rc = step_rlimits(plan, &index)) < 0)
+		child_fail(plan, PROCAGE_STEP_RLIMITS, -rc, index);
+	if (plan->cwd && chdir(plan->cwd) != 0)
+		child_fail(plan, PROCAGE_STEP_CWD, errno, -1);
+	if ((rc = step_fds(plan, &index)) < 0)
+		child_fail(plan, PROCAGE_STEP_FDS, -rc, index);
+	if ((rc = step_capabilities(plan)) < 0)
+		child_fail(plan, PROCAGE_STEP_CAPABILITIES, -rc, -1);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		child_fail(plan, PROCAGE_STEP_NO_NEW_PRIVS, errno, -1);
+	if ((rc = landlock_ruleset_enforce(plan->landlock_fd)) < 0)
+		child_fail(plan, PROCAGE_STEP_LANDLOCK, -rc, -1);
+	if ((rc = seccomp_program_install(plan->seccomp)) < 0)
+		child_fail(plan, PROCAGE_STEP_SECCOMP, -rc, -1);
+	execve(plan->exec_path, plan->argv, plan->envp);
+	child_fail(plan, PROCAGE_STEP_EXEC, errno, -1);
+}

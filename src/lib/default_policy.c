@@ -1,0 +1,88 @@
+/*
+ * The embedded default policy: what `procage run` uses when given no policy
+ * file. The system is readable so ordinary tools run, the working directory
+ * is writable, and nothing else is granted: not $HOME, not the shared /tmp,
+ * not /proc, not the devices beyond the harmless character devices every
+ * program expects.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "policy.h"
+
+static const char *const system_read_paths[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+};
+
+/* Opened for writing by ordinary programs; none gives access to data. */
+static const char *const harmless_devices[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
+};
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/*
+ * Until the hard-deny classes mask the secrets under $HOME, a writable
+ * working directory that contains the home would expose them all, so the
+ * default refuses it.
+ */
+static int workdir_refusal(const char *workdir, struct procage_error *err)
+{
+	char dir[PATH_MAX], home[PATH_MAX];
+	const char *home_env = getenv("HOME");
+
+	if (!realpath(workdir, dir))
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "working directory %s",
+				     workdir);
+	if (strcmp(dir, "/") == 0)
+		return error_set(err, -EINVAL,
+				 "the default policy makes the working directory writable, and "
+				 "it is /; run from a project directory or give a policy");
+	if (!home_env || !realpath(home_env, home))
+		return 0;
+	size_t n = strlen(dir);
+	if (strncmp(home, dir, n) == 0 && (home[n] == '\0' || home[n] == '/'))
+		return error_set(err, -EINVAL,
+				 "the default policy makes the working directory writable, and "
+				 "%s contains the home directory %s with its secrets; run from "
+				 "a project directory or give a policy",
+				 dir, home);
+	return 0;
+}
+
+PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_policy **out,
+					   struct procage_error *err)
+{
+	error_clear(err);
+	if (!out || !workdir)
+		return error_set(err, -EINVAL, "no working directory or no place for the policy");
+	*out = NULL;
+	int rc = workdir_refusal(workdir, err);
+	if (rc < 0)
+		return rc;
+	struct procage_policy *p = procage_policy_new();
+	if (!p)
+		return error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < sizeof system_read_paths / sizeof *system_read_paths; i++)
+		if (exists(system_read_paths[i]))
+			rc = procage_policy_allow(p, system_read_paths[i], PROCAGE_READ, err);
+	for (size_t i = 0; rc == 0 && i < sizeof harmless_devices / sizeof *harmless_devices; i++)
+		if (exists(harmless_devices[i]))
+			rc = procage_policy_allow(p, harmless_devices[i], PROCAGE_WRITE, err);
+	if (rc == 0)
+		rc = procage_policy_allow(p, workdir, PROCAGE_WRITE, err);
+	if (rc < 0) {
+		procage_policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,149 @@
+/*
+ * Environment hygiene (R-24). Tokens and agent sockets in the caller's
+ * environment would reach the child without any file access, so variables
+ * whose names look secret are dropped unless the caller passes them by name.
+ * The match is deliberately broad: a dropped variable is a visible failure
+ * the caller can fix with one pass entry, a leaked one is silent.
+ */
+#include "env.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "error.h"
+
+/* Substrings, matched without regard to case. */
+static const char *const secret_name_parts[] = {
+	"TOKEN",       "SECRET",     "PASSWORD",  "PASSWD",  "CREDENTIAL", "API_KEY",
+	"APIKEY",      "PRIVATE_KEY", "ACCESS_KEY", "AUTH_KEY", "SESSION_KEY", "COOKIE",
+	"PASSPHRASE",
+};
+
+/* Prefixes of whole families of credentials and agent handles. */
+static const char *const secret_name_prefixes[] = {
+	"AWS_", "AZURE_", "GOOGLE_APPLICATION_CREDENTIALS", "GCP_SERVICE", "VAULT_", "SSH_AUTH_SOCK",
+	"SSH_AGENT_", "GPG_AGENT_INFO", "KRB5CCNAME", "OP_SESSION_", "DOCKER_AUTH",
+};
+
+static bool contains_ignoring_case(const char *haystack, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *haystack; haystack++)
+		if (strncasecmp(haystack, needle, n) == 0)
+			return true;
+	return false;
+}
+
+bool env_name_looks_secret(const char *name)
+{
+	for (size_t i = 0; i < sizeof secret_name_parts / sizeof *secret_name_parts; i++)
+		if (contains_ignoring_case(name, secret_name_parts[i]))
+			return true;
+	for (size_t i = 0; i < sizeof secret_name_prefixes / sizeof *secret_name_prefixes; i++)
+		if (strncmp(name, secret_name_prefixes[i], strlen(secret_name_prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+/* Length of the name part of "NAME=value". */
+static size_t entry_name_length(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+static bool entry_has_name(const char *entry, const char *name)
+{
+	size_t n = entry_name_length(entry);
+	return strlen(name) == n && strncmp(entry, name, n) == 0;
+}
+
+static bool policy_passes(const struct procage_policy *p, const char *entry)
+{
+	for (size_t i = 0; i < p->n_env_pass; i++)
+		if (entry_has_name(entry, p->env_pass[i].name))
+			return true;
+	return false;
+}
+
+static bool is_temporary_directory_name(const char *entry)
+{
+	return entry_has_name(entry, "TMPDIR") || entry_has_name(entry, "TMP") ||
+	       entry_has_name(entry, "TEMP") || entry_has_name(entry, "TEMPDIR");
+}
+
+/* Is entry replaced by something the policy or the run sets? */
+static bool entry_overridden(const struct procage_policy *p, const char *entry,
+			     const char *tmpdir)
+{
+	for (size_t i = 0; i < p->n_env_set; i++)
+		if (entry_has_name(entry, p->env_set[i].name))
+			return true;
+	return tmpdir && is_temporary_directory_name(entry);
+}
+
+static char *entry_join(const char *name, const char *value)
+{
+	size_t n = strlen(name), v = strlen(value);
+	char *s = malloc(n + v + 2);
+	if (!s)
+		return NULL;
+	memcpy(s, name, n);
+	s[n] = '=';
+	memcpy(s + n + 1, value, v + 1);
+	return s;
+}
+
+int env_build(const struct procage_policy *p, char *const *base, const char *tmpdir,
+	      char ***out, struct procage_error *err)
+{
+	static const char *const tmp_names[] = { "TMPDIR", "TMP", "TEMP" };
+	size_t n_base = 0;
+	while (base && base[n_base])
+		n_base++;
+	size_t cap = n_base + p->n_env_set + 3 + 1, n = 0;
+	char **env = calloc(cap, sizeof *env);
+	if (!env)
+		goto oom;
+	for (size_t i = 0; i < n_base; i++) {
+		const char *e = base[i];
+		if (!strchr(e, '=') || entry_overridden(p, e, tmpdir))
+			continue;
+		char name[256];
+		snprintf(name, sizeof name, "%.*s", (int)entry_name_length(e), e);
+		if (env_name_looks_secret(name) && !policy_passes(p, e))
+			continue;
+		if (!(env[n++] = strdup(e)))
+			goto oom;
+	}
+	for (size_t i = 0; i < p->n_env_set; i++)
+		if (!(env[n++] = entry_join(p->env_set[i].name, p->env_set[i].value)))
+			goto oom;
+	for (size_t i = 0; tmpdir && i < 3; i++)
+		if (!(env[n++] = entry_join(tmp_names[i], tmpdir)))
+			goto oom;
+	*out = env;
+	return 0;
+oom:
+	env_free(env);
+	return error_set(err, -ENOMEM, "out of memory building the child's environment");
+}
+
+void env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+const char *env_lookup(char *const *env, const char *name)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		if (entry_has_name(env[i], name))
+			return strchr(env[i], '=') + 1;
+	return NULL;
+}

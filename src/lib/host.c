@@ -1,0 +1,197 @@
+/*
+ * Host facts: what the running kernel offers, measured rather than assumed.
+ * A user namespace is only counted for tier T1 when a mount inside it works,
+ * since some distributions let the namespace be made but deny it the
+ * capabilities to mount.
+ */
+#include "host.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "syscalls.h"
+
+static int landlock_abi_measure(int *why)
+{
+	int abi = sys_landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	*why = abi < 0 ? errno : 0;
+	return abi < 0 ? 0 : abi;
+}
+
+static bool file_contains_word(const char *path, const char *word)
+{
+	char buf[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	size_t len = strlen(word);
+	for (char *p = buf; (p = strstr(p, word)); p += len) {
+		bool starts = p == buf || p[-1] == ',' || p[-1] == '=' || p[-1] == ' ';
+		bool ends = p[len] == ',' || p[len] == '\0' || p[len] == '\n' || p[len] == ' ';
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+static bool seccomp_filter_available(void)
+{
+	/* EFAULT means the kernel looked at the (NULL) program: the mode exists. */
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) < 0 && errno == EFAULT;
+}
+
+static bool seccomp_user_notif_available(void)
+{
+	uint32_t action = SECCOMP_RET_USER_NOTIF;
+	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+/* Probe result codes the probe child returns as its exit status. */
+enum { PROBE_OK = 0, PROBE_NO_USERNS = 1, PROBE_NO_MOUNT = 2 };
+
+/*
+ * Runs in a forked child: make a user and mount namespace, map ourselves,
+ * and mount a tmpfs. Reports the errno through a pipe.
+ */
+static _Noreturn void userns_probe_child(int report_fd)
+{
+	int code = PROBE_OK;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char map[64];
+	int len, fd;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+		code = PROBE_NO_USERNS;
+		goto out;
+	}
+	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)!write(fd, "deny", 4);
+		close(fd);
+	}
+	len = snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, map, (size_t)len) != len) {
+		code = PROBE_NO_USERNS;
+		goto out;
+	}
+	close(fd);
+	len = snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	fd = open("/proc/self/gid_map", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, map, (size_t)len) != len) {
+		code = PROBE_NO_USERNS;
+		goto out;
+	}
+	close(fd);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("procage-probe", "/", "tmpfs", 0, "size=4k") != 0)
+		code = PROBE_NO_MOUNT;
+out:;
+	int result[2] = { code, code == PROBE_OK ? 0 : errno };
+	(void)!write(report_fd, result, sizeof result);
+	_exit(0);
+}
+
+static void userns_measure(struct procage_host_facts *f)
+{
+	int pipe_fds[2];
+	int result[2] = { PROBE_NO_USERNS, EIO };
+
+	if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+		f->userns_errno = errno;
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0)
+		userns_probe_child(pipe_fds[1]);
+	close(pipe_fds[1]);
+	if (pid > 0) {
+		if (read(pipe_fds[0], result, sizeof result) != sizeof result)
+			result[1] = EIO;
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	} else {
+		result[1] = errno;
+	}
+	close(pipe_fds[0]);
+	f->userns_create = result[0] != PROBE_NO_USERNS;
+	f->userns_mount = result[0] == PROBE_OK;
+	f->userns_errno = result[1];
+}
+
+static void host_measure(struct procage_host_facts *f)
+{
+	struct utsname u;
+
+	memset(f, 0, sizeof *f);
+	if (uname(&u) == 0)
+		snprintf(f->kernel_release, sizeof f->kernel_release, "%s", u.release);
+	f->landlock_abi = landlock_abi_measure(&f->landlock_errno);
+	f->landlock_in_lsm_list = file_contains_word("/sys/kernel/security/lsm", "landlock");
+	f->seccomp_filter = seccomp_filter_available();
+	f->seccomp_user_notif = f->seccomp_filter && seccomp_user_notif_available();
+	f->apparmor_restricts_userns =
+		file_contains_word("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1");
+	userns_measure(f);
+
+	if (f->landlock_abi < 1 || !f->seccomp_filter)
+		f->tier = PROCAGE_TIER_UNSUPPORTED;
+	else if (f->userns_mount)
+		f->tier = PROCAGE_TIER_T1;
+	else
+		f->tier = PROCAGE_TIER_T2;
+}
+
+static struct procage_host_facts measured;
+static atomic_int measured_state; /* 0: not yet, 1: measuring, 2: done */
+
+const struct procage_host_facts *host_facts_get(void)
+{
+	int expected = 0;
+	if (atomic_compare_exchange_strong(&measured_state, &expected, 1)) {
+		host_measure(&measured);
+		atomic_store(&measured_state, 2);
+	}
+	while (atomic_load(&measured_state) != 2)
+		sched_yield();
+	return &measured;
+}
+
+PROCAGE_API int procage_host_facts(struct procage_host_facts *out, struct procage_error *err)
+{
+	error_clear(err);
+	if (!out)
+		return error_set(err, -EINVAL, "no place for the host facts given");
+	*out = *host_facts_get();
+	return 0;
+}
+
+PROCAGE_API const char *procage_tier_name(int tier)
+{
+	switch (tier) {
+	case PROCAGE_TIER_T1:
+		return "T1";
+	case PROCAGE_TIER_T2:
+		return "T2";
+	default:
+		return "unsupported";
+	}
+}

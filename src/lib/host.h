@@ -1,0 +1,10 @@
+/* Kernel facts, measured once, and the tier they give. */
+#ifndef PROCAGE_HOST_H
+#define PROCAGE_HOST_H
+
+#include "procage.h"
+
+/* The facts of this process's host; measured at the first call. */
+const struct procage_host_facts *host_facts_get(void);
+
+#endif

@@ -1,0 +1,45 @@
+/* Landlock rulesets: rights per ABI, filled in the parent. */
+#ifndef PROCAGE_LANDLOCK_H
+#define PROCAGE_LANDLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "procage.h"
+
+/* What a cage hands the kernel: the rights it handles, and the grants. */
+struct landlock_grant {
+	const char *path; /* canonical; for messages */
+	int path_fd;      /* O_PATH descriptor pinning the inode */
+	uint64_t access;  /* rights, already reduced to what the file type takes */
+};
+
+struct landlock_config {
+	int abi;
+	uint64_t handled_fs;
+	uint64_t handled_net; /* 0: TCP is not restricted by Landlock */
+	uint64_t scoped;
+};
+
+/* Every file right the ABI knows. */
+uint64_t landlock_fs_rights_all(int abi);
+/* Rights of a read grant: read files and directories, execute. */
+uint64_t landlock_fs_rights_read(void);
+/* The subset of rights the kernel accepts on a non-directory. */
+uint64_t landlock_fs_rights_for_file(uint64_t rights);
+
+/* The handled rights and scopes for a cage on this ABI. */
+void landlock_config_init(struct landlock_config *config, int abi, bool network_off);
+
+/*
+ * Create a ruleset fd (close-on-exec) holding grants; the caller closes it.
+ * Returns the fd or a negative errno with err naming the grant that failed.
+ */
+int landlock_ruleset_create(const struct landlock_config *config,
+			    const struct landlock_grant *grants, size_t n_grants,
+			    struct procage_error *err);
+
+/* Child side, system calls only: enforce the ruleset on the caller. */
+int landlock_ruleset_enforce(int ruleset_fd);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * Building a spawn's plan in the parent: descriptor numbers settled, limits
+ * converted, the Landlock ruleset created and filled, the capability
+ * question answered, so the child has nothing left to decide.
+ */
+#include "plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cage.h"
+#include "error.h"
+#include "landlock.h"
+
+static int fd_map_check(const struct procage_spawn_opts *opts, int *max_target,
+			struct procage_error *err)
+{
+	*max_target = 2;
+	if (opts->n_fds > PLAN_MAX_FDS)
+		return error_set(err, -EINVAL, "%zu descriptors to pass; at most %d", opts->n_fds,
+				 PLAN_MAX_FDS);
+	for (size_t i = 0; i < opts->n_fds; i++) {
+		const struct procage_fd_map *m = &opts->fds[i];
+		if (m->child_fd < 0 || m->child_fd > 1 << 20)
+			return error_set(err, -EBADF, "descriptor map %zu: child number %d is out "
+						      "of range", i, m->child_fd);
+		if (fcntl(m->parent_fd, F_GETFD) < 0)
+			return error_set_sys(err, errno, PROCAGE_STEP_NONE,
+					     "descriptor map %zu: parent descriptor %d", i,
+					     m->parent_fd);
+		for (size_t j = 0; j < i; j++)
+			if (opts->fds[j].child_fd == m->child_fd)
+				return error_set(err, -EINVAL,
+						 "descriptor maps %zu and %zu both give child "
+						 "descriptor %d", j, i, m->child_fd);
+		if (m->child_fd > *max_target)
+			*max_target = m->child_fd;
+	}
+	return 0;
+}
+
+/* Move fd to the lowest free number at or above base (close-on-exec). */
+static int fd_move_above(int fd, int base)
+{
+	if (fd >= base)
+		return fd;
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, base);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return moved;
+}
+
+static bool caller_holds_setpcap(void)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	if (syscall(SYS_capget, &header, data) != 0)
+		return false;
+	return data[CAP_TO_INDEX(CAP_SETPCAP)].effective & CAP_TO_MASK(CAP_SETPCAP);
+}
+
+static int plan_ruleset(const struct procage_cage *cage, const char *tmpdir,
+			struct procage_error *err)
+{
+	struct landlock_grant *grants = calloc(cage->n_grants + 1, sizeof *grants);
+	size_t n = cage->n_grants;
+	int tmp_fd = -1;
+
+	if (!grants)
+		return error_set(err, -ENOMEM, "out of memory");
+	memcpy(grants, cage->grants, n * sizeof *grants);
+	if (tmpdir) {
+		tmp_fd = open(tmpdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (tmp_fd < 0) {
+			free(grants);
+			return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+					     "opening the run's temporary directory %s", tmpdir);
+		}
+		grants[n++] = (struct landlock_grant){ tmpdir, tmp_fd, cage->landlock.handled_fs };
+	}
+	int fd = landlock_ruleset_create(&cage->landlock, grants, n, err);
+	if (tmp_fd >= 0)
+		close(tmp_fd);
+	free(grants);
+	return fd;
+}
+
+int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
+	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err)
+{
+	int max_target, rc;
+
+	memset(plan, 0, sizeof *plan);
+	plan->landlock_fd = -1;
+	plan->status_fd = -1;
+	if ((rc = fd_map_check(opts, &max_target, err)) < 0)
+		return rc;
+	plan->fd_scratch_base = max_target + 1;
+	plan->fds = opts->fds;
+	plan->n_fds = opts->n_fds;
+	plan->cwd = opts->cwd;
+	plan->argv = opts->argv;
+	plan->seccomp = &cage->seccomp;
+	plan->holds_setpcap = caller_holds_setpcap();
+
+	for (int r = 0; r < RLIM_NLIMITS; r++) {
+		const struct policy_rlimit *l = &cage->policy->rlimits[r];
+		if (!l->set)
+			continue;
+		plan->rlimits[plan->n_rlimits++] = (struct plan_rlimit){
+			r, { (rlim_t)l->soft, (rlim_t)l->hard }
+		};
+	}
+
+	/* The ruleset and the status pipe must survive the descriptor step. */
+	int ruleset = plan_ruleset(cage, tmpdir, err);
+	if (ruleset < 0)
+		return ruleset;
+	plan->landlock_fd = fd_move_above(ruleset, plan->fd_scratch_base);
+	plan->status_fd = fd_move_above(status_fd, plan->fd_scratch_base);
+	if (plan->landlock_fd < 0 || plan->status_fd < 0) {
+		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "moving the plan's descriptors");
+		plan_release(plan);
+		return rc;
+	}
+	/* The scratch copies go above the plan's own descriptors. */
+	plan->fd_scratch_base = 1 + (plan->landlock_fd > plan->status_fd ? plan->landlock_fd
+									 : plan->status_fd);
+	return 0;
+}
+
+void plan_release(struct plan *plan)
+{
+	if (plan->landlock_fd >= 0)
+		close(plan->landlock_fd);
+	if (plan->status_fd >= 0)
+		close(plan->status_fd);
+	plan->landlock_fd = plan->status_fd = -1;
+}

@@ -1,0 +1,61 @@
+/*
+ * The plan of one spawn: everything the child needs, built in the parent,
+ * so that between clone and exec the child only makes system calls.
+ */
+#ifndef PROCAGE_PLAN_H
+#define PROCAGE_PLAN_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "procage.h"
+
+/* The most descriptors a spawn maps besides 0, 1 and 2. */
+#define PLAN_MAX_FDS 128
+
+struct plan_rlimit {
+	int resource;
+	struct rlimit limit;
+};
+
+struct plan {
+	int status_fd;   /* write end of the close-on-exec status pipe */
+	int landlock_fd; /* the filled ruleset */
+	const struct sock_fprog *seccomp;
+	const char *cwd; /* NULL: inherited */
+	const char *exec_path;
+	char *const *argv;
+	char *const *envp;
+	struct plan_rlimit rlimits[RLIM_NLIMITS];
+	size_t n_rlimits;
+	const struct procage_fd_map *fds;
+	size_t n_fds;
+	int fd_scratch_base;  /* above every target and every plan descriptor */
+	bool holds_setpcap;   /* the caller may change securebits and the bounding set */
+};
+
+/* What the child writes on the status pipe when a step fails. */
+struct child_failure {
+	int32_t step; /* enum procage_step */
+	int32_t err;  /* errno */
+	int32_t index; /* which descriptor or limit, or -1 */
+};
+
+/* The child's entry point (for clone): runs the steps, then exec. */
+int child_main(void *plan);
+
+#endif
+
+struct procage_cage;
+
+/*
+ * Fill plan for one spawn of cage (the parent's side). Descriptors the
+ * plan owns (the ruleset and status_fd) are moved above every mapped
+ * target. tmpdir, when not NULL, is granted write access. On failure
+ * nothing stays open. plan_release closes what the plan owns.
+ */
+int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
+	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err);
+void plan_release(struct plan *plan);

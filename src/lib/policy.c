@@ -1,0 +1,271 @@
+/*
+ * The policy model and its setters. Setters check their argument at once so
+ * a mistake is reported where it is made; nothing here touches the kernel
+ * beyond the existence check of a path (resolution waits for the cage).
+ */
+#include "policy.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+
+static const struct {
+	const char *name;
+	int resource;
+} rlimit_names[] = {
+	{ "as", RLIMIT_AS },         { "core", RLIMIT_CORE },       { "cpu", RLIMIT_CPU },
+	{ "data", RLIMIT_DATA },     { "fsize", RLIMIT_FSIZE },     { "locks", RLIMIT_LOCKS },
+	{ "memlock", RLIMIT_MEMLOCK }, { "msgqueue", RLIMIT_MSGQUEUE }, { "nice", RLIMIT_NICE },
+	{ "nofile", RLIMIT_NOFILE }, { "nproc", RLIMIT_NPROC },     { "rss", RLIMIT_RSS },
+	{ "rtprio", RLIMIT_RTPRIO }, { "rttime", RLIMIT_RTTIME },   { "sigpending", RLIMIT_SIGPENDING },
+	{ "stack", RLIMIT_STACK },
+};
+
+PROCAGE_API int procage_rlimit_from_name(const char *name)
+{
+	if (!name)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof rlimit_names / sizeof rlimit_names[0]; i++)
+		if (strcmp(rlimit_names[i].name, name) == 0)
+			return rlimit_names[i].resource;
+	return -EINVAL;
+}
+
+const char *policy_access_name(enum procage_access access)
+{
+	switch (access) {
+	case PROCAGE_READ:
+		return "read";
+	case PROCAGE_WRITE:
+		return "write";
+	case PROCAGE_PROTECT:
+		return "protect";
+	case PROCAGE_HIDE:
+		return "hide";
+	}
+	return "unknown";
+}
+
+PROCAGE_API struct procage_policy *procage_policy_new(void)
+{
+	struct procage_policy *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->network = PROCAGE_NET_OFF;
+	p->private_tmp = true;
+	return p;
+}
+
+static void env_vars_free(struct policy_env_var *vars, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(vars[i].name);
+		free(vars[i].value);
+	}
+	free(vars);
+}
+
+PROCAGE_API void procage_policy_free(struct procage_policy *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_paths; i++)
+		free(p->paths[i].path);
+	free(p->paths);
+	env_vars_free(p->env_pass, p->n_env_pass);
+	env_vars_free(p->env_set, p->n_env_set);
+	free(p);
+}
+
+/* Grow an array by one element; the new slot is zeroed. */
+static void *array_grow(void *array, size_t *n, size_t elem_size)
+{
+	char *grown = realloc(array, (*n + 1) * elem_size);
+	if (!grown)
+		return NULL;
+	memset(grown + *n * elem_size, 0, elem_size);
+	(*n)++;
+	return grown;
+}
+
+PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
+				     enum procage_access access, struct procage_error *err)
+{
+	struct stat st;
+
+	error_clear(err);
+	if (!p || !path)
+		return error_set(err, -EINVAL, "no policy or no path given");
+	if (access < PROCAGE_READ || access > PROCAGE_HIDE)
+		return error_set(err, -EINVAL, "unknown access %d for %s", (int)access, path);
+	if (path[0] != '/')
+		return error_set(err, -EINVAL, "path %s is relative; rules take absolute paths",
+				 path);
+	if (strlen(path) >= 4096)
+		return error_set(err, -ENAMETOOLONG, "path %.64s... is too long", path);
+	if (stat(path, &st) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
+				     policy_access_name(access), path);
+	for (size_t i = 0; i < p->n_paths; i++)
+		if (strcmp(p->paths[i].path, path) == 0 && p->paths[i].access != access)
+			return error_set(err, -EINVAL,
+					 "conflicting rules for %s: %s and %s", path,
+					 policy_access_name(p->paths[i].access),
+					 policy_access_name(access));
+		else if (strcmp(p->paths[i].path, path) == 0)
+			return 0;
+
+	char *copy = strdup(path);
+	struct policy_path_rule *grown = copy ? array_grow(p->paths, &p->n_paths, sizeof *grown)
+					      : NULL;
+	if (!grown) {
+		free(copy);
+		return error_set(err, -ENOMEM, "out of memory adding %s", path);
+	}
+	p->paths = grown;
+	p->paths[p->n_paths - 1] = (struct policy_path_rule){ copy, access };
+	return 0;
+}
+
+PROCAGE_API int procage_policy_set_network(struct procage_policy *p, enum procage_network mode,
+					   struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (mode != PROCAGE_NET_OFF && mode != PROCAGE_NET_ON)
+		return error_set(err, -EINVAL, "unknown network mode %d", (int)mode);
+	p->network = mode;
+	return 0;
+}
+
+/* Environment names: a letter or '_', then letters, digits, '_'. */
+static bool env_name_valid(const char *name)
+{
+	if (!name || !name[0] || (name[0] >= '0' && name[0] <= '9'))
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+		      (*c >= '0' && *c <= '9')))
+			return false;
+	return true;
+}
+
+static int env_list_put(struct policy_env_var **list, size_t *n, const char *name,
+			const char *value, struct procage_error *err)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp((*list)[i].name, name) != 0)
+			continue;
+		if (!value)
+			return 0;
+		char *v = strdup(value);
+		if (!v)
+			return error_set(err, -ENOMEM, "out of memory setting %s", name);
+		free((*list)[i].value);
+		(*list)[i].value = v;
+		return 0;
+	}
+	char *n_copy = strdup(name);
+	char *v_copy = value ? strdup(value) : NULL;
+	struct policy_env_var *grown = NULL;
+	if (n_copy && (!value || v_copy))
+		grown = array_grow(*list, n, sizeof **list);
+	if (!grown) {
+		free(n_copy);
+		free(v_copy);
+		return error_set(err, -ENOMEM, "out of memory adding %s", name);
+	}
+	*list = grown;
+	grown[*n - 1] = (struct policy_env_var){ n_copy, v_copy };
+	return 0;
+}
+
+PROCAGE_API int procage_policy_env_pass(struct procage_policy *p, const char *name,
+					struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (!env_name_valid(name))
+		return error_set(err, -EINVAL, "'%s' is not a valid environment variable name",
+				 name ? name : "");
+	return env_list_put(&p->env_pass, &p->n_env_pass, name, NULL, err);
+}
+
+PROCAGE_API int procage_policy_env_set(struct procage_policy *p, const char *name,
+				       const char *value, struct procage_error *err)
+{
+	error_clear(err);
+	if (!p || !value)
+		return error_set(err, -EINVAL, "no policy or no value given");
+	if (!env_name_valid(name))
+		return error_set(err, -EINVAL, "'%s' is not a valid environment variable name",
+				 name ? name : "");
+	return env_list_put(&p->env_set, &p->n_env_set, name, value, err);
+}
+
+PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *p, bool on,
+					       struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	p->private_tmp = on;
+	return 0;
+}
+
+PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *p, int resource, uint64_t soft,
+					  uint64_t hard, struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (resource < 0 || resource >= RLIM_NLIMITS)
+		return error_set(err, -EINVAL, "unknown resource limit %d", resource);
+	if (soft > hard)
+		return error_set(err, -EINVAL,
+				 "resource limit %d: soft limit %llu is above hard limit %llu",
+				 resource, (unsigned long long)soft, (unsigned long long)hard);
+	p->rlimits[resource] = (struct policy_rlimit){ true, soft, hard };
+	return 0;
+}
+
+static int env_list_copy(const struct policy_env_var *src, size_t n, struct policy_env_var **dst,
+			 size_t *dst_n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (env_list_put(dst, dst_n, src[i].name, src[i].value, NULL) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+struct procage_policy *policy_copy(const struct procage_policy *src)
+{
+	struct procage_policy *p = procage_policy_new();
+	if (!p)
+		return NULL;
+	p->network = src->network;
+	p->private_tmp = src->private_tmp;
+	memcpy(p->rlimits, src->rlimits, sizeof p->rlimits);
+	p->paths = calloc(src->n_paths ? src->n_paths : 1, sizeof *p->paths);
+	if (!p->paths)
+		goto fail;
+	for (size_t i = 0; i < src->n_paths; i++) {
+		p->paths[i].access = src->paths[i].access;
+		p->paths[i].path = strdup(src->paths[i].path);
+		if (!p->paths[i].path)
+			goto fail;
+		p->n_paths++;
+	}
+	if (env_list_copy(src->env_pass, src->n_env_pass, &p->env_pass, &p->n_env_pass) < 0 ||
+	    env_list_copy(src->env_set, src->n_env_set, &p->env_set, &p->n_env_set) < 0)
+		goto fail;
+	return p;
+fail:
+	procage_policy_free(p);
+	return NULL;
+}

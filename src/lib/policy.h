@@ -1,0 +1,43 @@
+/* The policy: what the caller wants, as plain data. */
+#ifndef PROCAGE_POLICY_H
+#define PROCAGE_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "procage.h"
+
+struct policy_path_rule {
+	char *path; /* absolute, as the caller spelled it */
+	enum procage_access access;
+};
+
+struct policy_env_var {
+	char *name;
+	char *value; /* NULL in the pass list */
+};
+
+struct policy_rlimit {
+	bool set;
+	uint64_t soft, hard;
+};
+
+struct procage_policy {
+	struct policy_path_rule *paths;
+	size_t n_paths;
+	enum procage_network network;
+	struct policy_env_var *env_pass;
+	size_t n_env_pass;
+	struct policy_env_var *env_set;
+	size_t n_env_set;
+	bool private_tmp;
+	struct policy_rlimit rlimits[RLIM_NLIMITS];
+};
+
+/* A deep copy, for the cage to keep; NULL when out of memory. */
+struct procage_policy *policy_copy(const struct procage_policy *policy);
+const char *policy_access_name(enum procage_access access);
+
+#endif
