@@ -23,7 +23,7 @@ ifeq ($(SANITIZE),1)
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	-Iinclude -Isrc/lib $(DEPS_CFLAGS) $(CFLAGS)
+	-Iinclude -iquote src/lib $(DEPS_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(filter -fsanitize%,$(OPT)) $(LDFLAGS)
 
 SOVERSION := 0
@@ -44,7 +44,7 @@ STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
 CLI := $(BUILD)/procage
 
-.PHONY: all deps check check-fast check-escape check-asan bench install clean format
+.PHONY: all deps check tests-built check-fast check-escape check-asan bench install clean format
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/procage.pc
 
 deps:
@@ -88,22 +88,24 @@ $(BUILD)/tests/escape_linux: tests/escape_linux.c $(TESTLIB_OBJS) $(STATIC_LIB)
 # escapes it attempts are the only thing measured.
 $(BUILD)/tests/probe: tests/probe.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Isrc/lib -o $@ $<
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -o $@ $<
 
 $(BUILD)/tests/without_userns: tests/without_userns.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Isrc/lib -o $@ $< $(DEPS_CFLAGS) $(DEPS_LIBS)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -o $@ $< $(DEPS_CFLAGS) $(DEPS_LIBS)
 
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS)
 
-# The whole suite: unit, escape canaries on both tiers as root and as an
-# unprivileged user, end-to-end; then the same unit and end-to-end tests
-# under ASan+UBSan.
+# The whole suite in one prove run: unit, escape canaries on both tiers as
+# root and as an unprivileged user, end-to-end; and the unit and end-to-end
+# tests again built with ASan+UBSan.
 check: all $(UNIT_BINS) $(SUITE_BINS)
-	BUILD=$(BUILD) scripts/run-tests all
-	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 check-fast
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 tests-built
+	BUILD=$(BUILD) ASAN_BUILD=build-asan scripts/run-tests all
+
+tests-built: all $(UNIT_BINS) $(SUITE_BINS)
 
 # Unit and end-to-end tests only (what the sanitizer pass runs).
 check-fast: all $(UNIT_BINS) $(SUITE_BINS)

@@ -1,0 +1,278 @@
+/* procage run: cage a command, wait for it, exit with its status. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* One policy flag, applied in order on top of the base policy. */
+struct policy_flag {
+	int option;
+	const char *value;
+};
+
+struct run_options {
+	const char *policy_file;
+	const char *cwd;
+	bool json;
+	bool no_private_tmp;
+	struct policy_flag *flags;
+	size_t n_flags;
+	char **command;
+};
+
+enum {
+	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
+	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON,
+};
+
+static const struct option run_long_options[] = {
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "read", required_argument, NULL, OPT_READ },
+	{ "write", required_argument, NULL, OPT_WRITE },
+	{ "protect", required_argument, NULL, OPT_PROTECT },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "net", required_argument, NULL, OPT_NET },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "setenv", required_argument, NULL, OPT_SETENV },
+	{ "no-private-tmp", no_argument, NULL, OPT_NO_PRIVATE_TMP },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "cwd", required_argument, NULL, OPT_CWD },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ 0 },
+};
+
+static int run_options_parse(int argc, char **argv, struct run_options *o)
+{
+	int c;
+	o->flags = calloc((size_t)argc, sizeof *o->flags);
+	if (!o->flags)
+		return cli_usage_error("out of memory");
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", run_long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_POLICY:
+			o->policy_file = optarg;
+			break;
+		case OPT_CWD:
+			o->cwd = optarg;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_NO_PRIVATE_TMP:
+			o->no_private_tmp = true;
+			break;
+		case '?':
+			return cli_usage_error("run: unknown option or missing value: '%s'",
+					       argv[optind - 1]);
+		default:
+			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg };
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("run: no command given");
+	o->command = argv + optind;
+	return 0;
+}
+
+/* "unlimited" or a decimal number. */
+static bool limit_value_parse(const char *s, uint64_t *out)
+{
+	if (strcmp(s, "unlimited") == 0) {
+		*out = RLIM_INFINITY;
+		return true;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-')
+		return false;
+	*out = v;
+	return true;
+}
+
+static int limit_apply(struct procage_policy *p, const char *spec, struct procage_error *err)
+{
+	char name[32], *colon;
+	const char *eq = strchr(spec, '=');
+	uint64_t soft, hard;
+	if (!eq || (size_t)(eq - spec) >= sizeof name)
+		goto bad;
+	snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+	int resource = procage_rlimit_from_name(name);
+	if (resource < 0) {
+		snprintf(err->message, sizeof err->message, "--limit %s: unknown limit '%s'", spec,
+			 name);
+		return err->code = -EINVAL;
+	}
+	char value[64];
+	snprintf(value, sizeof value, "%s", eq + 1);
+	if ((colon = strchr(value, ':'))) {
+		*colon = '\0';
+		if (!limit_value_parse(value, &soft) || !limit_value_parse(colon + 1, &hard))
+			goto bad;
+	} else if (!limit_value_parse(value, &soft)) {
+		goto bad;
+	} else {
+		hard = soft;
+	}
+	return procage_policy_set_rlimit(p, resource, soft, hard, err);
+bad:
+	snprintf(err->message, sizeof err->message,
+		 "--limit %s: expected NAME=VALUE or NAME=SOFT:HARD (numbers or 'unlimited')", spec);
+	return err->code = -EINVAL;
+}
+
+static int setenv_apply(struct procage_policy *p, const char *spec, struct procage_error *err)
+{
+	const char *eq = strchr(spec, '=');
+	if (!eq) {
+		snprintf(err->message, sizeof err->message, "--setenv %s: expected NAME=VALUE",
+			 spec);
+		return err->code = -EINVAL;
+	}
+	char *name = strndup(spec, (size_t)(eq - spec));
+	int rc = name ? procage_policy_env_set(p, name, eq + 1, err) : -ENOMEM;
+	free(name);
+	return rc;
+}
+
+static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
+		      struct procage_error *err)
+{
+	switch (f->option) {
+	case OPT_READ:
+		return procage_policy_allow(p, f->value, PROCAGE_READ, err);
+	case OPT_WRITE:
+		return procage_policy_allow(p, f->value, PROCAGE_WRITE, err);
+	case OPT_PROTECT:
+		return procage_policy_allow(p, f->value, PROCAGE_PROTECT, err);
+	case OPT_HIDE:
+		return procage_policy_allow(p, f->value, PROCAGE_HIDE, err);
+	case OPT_ENV:
+		return procage_policy_env_pass(p, f->value, err);
+	case OPT_SETENV:
+		return setenv_apply(p, f->value, err);
+	case OPT_LIMIT:
+		return limit_apply(p, f->value, err);
+	case OPT_NET:
+		if (strcmp(f->value, "off") == 0 || strcmp(f->value, "on") == 0)
+			return procage_policy_set_network(
+				p, f->value[1] == 'n' ? PROCAGE_NET_ON : PROCAGE_NET_OFF, err);
+		snprintf(err->message, sizeof err->message,
+			 "--net %s: expected 'off' or 'on'", f->value);
+		return err->code = -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static int policy_build(const struct run_options *o, const char *workdir,
+			struct procage_policy **out, struct procage_error *err)
+{
+	int rc = o->policy_file ? procage_policy_from_json_file(o->policy_file, out, err)
+				: procage_policy_new_default(workdir, out, err);
+	for (size_t i = 0; rc == 0 && i < o->n_flags; i++)
+		rc = flag_apply(*out, &o->flags[i], err);
+	if (rc == 0 && o->no_private_tmp)
+		rc = procage_policy_set_private_tmp(*out, false, err);
+	return rc;
+}
+
+static struct procage_run *current_run;
+
+/*
+ * A signal another process sends to procage is passed to the target. One
+ * the terminal sends (Ctrl-C) already reached the target, which shares our
+ * process group, and is not sent twice.
+ */
+static void forward_signal(int sig, siginfo_t *info, void *context)
+{
+	if (current_run && info->si_code != SI_KERNEL)
+		procage_run_signal(current_run, sig, NULL);
+}
+
+static void forwarding_install(void)
+{
+	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+		sigaction(forwarded[i], &sa, NULL);
+}
+
+static int spawn_failure_exit(const struct procage_error *err)
+{
+	if (err->step != PROCAGE_STEP_EXEC)
+		return EXIT_PROCAGE_FAILED;
+	return err->sys_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
+}
+
+static int run_and_wait(const struct run_options *o, const struct procage_cage *cage,
+			struct procage_error *err)
+{
+	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o->command, .cwd = o->cwd };
+	struct procage_run *run;
+	int status;
+
+	forwarding_install();
+	if (procage_spawn(cage, &spawn, &run, err) != 0) {
+		cli_report_error(err, o->json);
+		return spawn_failure_exit(err);
+	}
+	current_run = run;
+	int rc = procage_run_wait(run, &status, err);
+	current_run = NULL;
+	procage_run_free(run);
+	if (rc != 0) {
+		cli_report_error(err, o->json);
+		return EXIT_PROCAGE_FAILED;
+	}
+	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	if (o->json && WIFSIGNALED(status))
+		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);
+	else if (o->json)
+		fprintf(stderr, "{\"exit\":{\"code\":%d}}\n", code);
+	return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_options o = { 0 };
+	struct procage_error err = { 0 };
+	struct procage_policy *policy = NULL;
+	struct procage_cage *cage = NULL;
+	char workdir[PATH_MAX];
+	int rc = run_options_parse(argc, argv, &o);
+
+	if (rc != 0)
+		goto out;
+	if (o.cwd)
+		snprintf(workdir, sizeof workdir, "%s", o.cwd);
+	else if (!getcwd(workdir, sizeof workdir)) {
+		fprintf(stderr, "procage: cannot find the working directory: %s\n", strerror(errno));
+		rc = EXIT_PROCAGE_FAILED;
+		goto out;
+	}
+	if (policy_build(&o, workdir, &policy, &err) != 0 ||
+	    procage_cage_new(policy, &cage, &err) != 0) {
+		if (!err.message[0])
+			snprintf(err.message, sizeof err.message, "cannot build the policy");
+		cli_report_error(&err, o.json);
+		rc = EXIT_PROCAGE_FAILED;
+		goto out;
+	}
+	rc = run_and_wait(&o, cage, &err);
+out:
+	procage_cage_free(cage);
+	procage_policy_free(policy);
+	free(o.flags);
+	return rc;
+}

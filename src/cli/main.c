@@ -1,0 +1,53 @@
+/* procage: run a command in a cage. The library does the work; this speaks. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: procage run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND in a cage\n"
+	"       procage facts [--json]                       what this host's kernel offers\n"
+	"       procage check [--json] POLICY.json           validate a policy against this host\n"
+	"       procage --version | --help\n"
+	"\n"
+	"run options (they add to --policy FILE, or to the default policy: the system\n"
+	"readable, the working directory writable, network off, a private TMPDIR):\n"
+	"  --policy FILE        read the policy from a JSON file (docs/policy.md)\n"
+	"  --read PATH          grant reading PATH (and executing from it)\n"
+	"  --write PATH         grant reading and writing PATH\n"
+	"  --protect PATH       keep PATH read-only\n"
+	"  --hide PATH          deny every access to PATH\n"
+	"  --net off|on         network access (default off)\n"
+	"  --env NAME           pass NAME although it looks like a secret\n"
+	"  --setenv NAME=VALUE  set NAME in the command's environment\n"
+	"  --no-private-tmp     do not give the run its own TMPDIR\n"
+	"  --limit NAME=VALUE   resource limit: VALUE or SOFT:HARD, 'unlimited' allowed\n"
+	"                       (names: as core cpu data fsize locks memlock msgqueue nice\n"
+	"                       nofile nproc rss rtprio rttime sigpending stack)\n"
+	"  --cwd DIR            run the command in DIR\n"
+	"  --json               errors and the exit status as JSON lines on stderr\n"
+	"\n"
+	"Exit status: the command's own; 128+N if it was killed by signal N; 125 if\n"
+	"procage failed; 126 if the command could not be executed; 127 if not found.\n";
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage_error("no verb given");
+	const char *verb = argv[1];
+	if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(verb, "--version") == 0) {
+		printf("procage %s\n", PROCAGE_VERSION);
+		return 0;
+	}
+	if (strcmp(verb, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(verb, "facts") == 0)
+		return cmd_facts(argc - 1, argv + 1);
+	if (strcmp(verb, "check") == 0)
+		return cmd_check(argc - 1, argv + 1);
+	return cli_usage_error("unknown verb '%s'", verb);
+}

@@ -1,0 +1,90 @@
+/* How the command speaks: errors, hints and JSON. */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *errno_name(int e)
+{
+	switch (e) {
+#define NAME(x)                                                                                \
+	case x:                                                                                \
+		return #x
+		NAME(EPERM); NAME(ENOENT); NAME(ESRCH); NAME(EINTR); NAME(EIO); NAME(E2BIG);
+		NAME(ENOEXEC); NAME(EBADF); NAME(ECHILD); NAME(EAGAIN); NAME(ENOMEM);
+		NAME(EACCES); NAME(EFAULT); NAME(EBUSY); NAME(EEXIST); NAME(EXDEV);
+		NAME(ENOTDIR); NAME(EISDIR); NAME(EINVAL); NAME(EMFILE); NAME(ETXTBSY);
+		NAME(ENOSPC); NAME(EROFS); NAME(ENAMETOOLONG); NAME(ENOSYS); NAME(ELOOP);
+		NAME(EOPNOTSUPP); NAME(EAFNOSUPPORT);
+#undef NAME
+	}
+	return NULL;
+}
+
+void json_write_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c == '\n')
+			fputs("\\n", out);
+		else if (*c == '\t')
+			fputs("\\t", out);
+		else if (*c < 0x20 || *c == 0x7f)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+/* A hint for errors whose cause lies in how the host is set up. */
+static const char *error_hint(const struct procage_error *err)
+{
+	struct procage_host_facts f;
+	if (err->code != -EOPNOTSUPP || procage_host_facts(&f, NULL) != 0)
+		return NULL;
+	if (f.landlock_abi == 0 && f.landlock_errno == EOPNOTSUPP)
+		return "Landlock is compiled in but not active: add \"landlock\" to the lsm= "
+		       "kernel parameter (see /sys/kernel/security/lsm)";
+	if (f.landlock_abi == 0)
+		return "this kernel was built without CONFIG_SECURITY_LANDLOCK; procage needs "
+		       "Linux 6.2 or later with Landlock";
+	return NULL;
+}
+
+void cli_report_error(const struct procage_error *err, bool json)
+{
+	const char *hint = error_hint(err);
+	if (!json) {
+		fprintf(stderr, "procage: %s\n", err->message);
+		if (hint)
+			fprintf(stderr, "hint: %s\n", hint);
+		return;
+	}
+	const char *name = errno_name(err->sys_errno ? err->sys_errno : -err->code);
+	fprintf(stderr, "{\"error\":{\"code\":%d,\"errno\":", err->code);
+	json_write_string(stderr, name ? name : "");
+	fprintf(stderr, ",\"step\":");
+	json_write_string(stderr, err->step >= 0 ? procage_step_name(err->step) : "");
+	fprintf(stderr, ",\"message\":");
+	json_write_string(stderr, err->message);
+	if (hint) {
+		fprintf(stderr, ",\"hint\":");
+		json_write_string(stderr, hint);
+	}
+	fprintf(stderr, "}}\n");
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("procage: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'procage --help'.\n", stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,49 @@
+# Files: the working directory is writable, the home and the shared /tmp
+# are not reachable, the system is readable and not writable.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$work/home/.ssh"
+echo "PRIVATE KEY" >"$work/home/.ssh/id_ed25519"
+export HOME="$work/home"
+
+"$PROCAGE" run -- sh -c 'echo ok > ./x'; st=$?
+is "$st" 0 "writing in the working directory succeeds"
+is "$(cat x 2>/dev/null)" "ok" "and the file holds what was written"
+
+err=$("$PROCAGE" run -- cat "$HOME/.ssh/id_ed25519" 2>&1); st=$?
+ok $([ $st -ne 0 ] && echo 0 || echo 1) "reading a key in the home fails (status $st)"
+like "$err" "Permission denied" "with permission denied"
+ok $(printf '%s' "$err" | grep -q "PRIVATE KEY" && echo 1 || echo 0) "and no key text comes out"
+
+"$PROCAGE" run -- sh -c 'echo x > /etc/procage-e2e-must-not-exist' 2>/dev/null; st=$?
+ok $([ $st -ne 0 ] && [ ! -e /etc/procage-e2e-must-not-exist ] && echo 0 || echo 1) \
+	"the system is not writable"
+
+out=$("$PROCAGE" run -- head -c 5 /etc/os-release); st=$?
+is "$st" 0 "the system is readable"
+
+touch "$work/shared-tmp-marker"
+"$PROCAGE" run -- ls "$work" >/dev/null 2>&1; st=$?
+ok $([ $st -ne 0 ] && echo 0 || echo 1) "a directory outside the policy cannot be listed"
+
+out=$("$PROCAGE" run -- sh -c 'echo t > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR"'); st=$?
+is "$st" 0 "the private TMPDIR is writable"
+tmpdir=$(printf '%s\n' "$out" | tail -n 1)
+ok $([ -n "$tmpdir" ] && [ ! -e "$tmpdir" ] && echo 0 || echo 1) "and it is gone after the run"
+
+out=$("$PROCAGE" run --no-private-tmp -- sh -c 'echo "${TMPDIR-unset}"')
+is "$out" "${TMPDIR-unset}" "--no-private-tmp leaves TMPDIR as it was"
+
+mkdir "$work/extra"
+echo data >"$work/extra/f"
+out=$("$PROCAGE" run --read "$work/extra" -- cat "$work/extra/f"); st=$?
+is "$out" "data" "--read grants reading a directory"
+"$PROCAGE" run --read "$work/extra" -- sh -c "echo y > '$work/extra/g'" 2>/dev/null; st=$?
+ok $([ $st -ne 0 ] && [ ! -e "$work/extra/g" ] && echo 0 || echo 1) "but not writing into it"
+"$PROCAGE" run --write "$work/extra" -- sh -c "echo y > '$work/extra/g'"; st=$?
+ok $([ $st -eq 0 ] && [ -e "$work/extra/g" ] && echo 0 || echo 1) "--write grants writing"
+
+err=$(cd "$HOME" && "$PROCAGE" run -- true 2>&1); st=$?
+is "$st" 125 "the default policy refuses a working directory holding the home"
+like "$err" "home directory" "and says why"
+done_testing

@@ -1,0 +1,47 @@
+# procage run: exit statuses, the command's output, and its own errors.
+. "$(dirname "$0")/lib.sh"
+
+out=$("$PROCAGE" run -- sh -c 'echo hello; exit 3'); st=$?
+is "$out" "hello" "the command's output reaches stdout"
+is "$st" 3 "procage exits with the command's status"
+
+"$PROCAGE" run -- sh -c 'kill -TERM $$'; st=$?
+is "$st" 143 "a command killed by SIGTERM gives 128+15"
+
+err=$("$PROCAGE" run -- no-such-command-procage 2>&1); st=$?
+is "$st" 127 "a command that is not found exits 127"
+like "$err" "command not found: no-such-command-procage" "and the message says it is not found"
+
+printf 'plain text\n' >notexec.sh
+err=$("$PROCAGE" run -- ./notexec.sh 2>&1); st=$?
+is "$st" 126 "a file that is not executable exits 126"
+like "$err" "cannot execute ./notexec.sh" "and the message names it"
+
+err=$("$PROCAGE" run --frobnicate -- true 2>&1); st=$?
+is "$st" 2 "an unknown option is a usage error"
+like "$err" "unknown option" "and says so"
+
+err=$("$PROCAGE" run --read relative/path -- true 2>&1); st=$?
+is "$st" 125 "a relative rule path is refused"
+like "$err" "relative" "naming the problem"
+
+err=$("$PROCAGE" run --read /no/such/path -- true 2>&1); st=$?
+is "$st" 125 "a missing rule path is refused"
+like "$err" "/no/such/path" "naming the path"
+
+err=$("$PROCAGE" run --json -- no-such-command-procage 2>&1); st=$?
+like "$err" '"step":"exec"' "--json reports the failing step"
+like "$err" '"errno":"ENOENT"' "--json reports the errno by name"
+
+err=$("$PROCAGE" run --json -- true 2>&1)
+is "$err" '{"exit":{"code":0}}' "--json reports the exit status"
+
+out=$("$PROCAGE" run --limit nofile=64 -- sh -c 'ulimit -n'); st=$?
+is "$out" 64 "--limit sets the command's resource limit"
+err=$("$PROCAGE" run --limit nofile=many -- true 2>&1); st=$?
+is "$st" 125 "a bad limit value is refused"
+like "$err" "nofile=many" "naming the flag"
+
+out=$("$PROCAGE" --version)
+like "$out" "^procage [0-9]" "--version prints the version"
+done_testing
