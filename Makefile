@@ -44,11 +44,19 @@ STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
 CLI := $(BUILD)/procage
 
-.PHONY: all deps check tests-built check-fast check-escape check-asan bench install clean format
+.PHONY: all setup demo deps check tests-built check-fast check-escape check-asan bench install clean format
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/procage.pc
 
 deps:
 	@scripts/deps
+
+# The first command of the README: dependencies, build, and a demonstration.
+setup: deps
+	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory demo
+
+demo: all
+	@PROCAGE=$(abspath $(CLI)) scripts/demo
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
