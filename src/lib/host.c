@@ -66,41 +66,40 @@ static bool seccomp_user_notif_available(void)
 /* Probe result codes the probe child returns as its exit status. */
 enum { PROBE_OK = 0, PROBE_NO_USERNS = 1, PROBE_NO_MOUNT = 2 };
 
+/* The id map lines the probe writes, formatted before fork. */
+struct userns_probe_maps {
+	char uid_map[32], gid_map[32];
+	int uid_len, gid_len;
+};
+
+static bool write_file(const char *path, const char *text, int len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, text, (size_t)len) == len;
+	close(fd);
+	return ok;
+}
+
 /*
- * Runs in a forked child: make a user and mount namespace, map ourselves,
- * and mount a tmpfs. Reports the errno through a pipe.
+ * Runs in a forked child, system calls only: make a user and mount
+ * namespace, map ourselves, and mount a tmpfs. Reports through a pipe.
  */
-static _Noreturn void userns_probe_child(int report_fd)
+static _Noreturn void userns_probe_child(const struct userns_probe_maps *maps, int report_fd)
 {
 	int code = PROBE_OK;
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	char map[64];
-	int len, fd;
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
 		code = PROBE_NO_USERNS;
 		goto out;
 	}
-	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)!write(fd, "deny", 4);
-		close(fd);
-	}
-	len = snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, map, (size_t)len) != len) {
+	(void)write_file("/proc/self/setgroups", "deny", 4);
+	if (!write_file("/proc/self/uid_map", maps->uid_map, maps->uid_len) ||
+	    !write_file("/proc/self/gid_map", maps->gid_map, maps->gid_len)) {
 		code = PROBE_NO_USERNS;
 		goto out;
 	}
-	close(fd);
-	len = snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	fd = open("/proc/self/gid_map", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, map, (size_t)len) != len) {
-		code = PROBE_NO_USERNS;
-		goto out;
-	}
-	close(fd);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
 	    mount("procage-probe", "/", "tmpfs", 0, "size=4k") != 0)
 		code = PROBE_NO_MOUNT;
@@ -114,14 +113,19 @@ static void userns_measure(struct procage_host_facts *f)
 {
 	int pipe_fds[2];
 	int result[2] = { PROBE_NO_USERNS, EIO };
+	struct userns_probe_maps maps;
 
+	maps.uid_len = snprintf(maps.uid_map, sizeof maps.uid_map, "%u %u 1\n",
+				(unsigned)getuid(), (unsigned)getuid());
+	maps.gid_len = snprintf(maps.gid_map, sizeof maps.gid_map, "%u %u 1\n",
+				(unsigned)getgid(), (unsigned)getgid());
 	if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
 		f->userns_errno = errno;
 		return;
 	}
 	pid_t pid = fork();
 	if (pid == 0)
-		userns_probe_child(pipe_fds[1]);
+		userns_probe_child(&maps, pipe_fds[1]);
 	close(pipe_fds[1]);
 	if (pid > 0) {
 		if (read(pipe_fds[0], result, sizeof result) != sizeof result)

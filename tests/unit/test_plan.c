@@ -1,0 +1,190 @@
+/* Unit tests: making a cage from a policy, and a spawn's plan from a cage. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cage.h"
+#include "landlock.h"
+#include "plan.h"
+#include "syscalls.h"
+#include "tap.h"
+#include "tmpdir.h"
+
+static char workspace[256];
+
+static void workspace_make(void)
+{
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(workspace, sizeof workspace, "%s/procage-unit-XXXXXX", base);
+	if (!mkdtemp(workspace))
+		exit(99);
+	char path[512];
+	snprintf(path, sizeof path, "%s/tree", workspace);
+	mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/tree/inner", workspace);
+	mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/tree/file", workspace);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	char target[512];
+	snprintf(target, sizeof target, "%s/tree", workspace);
+	snprintf(path, sizeof path, "%s/link", workspace);
+	symlink(target, path);
+}
+
+static const char *ws(const char *rel)
+{
+	static char buf[4][512];
+	static int i;
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof buf[i], "%s/%s", workspace, rel);
+	return buf[i];
+}
+
+static const struct landlock_grant *grant_for(const struct procage_cage *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (strcmp(c->grants[i].path, path) == 0)
+			return &c->grants[i];
+	return NULL;
+}
+
+static void test_cage_grants(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = procage_policy_new();
+	struct procage_cage *c = NULL;
+
+	procage_policy_allow(p, ws("link"), PROCAGE_READ, &err);
+	procage_policy_allow(p, ws("tree/file"), PROCAGE_WRITE, &err);
+	int rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0, "a cage is made: %s", rc ? err.message : "ok");
+	if (rc)
+		goto out;
+	char canonical[512];
+	tap_ok(realpath(ws("tree"), canonical) && grant_for(c, canonical),
+	       "a rule spelled through a symlink binds its canonical target");
+	const struct landlock_grant *g = grant_for(c, canonical);
+	tap_ok(g && g->access == landlock_fs_rights_read(), "a read grant has the read rights");
+	realpath(ws("tree/file"), canonical);
+	g = grant_for(c, canonical);
+	tap_ok(g && !(g->access & LANDLOCK_ACCESS_FS_MAKE_REG) &&
+		       (g->access & LANDLOCK_ACCESS_FS_WRITE_FILE) &&
+		       (g->access & LANDLOCK_ACCESS_FS_TRUNCATE),
+	       "a write grant on a file keeps only the rights a file takes");
+	tap_ok(procage_cage_tier(c) == PROCAGE_TIER_T2, "the cage is enforced at tier T2");
+	tap_ok(c->landlock.handled_net != 0 || c->landlock.abi < 4,
+	       "with the network off, TCP is handled by Landlock");
+	tap_ok(c->seccomp.len > 0 && c->seccomp.filter, "the seccomp program is built once, in the cage");
+out:
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
+static void test_deny_inside_grant(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = procage_policy_new();
+	struct procage_cage *c = NULL;
+
+	procage_policy_allow(p, ws("tree"), PROCAGE_WRITE, &err);
+	procage_policy_allow(p, ws("tree/inner"), PROCAGE_PROTECT, &err);
+	int rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == -EOPNOTSUPP && c == NULL && strstr(err.message, "inner") &&
+		       strstr(err.message, "write tree"),
+	       "protect inside a writable tree is refused, naming both: %s", err.message);
+	procage_policy_free(p);
+
+	p = procage_policy_new();
+	procage_policy_allow(p, ws("tree"), PROCAGE_READ, &err);
+	procage_policy_allow(p, ws("tree/inner"), PROCAGE_HIDE, &err);
+	rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == -EOPNOTSUPP && strstr(err.message, "cannot hide"),
+	       "hide inside a readable tree is refused: %s", err.message);
+	procage_policy_free(p);
+
+	p = procage_policy_new();
+	procage_policy_allow(p, ws("tree"), PROCAGE_READ, &err);
+	procage_policy_allow(p, ws("tree/inner"), PROCAGE_PROTECT, &err);
+	rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0, "protect inside a read-only tree holds by itself");
+	procage_cage_free(c);
+	procage_policy_free(p);
+
+	p = procage_policy_new();
+	procage_policy_allow(p, ws("tree/inner"), PROCAGE_HIDE, &err);
+	rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0 && c->n_grants == 0, "hide outside every grant needs no rule");
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
+static void test_plan(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = procage_policy_new();
+	struct procage_cage *c = NULL;
+	char *argv[] = { "true", NULL };
+	struct plan plan;
+	int pipe_fds[2];
+
+	procage_policy_allow(p, ws("tree"), PROCAGE_WRITE, &err);
+	procage_policy_set_rlimit(p, RLIMIT_NOFILE, 32, 64, &err);
+	if (procage_cage_new(p, &c, &err) != 0) {
+		tap_ok(false, "cage for the plan tests: %s", err.message);
+		procage_policy_free(p);
+		return;
+	}
+	int src = open("/dev/null", O_RDONLY);
+	struct procage_fd_map maps[] = { { src, 40 }, { src, 7 } };
+	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv, .fds = maps, .n_fds = 2 };
+
+	pipe2(pipe_fds, O_CLOEXEC);
+	int rc = plan_build(c, &o, NULL, pipe_fds[1], &plan, &err);
+	tap_ok(rc == 0, "a plan is built: %s", rc ? err.message : "ok");
+	tap_ok(plan.landlock_fd > 40 && plan.status_fd > 40,
+	       "the plan's descriptors lie above every mapped target");
+	tap_ok(plan.fd_scratch_base > plan.landlock_fd && plan.fd_scratch_base > plan.status_fd,
+	       "scratch copies go above the plan's descriptors");
+	tap_ok(plan.n_rlimits == 1 && plan.rlimits[0].resource == RLIMIT_NOFILE &&
+		       plan.rlimits[0].limit.rlim_cur == 32 && plan.rlimits[0].limit.rlim_max == 64,
+	       "limits are converted for the child");
+	tap_ok(fcntl(plan.landlock_fd, F_GETFD) == FD_CLOEXEC, "the ruleset is close-on-exec");
+	plan_release(&plan);
+
+	struct procage_fd_map dup_maps[] = { { src, 5 }, { src, 5 } };
+	o.fds = dup_maps;
+	pipe2(pipe_fds, O_CLOEXEC);
+	rc = plan_build(c, &o, NULL, pipe_fds[1], &plan, &err);
+	tap_ok(rc == -EINVAL && strstr(err.message, "both give child descriptor 5"),
+	       "two maps to one child descriptor are refused: %s", err.message);
+	close(pipe_fds[1]);
+	close(pipe_fds[0]);
+
+	struct procage_fd_map bad_maps[] = { { 987, 5 } };
+	o.fds = bad_maps;
+	o.n_fds = 1;
+	pipe2(pipe_fds, O_CLOEXEC);
+	rc = plan_build(c, &o, NULL, pipe_fds[1], &plan, &err);
+	tap_ok(rc == -EBADF && strstr(err.message, "987"),
+	       "a parent descriptor that is not open is refused: %s", err.message);
+	close(pipe_fds[1]);
+	close(pipe_fds[0]);
+	close(src);
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
+int main(void)
+{
+	workspace_make();
+	test_cage_grants();
+	test_deny_inside_grant();
+	test_plan();
+	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
+	return tap_done();
+}
