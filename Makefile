@@ -45,7 +45,7 @@ SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
 CLI := $(BUILD)/procage
 
 .PHONY: all setup demo deps check tests-built check-fast check-escape check-asan bench install clean format
-all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/procage.pc
+all: $(STATIC_LIB) $(SHARED_LIB) $(CLI)
 
 deps:
 	@scripts/deps
@@ -74,10 +74,6 @@ $(SHARED_LIB): $(LIB_OBJS)
 # The command links the library statically: one less object to load at start.
 $(CLI): $(CLI_OBJS) $(STATIC_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
-
-$(BUILD)/procage.pc: procage.pc.in
-	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
 
 # Tests link the static library, so they reach internal (hidden) symbols too.
 $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
@@ -132,7 +128,8 @@ install: all
 	ln -sf libprocage.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libprocage.so.$(SOVERSION)
 	ln -sf libprocage.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libprocage.so
 	install -m 644 include/procage.h $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 $(BUILD)/procage.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+		procage.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/procage.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
 
 format:

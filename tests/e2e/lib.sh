@@ -32,6 +32,7 @@ done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]
 }
+top=$PWD
 work=$(mktemp -d "${TMPDIR:-/tmp}/procage-e2e.XXXXXX")
 trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
 mkdir "$work/ws" "$work/home"
