@@ -44,7 +44,7 @@ STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
 CLI := $(BUILD)/procage
 
-.PHONY: all setup demo deps check tests-built check-fast check-escape check-asan bench install clean format
+.PHONY: all setup demo fuzz deps check tests-built check-fast check-escape check-asan bench install clean format
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI)
 
 deps:
@@ -120,6 +120,16 @@ check-escape: all $(SUITE_BINS)
 
 bench: all $(BENCH_BINS)
 	BUILD=$(BUILD) bench/run
+
+# libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60
+FUZZ_SECONDS ?= 60
+FUZZ_LIB_SRCS := src/lib/json.c src/lib/policy_json.c src/lib/policy.c src/lib/error.c
+fuzz:
+	@mkdir -p $(BUILD)/fuzz
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
+		-Iinclude -iquote src/lib tests/fuzz/fuzz_policy_json.c $(FUZZ_LIB_SRCS) \
+		-o $(BUILD)/fuzz/fuzz_policy_json
+	$(BUILD)/fuzz/fuzz_policy_json -max_total_time=$(FUZZ_SECONDS)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)

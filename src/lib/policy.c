@@ -12,6 +12,10 @@
 
 #include "error.h"
 
+/* Bounds that keep a policy's checks linear in practice. */
+#define POLICY_MAX_PATHS 4096
+#define POLICY_MAX_ENV 4096
+
 static const struct {
 	const char *name;
 	int resource;
@@ -109,6 +113,8 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 	if (stat(path, &st) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
 				     policy_access_name(access), path);
+	if (p->n_paths >= POLICY_MAX_PATHS)
+		return error_set(err, -E2BIG, "too many path rules (at most %d)", POLICY_MAX_PATHS);
 	for (size_t i = 0; i < p->n_paths; i++)
 		if (strcmp(p->paths[i].path, path) == 0 && p->paths[i].access != access)
 			return error_set(err, -EINVAL,
@@ -169,6 +175,9 @@ static int env_list_put(struct policy_env_var **list, size_t *n, const char *nam
 		(*list)[i].value = v;
 		return 0;
 	}
+	if (*n >= POLICY_MAX_ENV)
+		return error_set(err, -E2BIG, "too many environment entries (at most %d)",
+				 POLICY_MAX_ENV);
 	char *n_copy = strdup(name);
 	char *v_copy = value ? strdup(value) : NULL;
 	struct policy_env_var *grown = NULL;
