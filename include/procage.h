@@ -203,9 +203,9 @@ PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run);
 /* Send a signal to the run's target (through its pidfd). */
 PROCAGE_API int procage_run_signal(struct procage_run *run, int sig, struct procage_error *err);
 /*
- * Wait for the target; status is in waitpid() form. Every process left in
- * the run's process group is killed, and the private temporary directory is
- * removed.
+ * Wait for the target to end; status is in waitpid() form. The private
+ * temporary directory is then removed. A target that stops under ptrace is
+ * killed, never taken for ended.
  */
 PROCAGE_API int procage_run_wait(struct procage_run *run, int *status,
 				 struct procage_error *err);

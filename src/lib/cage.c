@@ -141,6 +141,46 @@ static int cage_resolve_paths(struct procage_cage *c, struct procage_error *err)
 	return rc;
 }
 
+/* The granted path that contains path, or NULL. */
+static const char *grant_containing(const struct procage_cage *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (path_within(path, c->grants[i].path))
+			return c->grants[i].path;
+	return NULL;
+}
+
+/*
+ * Private temporary directories are only private if no grant reaches the
+ * directory they are made in: another run of the same policy would reach
+ * them through it (R-10). The caller's TMPDIR is used when no grant
+ * reaches it, else /tmp; when both are granted the cage is refused.
+ */
+static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err)
+{
+	const char *candidates[] = { getenv("TMPDIR"), "/tmp" };
+	const char *granted_by[] = { "nothing usable", "nothing usable" };
+	for (size_t i = 0; i < 2; i++) {
+		struct stat st;
+		char *base;
+		if (!candidates[i] || candidates[i][0] != '/' || !(base = realpath(candidates[i], NULL)))
+			continue;
+		const char *grant = grant_containing(c, base);
+		if (!grant && stat(base, &st) == 0 && S_ISDIR(st.st_mode)) {
+			c->tmp_base = base;
+			return 0;
+		}
+		if (grant)
+			granted_by[i] = grant;
+		free(base);
+	}
+	return error_set(err, -EINVAL,
+			 "cannot make private temporary directories: $TMPDIR lies in the granted %s and "
+			 "/tmp in the granted %s, so other runs could reach them; set TMPDIR to a "
+			 "directory outside the granted paths or turn private tmp off",
+			 granted_by[0], granted_by[1]);
+}
+
 PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
 				 struct procage_error *err)
 {
@@ -165,6 +205,8 @@ PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct pro
 	c->tier = PROCAGE_TIER_T2;
 	landlock_config_init(&c->landlock, f->landlock_abi, policy->network == PROCAGE_NET_OFF);
 	rc = cage_resolve_paths(c, err);
+	if (rc == 0 && policy->private_tmp)
+		rc = cage_choose_tmp_base(c, err);
 	if (rc == 0) {
 		struct seccomp_options so = { .network_on = policy->network == PROCAGE_NET_ON };
 		rc = seccomp_program_build(&so, &c->seccomp, err);
@@ -187,6 +229,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	}
 	free(c->grants);
 	seccomp_program_free(&c->seccomp);
+	free(c->tmp_base);
 	procage_policy_free(c->policy);
 	free(c);
 }

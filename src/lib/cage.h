@@ -14,6 +14,7 @@ struct procage_cage {
 	struct landlock_grant *grants; /* paths resolved and pinned at cage time */
 	size_t n_grants;
 	struct sock_fprog seccomp;
+	char *tmp_base; /* where private temporary directories are made, or NULL */
 };
 
 #endif

@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -113,9 +112,13 @@ int env_build(const struct procage_policy *p, char *const *base, const char *tmp
 		const char *e = base[i];
 		if (!strchr(e, '=') || entry_overridden(p, e, tmpdir))
 			continue;
-		char name[256];
-		snprintf(name, sizeof name, "%.*s", (int)entry_name_length(e), e);
-		if (env_name_looks_secret(name) && !policy_passes(p, e))
+		/* The whole name is judged: a long one must not hide its end. */
+		char *name = strndup(e, entry_name_length(e));
+		if (!name)
+			goto oom;
+		bool secret = env_name_looks_secret(name);
+		free(name);
+		if (secret && !policy_passes(p, e))
 			continue;
 		if (!(env[n++] = strdup(e)))
 			goto oom;

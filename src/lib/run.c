@@ -54,9 +54,16 @@ PROCAGE_API int procage_run_wait(struct procage_run *run, int *status, struct pr
 	if (!run)
 		return error_set(err, -EINVAL, "no run given");
 	while (!run->reaped) {
-		if (waitpid(run->pid, &run->status, 0) == run->pid)
-			run->reaped = true;
-		else if (errno != EINTR)
+		if (waitpid(run->pid, &run->status, 0) == run->pid) {
+			/*
+			 * A stop is only reported for a traced child: one that
+			 * made us its tracer. The run is not over; it is ended.
+			 */
+			if (WIFSTOPPED(run->status))
+				sys_pidfd_send_signal(run->pidfd, SIGKILL, NULL, 0);
+			else
+				run->reaped = true;
+		} else if (errno != EINTR)
 			return error_set_sys(err, errno, PROCAGE_STEP_NONE,
 					     "waiting for process %d", run->pid);
 	}
@@ -72,8 +79,7 @@ PROCAGE_API void procage_run_free(struct procage_run *run)
 		return;
 	if (!run->reaped) {
 		sys_pidfd_send_signal(run->pidfd, SIGKILL, NULL, 0);
-		while (waitpid(run->pid, &run->status, 0) < 0 && errno == EINTR)
-			;
+		procage_run_wait(run, NULL, NULL);
 	}
 	run_end(run);
 	free(run);

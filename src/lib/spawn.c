@@ -152,7 +152,7 @@ static int spawn_prepare(const struct procage_cage *cage, const struct procage_s
 			 struct spawn_state *s, struct procage_error *err)
 {
 	int rc, fds[2];
-	if (cage->policy->private_tmp && (rc = tmpdir_create(&s->tmpdir, err)) < 0)
+	if (cage->tmp_base && (rc = tmpdir_create(cage->tmp_base, &s->tmpdir, err)) < 0)
 		return rc;
 	if ((rc = env_build(cage->policy, o->envp ? o->envp : environ, s->tmpdir, &s->env,
 			    err)) < 0)

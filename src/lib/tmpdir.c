@@ -11,14 +11,10 @@
 
 #include "error.h"
 
-int tmpdir_create(char **out, struct procage_error *err)
+int tmpdir_create(const char *base, char **out, struct procage_error *err)
 {
-	const char *base = getenv("TMPDIR");
-	struct stat st;
 	char *path = NULL;
 
-	if (!base || base[0] != '/' || stat(base, &st) != 0 || !S_ISDIR(st.st_mode))
-		base = "/tmp";
 	if (asprintf(&path, "%s/procage-run-XXXXXX", base) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
 	if (!mkdtemp(path)) {

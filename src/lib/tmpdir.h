@@ -4,8 +4,8 @@
 
 #include "procage.h"
 
-/* Make a fresh 0700 directory under the caller's TMPDIR (or /tmp). */
-int tmpdir_create(char **out, struct procage_error *err);
+/* Make a fresh 0700 directory under base. */
+int tmpdir_create(const char *base, char **out, struct procage_error *err);
 /*
  * Remove it and everything in it without following symbolic links or
  * crossing into other file systems, so that nothing the run planted

@@ -123,6 +123,37 @@ static void test_deny_inside_grant(void)
 	procage_policy_free(p);
 }
 
+static void test_private_tmp_base(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = procage_policy_new();
+	struct procage_cage *c = NULL;
+	char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+
+	procage_policy_allow(p, ws("tree"), PROCAGE_WRITE, &err);
+	setenv("TMPDIR", ws("tree/inner"), 1);
+	int rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0 && c->tmp_base && strcmp(c->tmp_base, "/tmp") == 0,
+	       "a TMPDIR inside a grant is not used for private directories (%s)",
+	       rc ? err.message : c->tmp_base);
+	procage_cage_free(c);
+	c = NULL;
+	procage_policy_allow(p, "/tmp", PROCAGE_READ, &err);
+	rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == -EINVAL && strstr(err.message, "granted /tmp"),
+	       "with both TMPDIR and /tmp granted, private tmp is refused: %s", err.message);
+	procage_policy_set_private_tmp(p, false, &err);
+	rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0 && c->tmp_base == NULL, "without private tmp the cage is made");
+	procage_cage_free(c);
+	procage_policy_free(p);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+}
+
 static void test_plan(void)
 {
 	struct procage_error err;
@@ -185,6 +216,7 @@ int main(void)
 	test_cage_grants();
 	test_deny_inside_grant();
 	test_plan();
+	test_private_tmp_base();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();
 }

@@ -1,0 +1,557 @@
+/*
+ * probe: run inside cages by the escape canaries. It attempts one operation
+ * and tells the outcome by its exit code alone, so the test judges from
+ * outside the cage:
+ *
+ *   0  PROBE_DID_IT   the operation succeeded
+ *   10 PROBE_REFUSED  a permission check refused it (per action below)
+ *   20 PROBE_ERROR    anything else: usage, a missing file, an errno the
+ *                     action does not count as a refusal
+ *
+ * Every failure prints one line on stderr naming the action, the target and
+ * the errno. Data an action reads goes to stdout.
+ *
+ *   probe ACTION [ARGS] [then ACTION [ARGS]]...
+ *
+ * Actions joined by "then" run in order; the first one that does not
+ * succeed ends the probe with its code. An argument that starts with
+ * "$TMPDIR" has that prefix replaced by the probe's $TMPDIR (/tmp when it is
+ * unset), so a test can name a file in a run's private directory before the
+ * run exists.
+ *
+ * Which errnos count as a refusal (everything else is PROBE_ERROR):
+ *   files (read-file, write-file, truncate-path, open-trunc, ftruncate-rw,
+ *   list-dir): EACCES, EPERM, EROFS
+ *   ftruncate-ro: the above, plus EINVAL and EBADF, which the kernel gives
+ *     for ftruncate on a descriptor not open for writing
+ *   read-fd: EBADF (the descriptor is not open in this process)
+ *   env-has: the variable is absent
+ *   socket: EPERM, EACCES, EAFNOSUPPORT, EPROTONOSUPPORT, ESOCKTNOSUPPORT,
+ *     ENOSYS (a filter or a kernel without the family; the control run
+ *     without the cage tells which)
+ *   io-uring, bpf: EPERM, EACCES, ENOSYS
+ *   unshare-user, clone-newuser, clone3-newuser: EPERM, EACCES, ENOSPC
+ *     (user.max_user_namespaces), EUSERS, ENOSYS (clone3 refused by a filter)
+ *   mount-tmpfs: EPERM, EACCES
+ *   ptrace-attach, ptrace-traceme: EPERM, EACCES
+ *   tiocsti: EPERM, EACCES, EIO (dev.tty.legacy_tiocsti=0)
+ *
+ * Kept free of the library and of sanitizers: what it measures is the cage.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/io_uring.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+/* The values tests/lib/caged.h gives the suite. */
+#define PROBE_DID_IT 0
+#define PROBE_REFUSED 10
+#define PROBE_ERROR 20
+
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef PR_SET_PTRACER_ANY
+#define PR_SET_PTRACER_ANY ((unsigned long)-1)
+#endif
+
+extern char **environ;
+
+static const char *action_name = "?";
+
+enum refusal_set {
+	REFUSE_FILE,
+	REFUSE_FTRUNCATE_RO,
+	REFUSE_FD,
+	REFUSE_SOCKET,
+	REFUSE_SYSCALL,
+	REFUSE_NAMESPACE,
+	REFUSE_MOUNT,
+	REFUSE_PTRACE,
+	REFUSE_TTY,
+};
+
+static bool errno_refuses(enum refusal_set set, int e)
+{
+	if (e == EPERM || e == EACCES)
+		return true;
+	switch (set) {
+	case REFUSE_FILE:
+		return e == EROFS;
+	case REFUSE_FTRUNCATE_RO:
+		return e == EROFS || e == EINVAL || e == EBADF;
+	case REFUSE_FD:
+		return e == EBADF;
+	case REFUSE_SOCKET:
+		return e == EAFNOSUPPORT || e == EPROTONOSUPPORT || e == ESOCKTNOSUPPORT ||
+		       e == ENOSYS;
+	case REFUSE_SYSCALL:
+		return e == ENOSYS;
+	case REFUSE_NAMESPACE:
+		return e == ENOSPC || e == EUSERS || e == ENOSYS;
+	case REFUSE_TTY:
+		return e == EIO;
+	default:
+		return false;
+	}
+}
+
+/* The outcome of a failed call: refused or error, with one line on stderr. */
+static int failed(enum refusal_set set, const char *what, const char *target)
+{
+	int e = errno;
+	bool refused = errno_refuses(set, e);
+	const char *ename = strerrorname_np(e);
+	fprintf(stderr, "probe: %s%s%s: %s %s: %s (%s)\n", action_name,
+		target && target[0] ? " " : "", target ? target : "",
+		refused ? "refused by" : "failed at", what, ename ? ename : "?", strerror(e));
+	return refused ? PROBE_REFUSED : PROBE_ERROR;
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "probe: %s: %s %s\n", action_name, what, arg);
+	return PROBE_ERROR;
+}
+
+static bool parse_int(const char *s, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int copy_to_stdout(int fd, bool positional)
+{
+	char buf[65536];
+	off_t off = 0;
+	for (;;) {
+		ssize_t n =
+		    positional ? pread(fd, buf, sizeof buf, off) : read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && positional && errno == ESPIPE) {
+			positional = false;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		off += n;
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			return -1;
+	}
+}
+
+/* ---- descriptors and environment -------------------------------------- */
+
+static int do_read_fd(char **args)
+{
+	long fd;
+	if (!parse_int(args[0], &fd) || fd < 0 || fd > 1 << 20)
+		return usage_error("bad descriptor number", args[0]);
+	if (fcntl((int)fd, F_GETFD) < 0)
+		return failed(REFUSE_FD, "fcntl", args[0]);
+	/* pread: the description may be shared, so its offset is left alone. */
+	if (copy_to_stdout((int)fd, true) != 0)
+		return failed(REFUSE_FD, "read", args[0]);
+	return PROBE_DID_IT;
+}
+
+static int do_env_has(char **args)
+{
+	const char *v = getenv(args[0]);
+	if (!v) {
+		fprintf(stderr, "probe: env-has %s: absent\n", args[0]);
+		return PROBE_REFUSED;
+	}
+	printf("%s", v);
+	return PROBE_DID_IT;
+}
+
+static int do_env_list(char **args)
+{
+	for (char **e = environ; e && *e; e++)
+		printf("%s\n", *e);
+	return PROBE_DID_IT;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static int do_read_file(char **args)
+{
+	int fd = open(args[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open", args[0]);
+	int rc =
+	    copy_to_stdout(fd, false) == 0 ? PROBE_DID_IT : failed(REFUSE_FILE, "read", args[0]);
+	close(fd);
+	return rc;
+}
+
+static int do_write_file(char **args)
+{
+	int fd = open(args[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open", args[0]);
+	size_t len = strlen(args[1]);
+	ssize_t n = write(fd, args[1], len);
+	if (n != (ssize_t)len) {
+		int rc = failed(REFUSE_FILE, "write", args[0]);
+		close(fd);
+		return rc;
+	}
+	return close(fd) == 0 ? PROBE_DID_IT : failed(REFUSE_FILE, "close", args[0]);
+}
+
+static int do_truncate_path(char **args)
+{
+	return truncate(args[0], 0) == 0 ? PROBE_DID_IT : failed(REFUSE_FILE, "truncate", args[0]);
+}
+
+static int do_open_trunc(char **args)
+{
+	int fd = open(args[0], O_RDONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open(O_RDONLY|O_TRUNC)", args[0]);
+	close(fd);
+	return PROBE_DID_IT;
+}
+
+static int do_ftruncate(const char *path, int flags, enum refusal_set set)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_FILE, flags == O_RDONLY ? "open(O_RDONLY)" : "open(O_RDWR)",
+			      path);
+	int rc = ftruncate(fd, 0) == 0 ? PROBE_DID_IT : failed(set, "ftruncate", path);
+	close(fd);
+	return rc;
+}
+
+static int do_ftruncate_ro(char **args)
+{
+	return do_ftruncate(args[0], O_RDONLY, REFUSE_FTRUNCATE_RO);
+}
+
+static int do_ftruncate_rw(char **args)
+{
+	return do_ftruncate(args[0], O_RDWR, REFUSE_FILE);
+}
+
+static int do_list_dir(char **args)
+{
+	DIR *d = opendir(args[0]);
+	if (!d)
+		return failed(REFUSE_FILE, "opendir", args[0]);
+	errno = 0;
+	for (struct dirent *e; (e = readdir(d)); errno = 0)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			printf("%s\n", e->d_name);
+	int rc = errno ? failed(REFUSE_FILE, "readdir", args[0]) : PROBE_DID_IT;
+	closedir(d);
+	return rc;
+}
+
+/* ---- kernel interfaces that bypass path and socket rules (R-28) -------- */
+
+static int do_io_uring(char **args)
+{
+	struct io_uring_params params;
+	memset(&params, 0, sizeof params);
+	int fd = (int)syscall(__NR_io_uring_setup, 4, &params);
+	if (fd < 0)
+		return failed(REFUSE_SYSCALL, "io_uring_setup", "");
+	close(fd);
+	return PROBE_DID_IT;
+}
+
+static int do_socket(char **args)
+{
+	long family, type, proto;
+	if (!parse_int(args[0], &family) || !parse_int(args[1], &type) ||
+	    !parse_int(args[2], &proto))
+		return usage_error("socket wants three numbers, got", args[0]);
+	int fd = socket((int)family, (int)type | SOCK_CLOEXEC, (int)proto);
+	if (fd < 0) {
+		char target[64];
+		snprintf(target, sizeof target, "%ld %ld %ld", family, type, proto);
+		return failed(REFUSE_SOCKET, "socket", target);
+	}
+	close(fd);
+	return PROBE_DID_IT;
+}
+
+static int do_unshare_user(char **args)
+{
+	return unshare(CLONE_NEWUSER) == 0 ? PROBE_DID_IT
+					   : failed(REFUSE_NAMESPACE, "unshare(CLONE_NEWUSER)", "");
+}
+
+/* The child of a raw clone only exits: it shares nothing with libc's state. */
+static int reap_clone_child(long pid, const char *what)
+{
+	if (pid < 0)
+		return failed(REFUSE_NAMESPACE, what, "");
+	if (pid == 0)
+		syscall(SYS_exit, 0);
+	while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return PROBE_DID_IT;
+}
+
+static int do_clone_newuser(char **args)
+{
+	/* x86 order: flags, stack, parent_tid, child_tid, tls. */
+	long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, NULL, NULL, 0);
+	return reap_clone_child(pid, "clone(CLONE_NEWUSER)");
+}
+
+static int do_clone3_newuser(char **args)
+{
+	struct clone_args ca;
+	memset(&ca, 0, sizeof ca);
+	ca.flags = CLONE_NEWUSER;
+	ca.exit_signal = SIGCHLD;
+	long pid = syscall(__NR_clone3, &ca, sizeof ca);
+	return reap_clone_child(pid, "clone3(CLONE_NEWUSER)");
+}
+
+static int do_mount_tmpfs(char **args)
+{
+	if (mount("procage-probe", args[0], "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=16k") != 0)
+		return failed(REFUSE_MOUNT, "mount(tmpfs)", args[0]);
+	/* It worked; take it away again so nothing is left behind. */
+	if (umount2(args[0], MNT_DETACH) != 0)
+		fprintf(stderr, "probe: mount-tmpfs %s: mounted, but umount failed: %s\n", args[0],
+			strerror(errno));
+	return PROBE_DID_IT;
+}
+
+static int do_bpf(char **args)
+{
+	union bpf_attr attr;
+	memset(&attr, 0, sizeof attr);
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = 4;
+	attr.value_size = 4;
+	attr.max_entries = 1;
+	int fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof attr);
+	if (fd < 0)
+		return failed(REFUSE_SYSCALL, "bpf(BPF_MAP_CREATE)", "");
+	close(fd);
+	return PROBE_DID_IT;
+}
+
+static int do_ptrace_attach(char **args)
+{
+	long pid;
+	if (!parse_int(args[0], &pid) || pid <= 0)
+		return usage_error("bad pid", args[0]);
+	if (ptrace(PTRACE_ATTACH, (pid_t)pid, NULL, NULL) != 0)
+		return failed(REFUSE_PTRACE, "ptrace(PTRACE_ATTACH)", args[0]);
+	/* Attached: wait for the stop, then let it go unchanged. */
+	while (waitpid((pid_t)pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	if (ptrace(PTRACE_DETACH, (pid_t)pid, NULL, NULL) != 0)
+		fprintf(stderr, "probe: ptrace-attach %s: attached, but detach failed: %s\n",
+			args[0], strerror(errno));
+	return PROBE_DID_IT;
+}
+
+static int do_ptrace_traceme(char **args)
+{
+	/* Our parent becomes the tracer; the probe exits without another exec. */
+	return ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0
+		   ? PROBE_DID_IT
+		   : failed(REFUSE_PTRACE, "ptrace(PTRACE_TRACEME)", "");
+}
+
+/* Let any process of the user attach to us (Yama ptrace_scope=1), for controls. */
+static int do_allow_ptracer(char **args)
+{
+	if (prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) != 0 && errno != EINVAL)
+		return failed(REFUSE_PTRACE, "prctl(PR_SET_PTRACER)", "");
+	return PROBE_DID_IT; /* EINVAL: no Yama, nothing to allow */
+}
+
+/* ---- terminal --------------------------------------------------------- */
+
+static int do_tiocsti(char **args)
+{
+	const char *target = args[0] ? args[0] : "0";
+	long fd_number;
+	int fd;
+	bool opened = false;
+	if (parse_int(target, &fd_number)) {
+		fd = (int)fd_number;
+	} else {
+		fd = open(target, O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			return failed(REFUSE_TTY, "open", target);
+		opened = true;
+	}
+	/* One space: pushed into the terminal's input queue if this works. */
+	char c = ' ';
+	int rc = ioctl(fd, TIOCSTI, &c) == 0 ? PROBE_DID_IT
+					     : failed(REFUSE_TTY, "ioctl(TIOCSTI)", target);
+	if (opened)
+		close(fd);
+	return rc;
+}
+
+/* ---- helpers for tests ------------------------------------------------ */
+
+static int do_wait_on_fd(char **args)
+{
+	long fd;
+	char c;
+	if (!parse_int(args[0], &fd) || fd < 0)
+		return usage_error("bad descriptor number", args[0]);
+	ssize_t n;
+	do
+		n = read((int)fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n >= 0 ? PROBE_DID_IT : failed(REFUSE_FD, "read", args[0]);
+}
+
+static int do_print(char **args)
+{
+	printf("%s\n", args[0]);
+	fflush(stdout);
+	return PROBE_DID_IT;
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+struct action {
+	const char *name;
+	int min_args, max_args;
+	int (*run)(char **args);
+	const char *usage;
+};
+
+static const struct action actions[] = {
+    {"read-fd", 1, 1, do_read_fd, "N: print what descriptor N holds"},
+    {"env-has", 1, 1, do_env_has, "NAME: print $NAME; refused when absent"},
+    {"env-list", 0, 0, do_env_list, ": print the whole environment"},
+    {"read-file", 1, 1, do_read_file, "PATH: print the file"},
+    {"write-file", 2, 2, do_write_file, "PATH TEXT: create or replace the file"},
+    {"truncate-path", 1, 1, do_truncate_path, "PATH: truncate(PATH, 0)"},
+    {"open-trunc", 1, 1, do_open_trunc, "PATH: open(PATH, O_RDONLY|O_TRUNC)"},
+    {"ftruncate-ro", 1, 1, do_ftruncate_ro, "PATH: ftruncate on an O_RDONLY descriptor"},
+    {"ftruncate-rw", 1, 1, do_ftruncate_rw, "PATH: ftruncate on an O_RDWR descriptor"},
+    {"list-dir", 1, 1, do_list_dir, "PATH: print the names in a directory"},
+    {"io-uring", 0, 0, do_io_uring, ": io_uring_setup"},
+    {"socket", 3, 3, do_socket, "FAMILY TYPE PROTO: socket() with these numbers"},
+    {"unshare-user", 0, 0, do_unshare_user, ": unshare(CLONE_NEWUSER)"},
+    {"clone-newuser", 0, 0, do_clone_newuser, ": clone(CLONE_NEWUSER)"},
+    {"clone3-newuser", 0, 0, do_clone3_newuser, ": clone3(CLONE_NEWUSER)"},
+    {"mount-tmpfs", 1, 1, do_mount_tmpfs, "PATH: mount a tmpfs there (and unmount it)"},
+    {"bpf", 0, 0, do_bpf, ": bpf(BPF_MAP_CREATE)"},
+    {"ptrace-attach", 1, 1, do_ptrace_attach, "PID: PTRACE_ATTACH, then detach"},
+    {"ptrace-traceme", 0, 0, do_ptrace_traceme, ": PTRACE_TRACEME"},
+    {"allow-ptracer", 0, 0, do_allow_ptracer, ": PR_SET_PTRACER_ANY (Yama)"},
+    {"tiocsti", 0, 1, do_tiocsti, "[FD|PATH]: push a space into a terminal (default fd 0)"},
+    {"wait-on-fd", 1, 1, do_wait_on_fd, "N: block until a byte or EOF on descriptor N"},
+    {"print", 1, 1, do_print, "TEXT: print TEXT and a newline at once"},
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: probe ACTION [ARGS] [then ACTION [ARGS]]...\n"
+		"exit: %d did it, %d refused, %d error\nactions:\n",
+		PROBE_DID_IT, PROBE_REFUSED, PROBE_ERROR);
+	for (size_t i = 0; i < sizeof actions / sizeof *actions; i++)
+		fprintf(stderr, "  %s %s\n", actions[i].name, actions[i].usage);
+}
+
+/* "$TMPDIR..." -> the probe's temporary directory and the rest. */
+static char *expand(char *arg)
+{
+	static const char prefix[] = "$TMPDIR";
+	if (strncmp(arg, prefix, sizeof prefix - 1) != 0)
+		return arg;
+	const char *tmp = getenv("TMPDIR");
+	char *out;
+	if (!tmp || !tmp[0])
+		tmp = "/tmp";
+	if (asprintf(&out, "%s%s", tmp, arg + sizeof prefix - 1) < 0)
+		return arg;
+	return out;
+}
+
+static int run_one(int argc, char **argv)
+{
+	action_name = argv[0];
+	for (size_t i = 0; i < sizeof actions / sizeof *actions; i++) {
+		const struct action *a = &actions[i];
+		if (strcmp(a->name, argv[0]) != 0)
+			continue;
+		int n = argc - 1;
+		if (n < a->min_args || n > a->max_args) {
+			fprintf(stderr, "probe: %s takes %d to %d arguments, got %d\n", a->name,
+				a->min_args, a->max_args, n);
+			return PROBE_ERROR;
+		}
+		char *args[4] = {NULL, NULL, NULL, NULL};
+		for (int k = 0; k < n; k++)
+			args[k] = expand(argv[k + 1]);
+		int rc = a->run(args);
+		fflush(stdout);
+		return rc;
+	}
+	fprintf(stderr, "probe: unknown action %s\n", argv[0]);
+	usage();
+	return PROBE_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage();
+		return PROBE_ERROR;
+	}
+	int start = 1;
+	for (int i = 1; i <= argc; i++) {
+		if (i < argc && strcmp(argv[i], "then") != 0)
+			continue;
+		if (i == start) {
+			fprintf(stderr, "probe: empty action before or after \"then\"\n");
+			return PROBE_ERROR;
+		}
+		int rc = run_one(i - start, argv + start);
+		if (rc != PROBE_DID_IT)
+			return rc;
+		start = i + 1;
+	}
+	return PROBE_DID_IT;
+}
