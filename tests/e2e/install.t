@@ -40,7 +40,7 @@ int main(void)
 C
 flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs procage); st=$?
 is "$st" 0 "pkg-config knows procage"
-cc -o "$work/ws/hello" "$work/ws/hello.c" $flags -Wl,-rpath,"$prefix/lib" 2>"$work/cc.log"; st=$?
+cc ${TEST_CFLAGS:-} -o "$work/ws/hello" "$work/ws/hello.c" $flags -Wl,-rpath,"$prefix/lib" 2>"$work/cc.log"; st=$?
 is "$st" 0 "a program builds against the installed header and library"
 [ $st -eq 0 ] || sed 's/^/# /' "$work/cc.log"
 (cd "$work/ws" && ./hello); st=$?
