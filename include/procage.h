@@ -56,6 +56,8 @@ extern "C" {
 enum procage_step {
 	PROCAGE_STEP_NONE = -1, /* the error happened outside a spawn */
 	PROCAGE_STEP_PREPARE = 0,
+	PROCAGE_STEP_ID_MAPS,
+	PROCAGE_STEP_MOUNTS,
 	PROCAGE_STEP_RLIMITS,
 	PROCAGE_STEP_CWD,
 	PROCAGE_STEP_FDS,

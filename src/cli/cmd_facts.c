@@ -38,9 +38,7 @@ static void facts_print_human(const struct procage_host_facts *f)
 		       f->userns_errno ? strerror(f->userns_errno) : "refused");
 	if (f->tier == PROCAGE_TIER_UNSUPPORTED)
 		printf("hint: procage needs Landlock and seccomp filters; no cage can be made here\n");
-	if (f->tier == PROCAGE_TIER_T1)
-		printf("note: this version of procage enforces every cage with Landlock and seccomp "
-		       "alone (tier T2); namespaces are not applied yet\n");
+
 }
 
 static void facts_print_json(const struct procage_host_facts *f)

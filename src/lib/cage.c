@@ -198,11 +198,7 @@ PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct pro
 		free(c);
 		return error_set(err, -ENOMEM, "out of memory");
 	}
-	/*
-	 * Namespaces are not applied yet: on every host the cage is enforced
-	 * with Landlock and seccomp alone, and says so.
-	 */
-	c->tier = PROCAGE_TIER_T2;
+	c->tier = f->tier;
 	landlock_config_init(&c->landlock, f->landlock_abi, policy->network == PROCAGE_NET_OFF);
 	rc = cage_resolve_paths(c, err);
 	if (rc == 0 && policy->private_tmp)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "namespaces.h"
 #include "seccomp.h"
 #include "syscalls.h"
 
@@ -126,6 +127,12 @@ int child_main(void *arg)
 
 	if ((rc = step_prepare()) < 0)
 		child_fail(plan, PROCAGE_STEP_PREPARE, -rc, -1);
+	if (plan->clone_namespaces) {
+		if ((rc = namespaces_id_maps_write(&plan->id_maps)) < 0)
+			child_fail(plan, PROCAGE_STEP_ID_MAPS, -rc, -1);
+		if ((rc = namespaces_mounts_apply(plan, &index)) < 0)
+			child_fail(plan, PROCAGE_STEP_MOUNTS, -rc, index);
+	}
 	if ((rc = step_rlimits(plan, &index)) < 0)
 		child_fail(plan, PROCAGE_STEP_RLIMITS, -rc, index);
 	if (plan->cwd && chdir(plan->cwd) != 0)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "cage.h"
 #include "error.h"
 #include "landlock.h"
+#include "namespaces.h"
 
 static int fd_map_check(const struct procage_spawn_opts *opts, int *max_target,
 			struct procage_error *err)
@@ -109,6 +111,13 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->argv = opts->argv;
 	plan->seccomp = &cage->seccomp;
 	plan->holds_setpcap = caller_holds_setpcap();
+	if (cage->tier == PROCAGE_TIER_T1) {
+		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS;
+		/* A network namespace of its own has nothing to reach. */
+		if (cage->policy->network == PROCAGE_NET_OFF)
+			plan->clone_namespaces |= CLONE_NEWNET;
+		namespaces_id_maps_format(&plan->id_maps);
+	}
 
 	for (int r = 0; r < RLIM_NLIMITS; r++) {
 		const struct policy_rlimit *l = &cage->policy->rlimits[r];

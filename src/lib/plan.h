@@ -20,6 +20,24 @@ struct plan_rlimit {
 	struct rlimit limit;
 };
 
+/* A mount the child makes in its own mount namespace (tier T1). */
+enum plan_mount_kind {
+	PLAN_MOUNT_READ_ONLY, /* a read-only bind of the path over itself */
+	PLAN_MOUNT_HIDE_DIR,  /* an empty, unreadable, read-only directory over it */
+	PLAN_MOUNT_HIDE_FILE, /* an empty, unreadable, read-only file over it */
+};
+
+struct plan_mount {
+	enum plan_mount_kind kind;
+	const char *path; /* canonical; must not have changed into a symlink */
+};
+
+/* Id map lines, formatted in the parent. */
+struct plan_id_maps {
+	char uid_map[32], gid_map[32];
+	int uid_map_len, gid_map_len;
+};
+
 struct plan {
 	int status_fd;   /* write end of the close-on-exec status pipe */
 	int landlock_fd; /* the filled ruleset */
@@ -34,6 +52,11 @@ struct plan {
 	size_t n_fds;
 	int fd_scratch_base;  /* above every target and every plan descriptor */
 	bool holds_setpcap;   /* the caller may change securebits and the bounding set */
+	/* Tier T1: namespaces made by clone, then id maps and mounts. */
+	unsigned long clone_namespaces; /* CLONE_NEW* flags, 0 on tier T2 */
+	struct plan_id_maps id_maps;
+	const struct plan_mount *mounts; /* ancestors before descendants */
+	size_t n_mounts;
 };
 
 /* What the child writes on the status pipe when a step fails. */
@@ -46,7 +69,6 @@ struct child_failure {
 /* The child's entry point (for clone): runs the steps, then exec. */
 int child_main(void *plan);
 
-#endif
 
 struct procage_cage;
 
@@ -59,3 +81,5 @@ struct procage_cage;
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err);
 void plan_release(struct plan *plan);
+
+#endif

@@ -30,6 +30,8 @@ extern char **environ;
 
 static const char *const step_names[PROCAGE_STEP__COUNT] = {
 	[PROCAGE_STEP_PREPARE] = "prepare",
+	[PROCAGE_STEP_ID_MAPS] = "id_maps",
+	[PROCAGE_STEP_MOUNTS] = "mounts",
 	[PROCAGE_STEP_RLIMITS] = "rlimits",
 	[PROCAGE_STEP_CWD] = "cwd",
 	[PROCAGE_STEP_FDS] = "fds",
@@ -50,7 +52,9 @@ PROCAGE_API const char *procage_step_name(int step)
 /*
  * Clone the child sharing our memory, suspended until it execs or exits
  * (the cheapest way to start a process). Our signal handlers must not run
- * in it, so every signal is blocked across the clone.
+ * in it, so every signal is blocked across the clone. On tier T1 the
+ * namespaces are made by clone itself: a child sharing our memory could
+ * not unshare a user namespace.
  */
 static pid_t clone_child(struct plan *plan, int *pidfd)
 {
@@ -62,7 +66,8 @@ static pid_t clone_child(struct plan *plan, int *pidfd)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	pid_t pid = clone(child_main, (char *)stack + CHILD_STACK_SIZE,
-			  CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, plan, pidfd);
+			  CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD | plan->clone_namespaces, plan,
+			  pidfd);
 	int e = errno;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	munmap(stack, CHILD_STACK_SIZE);
@@ -86,6 +91,12 @@ static int failure_to_error(const struct child_failure *f, const struct plan *pl
 	if (f->step == PROCAGE_STEP_RLIMITS && f->index >= 0)
 		return error_set_sys(err, f->err, f->step, "step %s: setting resource limit %d",
 				     step, plan->rlimits[f->index].resource);
+	if (f->step == PROCAGE_STEP_MOUNTS && f->index >= 0)
+		return error_set_sys(err, f->err, f->step, "step %s: %s %s", step,
+				     plan->mounts[f->index].kind == PLAN_MOUNT_READ_ONLY
+					     ? "making read-only"
+					     : "hiding",
+				     plan->mounts[f->index].path);
 	if (f->step == PROCAGE_STEP_CWD)
 		return error_set_sys(err, f->err, f->step, "step cwd: changing to %s", plan->cwd);
 	return error_set_sys(err, f->err, f->step, "step %s", step);

@@ -110,4 +110,78 @@ static inline int sys_close_range(unsigned int first, unsigned int last, unsigne
 	return (int)syscall(__NR_close_range, first, last, flags);
 }
 
+/* The mount API (Linux 5.2, mount_setattr 5.12) and openat2 (5.6). */
+#include <linux/mount.h>
+#include <linux/openat2.h>
+
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#define __NR_move_mount 429
+#define __NR_fsopen 430
+#define __NR_fsconfig 431
+#define __NR_fsmount 432
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef MOUNT_ATTR_SIZE_VER0
+struct mount_attr {
+	uint64_t attr_set;
+	uint64_t attr_clr;
+	uint64_t propagation;
+	uint64_t userns_fd;
+};
+#define MOUNT_ATTR_SIZE_VER0 32
+#endif
+
+static inline int sys_open_tree(int dfd, const char *path, unsigned int flags)
+{
+	return (int)syscall(__NR_open_tree, dfd, path, flags);
+}
+
+static inline int sys_move_mount(int from_dfd, const char *from_path, int to_dfd,
+				 const char *to_path, unsigned int flags)
+{
+	return (int)syscall(__NR_move_mount, from_dfd, from_path, to_dfd, to_path, flags);
+}
+
+static inline int sys_fsopen(const char *fs_name, unsigned int flags)
+{
+	return (int)syscall(__NR_fsopen, fs_name, flags);
+}
+
+static inline int sys_fsconfig(int fd, unsigned int cmd, const char *key, const void *value,
+			       int aux)
+{
+	return (int)syscall(__NR_fsconfig, fd, cmd, key, value, aux);
+}
+
+static inline int sys_fsmount(int fd, unsigned int flags, unsigned int attr_flags)
+{
+	return (int)syscall(__NR_fsmount, fd, flags, attr_flags);
+}
+
+static inline int sys_mount_setattr(int dfd, const char *path, unsigned int flags,
+				    struct mount_attr *attr)
+{
+	return (int)syscall(__NR_mount_setattr, dfd, path, flags, attr, sizeof *attr);
+}
+
+static inline int sys_openat2(int dfd, const char *path, struct open_how *how)
+{
+	return (int)syscall(__NR_openat2, dfd, path, how, sizeof *how);
+}
+
 #endif

@@ -1,0 +1,147 @@
+/*
+ * Tier T1. The child is cloned into new user and mount namespaces (and a
+ * network namespace when the network is off); here it maps its own ids and
+ * lays masks over what the policy denies inside granted trees. Everything
+ * on the child's side is system calls only: it shares the parent's memory
+ * until exec.
+ */
+#include "namespaces.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "syscalls.h"
+
+void namespaces_id_maps_format(struct plan_id_maps *m)
+{
+	unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+	m->uid_map_len = snprintf(m->uid_map, sizeof m->uid_map, "%u %u 1\n", uid, uid);
+	m->gid_map_len = snprintf(m->gid_map, sizeof m->gid_map, "%u %u 1\n", gid, gid);
+}
+
+static int file_write(const char *path, const char *text, int len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, (size_t)len);
+	int e = errno;
+	close(fd);
+	if (n != len)
+		return n < 0 ? -e : -EIO;
+	return 0;
+}
+
+int namespaces_id_maps_write(const struct plan_id_maps *m)
+{
+	/* An unprivileged map of our gid needs setgroups denied first. */
+	int rc = file_write("/proc/self/setgroups", "deny", 4);
+	if (rc < 0)
+		return rc;
+	if ((rc = file_write("/proc/self/uid_map", m->uid_map, m->uid_map_len)) < 0)
+		return rc;
+	return file_write("/proc/self/gid_map", m->gid_map, m->gid_map_len);
+}
+
+/*
+ * The source of every hiding mask: a small tmpfs of our own, detached,
+ * holding one directory and one file with no permission bits, then made
+ * read-only. A mask cloned from it is empty, cannot be read even by its
+ * owner (the child has no capability left by then) and cannot be changed.
+ */
+static int mask_source_create(void)
+{
+	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
+	if (fs < 0)
+		return -errno;
+	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", "16k", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
+	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC,
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) < 0)
+		rc = -errno;
+	close(fs);
+	if (rc < 0)
+		return rc;
+	int file = openat(mnt, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	if (file < 0 || close(file) != 0 || mkdirat(mnt, "d", 0) != 0 ||
+	    sys_mount_setattr(mnt, "", AT_EMPTY_PATH, &ro) != 0) {
+		rc = -errno;
+		close(mnt);
+		return rc;
+	}
+	return mnt;
+}
+
+/*
+ * Open the target without following any symbolic link: the path was
+ * canonical when the plan was made, so a link now means something changed
+ * it, and the mask must not land elsewhere.
+ */
+static int mount_target_open(const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = sys_openat2(AT_FDCWD, path, &how);
+	return fd < 0 ? -errno : fd;
+}
+
+static int mount_apply(int mask_source, const struct plan_mount *m)
+{
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+	};
+	int target = mount_target_open(m->path), tree, rc = 0;
+	if (target < 0)
+		return target;
+	if (m->kind == PLAN_MOUNT_READ_ONLY)
+		tree = sys_open_tree(target, "",
+				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	else
+		tree = sys_open_tree(mask_source, m->kind == PLAN_MOUNT_HIDE_DIR ? "d" : "f",
+				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0) {
+		rc = -errno;
+		close(target);
+		return rc;
+	}
+	if (m->kind != PLAN_MOUNT_READ_ONLY)
+		attr.attr_set |= MOUNT_ATTR_NOEXEC;
+	if (sys_mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr) != 0 ||
+	    sys_move_mount(tree, "", target, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+		rc = -errno;
+	close(tree);
+	close(target);
+	return rc;
+}
+
+int namespaces_mounts_apply(const struct plan *plan, int *index)
+{
+	*index = -1;
+	/* Nothing we mount may propagate back to the caller's namespace. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return -errno;
+	if (plan->n_mounts == 0)
+		return 0;
+	int source = mask_source_create();
+	if (source < 0)
+		return source;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		*index = (int)i;
+		int rc = mount_apply(source, &plan->mounts[i]);
+		if (rc < 0) {
+			close(source);
+			return rc;
+		}
+	}
+	close(source);
+	return 0;
+}
