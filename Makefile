@@ -12,6 +12,8 @@ SANITIZE ?=
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
+# libseccomp is needed to build, not to run: the seccomp programs are made
+# at build time by $(SECCOMP_GEN) and compiled into the library.
 DEPS_PKGS := libseccomp
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
@@ -30,7 +32,13 @@ SOVERSION := 0
 VERSION := 0.1.0
 
 LIB_SRCS := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+SECCOMP_PROGRAMS := $(BUILD)/gen/seccomp_programs
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(SECCOMP_PROGRAMS).o
+# The seccomp rules and their libseccomp builder: linked into the generator
+# and into the seccomp unit test, never into the library.
+SECCOMP_BUILD_OBJS := $(BUILD)/src/gen/seccomp_build.o $(BUILD)/src/gen/seccomp_rules.o \
+	$(BUILD)/src/lib/error.o
+SECCOMP_GEN := $(BUILD)/gen/seccomp_gen
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -67,18 +75,38 @@ $(STATIC_LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJS)
-	$(CC) -shared -Wl,-soname,libprocage.so.$(SOVERSION) $(LDFLAGS_ALL) -o $@ $^ $(DEPS_LIBS)
+	$(CC) -shared -Wl,-soname,libprocage.so.$(SOVERSION) $(LDFLAGS_ALL) -o $@ $^
 	ln -sf libprocage.so.$(VERSION) $(BUILD)/libprocage.so.$(SOVERSION)
 	ln -sf libprocage.so.$(SOVERSION) $(BUILD)/libprocage.so
 
 # The command links the library statically: one less object to load at start.
 $(CLI): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STATIC_LIB)
+
+# The seccomp programs, made at build time. The output depends on the
+# generator, which depends on the rules and the builder, so changing either
+# makes it again; the unit test also compares it with a live build.
+$(SECCOMP_GEN): $(BUILD)/src/gen/seccomp_gen.o $(SECCOMP_BUILD_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(DEPS_LIBS)
+
+$(SECCOMP_PROGRAMS).c: $(SECCOMP_GEN)
+	$(SECCOMP_GEN) $@
+
+$(SECCOMP_PROGRAMS).o: $(SECCOMP_PROGRAMS).c
+	$(CC) $(CFLAGS_ALL) -DPROCAGE_BUILDING -MMD -MP -c $< -o $@
 
 # Tests link the static library, so they reach internal (hidden) symbols too.
 $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB)
+
+# The seccomp test reads the rules and builds the programs live to compare.
+$(BUILD)/tests/test_seccomp: tests/unit/test_seccomp.c $(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) \
+		$(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) \
+		$(SECCOMP_BUILD_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
 
 $(BUILD)/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(dir $@)
@@ -86,7 +114,7 @@ $(BUILD)/tests/lib/%.o: tests/lib/%.c
 
 $(BUILD)/tests/escape_linux: tests/escape_linux.c $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB)
 
 # The probe runs inside cages; it is kept free of sanitizers so that the
 # escapes it attempts are the only thing measured.
@@ -100,7 +128,7 @@ $(BUILD)/tests/without_userns: tests/without_userns.c
 
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB)
 
 # The whole suite in one prove run: unit, escape canaries on both tiers as
 # root and as an unprivileged user, end-to-end; and the unit and end-to-end
@@ -143,9 +171,10 @@ install: all
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
 
 format:
-	clang-format -i include/*.h src/lib/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
+	clang-format -i include/*.h src/lib/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
 
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d) \
+	$(BUILD)/src/gen/seccomp_gen.d $(SECCOMP_BUILD_OBJS:.o=.d)

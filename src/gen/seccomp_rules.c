@@ -9,13 +9,9 @@
 #include "seccomp_rules.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
 #endif

@@ -9,8 +9,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/personality.h>
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
 
 /* A call refused whatever its arguments, by name, with this errno. */
 struct seccomp_refused_call {

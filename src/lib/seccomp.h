@@ -1,7 +1,8 @@
 /*
- * The cage's seccomp filter: built with libseccomp in the parent, exported
- * as a classic BPF program, installed by the child as its last step before
- * exec. It covers the x86_64, x32 and i386 system call ABIs.
+ * The cage's seccomp filter: a classic BPF program made at build time
+ * (src/gen), picked by the cage in the parent, installed by the child as
+ * its last step before exec. It covers the x86_64, x32 and i386 system
+ * call ABIs.
  */
 #ifndef PROCAGE_SECCOMP_H
 #define PROCAGE_SECCOMP_H
@@ -14,11 +15,17 @@
 struct seccomp_options {
 	/* IP sockets (TCP, UDP) and NETLINK_ROUTE may be created. */
 	bool network_on;
+	/*
+	 * Refusals that are EPERM become SECCOMP_RET_USER_NOTIF, for a
+	 * supervisor to report (clone3 keeps ENOSYS). Installed without a
+	 * listener, the kernel answers those calls ENOSYS.
+	 */
+	bool report;
 };
 
 /*
- * Build the filter for these options. On success prog->filter is allocated
- * and owned by the caller (seccomp_program_free).
+ * The filter for these options, in prog. Release it with
+ * seccomp_program_free; the instructions are shared and read-only.
  */
 int seccomp_program_build(const struct seccomp_options *opts, struct sock_fprog *prog,
 			  struct procage_error *err);
