@@ -122,6 +122,31 @@ PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, bo
 /* resource is RLIMIT_*; the child's soft and hard limits. */
 PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *policy, int resource,
 					  uint64_t soft, uint64_t hard, struct procage_error *err);
+/*
+ * Accept an approximation by name, where the host cannot enforce a
+ * construct exactly:
+ *   "spawn-snapshot"        tier T1: masks over denied paths inside granted
+ *                           trees are laid over what exists at spawn; a
+ *                           denied location created later is not masked.
+ *   "entry-grants"          tier T2: a grant reaching a denied path becomes
+ *                           grants on each entry around it; the directories
+ *                           on the way lose listing (for hidden paths) or the
+ *                           creation of new entries (for protected ones), and
+ *                           entries created later are not granted.
+ *   "proc-other-processes"  a rule reaches /proc: other processes' arguments
+ *                           become readable (not their environment).
+ * Without the acceptance the cage is refused, naming the approximation.
+ */
+PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char *approximation,
+				      struct procage_error *err);
+/*
+ * Waive a hard-deny class by name: "secrets", "trust-handoff",
+ * "persistence", "service-handoff", "container-engines", "process-access"
+ * (docs/classes.md lists what each covers).
+ */
+PROCAGE_API int procage_policy_waive(struct procage_policy *policy, const char *class_name,
+				     struct procage_error *err);
+
 /* The RLIMIT_* number of a name ("nofile", "as", "cpu", ...), or -EINVAL. */
 PROCAGE_API int procage_rlimit_from_name(const char *name);
 

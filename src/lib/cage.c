@@ -15,17 +15,10 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "entry_grants.h"
 #include "host.h"
+#include "paths.h"
 #include "seccomp.h"
-
-/* Is path equal to or below tree? Both canonical. */
-static bool path_within(const char *path, const char *tree)
-{
-	size_t n = strlen(tree);
-	if (strcmp(tree, "/") == 0)
-		return true;
-	return strncmp(path, tree, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
 
 static int host_refusal(const struct procage_host_facts *f, struct procage_error *err)
 {
@@ -64,80 +57,97 @@ static uint64_t grant_rights(const struct landlock_config *c, enum procage_acces
 	return is_dir ? rights : landlock_fs_rights_for_file(rights);
 }
 
-/* Resolve rule i and append it to the grants, or explain why not. */
-static int cage_add_grant(struct procage_cage *c, const struct policy_path_rule *rule,
-			  const char *canonical, struct procage_error *err)
+/* Pin a grant's path and append it to the cage's Landlock grants. */
+static int cage_add_grant(struct procage_cage *c, const struct cage_path *grant,
+			  struct procage_error *err)
 {
 	struct stat st;
-	int fd = open(canonical, O_PATH | O_CLOEXEC);
+	int fd = open(grant->path, O_PATH | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
 		return error_set_sys(err, e, PROCAGE_STEP_NONE, "%s rule for %s",
-				     policy_access_name(rule->access), rule->path);
+				     policy_access_name(grant->access), grant->path);
 	}
-	struct landlock_grant *g = &c->grants[c->n_grants];
-	g->path = strdup(canonical);
-	if (!g->path) {
+	struct landlock_grant *grown = realloc(c->grants, (c->n_grants + 1) * sizeof *grown);
+	char *path = strdup(grant->path);
+	if (!grown || !path) {
+		if (grown)
+			c->grants = grown;
+		free(path);
 		close(fd);
 		return error_set(err, -ENOMEM, "out of memory");
 	}
-	g->path_fd = fd;
-	g->access = grant_rights(&c->landlock, rule->access, S_ISDIR(st.st_mode));
-	c->n_grants++;
+	c->grants = grown;
+	c->grants[c->n_grants++] = (struct landlock_grant){
+		path, fd, grant_rights(&c->landlock, grant->access, S_ISDIR(st.st_mode))
+	};
 	return 0;
+}
+
+static bool accepted(const struct procage_cage *c, enum policy_approximation a)
+{
+	return c->policy->accepted & (1u << a);
+}
+
+/* A denial this tier can only hold through an approximation not accepted. */
+static int denial_refusal(const struct procage_cage *c, const struct cage_path *d,
+			  struct procage_error *err)
+{
+	char origin[64];
+	const char *what = d->access == PROCAGE_HIDE ? "hiding" : "keeping read-only";
+	if (c->tier == PROCAGE_TIER_T1)
+		return error_set(err, -EOPNOTSUPP,
+				 "%s %s (%s) inside a granted tree is a mask laid over what "
+				 "exists at spawn; accept the approximation spawn-snapshot",
+				 what, d->path, cage_path_origin(d, origin, sizeof origin));
+	return error_set(err, -EOPNOTSUPP,
+			 "%s %s (%s) inside a granted tree needs mount masks (tier T1), and "
+			 "this host is tier T2, where Landlock cannot take rights away below a "
+			 "grant; accept the approximation entry-grants to grant entry by entry "
+			 "around it%s",
+			 what, d->path, cage_path_origin(d, origin, sizeof origin),
+			 d->cls >= 0 ? ", or waive the class" : "");
 }
 
 /*
- * protect and hide inside a granted tree need a mechanism Landlock does not
- * have (it only adds rights, never removes them below a grant).
+ * Paths to Landlock grants, by tier: on T1 the denials become masks at
+ * spawn; on T2 the grants are made entry by entry around them.
  */
-static int deny_inside_grant_refusal(const struct procage_policy *p, const char *const *canon,
-				     size_t i, struct procage_error *err)
-{
-	enum procage_access a = p->paths[i].access;
-	for (size_t j = 0; j < p->n_paths; j++) {
-		enum procage_access b = p->paths[j].access;
-		bool reaches = b == PROCAGE_WRITE || (a == PROCAGE_HIDE && b == PROCAGE_READ);
-		if (!reaches || !path_within(canon[i], canon[j]))
-			continue;
-		return error_set(err, -EOPNOTSUPP,
-				 "cannot %s %s: it lies inside the %s tree %s, and Landlock "
-				 "cannot take rights away below a grant; this needs mount masks "
-				 "(tier T1), which this cage does not apply",
-				 policy_access_name(a), canon[i], policy_access_name(b), canon[j]);
-	}
-	return 0;
-}
-
 static int cage_resolve_paths(struct procage_cage *c, struct procage_error *err)
 {
-	const struct procage_policy *p = c->policy;
-	char **canon = calloc(p->n_paths + 1, sizeof *canon);
-	int rc = 0;
-
-	c->grants = calloc(p->n_paths + 1, sizeof *c->grants);
-	if (!canon || !c->grants) {
-		free(canon);
-		return error_set(err, -ENOMEM, "out of memory");
+	struct cage_paths paths;
+	struct cage_path *grants;
+	size_t n_grants;
+	int rc = paths_resolve(c->policy, &paths, err);
+	if (rc < 0)
+		return rc;
+	enum policy_approximation needed =
+		c->tier == PROCAGE_TIER_T1 ? APPROX_SPAWN_SNAPSHOT : APPROX_ENTRY_GRANTS;
+	if (paths.n_denials && !accepted(c, needed)) {
+		rc = denial_refusal(c, &paths.denials[0], err);
+		cage_paths_free(&paths);
+		return rc;
 	}
-	for (size_t i = 0; i < p->n_paths && rc == 0; i++)
-		if (!(canon[i] = realpath(p->paths[i].path, NULL)))
-			rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
-					   policy_access_name(p->paths[i].access),
-					   p->paths[i].path);
-	for (size_t i = 0; i < p->n_paths && rc == 0; i++) {
-		enum procage_access a = p->paths[i].access;
-		if (a == PROCAGE_PROTECT || a == PROCAGE_HIDE)
-			rc = deny_inside_grant_refusal(p, (const char *const *)canon, i, err);
-		/* hide outside every grant holds by itself: nothing grants it. */
-		if (rc == 0 && a != PROCAGE_HIDE)
-			rc = cage_add_grant(c, &p->paths[i], canon[i], err);
+	grants = paths.grants;
+	n_grants = paths.n_grants;
+	if (c->tier != PROCAGE_TIER_T1 && paths.n_denials &&
+	    (rc = entry_grants_expand(&paths, &grants, &n_grants, err)) < 0) {
+		cage_paths_free(&paths);
+		return rc;
 	}
-	for (size_t i = 0; i < p->n_paths; i++)
-		free(canon[i]);
-	free(canon);
+	for (size_t i = 0; rc == 0 && i < n_grants; i++)
+		rc = cage_add_grant(c, &grants[i], err);
+	if (grants != paths.grants) {
+		for (size_t i = 0; i < n_grants; i++)
+			free(grants[i].path);
+		free(grants);
+		path_list_release_denials(&paths, NULL, NULL);
+	} else if (c->tier == PROCAGE_TIER_T1) {
+		path_list_release_denials(&paths, &c->denials, &c->n_denials);
+	}
+	cage_paths_free(&paths);
 	return rc;
 }
 
@@ -224,6 +234,9 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 		close(c->grants[i].path_fd);
 	}
 	free(c->grants);
+	for (size_t i = 0; i < c->n_denials; i++)
+		free(c->denials[i].path);
+	free(c->denials);
 	seccomp_program_free(&c->seccomp);
 	free(c->tmp_base);
 	procage_policy_free(c->policy);

@@ -5,6 +5,7 @@
 #include <linux/filter.h>
 
 #include "landlock.h"
+#include "paths.h"
 #include "policy.h"
 
 struct procage_cage {
@@ -13,6 +14,8 @@ struct procage_cage {
 	struct landlock_config landlock;
 	struct landlock_grant *grants; /* paths resolved and pinned at cage time */
 	size_t n_grants;
+	struct cage_path *denials; /* T1: masked at spawn; ancestors first */
+	size_t n_denials;
 	struct sock_fprog seccomp;
 	char *tmp_base; /* where private temporary directories are made, or NULL */
 };

@@ -1,9 +1,13 @@
 /*
  * The embedded default policy: what `procage run` uses when given no policy
- * file. The system is readable so ordinary tools run, the working directory
- * is writable, and nothing else is granted: not $HOME, not the shared /tmp,
- * not /proc, not the devices beyond the harmless character devices every
- * program expects.
+ * file. The system is readable so ordinary tools run; the home directory is
+ * readable so toolchains find their configuration and caches (git its
+ * ~/.gitconfig), with every hard-deny class holding inside it (secrets
+ * hidden, startup files and tool configuration read-only); the working
+ * directory is writable. Not granted: the shared /tmp, /proc, devices
+ * beyond the harmless ones every program expects. It accepts the
+ * approximations each tier needs to hold the classes inside those grants:
+ * masks laid at spawn (T1), grants entry by entry (T2).
  */
 #include <errno.h>
 #include <limits.h>
@@ -77,8 +81,15 @@ PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_p
 	for (size_t i = 0; rc == 0 && i < sizeof harmless_devices / sizeof *harmless_devices; i++)
 		if (exists(harmless_devices[i]))
 			rc = procage_policy_allow(p, harmless_devices[i], PROCAGE_WRITE, err);
+	const char *home = getenv("HOME");
+	if (rc == 0 && home && home[0] == '/' && exists(home))
+		rc = procage_policy_allow(p, home, PROCAGE_READ, err);
 	if (rc == 0)
 		rc = procage_policy_allow(p, workdir, PROCAGE_WRITE, err);
+	if (rc == 0)
+		rc = procage_policy_accept(p, "spawn-snapshot", err);
+	if (rc == 0)
+		rc = procage_policy_accept(p, "entry-grants", err);
 	if (rc < 0) {
 		procage_policy_free(p);
 		return rc;

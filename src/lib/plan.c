@@ -94,6 +94,41 @@ static int plan_ruleset(const struct procage_cage *cage, const char *tmpdir,
 	return fd;
 }
 
+/*
+ * Tier T1: the masks of this spawn, laid over what exists now (the spawn
+ * snapshot). Nothing is masked below a hidden path: it cannot be reached.
+ */
+static int plan_mounts(const struct procage_cage *cage, struct plan *plan,
+		       struct procage_error *err)
+{
+	struct plan_mount *m = calloc(cage->n_denials + 1, sizeof *m);
+	const char *hidden = NULL;
+	size_t n = 0;
+	if (!m)
+		return error_set(err, -ENOMEM, "out of memory");
+	plan->mounts = m;
+	for (size_t i = 0; i < cage->n_denials; i++) {
+		const struct cage_path *d = &cage->denials[i];
+		struct stat st;
+		if ((hidden && path_within(d->path, hidden)) || lstat(d->path, &st) != 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			return error_set(err, -ELOOP,
+					 "%s has become a symbolic link since the cage was made; "
+					 "make the cage again",
+					 d->path);
+		m[n].path = d->path;
+		if (d->access == PROCAGE_PROTECT) {
+			m[n++].kind = PLAN_MOUNT_READ_ONLY;
+			continue;
+		}
+		m[n++].kind = S_ISDIR(st.st_mode) ? PLAN_MOUNT_HIDE_DIR : PLAN_MOUNT_HIDE_FILE;
+		hidden = d->path;
+	}
+	plan->n_mounts = n;
+	return 0;
+}
+
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err)
 {
@@ -101,9 +136,11 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 
 	memset(plan, 0, sizeof *plan);
 	plan->landlock_fd = -1;
-	plan->status_fd = -1;
-	if ((rc = fd_map_check(opts, &max_target, err)) < 0)
+	plan->status_fd = status_fd; /* ours from here: closed on failure */
+	if ((rc = fd_map_check(opts, &max_target, err)) < 0) {
+		plan_release(plan);
 		return rc;
+	}
 	plan->fd_scratch_base = max_target + 1;
 	plan->fds = opts->fds;
 	plan->n_fds = opts->n_fds;
@@ -117,6 +154,10 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 		if (cage->policy->network == PROCAGE_NET_OFF)
 			plan->clone_namespaces |= CLONE_NEWNET;
 		namespaces_id_maps_format(&plan->id_maps);
+		if ((rc = plan_mounts(cage, plan, err)) < 0) {
+			plan_release(plan);
+			return rc;
+		}
 	}
 
 	for (int r = 0; r < RLIM_NLIMITS; r++) {
@@ -130,8 +171,10 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 
 	/* The ruleset and the status pipe must survive the descriptor step. */
 	int ruleset = plan_ruleset(cage, tmpdir, err);
-	if (ruleset < 0)
+	if (ruleset < 0) {
+		plan_release(plan);
 		return ruleset;
+	}
 	plan->landlock_fd = fd_move_above(ruleset, plan->fd_scratch_base);
 	plan->status_fd = fd_move_above(status_fd, plan->fd_scratch_base);
 	if (plan->landlock_fd < 0 || plan->status_fd < 0) {
@@ -145,11 +188,19 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	return 0;
 }
 
-void plan_release(struct plan *plan)
+void plan_close_fds(struct plan *plan)
 {
 	if (plan->landlock_fd >= 0)
 		close(plan->landlock_fd);
 	if (plan->status_fd >= 0)
 		close(plan->status_fd);
 	plan->landlock_fd = plan->status_fd = -1;
+}
+
+void plan_release(struct plan *plan)
+{
+	plan_close_fds(plan);
+	free((struct plan_mount *)plan->mounts);
+	plan->mounts = NULL;
+	plan->n_mounts = 0;
 }

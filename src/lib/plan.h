@@ -75,11 +75,14 @@ struct procage_cage;
 /*
  * Fill plan for one spawn of cage (the parent's side). Descriptors the
  * plan owns (the ruleset and status_fd) are moved above every mapped
- * target. tmpdir, when not NULL, is granted write access. On failure
- * nothing stays open. plan_release closes what the plan owns.
+ * target. tmpdir, when not NULL, is granted write access. The plan owns
+ * status_fd from the call on; on failure nothing stays open.
  */
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err);
+/* Close the plan's descriptors (our end of the status pipe among them). */
+void plan_close_fds(struct plan *plan);
+/* Close and free everything the plan owns. */
 void plan_release(struct plan *plan);
 
 #endif

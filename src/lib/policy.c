@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "classes.h"
 #include "error.h"
 
 /* Bounds that keep a policy's checks linear in practice. */
@@ -252,6 +253,50 @@ static int env_list_copy(const struct policy_env_var *src, size_t n, struct poli
 	return 0;
 }
 
+static const char *const approximation_names[APPROX__COUNT] = {
+	[APPROX_SPAWN_SNAPSHOT] = "spawn-snapshot",
+	[APPROX_ENTRY_GRANTS] = "entry-grants",
+	[APPROX_PROC_OTHER_PROCESSES] = "proc-other-processes",
+};
+
+const char *policy_approximation_name(enum policy_approximation a)
+{
+	return a < APPROX__COUNT ? approximation_names[a] : "unknown";
+}
+
+PROCAGE_API int procage_policy_accept(struct procage_policy *p, const char *name,
+				      struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	for (int a = 0; name && a < APPROX__COUNT; a++)
+		if (strcmp(name, approximation_names[a]) == 0) {
+			p->accepted |= 1u << a;
+			return 0;
+		}
+	return error_set(err, -EINVAL,
+			 "unknown approximation '%s' (known: spawn-snapshot, entry-grants, "
+			 "proc-other-processes)",
+			 name ? name : "");
+}
+
+PROCAGE_API int procage_policy_waive(struct procage_policy *p, const char *name,
+				     struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	int cls = class_from_name(name);
+	if (cls < 0)
+		return error_set(err, -EINVAL,
+				 "unknown hard-deny class '%s' (known: secrets, trust-handoff, "
+				 "persistence, service-handoff, container-engines, process-access)",
+				 name ? name : "");
+	p->waived_classes |= 1u << cls;
+	return 0;
+}
+
 struct procage_policy *policy_copy(const struct procage_policy *src)
 {
 	struct procage_policy *p = procage_policy_new();
@@ -259,6 +304,8 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 		return NULL;
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
+	p->waived_classes = src->waived_classes;
+	p->accepted = src->accepted;
 	memcpy(p->rlimits, src->rlimits, sizeof p->rlimits);
 	p->paths = calloc(src->n_paths ? src->n_paths : 1, sizeof *p->paths);
 	if (!p->paths)

@@ -34,7 +34,19 @@ struct procage_policy {
 	size_t n_env_set;
 	bool private_tmp;
 	struct policy_rlimit rlimits[RLIM_NLIMITS];
+	unsigned waived_classes; /* 1 << enum class_id */
+	unsigned accepted;       /* 1 << enum policy_approximation */
 };
+
+/* Approximations a caller accepts by name; see procage_policy_accept. */
+enum policy_approximation {
+	APPROX_SPAWN_SNAPSHOT,        /* T1 masks laid over what exists at spawn */
+	APPROX_ENTRY_GRANTS,          /* T2 grants entry by entry around a denied path */
+	APPROX_PROC_OTHER_PROCESSES,  /* a rule reaches other processes in /proc */
+	APPROX__COUNT
+};
+
+const char *policy_approximation_name(enum policy_approximation a);
 
 /* A deep copy, for the cage to keep; NULL when out of memory. */
 struct procage_policy *policy_copy(const struct procage_policy *policy);

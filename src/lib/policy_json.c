@@ -323,21 +323,41 @@ static int read_version(struct reader *r, const struct json_member *m, int unuse
 
 /* ---- env -------------------------------------------------------------- */
 
-static int read_env_pass(struct reader *r, const struct json_member *m, int unused)
+/* An array of names, each handed to a setter that checks it. */
+static int read_name_list(struct reader *r, const struct json_member *m, const char *what,
+			  int (*setter)(struct procage_policy *, const char *,
+					struct procage_error *))
 {
 	struct procage_error inner;
-	int rc = expect_type(r, m->value, JSON_ARRAY, "\"env.pass\"");
+	char expected[64];
+	int rc = expect_type(r, m->value, JSON_ARRAY, what);
 
+	snprintf(expected, sizeof expected, "each entry of %s", what);
 	for (size_t i = 0; rc == 0 && i < m->value->u.array.count; i++) {
 		const struct json_value *item = m->value->u.array.items[i];
-		rc = expect_type(r, item, JSON_STRING, "each entry of \"env.pass\"");
+		rc = expect_type(r, item, JSON_STRING, expected);
 		if (rc < 0)
 			return rc;
-		rc = procage_policy_env_pass(r->policy, item->u.string, &inner);
+		rc = setter(r->policy, item->u.string, &inner);
 		if (rc < 0)
 			return fail_setter(r, item->line, item->column, rc, &inner);
 	}
 	return rc;
+}
+
+static int read_env_pass(struct reader *r, const struct json_member *m, int unused)
+{
+	return read_name_list(r, m, "\"env.pass\"", procage_policy_env_pass);
+}
+
+static int read_accept(struct reader *r, const struct json_member *m, int unused)
+{
+	return read_name_list(r, m, "\"accept\"", procage_policy_accept);
+}
+
+static int read_waive(struct reader *r, const struct json_member *m, int unused)
+{
+	return read_name_list(r, m, "\"waive\"", procage_policy_waive);
 }
 
 static int read_env_set(struct reader *r, const struct json_member *m, int unused)
@@ -478,6 +498,7 @@ static const struct key_reader top_keys[] = {
 	{ "version", read_nothing, 0 },      { "paths", read_paths, 0 },
 	{ "network", read_network, 0 },      { "env", read_env, 0 },
 	{ "private_tmp", read_private_tmp, 0 }, { "limits", read_limits, 0 },
+	{ "accept", read_accept, 0 },        { "waive", read_waive, 0 },
 };
 
 static int read_policy(struct reader *r, const struct json_value *root)

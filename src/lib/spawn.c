@@ -208,7 +208,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "starting the child");
 		goto fail;
 	}
-	plan_release(&s.plan); /* closes our copy of the write end */
+	plan_close_fds(&s.plan); /* closes our copy of the write end */
 	rc = status_pipe_read(s.status_read, &s.plan, err);
 	if (rc < 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)

@@ -1,0 +1,382 @@
+/*
+ * The hard-deny classes as data. Each row is a location relative to a base
+ * (the home directory, the user's runtime directory, the system, or each
+ * repository inside a writable tree) and what the class does to it: hide it
+ * (no access at all) or protect it (read-only). Rows that do not exist on
+ * this host are skipped; the list is checked against what exists when a
+ * cage is made, and masks are laid from what exists at spawn.
+ */
+#include "classes.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+
+enum class_base {
+	BASE_HOME,       /* $HOME */
+	BASE_RUNTIME,    /* $XDG_RUNTIME_DIR, else /run/user/UID */
+	BASE_SYSTEM,     /* an absolute path */
+	BASE_REPOSITORY, /* the .git directory of each repository in a writable tree */
+};
+
+struct class_row {
+	enum class_id cls;
+	enum class_base base;
+	enum procage_access deny;
+	const char *path;
+};
+
+#define HIDE PROCAGE_HIDE
+#define PROTECT PROCAGE_PROTECT
+
+static const struct class_row class_rows[] = {
+	/* secrets: keys, tokens and credential stores; never readable. */
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".ssh" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".gnupg" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".aws" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".azure" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/gcloud" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".kube" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".docker/config.json" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".npmrc" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".yarnrc.yml" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".pypirc" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/pip/pip.conf" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".cargo/credentials" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".cargo/credentials.toml" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".gem/credentials" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".m2/settings.xml" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".m2/settings-security.xml" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".gradle/gradle.properties" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".nuget/NuGet/NuGet.Config" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".netrc" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".git-credentials" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/git/credentials" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/gh" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/hub" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/glab-cli" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".vault-token" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".terraform.d/credentials.tfrc.json" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/op" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".password-store" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".local/share/keyrings" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".pki" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".mozilla" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".thunderbird" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/google-chrome" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/chromium" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/BraveSoftware" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/microsoft-edge" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/vivaldi" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".bash_history" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".zsh_history" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".python_history" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".psql_history" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".mysql_history" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".local/share/fish/fish_history" },
+	{ CLASS_SECRETS, BASE_RUNTIME, HIDE, "gnupg" },
+	{ CLASS_SECRETS, BASE_RUNTIME, HIDE, "keyring" },
+	{ CLASS_SECRETS, BASE_RUNTIME, HIDE, "ssh-agent.socket" },
+	{ CLASS_SECRETS, BASE_RUNTIME, HIDE, "gcr" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/shadow" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/shadow-" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/gshadow" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/gshadow-" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/sudoers" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/sudoers.d" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/security/opasswd" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/ssh/ssh_host_rsa_key" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/ssh/ssh_host_ecdsa_key" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/ssh/ssh_host_ed25519_key" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/ssh/ssh_host_dsa_key" },
+	{ CLASS_SECRETS, BASE_SYSTEM, HIDE, "/etc/ssl/private" },
+
+	/* trust-handoff: what programs outside the cage later run or trust. */
+	{ CLASS_TRUST_HANDOFF, BASE_REPOSITORY, PROTECT, "hooks" },
+	{ CLASS_TRUST_HANDOFF, BASE_REPOSITORY, PROTECT, "config" },
+	{ CLASS_TRUST_HANDOFF, BASE_REPOSITORY, PROTECT, "config.worktree" },
+	{ CLASS_TRUST_HANDOFF, BASE_REPOSITORY, PROTECT, "info/attributes" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".gitconfig" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/git" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".bashrc" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".bash_profile" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".bash_login" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".bash_logout" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".bash_aliases" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".profile" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".zshrc" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".zshenv" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".zprofile" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".zlogin" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".zlogout" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".oh-my-zsh" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/fish" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".inputrc" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".ssh/config" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".vimrc" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".vim" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/nvim" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".emacs" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".emacs.d" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/emacs" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".vscode" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/Code/User" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".cursor" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/Cursor/User" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".claude" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".claude.json" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".codex" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".gemini" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".aider.conf.yml" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/direnv" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".cargo/config" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".cargo/config.toml" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".cargo/bin" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/pip" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".pip" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".yarnrc" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".npm-global/bin" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".pyenv/shims" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".nvm/nvm.sh" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, "go/bin" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".local/bin" },
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, "bin" },
+
+	/* persistence: what starts programs later, without the user asking. */
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".config/systemd" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".local/share/systemd" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".config/autostart" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".config/environment.d" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".config/upstart" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".kde/Autostart" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".config/plasma-workspace/env" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".xprofile" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".xsessionrc" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".xinitrc" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".pam_environment" },
+	{ CLASS_PERSISTENCE, BASE_HOME, PROTECT, ".forward" },
+	{ CLASS_PERSISTENCE, BASE_SYSTEM, HIDE, "/var/spool/cron" },
+	{ CLASS_PERSISTENCE, BASE_SYSTEM, HIDE, "/var/spool/at" },
+	{ CLASS_PERSISTENCE, BASE_RUNTIME, PROTECT, "systemd/user" },
+
+	/* service-handoff: buses and managers that run programs for the caller. */
+	{ CLASS_SERVICE_HANDOFF, BASE_RUNTIME, HIDE, "bus" },
+	{ CLASS_SERVICE_HANDOFF, BASE_RUNTIME, HIDE, "systemd" },
+	{ CLASS_SERVICE_HANDOFF, BASE_RUNTIME, HIDE, "dbus-1" },
+	{ CLASS_SERVICE_HANDOFF, BASE_RUNTIME, HIDE, "at-spi" },
+	{ CLASS_SERVICE_HANDOFF, BASE_SYSTEM, HIDE, "/run/dbus/system_bus_socket" },
+	{ CLASS_SERVICE_HANDOFF, BASE_SYSTEM, HIDE, "/run/systemd/private" },
+	{ CLASS_SERVICE_HANDOFF, BASE_SYSTEM, HIDE, "/run/systemd/io.systemd.Manager" },
+	{ CLASS_SERVICE_HANDOFF, BASE_SYSTEM, HIDE, "/run/systemd/userdb" },
+
+	/* container-engines: sockets that start containers with any mount. */
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/run/docker.sock" },
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/var/run/docker.sock" },
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/run/docker" },
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/run/containerd" },
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/run/podman" },
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/run/crio" },
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/run/buildkit" },
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/run/incus" },
+	{ CLASS_CONTAINER_ENGINES, BASE_SYSTEM, HIDE, "/var/lib/lxd/unix.socket" },
+	{ CLASS_CONTAINER_ENGINES, BASE_RUNTIME, HIDE, "docker.sock" },
+	{ CLASS_CONTAINER_ENGINES, BASE_RUNTIME, HIDE, "docker" },
+	{ CLASS_CONTAINER_ENGINES, BASE_RUNTIME, HIDE, "podman" },
+	{ CLASS_CONTAINER_ENGINES, BASE_RUNTIME, HIDE, "containerd" },
+	{ CLASS_CONTAINER_ENGINES, BASE_RUNTIME, HIDE, "buildkit" },
+	{ CLASS_CONTAINER_ENGINES, BASE_HOME, HIDE, ".docker/run" },
+	{ CLASS_CONTAINER_ENGINES, BASE_HOME, HIDE, ".docker/desktop" },
+	{ CLASS_CONTAINER_ENGINES, BASE_HOME, HIDE, ".colima" },
+	{ CLASS_CONTAINER_ENGINES, BASE_HOME, HIDE, ".orbstack" },
+	{ CLASS_CONTAINER_ENGINES, BASE_HOME, HIDE, ".lima" },
+	{ CLASS_CONTAINER_ENGINES, BASE_HOME, HIDE, ".rd" },
+	{ CLASS_CONTAINER_ENGINES, BASE_HOME, HIDE, ".local/share/containers/podman" },
+
+	/* process-access: other processes' arguments and state. */
+	{ CLASS_PROCESS_ACCESS, BASE_SYSTEM, HIDE, "/proc" },
+};
+
+static const char *const class_names[CLASS__COUNT] = {
+	[CLASS_SECRETS] = "secrets",
+	[CLASS_TRUST_HANDOFF] = "trust-handoff",
+	[CLASS_PERSISTENCE] = "persistence",
+	[CLASS_SERVICE_HANDOFF] = "service-handoff",
+	[CLASS_CONTAINER_ENGINES] = "container-engines",
+	[CLASS_PROCESS_ACCESS] = "process-access",
+};
+
+const char *class_name(enum class_id cls)
+{
+	return cls < CLASS__COUNT ? class_names[cls] : "unknown";
+}
+
+int class_from_name(const char *name)
+{
+	for (int i = 0; name && i < CLASS__COUNT; i++)
+		if (strcmp(class_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static int locations_add(struct class_locations *out, const char *path, const struct class_row *row)
+{
+	char *canonical = realpath(path, NULL);
+	if (!canonical)
+		return 0; /* not on this host: nothing to deny now */
+	for (size_t i = 0; i < out->n; i++)
+		if (strcmp(out->items[i].path, canonical) == 0) {
+			/* The same place through two rows: hiding wins. */
+			if (row->deny == PROCAGE_HIDE)
+				out->items[i].deny = PROCAGE_HIDE;
+			free(canonical);
+			return 0;
+		}
+	struct class_location *grown = realloc(out->items, (out->n + 1) * sizeof *grown);
+	if (!grown) {
+		free(canonical);
+		return -ENOMEM;
+	}
+	out->items = grown;
+	out->items[out->n++] = (struct class_location){ canonical, row->cls, row->deny };
+	return 0;
+}
+
+static int rows_add_for_base(struct class_locations *out, unsigned waived, enum class_base base,
+			     const char *base_path)
+{
+	char path[PATH_MAX];
+	for (size_t i = 0; i < sizeof class_rows / sizeof *class_rows; i++) {
+		const struct class_row *row = &class_rows[i];
+		if (row->base != base || (waived & (1u << row->cls)))
+			continue;
+		if (base == BASE_SYSTEM)
+			snprintf(path, sizeof path, "%s", row->path);
+		else if (snprintf(path, sizeof path, "%s/%s", base_path, row->path) >= (int)sizeof path)
+			continue;
+		int rc = locations_add(out, path, row);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Directories never descended into while looking for repositories. */
+static bool walk_skips(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/*
+ * A repository's store, and the stores of its submodules, which git keeps
+ * inside it (.git/modules/NAME, nested for submodules of submodules).
+ */
+static int git_dir_add(char *path, size_t len, int depth, unsigned waived,
+		       struct class_locations *out)
+{
+	int rc = rows_add_for_base(out, waived, BASE_REPOSITORY, path);
+	if (rc < 0 || depth > 16 || len + sizeof "/modules" >= PATH_MAX)
+		return rc;
+	memcpy(path + len, "/modules", sizeof "/modules");
+	DIR *d = opendir(path);
+	size_t modules_len = len + sizeof "/modules" - 1;
+	for (struct dirent *e; rc == 0 && d && (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		if (walk_skips(e->d_name) || e->d_type != DT_DIR || modules_len + 1 + n >= PATH_MAX)
+			continue;
+		path[modules_len] = '/';
+		memcpy(path + modules_len + 1, e->d_name, n + 1);
+		rc = git_dir_add(path, modules_len + 1 + n, depth + 1, waived, out);
+	}
+	if (d)
+		closedir(d);
+	path[len] = '\0';
+	return rc;
+}
+
+/*
+ * Find every repository under dir: a ".git" directory marks one (its
+ * hooks and config are what git runs and trusts). Only directories are
+ * read, by descriptor and without following links, so the walk stays
+ * inside the tree.
+ */
+static int repositories_walk(int dir_fd, char *path, size_t len, int depth, unsigned waived,
+			     struct class_locations *out)
+{
+	DIR *d = fdopendir(dir_fd);
+	int rc = 0;
+	if (!d) {
+		close(dir_fd);
+		return 0;
+	}
+	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+		if (walk_skips(e->d_name) || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+			continue;
+		size_t n = strlen(e->d_name);
+		if (len + 1 + n >= PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, e->d_name, n + 1);
+		if (strcmp(e->d_name, ".git") == 0) {
+			rc = git_dir_add(path, len + 1 + n, 0, waived, out);
+			continue; /* a repository's own store holds no repository */
+		}
+		int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0 && depth < 64)
+			rc = repositories_walk(sub, path, len + 1 + n, depth + 1, waived, out);
+		else if (sub >= 0)
+			close(sub);
+	}
+	path[len] = '\0';
+	closedir(d);
+	return rc;
+}
+
+static int repositories_find(const char *tree, unsigned waived, struct class_locations *out)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s", strcmp(tree, "/") == 0 ? "" : tree);
+	int fd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* a writable file, not a tree */
+	return repositories_walk(fd, path, strlen(path), 0, waived, out);
+}
+
+int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
+		   const char *const *writable_trees, size_t n_writable,
+		   struct class_locations *out, struct procage_error *err)
+{
+	int rc = 0;
+	out->items = NULL;
+	out->n = 0;
+	if (home && home[0] == '/')
+		rc = rows_add_for_base(out, waived, BASE_HOME, home);
+	if (rc == 0 && runtime_dir && runtime_dir[0] == '/')
+		rc = rows_add_for_base(out, waived, BASE_RUNTIME, runtime_dir);
+	if (rc == 0)
+		rc = rows_add_for_base(out, waived, BASE_SYSTEM, NULL);
+	for (size_t i = 0; rc == 0 && i < n_writable; i++)
+		if (!(waived & (1u << CLASS_TRUST_HANDOFF)))
+			rc = repositories_find(writable_trees[i], waived, out);
+	if (rc < 0) {
+		class_locations_free(out);
+		return error_set(err, rc, "out of memory listing the hard-deny classes");
+	}
+	return 0;
+}
+
+void class_locations_free(struct class_locations *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i].path);
+	free(l->items);
+	l->items = NULL;
+	l->n = 0;
+}

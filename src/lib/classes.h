@@ -1,0 +1,51 @@
+/*
+ * The hard-deny classes: locations every policy denies unless the caller
+ * waives the class by name. The lists are data, in classes.c, and are
+ * documented in docs/classes.md.
+ */
+#ifndef PROCAGE_CLASSES_H
+#define PROCAGE_CLASSES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "procage.h"
+
+enum class_id {
+	CLASS_SECRETS,
+	CLASS_TRUST_HANDOFF,
+	CLASS_PERSISTENCE,
+	CLASS_SERVICE_HANDOFF,
+	CLASS_CONTAINER_ENGINES,
+	CLASS_PROCESS_ACCESS,
+	CLASS__COUNT
+};
+
+/* A class location found on this host, with its canonical path. */
+struct class_location {
+	char *path;
+	enum class_id cls;
+	enum procage_access deny; /* PROCAGE_HIDE or PROCAGE_PROTECT */
+};
+
+struct class_locations {
+	struct class_location *items;
+	size_t n;
+};
+
+/* The name of a class ("secrets"), and the id of a name or -1. */
+const char *class_name(enum class_id cls);
+int class_from_name(const char *name);
+
+/*
+ * Every location of the classes not waived (a bitmask of 1 << class_id)
+ * that exists now: under home, the runtime directory, the system, and for
+ * each writable tree the repositories inside it (nested ones too).
+ * Paths are canonical; duplicates are dropped.
+ */
+int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
+		   const char *const *writable_trees, size_t n_writable,
+		   struct class_locations *out, struct procage_error *err);
+void class_locations_free(struct class_locations *locations);
+
+#endif

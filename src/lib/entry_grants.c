@@ -1,0 +1,118 @@
+#include "entry_grants.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+
+struct expansion {
+	const struct cage_paths *paths;
+	struct cage_path *out;
+	size_t n_out;
+};
+
+static int out_add(struct expansion *x, const char *path, enum procage_access access)
+{
+	char *copy = strdup(path);
+	struct cage_path *grown = copy ? realloc(x->out, (x->n_out + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	x->out = grown;
+	x->out[x->n_out++] = (struct cage_path){ copy, access, -1 };
+	return 0;
+}
+
+/* Does a denial that matters for access lie strictly below path? */
+static bool denial_below(const struct expansion *x, const char *path, enum procage_access access,
+			 bool hidden_only)
+{
+	for (size_t i = 0; i < x->paths->n_denials; i++) {
+		const struct cage_path *d = &x->paths->denials[i];
+		if (strcmp(d->path, path) == 0 || !path_within(d->path, path))
+			continue;
+		if (d->access == PROCAGE_HIDE || (!hidden_only && access == PROCAGE_WRITE))
+			return true;
+	}
+	return false;
+}
+
+static const struct cage_path *denial_at(const struct expansion *x, const char *path)
+{
+	for (size_t i = 0; i < x->paths->n_denials; i++)
+		if (strcmp(x->paths->denials[i].path, path) == 0)
+			return &x->paths->denials[i];
+	return NULL;
+}
+
+static int expand_node(struct expansion *x, const char *path, enum procage_access access,
+		       int depth);
+
+static int expand_entries(struct expansion *x, const char *dir, enum procage_access access,
+			  int depth)
+{
+	DIR *d = opendir(dir);
+	char child[PATH_MAX];
+	int rc = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		/* A link's target is governed by the grants on the target. */
+		if (e->d_type == DT_LNK)
+			continue;
+		if (snprintf(child, sizeof child, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name) >=
+		    (int)sizeof child)
+			continue;
+		rc = expand_node(x, child, access, depth + 1);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int expand_node(struct expansion *x, const char *path, enum procage_access access,
+		       int depth)
+{
+	const struct cage_path *d = denial_at(x, path);
+	if (d && d->access == PROCAGE_HIDE)
+		return 0;
+	if (d)
+		access = PROCAGE_READ; /* protected: readable, and so is all below */
+	if (!denial_below(x, path, access, false))
+		return out_add(x, path, access);
+	if (depth > 64)
+		return -ELOOP;
+	/* Reading the directory itself would reach a hidden path below it. */
+	if (!denial_below(x, path, access, true)) {
+		int rc = out_add(x, path, PROCAGE_READ);
+		if (rc < 0)
+			return rc;
+	}
+	return expand_entries(x, path, access, depth);
+}
+
+int entry_grants_expand(const struct cage_paths *paths, struct cage_path **out, size_t *n_out,
+			struct procage_error *err)
+{
+	struct expansion x = { paths, NULL, 0 };
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < paths->n_grants; i++)
+		rc = expand_node(&x, paths->grants[i].path, paths->grants[i].access, 0);
+	if (rc < 0) {
+		for (size_t i = 0; i < x.n_out; i++)
+			free(x.out[i].path);
+		free(x.out);
+		return error_set(err, rc, "granting entry by entry around the denied paths: %s",
+				 strerror(-rc));
+	}
+	*out = x.out;
+	*n_out = x.n_out;
+	return 0;
+}

@@ -1,0 +1,229 @@
+/*
+ * Resolving path rules. Every rule binds the canonical target of its
+ * spelling (R-02). A grant is a read or write tree; a denial is a path to
+ * hide or keep read-only that lies inside a grant, either the policy's own
+ * protect and hide rules or a location of a hard-deny class. A denial no
+ * grant reaches needs nothing: Landlock grants nothing there. A grant that
+ * reaches into a hidden path, or into a class location, contradicts the
+ * policy and is refused with what would allow it.
+ */
+#include "paths.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "classes.h"
+#include "error.h"
+
+bool path_within(const char *path, const char *tree)
+{
+	size_t n = strlen(tree);
+	if (strcmp(tree, "/") == 0)
+		return true;
+	return strncmp(path, tree, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+const char *cage_path_origin(const struct cage_path *p, char *buf, size_t size)
+{
+	if (p->cls < 0)
+		return "the policy";
+	snprintf(buf, size, "the %s class", class_name(p->cls));
+	return buf;
+}
+
+static int path_list_add(struct cage_path **list, size_t *n, const char *path,
+			 enum procage_access access, int cls)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i].path, path) == 0 && (*list)[i].access == access)
+			return 0;
+	char *copy = strdup(path);
+	struct cage_path *grown = copy ? realloc(*list, (*n + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*list = grown;
+	grown[(*n)++] = (struct cage_path){ copy, access, cls };
+	return 0;
+}
+
+/* The strongest grant containing path (WRITE over READ), or 0. */
+static enum procage_access reaching_access(const struct cage_paths *c, const char *path,
+					   const char **by)
+{
+	enum procage_access best = 0;
+	for (size_t i = 0; i < c->n_grants; i++) {
+		if (!path_within(path, c->grants[i].path))
+			continue;
+		if (!best || c->grants[i].access == PROCAGE_WRITE) {
+			best = c->grants[i].access;
+			*by = c->grants[i].path;
+		}
+	}
+	return best;
+}
+
+/*
+ * A grant at or below a denial contradicts it, except reading inside a
+ * read-only location.
+ */
+static int grant_inside_refusal(const struct cage_path *g, const struct cage_path *d,
+				struct procage_error *err)
+{
+	char origin[64];
+	const char *verb = d->access == PROCAGE_HIDE ? "hides" : "keeps read-only";
+	if (d->cls == CLASS_PROCESS_ACCESS)
+		return error_set(err, -EPERM,
+				 "the %s rule for %s reaches other processes in /proc; accept the "
+				 "approximation proc-other-processes to grant it",
+				 policy_access_name(g->access), g->path);
+	if (d->cls >= 0)
+		return error_set(err, -EPERM,
+				 "the %s rule for %s reaches into %s, which %s %s; waive the class "
+				 "to grant it",
+				 policy_access_name(g->access), g->path, d->path,
+				 cage_path_origin(d, origin, sizeof origin), verb);
+	return error_set(err, -EINVAL, "conflicting rules: %s %s lies inside %s %s",
+			 policy_access_name(g->access), g->path, policy_access_name(d->access),
+			 d->path);
+}
+
+/* Record denial d if a grant reaches it; no grant may lie inside it. */
+static int denial_consider(struct cage_paths *c, const struct cage_path *d,
+			   struct procage_error *err)
+{
+	const char *by = NULL;
+	for (size_t i = 0; i < c->n_grants; i++) {
+		const struct cage_path *g = &c->grants[i];
+		if (path_within(g->path, d->path) &&
+		    !(d->access == PROCAGE_PROTECT && g->access == PROCAGE_READ))
+			return grant_inside_refusal(g, d, err);
+	}
+	enum procage_access reach = reaching_access(c, d->path, &by);
+	bool needed = d->access == PROCAGE_HIDE ? reach != 0 : reach == PROCAGE_WRITE;
+	if (needed && path_list_add(&c->denials, &c->n_denials, d->path, d->access, d->cls) < 0)
+		return error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The policy's own rules: grants first, then its denials. */
+static int rules_resolve(const struct procage_policy *p, struct cage_paths *c,
+			 struct procage_error *err)
+{
+	char **canon = calloc(p->n_paths + 1, sizeof *canon);
+	int rc = canon ? 0 : error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < p->n_paths; i++)
+		if (!(canon[i] = realpath(p->paths[i].path, NULL)))
+			rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
+					   policy_access_name(p->paths[i].access),
+					   p->paths[i].path);
+	/* A protected path outside every grant is simply readable. */
+	for (size_t i = 0; rc == 0 && i < p->n_paths; i++) {
+		enum procage_access a = p->paths[i].access;
+		if (a != PROCAGE_HIDE &&
+		    path_list_add(&c->grants, &c->n_grants, canon[i],
+				  a == PROCAGE_WRITE ? PROCAGE_WRITE : PROCAGE_READ, -1) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; rc == 0 && i < p->n_paths; i++) {
+		enum procage_access a = p->paths[i].access;
+		if (a == PROCAGE_PROTECT || a == PROCAGE_HIDE)
+			rc = denial_consider(c, &(struct cage_path){ canon[i], a, -1 }, err);
+	}
+	for (size_t i = 0; canon && i < p->n_paths; i++)
+		free(canon[i]);
+	free(canon);
+	return rc;
+}
+
+static const char *runtime_directory(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	if (xdg && xdg[0] == '/')
+		return xdg;
+	snprintf(buf, size, "/run/user/%u", (unsigned)getuid());
+	return buf;
+}
+
+static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
+			   struct procage_error *err)
+{
+	const char **writable = calloc(c->n_grants + 1, sizeof *writable);
+	size_t n_writable = 0;
+	char runtime[64];
+	struct class_locations found;
+	unsigned skipped = p->waived_classes;
+
+	if (!writable)
+		return error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (c->grants[i].access == PROCAGE_WRITE)
+			writable[n_writable++] = c->grants[i].path;
+	/* Accepting the /proc approximation lifts that one location. */
+	if (p->accepted & (1u << APPROX_PROC_OTHER_PROCESSES))
+		skipped |= 1u << CLASS_PROCESS_ACCESS;
+	int rc = classes_expand(skipped, getenv("HOME"), runtime_directory(runtime, sizeof runtime),
+				writable, n_writable, &found, err);
+	free(writable);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; rc == 0 && i < found.n; i++)
+		rc = denial_consider(c,
+				     &(struct cage_path){ found.items[i].path, found.items[i].deny,
+							  (int)found.items[i].cls },
+				     err);
+	class_locations_free(&found);
+	return rc;
+}
+
+static int path_compare(const void *a, const void *b)
+{
+	return strcmp(((const struct cage_path *)a)->path, ((const struct cage_path *)b)->path);
+}
+
+int paths_resolve(const struct procage_policy *p, struct cage_paths *out,
+		  struct procage_error *err)
+{
+	memset(out, 0, sizeof *out);
+	int rc = rules_resolve(p, out, err);
+	if (rc == 0)
+		rc = classes_resolve(p, out, err);
+	if (rc < 0) {
+		cage_paths_free(out);
+		return rc;
+	}
+	if (out->n_denials)
+		qsort(out->denials, out->n_denials, sizeof *out->denials, path_compare);
+	return 0;
+}
+
+static void path_list_free(struct cage_path *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i].path);
+	free(list);
+}
+
+void path_list_release_denials(struct cage_paths *c, struct cage_path **denials,
+			       size_t *n_denials)
+{
+	if (denials) {
+		*denials = c->denials;
+		*n_denials = c->n_denials;
+	} else {
+		path_list_free(c->denials, c->n_denials);
+	}
+	c->denials = NULL;
+	c->n_denials = 0;
+}
+
+void cage_paths_free(struct cage_paths *c)
+{
+	path_list_free(c->grants, c->n_grants);
+	path_list_free(c->denials, c->n_denials);
+	memset(c, 0, sizeof *c);
+}

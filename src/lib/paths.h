@@ -1,0 +1,38 @@
+/*
+ * From the policy's path rules and the hard-deny classes to what a cage
+ * enforces: the grants (read or write trees) and the denials that lie
+ * inside them (paths to hide or keep read-only), all canonical.
+ */
+#ifndef PROCAGE_PATHS_H
+#define PROCAGE_PATHS_H
+
+#include <stddef.h>
+
+#include "policy.h"
+
+struct cage_path {
+	char *path;               /* canonical */
+	enum procage_access access; /* grants: READ or WRITE; denials: PROTECT or HIDE */
+	int cls;                  /* enum class_id, or -1 for the policy's own rule */
+};
+
+struct cage_paths {
+	struct cage_path *grants;
+	size_t n_grants;
+	struct cage_path *denials; /* sorted: an ancestor before its descendants */
+	size_t n_denials;
+};
+
+/* Is path equal to or below tree? Both canonical. */
+bool path_within(const char *path, const char *tree);
+
+int paths_resolve(const struct procage_policy *policy, struct cage_paths *out,
+		  struct procage_error *err);
+void cage_paths_free(struct cage_paths *paths);
+/* Hand the denials over to *denials (or free them when NULL). */
+void path_list_release_denials(struct cage_paths *paths, struct cage_path **denials,
+			       size_t *n_denials);
+/* What a denial is, for messages: "the secrets class" or "the policy". */
+const char *cage_path_origin(const struct cage_path *p, char *buf, size_t size);
+
+#endif
