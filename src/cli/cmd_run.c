@@ -29,7 +29,7 @@ struct run_options {
 
 enum {
 	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
-	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON,
+	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
 };
 
 static const struct option run_long_options[] = {
@@ -45,6 +45,8 @@ static const struct option run_long_options[] = {
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "accept", required_argument, NULL, OPT_ACCEPT },
+	{ "waive", required_argument, NULL, OPT_WAIVE },
 	{ 0 },
 };
 
@@ -163,6 +165,10 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return setenv_apply(p, f->value, err);
 	case OPT_LIMIT:
 		return limit_apply(p, f->value, err);
+	case OPT_ACCEPT:
+		return procage_policy_accept(p, f->value, err);
+	case OPT_WAIVE:
+		return procage_policy_waive(p, f->value, err);
 	case OPT_NET:
 		if (strcmp(f->value, "off") == 0 || strcmp(f->value, "on") == 0)
 			return procage_policy_set_network(
