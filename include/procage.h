@@ -86,6 +86,7 @@ enum procage_access {
 	PROCAGE_WRITE = 2,   /* read, execute, create, change and remove */
 	PROCAGE_PROTECT = 3, /* read-only, also inside a writable tree */
 	PROCAGE_HIDE = 4,    /* no access at all, also inside a granted tree */
+	PROCAGE_CONNECT = 5, /* connect to the Unix socket at this path (tier T1) */
 };
 
 enum procage_network {
@@ -161,6 +162,26 @@ PROCAGE_API int procage_policy_from_json_file(const char *path, struct procage_p
 PROCAGE_API int procage_policy_from_json_text(const char *text, const char *name,
 					      struct procage_policy **out,
 					      struct procage_error *err);
+
+/*
+ * The policy as JSON text in the schema procage_policy_from_json_* reads;
+ * *out is allocated (free()).
+ */
+PROCAGE_API int procage_policy_to_json(const struct procage_policy *policy, char **out,
+				       struct procage_error *err);
+
+/*
+ * Fit a policy to this host: the nearest policy a cage can enforce here,
+ * with every change made, each saying what changed and the capability
+ * that was missing (a NULL-terminated list; procage_strings_free). An
+ * approximation the tier needs is accepted; a rule the tier cannot hold is
+ * dropped. A policy that is wrong, rather than beyond this host, is an
+ * error as for procage_cage_new.
+ */
+PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
+				   struct procage_policy **fitted, char ***changes,
+				   struct procage_error *err);
+PROCAGE_API void procage_strings_free(char **strings);
 
 /* ---- host facts ------------------------------------------------------ */
 

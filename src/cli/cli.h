@@ -18,6 +18,7 @@ enum {
 int cmd_run(int argc, char **argv);
 int cmd_facts(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 
 /* Print "procage: MESSAGE" (and a hint when one helps) or its JSON form. */
 void cli_report_error(const struct procage_error *err, bool json);

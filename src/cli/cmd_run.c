@@ -30,6 +30,7 @@ struct run_options {
 enum {
 	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
 	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
+	OPT_SOCKET,
 };
 
 static const struct option run_long_options[] = {
@@ -47,6 +48,7 @@ static const struct option run_long_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "accept", required_argument, NULL, OPT_ACCEPT },
 	{ "waive", required_argument, NULL, OPT_WAIVE },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ 0 },
 };
 
@@ -159,6 +161,8 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return procage_policy_allow(p, f->value, PROCAGE_PROTECT, err);
 	case OPT_HIDE:
 		return procage_policy_allow(p, f->value, PROCAGE_HIDE, err);
+	case OPT_SOCKET:
+		return procage_policy_allow(p, f->value, PROCAGE_CONNECT, err);
 	case OPT_ENV:
 		return procage_policy_env_pass(p, f->value, err);
 	case OPT_SETENV:

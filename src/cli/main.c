@@ -8,6 +8,7 @@ static const char usage[] =
 	"usage: procage run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND in a cage\n"
 	"       procage facts [--json]                       what this host's kernel offers\n"
 	"       procage check [--json] POLICY.json           validate a policy against this host\n"
+	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
 	"       procage --version | --help\n"
 	"\n"
 	"run options (they add to --policy FILE, or to the default policy: the system\n"
@@ -18,6 +19,8 @@ static const char usage[] =
 	"  --write PATH         grant reading and writing PATH\n"
 	"  --protect PATH       keep PATH read-only\n"
 	"  --hide PATH          deny every access to PATH\n"
+	"  --socket PATH        let the command connect to the Unix socket PATH (tier T1;\n"
+	"                       without it no Unix socket can be made, socketpair aside)\n"
 	"  --net off|on         network access (default off)\n"
 	"  --env NAME           pass NAME although it looks like a secret\n"
 	"  --setenv NAME=VALUE  set NAME in the command's environment\n"
@@ -55,5 +58,7 @@ int main(int argc, char **argv)
 		return cmd_facts(argc - 1, argv + 1);
 	if (strcmp(verb, "check") == 0)
 		return cmd_check(argc - 1, argv + 1);
+	if (strcmp(verb, "fit") == 0)
+		return cmd_fit(argc - 1, argv + 1);
 	return cli_usage_error("unknown verb '%s'", verb);
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -92,10 +93,22 @@ static bool accepted(const struct procage_cage *c, enum policy_approximation a)
 }
 
 /* A denial this tier can only hold through an approximation not accepted. */
+static void fix_set(const struct procage_cage *c, enum cage_fix_kind kind, int approximation,
+		    const char *path)
+{
+	if (!c->fix)
+		return;
+	c->fix->kind = kind;
+	c->fix->approximation = approximation;
+	snprintf(c->fix->path, sizeof c->fix->path, "%s", path ? path : "");
+}
+
 static int denial_refusal(const struct procage_cage *c, const struct cage_path *d,
 			  struct procage_error *err)
 {
 	char origin[64];
+	fix_set(c, CAGE_FIX_ACCEPT,
+		c->tier == PROCAGE_TIER_T1 ? APPROX_SPAWN_SNAPSHOT : APPROX_ENTRY_GRANTS, NULL);
 	const char *what = d->access == PROCAGE_HIDE ? "hiding" : "keeping read-only";
 	if (c->tier == PROCAGE_TIER_T1)
 		return error_set(err, -EOPNOTSUPP,
@@ -109,6 +122,37 @@ static int denial_refusal(const struct procage_cage *c, const struct cage_path *
 			 "around it%s",
 			 what, d->path, cage_path_origin(d, origin, sizeof origin),
 			 d->cls >= 0 ? ", or waive the class" : "");
+}
+
+/*
+ * Landlock below ABI 9 cannot tell one Unix socket from another, so the
+ * command may only reach the sockets it names where every other socket
+ * found at spawn can be masked (tier T1), and abstract sockets are scoped
+ * (Landlock ABI 6, or a network namespace of its own).
+ */
+static int socket_refusal(const struct procage_cage *c, const struct cage_path *s,
+			  struct procage_error *err)
+{
+	fix_set(c, CAGE_FIX_DROP_RULE, 0, s->path);
+	if (c->tier != PROCAGE_TIER_T1)
+		return error_set(err, -EOPNOTSUPP,
+				 "connecting to the Unix socket %s needs every other socket masked "
+				 "(tier T1) or Landlock rules for sockets; this host is tier T2 with "
+				 "Landlock ABI %d",
+				 s->path, c->landlock.abi);
+	if (!accepted(c, APPROX_SPAWN_SNAPSHOT)) {
+		fix_set(c, CAGE_FIX_ACCEPT, APPROX_SPAWN_SNAPSHOT, NULL);
+		return error_set(err, -EOPNOTSUPP,
+				 "connecting to the Unix socket %s masks every other socket bound "
+				 "at spawn; accept the approximation spawn-snapshot",
+				 s->path);
+	}
+	if (c->policy->network == PROCAGE_NET_ON && c->landlock.abi < 6)
+		return error_set(err, -EOPNOTSUPP,
+				 "with the network on, Unix sockets need abstract sockets scoped to "
+				 "the run (Landlock ABI 6); this kernel has ABI %d",
+				 c->landlock.abi);
+	return 0;
 }
 
 /*
@@ -130,6 +174,11 @@ static int cage_resolve_paths(struct procage_cage *c, struct procage_error *err)
 		cage_paths_free(&paths);
 		return rc;
 	}
+	if (paths.n_sockets && (rc = socket_refusal(c, &paths.sockets[0], err)) < 0) {
+		cage_paths_free(&paths);
+		return rc;
+	}
+	path_list_release_sockets(&paths, &c->sockets, &c->n_sockets);
 	grants = paths.grants;
 	n_grants = paths.n_grants;
 	if (c->tier != PROCAGE_TIER_T1 && paths.n_denials &&
@@ -194,7 +243,15 @@ static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *er
 PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
 				 struct procage_error *err)
 {
+	return cage_make(policy, out, NULL, err);
+}
+
+int cage_make(const struct procage_policy *policy, struct procage_cage **out,
+	      struct cage_fix *fix, struct procage_error *err)
+{
 	error_clear(err);
+	if (fix)
+		fix->kind = CAGE_FIX_NONE;
 	if (!policy || !out)
 		return error_set(err, -EINVAL, "no policy or no place for the cage given");
 	*out = NULL;
@@ -209,6 +266,7 @@ PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct pro
 		return error_set(err, -ENOMEM, "out of memory");
 	}
 	c->tier = f->tier;
+	c->fix = fix;
 	landlock_config_init(&c->landlock, f->landlock_abi, policy->network == PROCAGE_NET_OFF);
 	rc = cage_resolve_paths(c, err);
 	if (rc == 0 && policy->private_tmp)
@@ -217,6 +275,7 @@ PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct pro
 		struct seccomp_options so = { .network_on = policy->network == PROCAGE_NET_ON };
 		rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
+	c->fix = NULL;
 	if (rc < 0) {
 		procage_cage_free(c);
 		return rc;
@@ -237,6 +296,9 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	for (size_t i = 0; i < c->n_denials; i++)
 		free(c->denials[i].path);
 	free(c->denials);
+	for (size_t i = 0; i < c->n_sockets; i++)
+		free(c->sockets[i].path);
+	free(c->sockets);
 	seccomp_program_free(&c->seccomp);
 	free(c->tmp_base);
 	procage_policy_free(c->policy);

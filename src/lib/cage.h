@@ -16,8 +16,28 @@ struct procage_cage {
 	size_t n_grants;
 	struct cage_path *denials; /* T1: masked at spawn; ancestors first */
 	size_t n_denials;
+	struct cage_path *sockets; /* T1: the Unix sockets left unmasked */
+	size_t n_sockets;
 	struct sock_fprog seccomp;
 	char *tmp_base; /* where private temporary directories are made, or NULL */
+	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
 };
+
+/* How fit can make a refused policy enforceable on this host. */
+enum cage_fix_kind {
+	CAGE_FIX_NONE,      /* nothing but a different policy or host */
+	CAGE_FIX_ACCEPT,    /* accept the approximation */
+	CAGE_FIX_DROP_RULE, /* drop the rule for path */
+};
+
+struct cage_fix {
+	enum cage_fix_kind kind;
+	int approximation; /* enum policy_approximation */
+	char path[4096];
+};
+
+/* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
+int cage_make(const struct procage_policy *policy, struct procage_cage **out,
+	      struct cage_fix *fix, struct procage_error *err);
 
 #endif

@@ -121,12 +121,19 @@ static int rules_resolve(const struct procage_policy *p, struct cage_paths *c,
 			rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
 					   policy_access_name(p->paths[i].access),
 					   p->paths[i].path);
-	/* A protected path outside every grant is simply readable. */
+	/*
+	 * A protected path outside every grant is simply readable. A socket
+	 * counts as a read grant too, so that one inside a hidden location is
+	 * refused like any other grant there.
+	 */
 	for (size_t i = 0; rc == 0 && i < p->n_paths; i++) {
 		enum procage_access a = p->paths[i].access;
 		if (a != PROCAGE_HIDE &&
 		    path_list_add(&c->grants, &c->n_grants, canon[i],
 				  a == PROCAGE_WRITE ? PROCAGE_WRITE : PROCAGE_READ, -1) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+		if (rc == 0 && a == PROCAGE_CONNECT &&
+		    path_list_add(&c->sockets, &c->n_sockets, canon[i], a, -1) < 0)
 			rc = error_set(err, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; rc == 0 && i < p->n_paths; i++) {
@@ -208,6 +215,15 @@ static void path_list_free(struct cage_path *list, size_t n)
 	free(list);
 }
 
+void path_list_release_sockets(struct cage_paths *c, struct cage_path **sockets,
+			       size_t *n_sockets)
+{
+	*sockets = c->sockets;
+	*n_sockets = c->n_sockets;
+	c->sockets = NULL;
+	c->n_sockets = 0;
+}
+
 void path_list_release_denials(struct cage_paths *c, struct cage_path **denials,
 			       size_t *n_denials)
 {
@@ -225,5 +241,6 @@ void cage_paths_free(struct cage_paths *c)
 {
 	path_list_free(c->grants, c->n_grants);
 	path_list_free(c->denials, c->n_denials);
+	path_list_free(c->sockets, c->n_sockets);
 	memset(c, 0, sizeof *c);
 }

@@ -21,6 +21,8 @@ struct cage_paths {
 	size_t n_grants;
 	struct cage_path *denials; /* sorted: an ancestor before its descendants */
 	size_t n_denials;
+	struct cage_path *sockets; /* Unix sockets the policy lets the command reach */
+	size_t n_sockets;
 };
 
 /* Is path equal to or below tree? Both canonical. */
@@ -29,6 +31,9 @@ bool path_within(const char *path, const char *tree);
 int paths_resolve(const struct procage_policy *policy, struct cage_paths *out,
 		  struct procage_error *err);
 void cage_paths_free(struct cage_paths *paths);
+/* Hand the sockets over to *sockets (or free them when NULL). */
+void path_list_release_sockets(struct cage_paths *paths, struct cage_path **sockets,
+			       size_t *n_sockets);
 /* Hand the denials over to *denials (or free them when NULL). */
 void path_list_release_denials(struct cage_paths *paths, struct cage_path **denials,
 			       size_t *n_denials);

@@ -19,6 +19,7 @@
 #include "error.h"
 #include "landlock.h"
 #include "namespaces.h"
+#include "sockets.h"
 
 static int fd_map_check(const struct procage_spawn_opts *opts, int *max_target,
 			struct procage_error *err)
@@ -94,6 +95,42 @@ static int plan_ruleset(const struct procage_cage *cage, const char *tmpdir,
 	return fd;
 }
 
+static bool socket_granted(const struct procage_cage *cage, const char *path)
+{
+	for (size_t i = 0; i < cage->n_sockets; i++)
+		if (strcmp(cage->sockets[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static bool within_hidden(const struct plan *plan, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (plan->mounts[i].kind != PLAN_MOUNT_READ_ONLY &&
+		    path_within(path, plan->mounts[i].path))
+			return true;
+	return false;
+}
+
+/*
+ * A cage that may use Unix sockets reaches only those it names: every
+ * other socket bound at spawn gets a mask, as nothing else stops a
+ * connect() by path.
+ */
+static size_t plan_socket_masks(const struct procage_cage *cage, struct plan *plan,
+				struct plan_mount *m, size_t n)
+{
+	for (size_t i = 0; plan->bound_sockets && plan->bound_sockets[i]; i++) {
+		const char *path = plan->bound_sockets[i];
+		struct stat st;
+		if (socket_granted(cage, path) || within_hidden(plan, n, path) ||
+		    lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		m[n++] = (struct plan_mount){ PLAN_MOUNT_HIDE_FILE, path };
+	}
+	return n;
+}
+
 /*
  * Tier T1: the masks of this spawn, laid over what exists now (the spawn
  * snapshot). Nothing is masked below a hidden path: it cannot be reached.
@@ -101,9 +138,13 @@ static int plan_ruleset(const struct procage_cage *cage, const char *tmpdir,
 static int plan_mounts(const struct procage_cage *cage, struct plan *plan,
 		       struct procage_error *err)
 {
-	struct plan_mount *m = calloc(cage->n_denials + 1, sizeof *m);
+	size_t n_sockets = 0, n = 0;
 	const char *hidden = NULL;
-	size_t n = 0;
+	int rc;
+	if (cage->n_sockets && (rc = sockets_bound(&plan->bound_sockets, &n_sockets)) < 0)
+		return error_set(err, rc, "listing the Unix sockets bound on this host: %s",
+				 strerror(-rc));
+	struct plan_mount *m = calloc(cage->n_denials + n_sockets + 1, sizeof *m);
 	if (!m)
 		return error_set(err, -ENOMEM, "out of memory");
 	plan->mounts = m;
@@ -125,7 +166,7 @@ static int plan_mounts(const struct procage_cage *cage, struct plan *plan,
 		m[n++].kind = S_ISDIR(st.st_mode) ? PLAN_MOUNT_HIDE_DIR : PLAN_MOUNT_HIDE_FILE;
 		hidden = d->path;
 	}
-	plan->n_mounts = n;
+	plan->n_mounts = plan_socket_masks(cage, plan, m, n);
 	return 0;
 }
 
@@ -202,5 +243,7 @@ void plan_release(struct plan *plan)
 	plan_close_fds(plan);
 	free((struct plan_mount *)plan->mounts);
 	plan->mounts = NULL;
+	sockets_free(plan->bound_sockets);
+	plan->bound_sockets = NULL;
 	plan->n_mounts = 0;
 }

@@ -57,6 +57,7 @@ struct plan {
 	struct plan_id_maps id_maps;
 	const struct plan_mount *mounts; /* ancestors before descendants */
 	size_t n_mounts;
+	char **bound_sockets; /* the paths of socket masks, owned by the plan */
 };
 
 /* What the child writes on the status pipe when a step fails. */

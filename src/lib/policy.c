@@ -50,6 +50,8 @@ const char *policy_access_name(enum procage_access access)
 		return "protect";
 	case PROCAGE_HIDE:
 		return "hide";
+	case PROCAGE_CONNECT:
+		return "connect";
 	}
 	return "unknown";
 }
@@ -104,7 +106,7 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 	error_clear(err);
 	if (!p || !path)
 		return error_set(err, -EINVAL, "no policy or no path given");
-	if (access < PROCAGE_READ || access > PROCAGE_HIDE)
+	if (access < PROCAGE_READ || access > PROCAGE_CONNECT)
 		return error_set(err, -EINVAL, "unknown access %d for %s", (int)access, path);
 	if (path[0] != '/')
 		return error_set(err, -EINVAL, "path %s is relative; rules take absolute paths",
@@ -114,6 +116,8 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 	if (stat(path, &st) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
 				     policy_access_name(access), path);
+	if (access == PROCAGE_CONNECT && !S_ISSOCK(st.st_mode))
+		return error_set(err, -ENOTSOCK, "connect rule for %s: not a Unix socket", path);
 	if (p->n_paths >= POLICY_MAX_PATHS)
 		return error_set(err, -E2BIG, "too many path rules (at most %d)", POLICY_MAX_PATHS);
 	for (size_t i = 0; i < p->n_paths; i++)

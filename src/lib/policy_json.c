@@ -256,6 +256,7 @@ static const struct key_reader path_keys[] = {
 	{ "write", read_path_list, PROCAGE_WRITE },
 	{ "protect", read_path_list, PROCAGE_PROTECT },
 	{ "hide", read_path_list, PROCAGE_HIDE },
+	{ "connect", read_path_list, PROCAGE_CONNECT },
 };
 
 static int read_paths(struct reader *r, const struct json_member *m, int unused)

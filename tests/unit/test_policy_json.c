@@ -230,7 +230,7 @@ static const struct refused refused_cases[] = {
 	  "unknown key \"netwrok\" at the top level (known: version, paths, network, env, "
 	  "private_tmp, limits, accept, waive)" },
 	{ "unknown key in paths", "{\"paths\": {\n   `\"raed\": []}}", -EINVAL,
-	  "unknown key \"raed\" in \"paths\" (known: read, write, protect, hide)" },
+	  "unknown key \"raed\" in \"paths\" (known: read, write, protect, hide, connect)" },
 	{ "control characters in a key are escaped", "{`\"\\u001b]0;x\\u0007\\u0085\": 1}",
 	  -EINVAL,
 	  "unknown key \"\\x1B]0;x\\x07\\u0085\" at the top level (known: version, paths, "

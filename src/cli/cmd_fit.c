@@ -1,0 +1,71 @@
+/* procage fit: what a policy becomes on this host, change by change. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static int fit_print(const struct procage_policy *fitted, char **changes, bool json,
+		     struct procage_error *err)
+{
+	struct procage_host_facts f;
+	char *text = NULL;
+	size_t n = 0;
+	while (changes[n])
+		n++;
+	if (procage_host_facts(&f, err) != 0 || procage_policy_to_json(fitted, &text, err) != 0)
+		return -1;
+	if (json) {
+		printf("{\"tier\":\"%s\",\"changes\":[", procage_tier_name(f.tier));
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? "," : "", stdout);
+			json_write_string(stdout, changes[i]);
+		}
+		printf("],\"policy\":%s}\n", text);
+	} else {
+		if (n == 0)
+			printf("this host (tier %s) enforces the policy as it is\n",
+			       procage_tier_name(f.tier));
+		else
+			printf("this host (tier %s) enforces the policy with %zu change%s:\n",
+			       procage_tier_name(f.tier), n, n == 1 ? "" : "s");
+		for (size_t i = 0; i < n; i++)
+			printf("  - %s\n", changes[i]);
+		printf("the fitted policy:\n%s", text);
+	}
+	free(text);
+	return 0;
+}
+
+int cmd_fit(int argc, char **argv)
+{
+	const char *file = NULL;
+	bool json = false;
+	char cwd[PATH_MAX];
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
+			file = argv[++i];
+		else
+			return cli_usage_error("fit: unknown option '%s'", argv[i]);
+	}
+	struct procage_error err = { 0 };
+	struct procage_policy *policy = NULL, *fitted = NULL;
+	char **changes = NULL;
+	int rc = file ? procage_policy_from_json_file(file, &policy, &err)
+		      : (getcwd(cwd, sizeof cwd) ? procage_policy_new_default(cwd, &policy, &err)
+						 : -1);
+	if (rc == 0)
+		rc = procage_policy_fit(policy, &fitted, &changes, &err);
+	if (rc == 0)
+		rc = fit_print(fitted, changes, json, &err);
+	if (rc != 0)
+		cli_report_error(&err, json);
+	procage_strings_free(changes);
+	procage_policy_free(fitted);
+	procage_policy_free(policy);
+	return rc == 0 ? 0 : 1;
+}

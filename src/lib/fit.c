@@ -1,0 +1,109 @@
+/*
+ * Fitting a policy to this host: where a construct cannot be enforced
+ * exactly, take the nearest thing that can (accept the approximation the
+ * tier needs, or drop a rule the tier cannot hold) and say so, change by
+ * change. A policy that is wrong rather than beyond the host (a missing
+ * path, a grant inside a hard-deny class) is an error, as for a cage.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cage.h"
+#include "error.h"
+#include "policy.h"
+
+/* Each change removes one refusal; a policy has only so many. */
+#define FIT_MAX_CHANGES 64
+
+static int policy_drop_rule(struct procage_policy *p, const char *canonical)
+{
+	for (size_t i = 0; i < p->n_paths; i++) {
+		char *resolved = realpath(p->paths[i].path, NULL);
+		bool same = resolved && strcmp(resolved, canonical) == 0;
+		free(resolved);
+		if (!same)
+			continue;
+		free(p->paths[i].path);
+		memmove(&p->paths[i], &p->paths[i + 1], (p->n_paths - i - 1) * sizeof *p->paths);
+		p->n_paths--;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int change_record(char ***changes, size_t *n, const struct cage_fix *fix,
+			 const char *reason)
+{
+	char *text = NULL;
+	int len = fix->kind == CAGE_FIX_ACCEPT
+			  ? asprintf(&text, "accepted the approximation %s, because %s",
+				     policy_approximation_name(fix->approximation), reason)
+			  : asprintf(&text, "dropped the rule for %s, because %s", fix->path, reason);
+	char **grown = len < 0 ? NULL : realloc(*changes, (*n + 2) * sizeof *grown);
+	if (!grown) {
+		free(text);
+		return -ENOMEM;
+	}
+	grown[(*n)++] = text;
+	grown[*n] = NULL;
+	*changes = grown;
+	return 0;
+}
+
+static int fix_apply(struct procage_policy *p, const struct cage_fix *fix)
+{
+	if (fix->kind == CAGE_FIX_ACCEPT) {
+		p->accepted |= 1u << fix->approximation;
+		return 0;
+	}
+	return policy_drop_rule(p, fix->path);
+}
+
+PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
+				   struct procage_policy **fitted, char ***changes,
+				   struct procage_error *err)
+{
+	struct procage_policy *p;
+	char **list = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	error_clear(err);
+	if (!policy || !fitted || !changes)
+		return error_set(err, -EINVAL, "no policy or no place for the result given");
+	if (!(p = policy_copy(policy)) || !(list = calloc(1, sizeof *list))) {
+		procage_policy_free(p);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	for (;;) {
+		struct procage_cage *cage = NULL;
+		struct cage_fix fix;
+		rc = cage_make(p, &cage, &fix, err);
+		procage_cage_free(cage);
+		if (rc == 0 || fix.kind == CAGE_FIX_NONE || n >= FIT_MAX_CHANGES)
+			break;
+		if ((rc = change_record(&list, &n, &fix, err->message)) < 0 ||
+		    (rc = fix_apply(p, &fix)) < 0) {
+			error_set(err, rc, "fitting the policy: %s", strerror(-rc));
+			break;
+		}
+	}
+	if (rc < 0) {
+		procage_strings_free(list);
+		procage_policy_free(p);
+		return rc;
+	}
+	error_clear(err);
+	*fitted = p;
+	*changes = list;
+	return 0;
+}
+
+PROCAGE_API void procage_strings_free(char **strings)
+{
+	for (size_t i = 0; strings && strings[i]; i++)
+		free(strings[i]);
+	free(strings);
+}

@@ -1,0 +1,140 @@
+/* Writing a policy as JSON, in the schema the reader takes (docs/policy.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classes.h"
+#include "error.h"
+#include "policy.h"
+
+static void write_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c < 0x20 || *c == 0x7f)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+static void write_paths(FILE *out, const struct procage_policy *p)
+{
+	static const enum procage_access order[] = { PROCAGE_READ, PROCAGE_WRITE, PROCAGE_PROTECT,
+						     PROCAGE_HIDE, PROCAGE_CONNECT };
+	bool first_key = true;
+	fputs("  \"paths\": {", out);
+	for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+		bool first = true;
+		for (size_t i = 0; i < p->n_paths; i++) {
+			if (p->paths[i].access != order[k])
+				continue;
+			if (first)
+				fprintf(out, "%s\n    \"%s\": [", first_key ? "" : ",",
+					policy_access_name(order[k]));
+			fputs(first ? "" : ", ", out);
+			write_string(out, p->paths[i].path);
+			first = first_key = false;
+		}
+		if (!first)
+			fputc(']', out);
+	}
+	fputs(first_key ? "},\n" : "\n  },\n", out);
+}
+
+static void write_env(FILE *out, const struct procage_policy *p)
+{
+	fputs("  \"env\": {\"pass\": [", out);
+	for (size_t i = 0; i < p->n_env_pass; i++) {
+		fputs(i ? ", " : "", out);
+		write_string(out, p->env_pass[i].name);
+	}
+	fputs("], \"set\": {", out);
+	for (size_t i = 0; i < p->n_env_set; i++) {
+		fputs(i ? ", " : "", out);
+		write_string(out, p->env_set[i].name);
+		fputs(": ", out);
+		write_string(out, p->env_set[i].value);
+	}
+	fputs("}},\n", out);
+}
+
+static void write_names(FILE *out, const char *key, unsigned mask, int count,
+			const char *(*name)(int))
+{
+	bool first = true;
+	fprintf(out, "  \"%s\": [", key);
+	for (int i = 0; i < count; i++)
+		if (mask & (1u << i)) {
+			fputs(first ? "" : ", ", out);
+			write_string(out, name(i));
+			first = false;
+		}
+	fputs("]", out);
+}
+
+static const char *approximation_name(int a)
+{
+	return policy_approximation_name((enum policy_approximation)a);
+}
+
+static const char *waived_name(int c)
+{
+	return class_name((enum class_id)c);
+}
+
+static void write_limits(FILE *out, const struct procage_policy *p)
+{
+	static const char *const names[] = { "as", "core", "cpu", "data", "fsize", "locks",
+					     "memlock", "msgqueue", "nice", "nofile", "nproc", "rss",
+					     "rtprio", "rttime", "sigpending", "stack" };
+	bool first = true;
+	fputs("  \"limits\": {", out);
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		const struct policy_rlimit *l = &p->rlimits[procage_rlimit_from_name(names[i])];
+		if (!l->set)
+			continue;
+		fprintf(out, "%s\"%s\": {\"soft\": ", first ? "" : ", ", names[i]);
+		fprintf(out, l->soft == (uint64_t)RLIM_INFINITY ? "\"unlimited\"" : "%llu",
+			(unsigned long long)l->soft);
+		fputs(", \"hard\": ", out);
+		fprintf(out, l->hard == (uint64_t)RLIM_INFINITY ? "\"unlimited\"" : "%llu",
+			(unsigned long long)l->hard);
+		fputc('}', out);
+		first = false;
+	}
+	fputs("},\n", out);
+}
+
+PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **out,
+				       struct procage_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	error_clear(err);
+	if (!p || !out)
+		return error_set(err, -EINVAL, "no policy or no place for the text given");
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return error_set(err, -ENOMEM, "out of memory");
+	fputs("{\n  \"version\": 1,\n", f);
+	write_paths(f, p);
+	fprintf(f, "  \"network\": \"%s\",\n", p->network == PROCAGE_NET_ON ? "on" : "off");
+	write_env(f, p);
+	fprintf(f, "  \"private_tmp\": %s,\n", p->private_tmp ? "true" : "false");
+	write_limits(f, p);
+	write_names(f, "accept", p->accepted, APPROX__COUNT, approximation_name);
+	fputs(",\n", f);
+	write_names(f, "waive", p->waived_classes, CLASS__COUNT, waived_name);
+	fputs("\n}\n", f);
+	if (fclose(f) != 0) {
+		free(text);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	*out = text;
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* The Unix sockets bound on this host, for tier T1's socket masks. */
+#ifndef PROCAGE_SOCKETS_H
+#define PROCAGE_SOCKETS_H
+
+#include <stddef.h>
+
+/*
+ * The absolute paths of the pathname sockets bound in our network
+ * namespace (from /proc/net/unix), without duplicates. *out is a
+ * NULL-terminated array freed with sockets_free.
+ */
+int sockets_bound(char ***out, size_t *n);
+void sockets_free(char **paths);
+
+#endif
