@@ -380,3 +380,23 @@ void class_locations_free(struct class_locations *l)
 	l->items = NULL;
 	l->n = 0;
 }
+
+size_t classes_row_count(void)
+{
+	return sizeof class_rows / sizeof *class_rows;
+}
+
+void classes_row_describe(size_t i, char *buf, size_t size, enum class_id *cls,
+			  enum procage_access *deny)
+{
+	static const char *const prefixes[] = {
+		[BASE_HOME] = "~/",
+		[BASE_RUNTIME] = "$XDG_RUNTIME_DIR/",
+		[BASE_SYSTEM] = "",
+		[BASE_REPOSITORY] = "<repository>/.git/",
+	};
+	const struct class_row *row = &class_rows[i];
+	snprintf(buf, size, "%s%s", prefixes[row->base], row->path);
+	*cls = row->cls;
+	*deny = row->deny;
+}

@@ -48,4 +48,10 @@ int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		   struct class_locations *out, struct procage_error *err);
 void class_locations_free(struct class_locations *locations);
 
+/* The rows of the table, for documentation checks: how many, and row i as
+ * "<base>path" with its class and denial. */
+size_t classes_row_count(void);
+void classes_row_describe(size_t i, char *buf, size_t size, enum class_id *cls,
+			  enum procage_access *deny);
+
 #endif

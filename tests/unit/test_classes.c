@@ -1,0 +1,146 @@
+/* Unit tests: the hard-deny classes, their documentation and their expansion. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "classes.h"
+#include "tap.h"
+#include "tmpdir.h"
+
+static char *file_read(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *text = NULL;
+	size_t len = 0;
+	if (!f)
+		return NULL;
+	if (getdelim(&text, &len, '\0', f) < 0) {
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+/* Every row of the table appears in docs/classes.md under its class. */
+static void test_documentation(void)
+{
+	char *doc = file_read("docs/classes.md");
+	if (!tap_ok(doc != NULL, "docs/classes.md can be read (run from the source tree)"))
+		return;
+	size_t missing = 0;
+	for (size_t i = 0; i < classes_row_count(); i++) {
+		char what[256], line[320], heading[64];
+		enum class_id cls;
+		enum procage_access deny;
+		classes_row_describe(i, what, sizeof what, &cls, &deny);
+		snprintf(line, sizeof line, "- `%s` (%s)", what,
+			 deny == PROCAGE_HIDE ? "hidden" : "read-only");
+		snprintf(heading, sizeof heading, "## %s\n", class_name(cls));
+		const char *section = strstr(doc, heading);
+		const char *next = section ? strstr(section + 3, "\n## ") : NULL;
+		const char *found = section ? strstr(section, line) : NULL;
+		if (!found || (next && found > next)) {
+			tap_diag("not documented under %s: %s", class_name(cls), line);
+			missing++;
+		}
+	}
+	tap_ok(missing == 0, "all %zu rows are documented under their class (%zu missing)",
+	       classes_row_count(), missing);
+	free(doc);
+}
+
+static char root[512];
+
+static void make(const char *rel, bool dir)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	if (dir)
+		mkdir(path, 0700);
+	else
+		close(open(path, O_CREAT | O_WRONLY, 0600));
+}
+
+static const struct class_location *find(const struct class_locations *l, const char *rel)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->items[i].path, path) == 0)
+			return &l->items[i];
+	return NULL;
+}
+
+static void test_expand(void)
+{
+	static const char *const dirs[] = { "home", "home/.ssh", "home/.config", "home/.config/gh",
+					    "ws", "ws/.git", "ws/.git/hooks", "ws/.git/modules",
+					    "ws/.git/modules/sub", "ws/.git/modules/sub/hooks",
+					    "ws/deep", "ws/deep/er", "ws/deep/er/.git",
+					    "ws/deep/er/.git/hooks", "run" };
+	static const char *const files[] = { "home/.bashrc", "ws/.git/config", "run/bus" };
+	struct class_locations l;
+	struct procage_error err;
+	char home[600], runtime[600], ws[600];
+	const char *trees[1] = { ws };
+
+	snprintf(root, sizeof root, "%s/procage-classes-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	char *canonical = mkdtemp(root) ? realpath(root, NULL) : NULL;
+	if (!canonical || strlen(canonical) >= 400)
+		exit(99);
+	memcpy(root, canonical, strlen(canonical) + 1);
+	free(canonical);
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		make(dirs[i], true);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		make(files[i], false);
+	snprintf(home, sizeof home, "%s/home", root);
+	snprintf(runtime, sizeof runtime, "%s/run", root);
+	snprintf(ws, sizeof ws, "%s/ws", root);
+
+	tap_ok(classes_expand(0, home, runtime, trees, 1, &l, &err) == 0, "classes expand");
+	const struct class_location *c = find(&l, "home/.ssh");
+	tap_ok(c && c->cls == CLASS_SECRETS && c->deny == PROCAGE_HIDE, "~/.ssh is a hidden secret");
+	c = find(&l, "home/.config/gh");
+	tap_ok(c && c->deny == PROCAGE_HIDE, "the GitHub CLI's tokens are hidden");
+	c = find(&l, "home/.bashrc");
+	tap_ok(c && c->cls == CLASS_TRUST_HANDOFF && c->deny == PROCAGE_PROTECT,
+	       "~/.bashrc is read-only trust-handoff");
+	tap_ok(find(&l, "ws/.git/hooks") && find(&l, "ws/.git/config"),
+	       "the workspace repository's hooks and config are found");
+	tap_ok(find(&l, "ws/deep/er/.git/hooks") != NULL, "a nested repository's hooks are found");
+	tap_ok(find(&l, "ws/.git/modules/sub/hooks") != NULL, "a submodule store's hooks are found");
+	c = find(&l, "run/bus");
+	tap_ok(c && c->cls == CLASS_SERVICE_HANDOFF, "the user's bus is service-handoff");
+	tap_ok(find(&l, "home/.aws") == NULL, "a location that does not exist is not listed");
+	class_locations_free(&l);
+
+	unsigned waived = (1u << CLASS_SECRETS) | (1u << CLASS_TRUST_HANDOFF);
+	tap_ok(classes_expand(waived, home, runtime, trees, 1, &l, &err) == 0 &&
+		       !find(&l, "home/.ssh") && !find(&l, "ws/.git/hooks") && find(&l, "run/bus"),
+	       "waived classes drop out, the others stay");
+	class_locations_free(&l);
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
+static void test_names(void)
+{
+	tap_ok(class_from_name("secrets") == CLASS_SECRETS &&
+		       class_from_name("container-engines") == CLASS_CONTAINER_ENGINES &&
+		       class_from_name("secret") == -1,
+	       "class names map both ways, and a near miss is unknown");
+}
+
+int main(void)
+{
+	test_documentation();
+	test_expand();
+	test_names();
+	return tap_done();
+}
