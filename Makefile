@@ -36,7 +36,8 @@ SECCOMP_PROGRAMS := $(BUILD)/gen/seccomp_programs
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(SECCOMP_PROGRAMS).o
 # The seccomp rules and their libseccomp builder: linked into the generator
 # and into the seccomp unit test, never into the library.
-SECCOMP_BUILD_OBJS := $(BUILD)/src/gen/seccomp_build.o $(BUILD)/src/gen/seccomp_rules.o \
+SECCOMP_BUILD_OBJS := $(BUILD)/src/gen/seccomp_build.o $(BUILD)/src/gen/seccomp_handwritten.o \
+	$(BUILD)/src/gen/seccomp_rules.o \
 	$(BUILD)/src/lib/error.o
 SECCOMP_GEN := $(BUILD)/gen/seccomp_gen
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))

@@ -1,8 +1,8 @@
 /*
  * The cage's seccomp rules as data: the one place they are written down.
- * seccomp_build.c turns them into BPF (at build time, in the generator,
- * and in tests/unit/test_seccomp.c, which checks the generated programs
- * against them and against a live build).
+ * seccomp_build.c and seccomp_handwritten.c turn them into BPF (at build
+ * time, in the generator, and in tests/unit/test_seccomp.c, which checks
+ * the generated programs against them and against a live build).
  */
 #ifndef PROCAGE_SECCOMP_RULES_H
 #define PROCAGE_SECCOMP_RULES_H
