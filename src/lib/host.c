@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
@@ -63,14 +64,21 @@ static bool seccomp_user_notif_available(void)
 	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
 }
 
-/* Probe result codes the probe child returns as its exit status. */
+/* What the probe found. */
 enum { PROBE_OK = 0, PROBE_NO_USERNS = 1, PROBE_NO_MOUNT = 2 };
 
-/* The id map lines the probe writes, formatted before fork. */
-struct userns_probe_maps {
+/*
+ * The probe's id map lines, formatted before the clone, and its result,
+ * which the child writes straight into the parent's memory (CLONE_VM).
+ */
+struct userns_probe {
 	char uid_map[32], gid_map[32];
 	int uid_len, gid_len;
+	int code, err;
 };
+
+/* The probe child's stack: it makes a few system calls and exits. */
+#define PROBE_STACK_SIZE (64 * 1024)
 
 static bool write_file(const char *path, const char *text, int len)
 {
@@ -83,62 +91,69 @@ static bool write_file(const char *path, const char *text, int len)
 }
 
 /*
- * Runs in a forked child, system calls only: make a user and mount
- * namespace, map ourselves, and mount a tmpfs. Reports through a pipe.
+ * Runs in a child sharing our memory, system calls only: make a user and
+ * mount namespace, map ourselves, and mount a tmpfs. The result goes into
+ * *p, for the parent to read once the child is gone.
  */
-static _Noreturn void userns_probe_child(const struct userns_probe_maps *maps, int report_fd)
+static int userns_probe_child(void *arg)
 {
-	int code = PROBE_OK;
+	struct userns_probe *p = arg;
 
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
-		code = PROBE_NO_USERNS;
+	p->code = PROBE_NO_USERNS;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
 		goto out;
-	}
 	(void)write_file("/proc/self/setgroups", "deny", 4);
-	if (!write_file("/proc/self/uid_map", maps->uid_map, maps->uid_len) ||
-	    !write_file("/proc/self/gid_map", maps->gid_map, maps->gid_len)) {
-		code = PROBE_NO_USERNS;
+	if (!write_file("/proc/self/uid_map", p->uid_map, p->uid_len) ||
+	    !write_file("/proc/self/gid_map", p->gid_map, p->gid_len))
 		goto out;
-	}
+	p->code = PROBE_NO_MOUNT;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
 	    mount("procage-probe", "/", "tmpfs", 0, "size=4k") != 0)
-		code = PROBE_NO_MOUNT;
-out:;
-	int result[2] = { code, code == PROBE_OK ? 0 : errno };
-	(void)!write(report_fd, result, sizeof result);
-	_exit(0);
+		goto out;
+	p->code = PROBE_OK;
+out:
+	p->err = p->code == PROBE_OK ? 0 : errno;
+	/* Returning ends the child (clone's wrapper calls exit). Not _exit:
+	 * under ASan a no-return call on this stack prints a warning. */
+	return 0;
 }
 
+/*
+ * The probe runs in a child cloned with CLONE_VM | CLONE_VFORK, as spawns
+ * are: fork copied the page tables of the whole process for a child that
+ * makes five system calls. Every signal is blocked across the clone so
+ * that none of our handlers runs in the child, on our memory.
+ */
 static void userns_measure(struct procage_host_facts *f)
 {
-	int pipe_fds[2];
-	int result[2] = { PROBE_NO_USERNS, EIO };
-	struct userns_probe_maps maps;
+	struct userns_probe p = { .code = PROBE_NO_USERNS, .err = EIO };
+	sigset_t all, saved;
 
-	maps.uid_len = snprintf(maps.uid_map, sizeof maps.uid_map, "%u %u 1\n",
-				(unsigned)getuid(), (unsigned)getuid());
-	maps.gid_len = snprintf(maps.gid_map, sizeof maps.gid_map, "%u %u 1\n",
-				(unsigned)getgid(), (unsigned)getgid());
-	if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+	p.uid_len = snprintf(p.uid_map, sizeof p.uid_map, "%u %u 1\n", (unsigned)getuid(),
+			     (unsigned)getuid());
+	p.gid_len = snprintf(p.gid_map, sizeof p.gid_map, "%u %u 1\n", (unsigned)getgid(),
+			     (unsigned)getgid());
+	void *stack = mmap(NULL, PROBE_STACK_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
 		f->userns_errno = errno;
 		return;
 	}
-	pid_t pid = fork();
-	if (pid == 0)
-		userns_probe_child(&maps, pipe_fds[1]);
-	close(pipe_fds[1]);
-	if (pid > 0) {
-		if (read(pipe_fds[0], result, sizeof result) != sizeof result)
-			result[1] = EIO;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	pid_t pid = clone(userns_probe_child, (char *)stack + PROBE_STACK_SIZE,
+			  CLONE_VM | CLONE_VFORK | SIGCHLD, &p);
+	int clone_errno = errno;
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	if (pid > 0)
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-	} else {
-		result[1] = errno;
-	}
-	close(pipe_fds[0]);
-	f->userns_create = result[0] != PROBE_NO_USERNS;
-	f->userns_mount = result[0] == PROBE_OK;
-	f->userns_errno = result[1];
+	else
+		p.err = clone_errno;
+	munmap(stack, PROBE_STACK_SIZE);
+	f->userns_create = p.code != PROBE_NO_USERNS;
+	f->userns_mount = p.code == PROBE_OK;
+	f->userns_errno = p.err;
 }
 
 static void host_measure(struct procage_host_facts *f)
