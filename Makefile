@@ -159,6 +159,10 @@ fuzz:
 		-Iinclude -iquote src/lib tests/fuzz/fuzz_policy_json.c $(FUZZ_LIB_SRCS) \
 		-o $(BUILD)/fuzz/fuzz_policy_json
 	$(BUILD)/fuzz/fuzz_policy_json -max_total_time=$(FUZZ_SECONDS)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
+		-Iinclude -iquote src/lib tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
+		src/lib/proxy/allowlist.c src/lib/error.c -o $(BUILD)/fuzz/fuzz_allowlist
+	$(BUILD)/fuzz/fuzz_allowlist -max_total_time=$(FUZZ_SECONDS)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
