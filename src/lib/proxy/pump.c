@@ -1,0 +1,137 @@
+/*
+ * Moving bytes one way between two non-blocking sockets. See pump.h.
+ */
+#include "proxy/pump.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A pipe of 256 KiB moves bulk data in fewer rounds than the default
+ * 64 KiB; where the kernel refuses (pipe-user-pages limits) the default
+ * stays, which is slower but no less correct. */
+#define PUMP_PIPE_SIZE (256 * 1024)
+#define PUMP_BUF_SIZE (64 * 1024)
+
+int pump_init(struct pump *pump, int src, int dst, const char *prefix, size_t prefix_len,
+	      bool no_splice)
+{
+	memset(pump, 0, sizeof *pump);
+	pump->src = src;
+	pump->dst = dst;
+	pump->pipe[0] = pump->pipe[1] = -1;
+	if (prefix_len) {
+		pump->prefix = malloc(prefix_len);
+		if (!pump->prefix)
+			return -ENOMEM;
+		memcpy(pump->prefix, prefix, prefix_len);
+		pump->prefix_len = prefix_len;
+	}
+	if (!no_splice && pipe2(pump->pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+		(void)fcntl(pump->pipe[0], F_SETPIPE_SZ, PUMP_PIPE_SIZE);
+		return 0;
+	}
+	pump->pipe[0] = pump->pipe[1] = -1;
+	pump->buf = malloc(PUMP_BUF_SIZE);
+	if (!pump->buf) {
+		pump_free(pump);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pump_free(struct pump *pump)
+{
+	if (pump->pipe[0] >= 0)
+		close(pump->pipe[0]);
+	if (pump->pipe[1] >= 0)
+		close(pump->pipe[1]);
+	pump->pipe[0] = pump->pipe[1] = -1;
+	free(pump->buf);
+	free(pump->prefix);
+	pump->buf = pump->prefix = NULL;
+}
+
+static bool would_block(void)
+{
+	return errno == EAGAIN || errno == EWOULDBLOCK;
+}
+
+/* Fill the pipe or buffer from the source: bytes, 0 at EOF, -1 with errno. */
+static ssize_t take_in(struct pump *pump)
+{
+	if (pump->pipe[1] >= 0)
+		return splice(pump->src, NULL, pump->pipe[1], NULL, PUMP_PIPE_SIZE,
+			      SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	pump->buf_off = 0;
+	return recv(pump->src, pump->buf, PUMP_BUF_SIZE, 0);
+}
+
+/* Drain the pipe or buffer to the destination; MSG_NOSIGNAL spares the
+ * supervising process a SIGPIPE (the proxy thread blocks it for splice). */
+static ssize_t give_out(struct pump *pump)
+{
+	if (pump->pipe[0] >= 0)
+		return splice(pump->pipe[0], NULL, pump->dst, NULL, pump->pending,
+			      SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	return send(pump->dst, pump->buf + pump->buf_off, pump->pending, MSG_NOSIGNAL);
+}
+
+static enum pump_state fail(struct pump *pump, int error, bool writing)
+{
+	pump->error = error;
+	pump->write_failed = writing;
+	return PUMP_FAILED;
+}
+
+/* The source ended and all is delivered: pass the half-close on. */
+static enum pump_state finish(struct pump *pump)
+{
+	if (!pump->dst_shut) {
+		pump->dst_shut = true;
+		/* ENOTCONN: the peer is gone already, which is an end as well. */
+		if (shutdown(pump->dst, SHUT_WR) < 0 && errno != ENOTCONN)
+			return fail(pump, errno, true);
+	}
+	return PUMP_DONE;
+}
+
+enum pump_state pump_run(struct pump *pump, unsigned budget)
+{
+	ssize_t n;
+
+	for (unsigned round = 0; round < budget; round++) {
+		if (pump->prefix_off < pump->prefix_len) {
+			n = send(pump->dst, pump->prefix + pump->prefix_off,
+				 pump->prefix_len - pump->prefix_off, MSG_NOSIGNAL);
+			if (n < 0)
+				return would_block() ? PUMP_WANT_WRITE : fail(pump, errno, true);
+			pump->prefix_off += (size_t)n;
+			continue;
+		}
+		if (pump->pending > 0) {
+			n = give_out(pump);
+			if (n < 0)
+				return would_block() ? PUMP_WANT_WRITE : fail(pump, errno, true);
+			pump->pending -= (size_t)n;
+			pump->buf_off += (size_t)n;
+			pump->moved += (uint64_t)n;
+			continue;
+		}
+		if (pump->src_eof)
+			return finish(pump);
+		n = take_in(pump);
+		if (n < 0)
+			return would_block() ? PUMP_WANT_READ : fail(pump, errno, false);
+		if (n == 0)
+			pump->src_eof = true;
+		pump->pending = (size_t)n;
+	}
+	/* Out of budget, not out of work: level-triggered epoll reports the
+	 * same readiness again after the other connections had their turn. */
+	return pump->pending > 0 || pump->prefix_off < pump->prefix_len ? PUMP_WANT_WRITE
+									: PUMP_WANT_READ;
+}
