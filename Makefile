@@ -113,9 +113,12 @@ $(BUILD)/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/lib -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/escape_linux: tests/escape_linux.c $(TESTLIB_OBJS) $(STATIC_LIB)
+# main and the tier/user loop in escape_linux.c, the canaries in tests/escape/.
+$(BUILD)/tests/escape_linux: tests/escape_linux.c $(wildcard tests/escape/*.[ch] tests/lib/*.h) \
+		$(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB)
+	$(CC) $(CFLAGS_ALL) -Itests/lib -Itests/escape $(LDFLAGS_ALL) -o $@ tests/escape_linux.c \
+		$(sort $(wildcard tests/escape/*.c)) $(TESTLIB_OBJS) $(STATIC_LIB)
 
 # The probe runs inside cages; it is kept free of sanitizers so that the
 # escapes it attempts are the only thing measured.

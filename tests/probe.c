@@ -35,6 +35,15 @@
  *   mount-tmpfs: EPERM, EACCES
  *   ptrace-attach, ptrace-traceme: EPERM, EACCES
  *   tiocsti: EPERM, EACCES, EIO (dev.tty.legacy_tiocsti=0)
+ *   rename, link, unlink, mkdir: the file errnos, EBUSY (a mount point),
+ *     EXDEV (across mounts, or Landlock's refer check)
+ *   connect-*, unix-self, listen-unix: EPERM, EACCES, EROFS, EAFNOSUPPORT,
+ *     ECONNREFUSED and ENOENT (no listener visible: masked, or another
+ *     network namespace), ENETUNREACH (an empty network namespace); the
+ *     run without the cage shows the listener is there
+ *   socketpair: as socket; private-*, unshare-mount: as unshare-user
+ *   kill, umount, bind-mount, remount-rw, open-tree, fsopen-tmpfs,
+ *   mount-setattr-rw, setns: EPERM, EACCES
  *
  * Kept free of the library and of sanitizers: what it measures is the cage.
  */
@@ -51,8 +60,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -90,6 +104,8 @@ enum refusal_set {
 	REFUSE_MOUNT,
 	REFUSE_PTRACE,
 	REFUSE_TTY,
+	REFUSE_MOVE,
+	REFUSE_CONNECT,
 };
 
 static bool errno_refuses(enum refusal_set set, int e)
@@ -112,6 +128,11 @@ static bool errno_refuses(enum refusal_set set, int e)
 		return e == ENOSPC || e == EUSERS || e == ENOSYS;
 	case REFUSE_TTY:
 		return e == EIO;
+	case REFUSE_MOVE:
+		return e == EROFS || e == EBUSY || e == EXDEV;
+	case REFUSE_CONNECT:
+		return e == EROFS || e == EAFNOSUPPORT || e == ECONNREFUSED || e == ENOENT ||
+		       e == ENETUNREACH;
 	default:
 		return false;
 	}
@@ -277,6 +298,233 @@ static int do_list_dir(char **args)
 	int rc = errno ? failed(REFUSE_FILE, "readdir", args[0]) : PROBE_DID_IT;
 	closedir(d);
 	return rc;
+}
+
+/* rename FROM TO, link FROM TO, unlink PATH, mkdir PATH */
+static int do_path_call(char **args)
+{
+	const char *a = action_name;
+	int rc = strcmp(a, "rename") == 0   ? rename(args[0], args[1])
+		 : strcmp(a, "link") == 0   ? link(args[0], args[1])
+		 : strcmp(a, "unlink") == 0 ? unlink(args[0])
+					    : mkdir(args[0], 0755);
+	return rc == 0 ? PROBE_DID_IT : failed(REFUSE_MOVE, a, args[0]);
+}
+
+/* ---- sockets and signals (R-09, R-25, R-34) ---------------------------- */
+
+/* Connect without blocking for long: a listener that never answers is an error. */
+static int connect_to(int family, const void *addr, socklen_t len, const char *target)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return failed(REFUSE_CONNECT, "socket", target);
+	int rc = connect(fd, addr, len);
+	if (rc != 0 && errno == EINPROGRESS) {
+		struct pollfd p = {fd, POLLOUT, 0};
+		int e = ETIMEDOUT;
+		socklen_t el = sizeof e;
+		if (poll(&p, 1, 5000) == 1)
+			(void)getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+		errno = e;
+		rc = e ? -1 : 0;
+	}
+	rc = rc == 0 ? PROBE_DID_IT : failed(REFUSE_CONNECT, "connect", target);
+	close(fd);
+	return rc;
+}
+
+/* A Unix address for a path, or for an abstract name (leading NUL). */
+static socklen_t unix_address(struct sockaddr_un *a, const char *name, bool abstract)
+{
+	size_t n = strlen(name), at = abstract ? 1 : 0;
+	memset(a, 0, sizeof *a);
+	a->sun_family = AF_UNIX;
+	if (n + at >= sizeof a->sun_path)
+		return 0;
+	memcpy(a->sun_path + at, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + at + n + (abstract ? 0 : 1));
+}
+
+/* connect-unix PATH, connect-abstract NAME */
+static int do_connect_unix(char **args)
+{
+	struct sockaddr_un a;
+	socklen_t len = unix_address(&a, args[0], strcmp(action_name, "connect-abstract") == 0);
+	if (!len)
+		return usage_error("socket name too long:", args[0]);
+	return connect_to(AF_UNIX, &a, len, args[0]);
+}
+
+static int do_connect_tcp(char **args)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	long port;
+	if (inet_pton(AF_INET, args[0], &a.sin_addr) != 1 || !parse_int(args[1], &port) ||
+	    port <= 0 || port > 65535)
+		return usage_error("connect-tcp wants an IPv4 address and a port, got", args[0]);
+	a.sin_port = htons((uint16_t)port);
+	return connect_to(AF_INET, &a, sizeof a, args[0]);
+}
+
+/* Bind PATH, listen, and connect to it: the cage's own socket. */
+static int do_unix_self(char **args)
+{
+	struct sockaddr_un a;
+	socklen_t len = unix_address(&a, args[0], false);
+	if (!len)
+		return usage_error("socket path too long:", args[0]);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return failed(REFUSE_CONNECT, "socket", args[0]);
+	int rc = bind(fd, (struct sockaddr *)&a, len) == 0 && listen(fd, 4) == 0
+		     ? connect_to(AF_UNIX, &a, len, args[0])
+		     : failed(REFUSE_CONNECT, "bind", args[0]);
+	close(fd);
+	return rc;
+}
+
+static int do_socketpair(char **args)
+{
+	int sv[2];
+	char c = 'x';
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return failed(REFUSE_SOCKET, "socketpair", "AF_UNIX");
+	bool ok = write(sv[0], &c, 1) == 1 && read(sv[1], &c, 1) == 1 && c == 'x';
+	close(sv[0]);
+	close(sv[1]);
+	return ok ? PROBE_DID_IT : failed(REFUSE_SOCKET, "socketpair I/O", "AF_UNIX");
+}
+
+static int do_kill(char **args)
+{
+	long pid, sig;
+	if (strcmp(args[0], "self") == 0)
+		pid = getpid();
+	else if (!parse_int(args[0], &pid) || pid <= 0)
+		return usage_error("bad pid", args[0]);
+	if (!parse_int(args[1], &sig) || sig < 0)
+		return usage_error("bad signal", args[1]);
+	return kill((pid_t)pid, (int)sig) == 0 ? PROBE_DID_IT
+					       : failed(REFUSE_PTRACE, "kill", args[0]);
+}
+
+/* ---- mounts and namespaces (R-29) -------------------------------------- */
+
+static bool text_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
+}
+
+/*
+ * For controls: namespaces of our own (flags), in a user namespace of our
+ * own where one can be made (else as root), so that what succeeds here
+ * changes nothing outside this process.
+ */
+static int private_namespaces(int flags, const char *what)
+{
+	char uid_map[64], gid_map[64];
+	snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+	snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+	if (unshare(CLONE_NEWUSER | flags) == 0) {
+		(void)text_write("/proc/self/setgroups", "deny");
+		if (!text_write("/proc/self/uid_map", uid_map) ||
+		    !text_write("/proc/self/gid_map", gid_map))
+			return failed(REFUSE_NAMESPACE, "writing the id maps", "");
+	} else if (unshare(flags) != 0) {
+		return failed(REFUSE_NAMESPACE, what, "");
+	}
+	return PROBE_DID_IT;
+}
+
+static int do_private_mounts(char **args)
+{
+	int rc = private_namespaces(CLONE_NEWNS, "unshare(CLONE_NEWNS)");
+	if (rc == PROBE_DID_IT && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return failed(REFUSE_MOUNT, "mount(MS_REC|MS_PRIVATE)", "/");
+	return rc;
+}
+
+static int do_private_net(char **args)
+{
+	return private_namespaces(CLONE_NEWNET, "unshare(CLONE_NEWNET)");
+}
+
+/* Listen at PATH until the probe exits (the descriptor is kept on purpose). */
+static int do_listen_unix(char **args)
+{
+	struct sockaddr_un a;
+	socklen_t len = unix_address(&a, args[0], false);
+	int fd = len ? socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, len) != 0 || listen(fd, 16) != 0)
+		return failed(REFUSE_CONNECT, "listen", args[0]);
+	return PROBE_DID_IT;
+}
+
+static int do_unshare_mount(char **args)
+{
+	return unshare(CLONE_NEWNS) == 0 ? PROBE_DID_IT
+					 : failed(REFUSE_NAMESPACE, "unshare(CLONE_NEWNS)", "");
+}
+
+/*
+ * umount PATH, bind-mount FROM TO, remount-rw PATH (a bind remount without
+ * MS_RDONLY), mount-setattr-rw PATH (clearing MOUNT_ATTR_RDONLY)
+ */
+static int do_mount_call(char **args)
+{
+	const char *a = action_name;
+	struct mount_attr attr = {.attr_clr = MOUNT_ATTR_RDONLY};
+	int rc = strcmp(a, "umount") == 0	? umount2(args[0], MNT_DETACH)
+		 : strcmp(a, "bind-mount") == 0 ? mount(args[0], args[1], NULL, MS_BIND, NULL)
+		 : strcmp(a, "remount-rw") == 0
+		     ? mount(NULL, args[0], NULL, MS_REMOUNT | MS_BIND, NULL)
+		     : mount_setattr(AT_FDCWD, args[0], 0, &attr, sizeof attr);
+	return rc == 0 ? PROBE_DID_IT : failed(REFUSE_MOUNT, a, args[1] ? args[1] : args[0]);
+}
+
+static int move_to(int tree, const char *target, const char *what)
+{
+	if (tree < 0)
+		return failed(REFUSE_MOUNT, what, target);
+	int rc = move_mount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) == 0
+		     ? PROBE_DID_IT
+		     : failed(REFUSE_MOUNT, "move_mount", target);
+	close(tree);
+	return rc;
+}
+
+static int do_open_tree(char **args)
+{
+	int tree = open_tree(AT_FDCWD, args[0], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	return move_to(tree, args[1], "open_tree(OPEN_TREE_CLONE)");
+}
+
+static int do_fsopen_tmpfs(char **args)
+{
+	int fs = fsopen("tmpfs", FSOPEN_CLOEXEC), tree = -1;
+	if (fs < 0)
+		return failed(REFUSE_MOUNT, "fsopen(tmpfs)", args[0]);
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		tree = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+	int e = errno;
+	close(fs);
+	errno = e;
+	return move_to(tree, args[0], "fsconfig/fsmount");
+}
+
+static int do_setns(char **args)
+{
+	long fd, type;
+	if (!parse_int(args[0], &fd) || !parse_int(args[1], &type))
+		return usage_error("setns wants a descriptor and a type, got", args[0]);
+	return setns((int)fd, (int)type) == 0 ? PROBE_DID_IT
+					      : failed(REFUSE_MOUNT, "setns", args[0]);
 }
 
 /* ---- kernel interfaces that bypass path and socket rules (R-28) -------- */
@@ -469,6 +717,27 @@ static const struct action actions[] = {
     {"ftruncate-ro", 1, 1, do_ftruncate_ro, "PATH: ftruncate on an O_RDONLY descriptor"},
     {"ftruncate-rw", 1, 1, do_ftruncate_rw, "PATH: ftruncate on an O_RDWR descriptor"},
     {"list-dir", 1, 1, do_list_dir, "PATH: print the names in a directory"},
+    {"rename", 2, 2, do_path_call, "FROM TO: rename(2)"},
+    {"link", 2, 2, do_path_call, "FROM TO: a hard link"},
+    {"unlink", 1, 1, do_path_call, "PATH: unlink(2)"},
+    {"mkdir", 1, 1, do_path_call, "PATH: mkdir(2)"},
+    {"connect-unix", 1, 1, do_connect_unix, "PATH: connect to a Unix socket"},
+    {"connect-abstract", 1, 1, do_connect_unix, "NAME: connect to @NAME"},
+    {"connect-tcp", 2, 2, do_connect_tcp, "ADDR PORT: connect over TCP (IPv4)"},
+    {"unix-self", 1, 1, do_unix_self, "PATH: bind a Unix socket there and connect to it"},
+    {"socketpair", 0, 0, do_socketpair, ": an AF_UNIX pair, one byte through it"},
+    {"kill", 2, 2, do_kill, "PID|self SIG: kill(2)"},
+    {"private-mounts", 0, 0, do_private_mounts, ": own user+mount namespaces (controls)"},
+    {"private-net", 0, 0, do_private_net, ": own user+network namespaces (fixtures)"},
+    {"listen-unix", 1, 1, do_listen_unix, "PATH: listen there until the probe exits"},
+    {"unshare-mount", 0, 0, do_unshare_mount, ": unshare(CLONE_NEWNS)"},
+    {"umount", 1, 1, do_mount_call, "PATH: umount2(MNT_DETACH)"},
+    {"bind-mount", 2, 2, do_mount_call, "FROM TO: mount(MS_BIND)"},
+    {"remount-rw", 1, 1, do_mount_call, "PATH: mount(MS_REMOUNT|MS_BIND) without MS_RDONLY"},
+    {"open-tree", 2, 2, do_open_tree, "FROM TO: open_tree(CLONE) and move_mount"},
+    {"fsopen-tmpfs", 1, 1, do_fsopen_tmpfs, "PATH: fsopen/fsmount a tmpfs, move_mount there"},
+    {"mount-setattr-rw", 1, 1, do_mount_call, "PATH: mount_setattr clearing RDONLY"},
+    {"setns", 2, 2, do_setns, "FD TYPE: setns(2)"},
     {"io-uring", 0, 0, do_io_uring, ": io_uring_setup"},
     {"socket", 3, 3, do_socket, "FAMILY TYPE PROTO: socket() with these numbers"},
     {"unshare-user", 0, 0, do_unshare_user, ": unshare(CLONE_NEWUSER)"},

@@ -184,12 +184,14 @@ static void tree_empty(int fd, dev_t dev, int depth)
 	closedir(d);
 }
 
-static void tree_remove(const char *path)
+void caged_remove_tree(const char *path)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		(void)unlink(path);
 		return;
+	}
 	if (fstat(fd, &st) != 0) {
 		close(fd);
 		return;
@@ -198,6 +200,37 @@ static void tree_remove(const char *path)
 	tree_empty(fd, st.st_dev, 0);
 	if (rmdir(path) != 0)
 		fprintf(stderr, "caged: could not remove %s: %s\n", path, strerror(errno));
+}
+
+/* ---- the workspace's HOME and runtime directory ----------------------- */
+
+struct ws_env_saved {
+	char *home, *runtime;
+};
+
+static void env_restore(const char *name, char *value)
+{
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+	free(value);
+}
+
+/* HOME and XDG_RUNTIME_DIR become the workspace's until ws_env_leave. */
+static void ws_env_enter(const struct caged_ws *ws, struct ws_env_saved *saved)
+{
+	const char *home = getenv("HOME"), *runtime = getenv("XDG_RUNTIME_DIR");
+	saved->home = home ? strdup(home) : NULL;
+	saved->runtime = runtime ? strdup(runtime) : NULL;
+	setenv("HOME", ws->home, 1);
+	setenv("XDG_RUNTIME_DIR", ws->runtime, 1);
+}
+
+static void ws_env_leave(struct ws_env_saved *saved)
+{
+	env_restore("HOME", saved->home);
+	env_restore("XDG_RUNTIME_DIR", saved->runtime);
 }
 
 /* ---- workspace ------------------------------------------------------- */
@@ -213,7 +246,6 @@ static const char *shared_tmp(void)
 
 struct caged_ws *caged_ws_new(void)
 {
-	struct procage_error err;
 	struct caged_ws *ws = calloc(1, sizeof *ws);
 	if (!ws)
 		return NULL;
@@ -226,29 +258,73 @@ struct caged_ws *caged_ws_new(void)
 	}
 	snprintf(ws->rw, sizeof ws->rw, "%.3000s/rw", ws->root);
 	snprintf(ws->ro, sizeof ws->ro, "%.3000s/ro", ws->root);
-	if (mkdir(ws->rw, 0700) != 0 || mkdir(ws->ro, 0700) != 0) {
+	snprintf(ws->home, sizeof ws->home, "%.3000s/home", ws->root);
+	snprintf(ws->runtime, sizeof ws->runtime, "%.3000s/run", ws->root);
+	if (mkdir(ws->rw, 0700) != 0 || mkdir(ws->ro, 0700) != 0 || mkdir(ws->home, 0700) != 0 ||
+	    mkdir(ws->runtime, 0700) != 0) {
 		fprintf(stderr, "caged: mkdir in %s: %s\n", ws->root, strerror(errno));
 		goto fail;
 	}
-	if (procage_policy_new_default(ws->rw, &ws->policy, &err) < 0 ||
-	    procage_policy_allow(ws->policy, ws->ro, PROCAGE_READ, &err) < 0 ||
-	    procage_policy_allow(ws->policy, probe_dir, PROCAGE_READ, &err) < 0) {
-		fprintf(stderr, "caged: building the policy: %s\n", err.message);
+	if (caged_ws_reset_policy(ws) < 0)
 		goto fail;
-	}
 	return ws;
 fail:
 	caged_ws_free(ws);
 	return NULL;
 }
 
+int caged_ws_reset_policy(struct caged_ws *ws)
+{
+	struct procage_error err;
+	struct procage_policy *p = NULL;
+	struct ws_env_saved saved;
+	/* The default reads $HOME: the workspace's, never the caller's. */
+	ws_env_enter(ws, &saved);
+	int rc = procage_policy_new_default(ws->rw, &p, &err);
+	ws_env_leave(&saved);
+	if (rc == 0 && (rc = procage_policy_allow(p, ws->ro, PROCAGE_READ, &err)) == 0)
+		rc = procage_policy_allow(p, probe_dir, PROCAGE_READ, &err);
+	if (rc < 0) {
+		fprintf(stderr, "caged: building the policy: %s\n", err.message);
+		procage_policy_free(p);
+		return rc;
+	}
+	procage_policy_free(ws->policy);
+	ws->policy = p;
+	return 0;
+}
+
 void caged_ws_free(struct caged_ws *ws)
 {
 	if (!ws)
 		return;
+	caged_ws_drop_cage(ws);
 	procage_policy_free(ws->policy);
-	tree_remove(ws->root);
+	caged_remove_tree(ws->root);
 	free(ws);
+}
+
+int caged_ws_hold_cage(struct caged_ws *ws, char *why, size_t size)
+{
+	struct procage_error err;
+	struct ws_env_saved saved;
+	caged_ws_drop_cage(ws);
+	if (caged_sandbox_off()) {
+		sandbox_off_announce();
+		return 0;
+	}
+	ws_env_enter(ws, &saved);
+	int rc = procage_cage_new(ws->policy, &ws->held, &err);
+	ws_env_leave(&saved);
+	if (rc < 0)
+		snprintf(why, size, "%s", err.message);
+	return rc;
+}
+
+void caged_ws_drop_cage(struct caged_ws *ws)
+{
+	procage_cage_free(ws->held);
+	ws->held = NULL;
 }
 
 /* ---- runs ------------------------------------------------------------ */
@@ -302,9 +378,10 @@ static void spawn_caged(struct caged_proc *p, struct caged_ws *ws, const struct 
 			char *const *argv, const struct procage_fd_map *maps, size_t n_maps)
 {
 	struct procage_error err;
-	struct procage_cage *cage = NULL;
-	int rc = procage_cage_new(ws->policy, &cage, &err);
+	struct procage_cage *cage = ws->held;
+	int rc = cage ? 0 : procage_cage_new(ws->policy, &cage, &err);
 	if (rc < 0) {
+		p->r.cage_refused = true;
 		not_started(p, rc, "cage refused: %s", err.message);
 		return;
 	}
@@ -317,7 +394,8 @@ static void spawn_caged(struct caged_proc *p, struct caged_ws *ws, const struct 
 	    .n_fds = n_maps,
 	};
 	rc = procage_spawn(cage, &so, &p->run, &err);
-	procage_cage_free(cage);
+	if (cage != ws->held)
+		procage_cage_free(cage);
 	if (rc < 0) {
 		not_started(p, rc, "spawn failed (step %s): %s", procage_step_name(err.step),
 			    err.message);
@@ -406,10 +484,13 @@ static struct caged_proc *start(struct caged_ws *ws, const struct caged_opts *o,
 		goto out;
 	}
 	size_t n_maps = fds_build(o, devnull, out[1], err[1], maps);
+	struct ws_env_saved saved;
+	ws_env_enter(ws, &saved);
 	if (caged)
 		spawn_caged(p, ws, o, argv, maps, n_maps);
 	else
 		spawn_uncaged(p, ws, o, argv, maps, n_maps);
+	ws_env_leave(&saved);
 	p->started_ms = now_ms();
 	if (p->r.how != CAGED_NOT_STARTED) {
 		p->out_fd = out[0];
@@ -453,6 +534,11 @@ static bool pump(struct caged_proc *p, long long deadline)
 		ssize_t got =
 		    full ? read(*fd, sink, sizeof sink) : read(*fd, buf + *len, size - 1 - *len);
 		if (got > 0 && !full) {
+			/* NUL bytes (as in /proc/PID/cmdline) become spaces, so text
+			 * after them is still found. */
+			for (char *c = buf + *len; c < buf + *len + got; c++)
+				if (*c == '\0')
+					*c = ' ';
 			*len += (size_t)got;
 			buf[*len] = '\0';
 		} else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {

@@ -13,6 +13,11 @@
  * start_caged run without the cage, to prove that every canary fails when
  * the sandbox is switched off. It says so loudly on stdout (as TAP
  * comments) the first time it takes effect.
+ *
+ * The hard-deny classes are found under $HOME and $XDG_RUNTIME_DIR, so a
+ * workspace has its own of both (ws->home, ws->runtime): they are the
+ * process's HOME and XDG_RUNTIME_DIR while a cage is made and while a run,
+ * caged or not, is started. The caller's real home is never used.
  */
 #ifndef PROCAGE_TEST_CAGED_H
 #define PROCAGE_TEST_CAGED_H
@@ -35,16 +40,20 @@
 
 /*
  * A per-test workspace. The cage's policy is procage_policy_new_default on
- * rw (system directories readable, rw writable, network off, a private
- * temporary directory) plus ro and the probe's directory readable. root
- * itself is granted nothing, so a file put there is out of the cage's reach.
+ * rw (system directories and home readable, rw writable, network off, a
+ * private temporary directory) plus ro and the probe's directory readable.
+ * root itself is granted nothing, so a file put there is out of the cage's
+ * reach.
  */
 struct caged_ws {
 	char root[PATH_MAX];
 	char rw[PATH_MAX];
 	char ro[PATH_MAX];
-	char base[PATH_MAX];	       /* the shared temporary directory root was made in */
+	char home[PATH_MAX];	/* $HOME for cages and runs: <root>/home, a test may move it */
+	char runtime[PATH_MAX]; /* $XDG_RUNTIME_DIR likewise: <root>/run */
+	char base[PATH_MAX];	/* the shared temporary directory root was made in */
 	struct procage_policy *policy; /* a test may add rules before a run */
+	struct procage_cage *held;     /* caged_ws_hold_cage: runs use this cage */
 };
 
 /* Settings of one run besides the probe's arguments; NULL means none. */
@@ -67,7 +76,8 @@ struct caged_result {
 	enum caged_how how;
 	int code;
 	bool caged;	       /* false: it ran without a cage */
-	char out[8192];	       /* the probe's stdout (cut at the buffer's size) */
+	bool cage_refused;     /* procage_cage_new refused the policy: no child was made */
+	char out[8192];	       /* the probe's stdout (cut at the buffer's size; NUL as space) */
 	char err[1024];	       /* the probe's stderr */
 	char tmpdir[PATH_MAX]; /* the run's TMPDIR: private to a caged run, "" if none */
 	char error[600];       /* why the run did not start */
@@ -84,6 +94,17 @@ bool caged_sandbox_off(void);
 struct caged_ws *caged_ws_new(void);
 /* Removes the whole workspace and frees the policy. Accepts NULL. */
 void caged_ws_free(struct caged_ws *ws);
+
+/*
+ * Make the cage from ws->policy now (with the workspace's HOME and runtime
+ * directory) and keep it: caged runs use it instead of making their own,
+ * until caged_ws_drop_cage. 0, or -errno with the reason in why. Without
+ * the sandbox (PROCAGE_TEST_SANDBOX_OFF) nothing is made and 0 returned.
+ */
+int caged_ws_hold_cage(struct caged_ws *ws, char *why, size_t size);
+/* Replace ws->policy by a new default one, as caged_ws_new made it; 0 or -errno. */
+int caged_ws_reset_policy(struct caged_ws *ws);
+void caged_ws_drop_cage(struct caged_ws *ws);
 
 /* Run the probe with ACTION ARGS... (NULL-terminated) and wait for it. */
 struct caged_result run_caged(struct caged_ws *ws, const struct caged_opts *opts,
@@ -122,5 +143,7 @@ int caged_write_file(const char *path, const char *text);
 /* The file's content in buf (NUL-terminated), or -errno. */
 int caged_read_file(const char *path, char *buf, size_t size);
 bool caged_path_exists(const char *path);
+/* rm -rf, by descriptor, never following a link or leaving the file system. */
+void caged_remove_tree(const char *path);
 
 #endif

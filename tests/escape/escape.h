@@ -1,0 +1,129 @@
+/*
+ * Shared by the Linux escape canaries (tests/escape_linux.c runs them; the
+ * canaries live in tests/escape/, one file per concern). A canary spawns
+ * the probe (tests/probe.c) in a real cage, attempts one escape and asserts
+ * the refusal from outside; next to it a control shows the same operation
+ * succeeding where the policy (or the absence of a cage) allows it.
+ */
+#ifndef PROCAGE_TEST_ESCAPE_H
+#define PROCAGE_TEST_ESCAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "caged.h"
+#include "procage.h"
+
+/* Where the suite runs: the host's tier and the user, for test names. */
+struct tier {
+	char name[64];
+	struct procage_host_facts facts;
+	bool cages_refused; /* this host refuses every cage: canaries assert that */
+	char refusal[600];
+};
+
+static inline bool tier_is_t1(const struct tier *t)
+{
+	return t->facts.tier == PROCAGE_TIER_T1;
+}
+
+/*
+ * ---- reporting (common.c) -------------------------------------------
+ * tests/lib/tap.h keeps its counters in static variables, so common.c is
+ * the only file of the suite that includes it; everything prints through
+ * these.
+ */
+
+bool __attribute__((format(printf, 2, 3))) ok_plain(bool ok, const char *fmt, ...);
+void __attribute__((format(printf, 1, 2))) diag(const char *fmt, ...);
+/* The plan line; the exit status (non-zero if anything failed). */
+int escape_done(void);
+
+void result_diag(const struct caged_result *r);
+/* One assertion named "<tier>: <name>"; on failure, what the probe did. */
+bool check(const struct tier *t, bool ok, const struct caged_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/*
+ * A fixture the canary needs: silent when it holds, a failure naming it
+ * when not (so a run without the sandbox counts no extra passes).
+ */
+bool fixture(const struct tier *t, bool ok, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+bool refused(const struct caged_result *r);
+bool did_it(const struct caged_result *r);
+/* The cage was refused before any child was made. */
+bool refused_before_any_child(const struct caged_result *r);
+
+struct caged_ws *workspace(const struct tier *t, const char *id);
+/*
+ * On a host that refuses every cage, assert that and nothing else: true
+ * when the canary should stop.
+ */
+bool cage_refused_here(const struct tier *t, struct caged_ws *ws, const char *id);
+
+/* ---- fixtures -------------------------------------------------------- */
+
+/* mkdir -p; false on failure. */
+bool make_dirs(const char *path);
+/* Write text to path, making its directories; false on failure. */
+bool put_file(const char *path, const char *text);
+bool file_is(const char *path, const char *content);
+/* snprintf into a PATH_MAX buffer; false (and a fixture failure) when cut. */
+bool path_join(const struct tier *t, char *out, const char *base, const char *rest);
+
+/* lstat's inode number, or 0 when path is missing. */
+unsigned long long inode_of(const char *path);
+
+/* ---- policy changes (a fixture failure names what was refused) ------- */
+
+bool policy_rule(const struct tier *t, struct caged_ws *ws, const char *id, const char *path,
+		 enum procage_access access);
+bool policy_accept(const struct tier *t, struct caged_ws *ws, const char *id, const char *name);
+bool policy_network(const struct tier *t, struct caged_ws *ws, const char *id,
+		    enum procage_network mode);
+
+/* ---- controls the host itself may refuse ----------------------------- */
+
+enum host_rule {
+	HOST_IO_URING,
+	HOST_FAMILY, /* a socket family or protocol the kernel may lack */
+	HOST_NET_RAW,
+	HOST_USERNS,
+	HOST_BPF,
+	HOST_PTRACE,
+	HOST_MOUNT,
+	HOST_PRIVATE_MOUNTS, /* a mount namespace of one's own: userns, or root */
+};
+
+/*
+ * A control the host may not allow: it passes when the operation succeeds
+ * without the cage, is a loud skip when the host refuses it for a known
+ * reason (and then the refusal in the cage proves nothing about the cage),
+ * and fails otherwise.
+ */
+void control_or_skip(const struct tier *t, const char *id, enum host_rule rule,
+		     const struct caged_result *r, const char *what);
+long sysctl_value(const char *path);
+
+/* ---- the canaries ---------------------------------------------------- */
+
+void r02_a_rule_spelled_through_a_symlink_binds_its_target(const struct tier *t);
+void r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed(const struct tier *t);
+void r04_files_move_between_writable_directories_and_gain_no_right(const struct tier *t);
+void r07_trust_handoff_files_are_protected_in_a_writable_workspace(const struct tier *t);
+void r09_daemons_are_unreachable_without_network_access(const struct tier *t);
+void r09_unix_sockets_reach_only_their_paths(const struct tier *t);
+void r10_runs_do_not_share_temporary_files(const struct tier *t);
+void r21_an_inherited_descriptor_does_not_reach_the_child(const struct tier *t);
+void r24_secret_variables_do_not_reach_the_child(const struct tier *t);
+void r25_other_processes_are_opaque(const struct tier *t);
+void r25_proc_through_a_link_or_a_grant_is_an_approximation(const struct tier *t);
+void r28_filter_bypassing_interfaces_are_refused(const struct tier *t);
+void r29_nested_user_namespaces_and_mount_changes_are_refused(const struct tier *t);
+void r30_a_protected_file_cannot_be_replaced(const struct tier *t);
+void r31_files_outside_the_writable_paths_cannot_be_truncated(const struct tier *t);
+void r34_service_and_engine_sockets_are_unreachable(const struct tier *t);
+void r34_an_abstract_bus_is_scoped(const struct tier *t);
+void r34_a_socket_bound_later_is_refused(const struct tier *t);
+
+#endif

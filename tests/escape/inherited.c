@@ -1,0 +1,261 @@
+/*
+ * What the child inherits from its caller: descriptors (R-21), environment
+ * variables (R-24) and the shared temporary directory (R-10).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "escape.h"
+
+/* ---- R-21 ------------------------------------------------------------- */
+
+void r21_an_inherited_descriptor_does_not_reach_the_child(const struct tier *t)
+{
+	static const char secret[] = "r21: reachable only through a descriptor\n";
+	char path[PATH_MAX + 32], num[16], high_num[16], mapped_num[16];
+	struct caged_ws *ws = workspace(t, "r21");
+	if (!ws || cage_refused_here(t, ws, "r21"))
+		goto out;
+
+	/* Outside every grant: a descriptor is the only way to it. */
+	snprintf(path, sizeof path, "%s/r21-secret", ws->root);
+	if (caged_write_file(path, secret) < 0) {
+		check(t, false, NULL, "r21: fixture %s written", path);
+		goto out;
+	}
+	int fd = open(path, O_RDONLY);	    /* no O_CLOEXEC, on purpose */
+	int high = fcntl(fd, F_DUPFD, 100); /* a high number too, no O_CLOEXEC either */
+	snprintf(num, sizeof num, "%d", fd);
+	snprintf(high_num, sizeof high_num, "%d", high);
+
+	struct caged_result r = run_caged(ws, NULL, "read-fd", num, NULL);
+	check(t, refused(&r) && !strstr(r.out, "r21:"), &r,
+	      "r21: descriptor %d, left open without O_CLOEXEC, is closed in the cage", fd);
+	r = run_caged(ws, NULL, "read-fd", high_num, NULL);
+	check(t, refused(&r) && !strstr(r.out, "r21:"), &r,
+	      "r21: descriptor %d (a high number) is closed in the cage", high);
+	r = run_caged(ws, NULL, "read-file", path, NULL);
+	check(t, refused(&r), &r, "r21: the file behind it cannot be opened by path in the cage");
+
+	r = run_uncaged(ws, NULL, "read-fd", num, NULL);
+	check(t, did_it(&r) && strcmp(r.out, secret) == 0, &r,
+	      "r21: control: without the cage the probe inherits descriptor %d and reads the file",
+	      fd);
+
+	int mapped = fd == 7 ? 8 : 7;
+	snprintf(mapped_num, sizeof mapped_num, "%d", mapped);
+	struct procage_fd_map map = {fd, mapped};
+	struct caged_opts o = {.fds = &map, .n_fds = 1};
+	r = run_caged(ws, &o, "read-fd", mapped_num, NULL);
+	check(t, did_it(&r) && strcmp(r.out, secret) == 0, &r,
+	      "r21: control: passed through the spawn's fd map as %d, the caged probe reads the "
+	      "right content",
+	      mapped);
+	r = run_caged(ws, &o, "read-fd", mapped_num, "then", "read-fd", num, NULL);
+	check(t, refused(&r) && strcmp(r.out, secret) == 0, &r,
+	      "r21: with it passed as %d, its original number %d stays closed in the cage", mapped,
+	      fd);
+	close(fd);
+	close(high);
+out:
+	caged_ws_free(ws);
+}
+
+/* ---- R-24 ------------------------------------------------------------- */
+
+static const char *const r24_secrets[][2] = {
+    {"GITHUB_TOKEN", "ghp_r24canaryGithubToken"},
+    {"AWS_SECRET_ACCESS_KEY", "r24canaryAwsSecretAccessKey"},
+    {"SSH_AUTH_SOCK", "/tmp/ssh-r24canary/agent.1"},
+    {"NPM_TOKEN", "npm_r24canaryNpmToken"},
+    {"MY_API_KEY", "r24canaryMyApiKey"},
+    {"DB_PASSWORD", "r24canaryDbPassword"},
+};
+#define R24_N_SECRETS (sizeof r24_secrets / sizeof *r24_secrets)
+
+void r24_secret_variables_do_not_reach_the_child(const struct tier *t)
+{
+	static const char ordinary_value[] = "r24-an-ordinary-value";
+	char entries[R24_N_SECRETS + 3][512];
+	char *env[R24_N_SECRETS + 4];
+	size_t n = 0;
+	struct caged_ws *ws = workspace(t, "r24");
+	if (!ws || cage_refused_here(t, ws, "r24"))
+		goto out;
+
+	const char *path = getenv("PATH");
+	snprintf(entries[n++], sizeof entries[0], "PATH=%s", path ? path : "/usr/bin:/bin");
+	snprintf(entries[n++], sizeof entries[0], "R24_ORDINARY=%s", ordinary_value);
+	for (size_t i = 0; i < R24_N_SECRETS; i++)
+		snprintf(entries[n++], sizeof entries[0], "%s=%s", r24_secrets[i][0],
+			 r24_secrets[i][1]);
+	for (size_t i = 0; i < n; i++)
+		env[i] = entries[i];
+	env[n] = NULL;
+	struct caged_opts o = {.env = env};
+
+	for (size_t i = 0; i < R24_N_SECRETS; i++) {
+		const char *name = r24_secrets[i][0], *value = r24_secrets[i][1];
+		struct caged_result r = run_caged(ws, &o, "env-has", name, NULL);
+		check(t, refused(&r) && !strstr(r.out, value), &r,
+		      "r24: %s in the spawn's environment does not reach the child", name);
+		r = run_uncaged(ws, &o, "env-has", name, NULL);
+		check(t, did_it(&r) && strcmp(r.out, value) == 0, &r,
+		      "r24: control: without the cage %s reaches the probe", name);
+	}
+
+	struct caged_result r = run_caged(ws, &o, "env-list", NULL);
+	bool leaked = false;
+	for (size_t i = 0; i < R24_N_SECRETS; i++)
+		leaked |= strstr(r.out, r24_secrets[i][1]) != NULL;
+	check(t, did_it(&r) && !leaked, &r,
+	      "r24: no secret value appears anywhere in the child's environment");
+
+	/*
+	 * The filter must judge the whole name: a long one (longer than any
+	 * fixed buffer a filter might copy it into) ending in _TOKEN is a secret
+	 * too.
+	 */
+	char long_name[320], long_entry[400];
+	snprintf(long_name, sizeof long_name, "R24_%0300d_TOKEN", 0);
+	snprintf(long_entry, sizeof long_entry, "%s=%s", long_name, r24_secrets[0][1]);
+	char *long_env[] = {entries[0], long_entry, NULL};
+	struct caged_opts long_opts = {.env = long_env};
+	r = run_caged(ws, &long_opts, "env-has", long_name, NULL);
+	check(t, refused(&r), &r,
+	      "r24: a secret variable with a %zu-character name (R24_000..._TOKEN) does not reach "
+	      "the child",
+	      strlen(long_name));
+	r = run_uncaged(ws, &long_opts, "env-has", long_name, NULL);
+	check(t, did_it(&r) && strcmp(r.out, r24_secrets[0][1]) == 0, &r,
+	      "r24: control: without the cage the long-named secret reaches the probe");
+
+	r = run_caged(ws, &o, "env-has", "R24_ORDINARY", NULL);
+	check(t, did_it(&r) && strcmp(r.out, ordinary_value) == 0, &r,
+	      "r24: control: an ordinary variable reaches the caged probe unchanged");
+
+	struct procage_error err;
+	if (procage_policy_env_pass(ws->policy, "GITHUB_TOKEN", &err) < 0) {
+		check(t, false, NULL, "r24: procage_policy_env_pass(GITHUB_TOKEN): %s",
+		      err.message);
+		goto out;
+	}
+	r = run_caged(ws, &o, "env-has", "GITHUB_TOKEN", NULL);
+	check(t, did_it(&r) && strcmp(r.out, r24_secrets[0][1]) == 0, &r,
+	      "r24: control: GITHUB_TOKEN passed by name with procage_policy_env_pass reaches "
+	      "the caged probe");
+	r = run_caged(ws, &o, "env-has", "NPM_TOKEN", NULL);
+	check(t, refused(&r), &r, "r24: passing GITHUB_TOKEN by name lets no other secret through");
+out:
+	caged_ws_free(ws);
+}
+
+/* ---- R-10 ------------------------------------------------------------- */
+
+void r10_runs_do_not_share_temporary_files(const struct tier *t)
+{
+	static const char secret[] = "r10: run A's private file";
+	char name[64], a_file[PATH_MAX + 64], shared_file[PATH_MAX + 64], a_tmp[PATH_MAX];
+	char name_arg[96], b_tmp[4][PATH_MAX];
+	int hold[2] = {-1, -1};
+	struct caged_ws *ws = workspace(t, "r10");
+	if (!ws || cage_refused_here(t, ws, "r10"))
+		goto out;
+	memset(b_tmp, 0, sizeof b_tmp);
+
+	snprintf(name, sizeof name, "procage-r10-%d", (int)getpid());
+	snprintf(name_arg, sizeof name_arg, "$TMPDIR/%s", name);
+	snprintf(shared_file, sizeof shared_file, "%s/procage-r10-shared-%d", ws->base,
+		 (int)getpid());
+	if (pipe2(hold, O_CLOEXEC) != 0) {
+		check(t, false, NULL, "r10: pipe: %s", strerror(errno));
+		goto out;
+	}
+
+	/* Run A: writes in its TMPDIR, says so, stays alive until we let go. */
+	struct procage_fd_map a_map = {hold[0], 3};
+	struct caged_opts a_opts = {.fds = &a_map, .n_fds = 1};
+	struct caged_proc *a =
+	    start_caged(ws, &a_opts, "write-file", name_arg, secret, "then", "print", "ready",
+			"then", "wait-on-fd", "3", "then", "read-file", name_arg, NULL);
+	close(hold[0]);
+	hold[0] = -1;
+	snprintf(a_tmp, sizeof a_tmp, "%s", caged_proc_tmpdir(a));
+	snprintf(a_file, sizeof a_file, "%s/%s", a_tmp, name);
+	if (!check(t, caged_proc_wait_for(a, "ready\n", 10000), NULL,
+		   "r10: run A wrote %s and is waiting", a_file)) {
+		close(hold[1]);
+		hold[1] = -1;
+		struct caged_result ra = caged_proc_finish(a);
+		result_diag(&ra);
+		goto out;
+	}
+
+	/* Runs B, while A lives. */
+	struct caged_result r = run_caged(ws, NULL, "read-file", a_file, NULL);
+	snprintf(b_tmp[0], sizeof b_tmp[0], "%s", r.tmpdir);
+	check(t, refused(&r) && !strstr(r.out, secret), &r,
+	      "r10: a concurrent run B cannot read run A's file in A's private TMPDIR");
+	r = run_caged(ws, NULL, "list-dir", a_tmp, NULL);
+	snprintf(b_tmp[1], sizeof b_tmp[1], "%s", r.tmpdir);
+	check(t, refused(&r) && !strstr(r.out, name), &r,
+	      "r10: a concurrent run B cannot list run A's private TMPDIR");
+	r = run_caged(ws, NULL, "write-file", shared_file, "from run B", NULL);
+	snprintf(b_tmp[2], sizeof b_tmp[2], "%s", r.tmpdir);
+	check(t, refused(&r) && !caged_path_exists(shared_file), &r,
+	      "r10: run B cannot write into the shared temporary directory %s", ws->base);
+	unlink(shared_file);
+
+	char own_arg[96], own_file[PATH_MAX + 64];
+	snprintf(own_arg, sizeof own_arg, "$TMPDIR/procage-r10-own-%d", (int)getpid());
+	r = run_caged(ws, NULL, "write-file", own_arg, "run B's own", "then", "read-file", own_arg,
+		      NULL);
+	snprintf(b_tmp[3], sizeof b_tmp[3], "%s", r.tmpdir);
+	/* Without the cage (PROCAGE_TEST_SANDBOX_OFF) it went to the shared directory. */
+	snprintf(own_file, sizeof own_file, "%s/procage-r10-own-%d", r.tmpdir, (int)getpid());
+	unlink(own_file);
+	check(t, did_it(&r) && strcmp(r.out, "run B's own") == 0, &r,
+	      "r10: control: run B writes and reads back a file in its own private TMPDIR");
+	check(t,
+	      a_tmp[0] && b_tmp[3][0] && strcmp(a_tmp, b_tmp[3]) != 0 &&
+		  strcmp(a_tmp, ws->base) != 0 && strcmp(b_tmp[3], ws->base) != 0,
+	      NULL, "r10: runs A and B have TMPDIRs of their own (A %s, B %s), not the shared %s",
+	      a_tmp, b_tmp[3], ws->base);
+
+	r = run_uncaged(ws, NULL, "read-file", a_file, NULL);
+	check(t, did_it(&r) && strcmp(r.out, secret) == 0, &r,
+	      "r10: control: without a cage the same user reads run A's file");
+	r = run_uncaged(ws, NULL, "write-file", shared_file, "uncaged", NULL);
+	check(t, did_it(&r) && caged_path_exists(shared_file), &r,
+	      "r10: control: without a cage the same user writes into %s", ws->base);
+	unlink(shared_file);
+
+	/* Let A go on: it reads its own file back and ends. */
+	close(hold[1]);
+	hold[1] = -1;
+	struct caged_result ra = caged_proc_finish(a);
+	char expect[256];
+	snprintf(expect, sizeof expect, "ready\n%s", secret);
+	check(t, did_it(&ra) && strcmp(ra.out, expect) == 0, &ra,
+	      "r10: control: run A reads its own file back after B's attempts");
+
+	check(t, a_tmp[0] && !caged_path_exists(a_tmp), NULL,
+	      "r10: run A's private TMPDIR %s is gone after the run", a_tmp);
+	bool b_gone = true;
+	for (int i = 0; i < 4; i++)
+		b_gone &= b_tmp[i][0] && !caged_path_exists(b_tmp[i]);
+	check(t, b_gone, NULL,
+	      "r10: the private TMPDIRs of the B runs are gone after them (%s ...)", b_tmp[0]);
+	/* Without the cage (PROCAGE_TEST_SANDBOX_OFF) A wrote in the shared directory. */
+	unlink(a_file);
+out:
+	for (int i = 0; i < 2; i++)
+		if (hold[i] >= 0)
+			close(hold[i]);
+	caged_ws_free(ws);
+}

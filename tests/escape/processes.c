@@ -1,0 +1,202 @@
+/*
+ * Other processes (R-25): the cage grants no /proc, so the user's other
+ * processes (their arguments, environment, descriptors) are out of sight
+ * and out of reach of signals. A rule that reaches /proc, spelled directly
+ * or through a link, is the approximation proc-other-processes, which
+ * exposes arguments but never the environment.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "escape.h"
+
+#define R25_ARG "r25-argument-of-another-process"
+#define R25_ENV "R25_TOKEN_OF_ANOTHER_PROCESS=r25-environment-of-another-process"
+
+/* A process outside the cage, alive until *hold is closed. */
+static struct caged_proc *r25_target(const struct tier *t, struct caged_ws *ws, int hold[2])
+{
+	static char *env[] = {R25_ENV, "PATH=/usr/bin:/bin", NULL};
+	if (!fixture(t, pipe2(hold, O_CLOEXEC) == 0, "r25: pipe: %s", strerror(errno)))
+		return NULL;
+	struct procage_fd_map map = {hold[0], 3};
+	struct caged_opts o = {.env = env, .fds = &map, .n_fds = 1};
+	struct caged_proc *p =
+	    start_uncaged(ws, &o, "print", R25_ARG, "then", "wait-on-fd", "3", NULL);
+	close(hold[0]);
+	hold[0] = -1;
+	if (!fixture(t, caged_proc_wait_for(p, R25_ARG, 10000),
+		     "r25: a target process is running outside the cage")) {
+		close(hold[1]);
+		hold[1] = -1;
+		struct caged_result r = caged_proc_finish(p);
+		result_diag(&r);
+		return NULL;
+	}
+	return p;
+}
+
+static void r25_target_end(struct caged_proc *p, int hold[2])
+{
+	if (hold[1] >= 0)
+		close(hold[1]);
+	hold[1] = -1;
+	if (p) {
+		struct caged_result r = caged_proc_finish(p);
+		if (!did_it(&r))
+			result_diag(&r);
+	}
+}
+
+void r25_other_processes_are_opaque(const struct tier *t)
+{
+	char pid[16], cmdline[64], environ_path[64], status[64], fd_dir[64], root_dir[64];
+	int hold[2] = {-1, -1};
+	struct caged_proc *target = NULL;
+	struct caged_result r;
+	struct caged_ws *ws = workspace(t, "r25");
+	if (!ws || cage_refused_here(t, ws, "r25") || !(target = r25_target(t, ws, hold)))
+		goto out;
+	snprintf(pid, sizeof pid, "%d", (int)caged_proc_pid(target));
+	snprintf(cmdline, sizeof cmdline, "/proc/%s/cmdline", pid);
+	snprintf(environ_path, sizeof environ_path, "/proc/%s/environ", pid);
+	snprintf(status, sizeof status, "/proc/%s/status", pid);
+	snprintf(fd_dir, sizeof fd_dir, "/proc/%s/fd", pid);
+	snprintf(root_dir, sizeof root_dir, "/proc/%s/root", pid);
+
+	r = run_caged(ws, NULL, "read-file", cmdline, NULL);
+	check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+	      "r25: another process's arguments (%s) cannot be read", cmdline);
+	r = run_caged(ws, NULL, "read-file", environ_path, NULL);
+	check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+	      "r25: another process's environment cannot be read");
+	r = run_caged(ws, NULL, "read-file", status, NULL);
+	check(t, refused(&r), &r, "r25: another process's status cannot be read");
+	r = run_caged(ws, NULL, "list-dir", fd_dir, NULL);
+	check(t, refused(&r), &r, "r25: another process's descriptors cannot be listed");
+	r = run_caged(ws, NULL, "list-dir", root_dir, NULL);
+	check(t, refused(&r), &r, "r25: another process's root cannot be listed");
+	r = run_caged(ws, NULL, "list-dir", "/proc", NULL);
+	check(t, refused(&r) && !strstr(r.out, pid), &r,
+	      "r25: /proc cannot be listed, so no process is found");
+	r = run_caged(ws, NULL, "kill", pid, "0", NULL);
+	check(t, refused(&r), &r, "r25: another process cannot be signalled (not even signal 0)");
+
+	r = run_caged(ws, NULL, "kill", "self", "0", NULL);
+	check(t, did_it(&r), &r, "r25: control: in the cage the probe signals itself");
+	r = run_uncaged(ws, NULL, "read-file", cmdline, "then", "read-file", environ_path, "then",
+			"list-dir", fd_dir, "then", "kill", pid, "0", NULL);
+	check(t, did_it(&r) && strstr(r.out, R25_ARG) && strstr(r.out, "r25-environment"), &r,
+	      "r25: control: without the cage the same user reads the process's arguments, "
+	      "environment and descriptors, and signals it");
+out:
+	r25_target_end(target, hold);
+	caged_ws_free(ws);
+}
+
+/* The cage of this policy is refused before any child, naming the approximation. */
+static void r25_refused(const struct tier *t, struct caged_ws *ws, const char *what,
+			const char *target)
+{
+	struct caged_result r = run_caged(ws, NULL, "read-file", target, NULL);
+	check(t, refused_before_any_child(&r) && strstr(r.error, "proc-other-processes"), &r,
+	      "r25: %s is refused before any child runs, naming proc-other-processes", what);
+}
+
+void r25_proc_through_a_link_or_a_grant_is_an_approximation(const struct tier *t)
+{
+	char pid[16], cmdline[64], environ_path[64], link[PATH_MAX], link_cmdline[PATH_MAX];
+	int hold[2] = {-1, -1};
+	struct caged_proc *target = NULL;
+	struct caged_result r;
+	struct procage_policy *base = NULL;
+	struct caged_ws *ws = workspace(t, "r25");
+	if (!ws || cage_refused_here(t, ws, "r25") || !(target = r25_target(t, ws, hold)))
+		goto out;
+	snprintf(pid, sizeof pid, "%d", (int)caged_proc_pid(target));
+	snprintf(cmdline, sizeof cmdline, "/proc/%s/cmdline", pid);
+	snprintf(environ_path, sizeof environ_path, "/proc/%s/environ", pid);
+	if (!path_join(t, link, ws->rw, "proc-link") ||
+	    !path_join(t, link_cmdline, link, cmdline + strlen("/proc/")) ||
+	    !fixture(t, symlink("/proc", link) == 0, "r25: the link %s -> /proc", link))
+		goto out;
+
+	/* A link to /proc inside the writable workspace leads nowhere. */
+	r = run_caged(ws, NULL, "read-file", link_cmdline, NULL);
+	check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+	      "r25: a link to /proc in the workspace does not reach other processes");
+
+	/* Rules that reach /proc, each on a fresh copy of the workspace's policy. */
+	struct {
+		const char *what, *path;
+	} reaching[] = {
+	    {"a read rule for /proc", "/proc"},
+	    {"a read rule spelled through a link to /proc", link},
+	    {"a read rule for /dev/fd (a link into /proc)", "/dev/fd"},
+	};
+	for (size_t i = 0; i < sizeof reaching / sizeof *reaching; i++) {
+		if (!fixture(t, caged_ws_reset_policy(ws) == 0, "r25: a fresh policy"))
+			goto out;
+		if (policy_rule(t, ws, "r25", reaching[i].path, PROCAGE_READ))
+			r25_refused(t, ws, reaching[i].what, cmdline);
+	}
+	if (!fixture(t, caged_ws_reset_policy(ws) == 0, "r25: a fresh policy"))
+		goto out;
+	base = ws->policy;
+
+	/*
+	 * A grant above /proc (here: the whole file system) reaches it through
+	 * the process-access class, which hides it.
+	 */
+	struct procage_policy *whole = procage_policy_new();
+	struct procage_error err;
+	ws->policy = whole;
+	if (fixture(t,
+		    whole && procage_policy_allow(whole, "/", PROCAGE_READ, &err) == 0 &&
+			procage_policy_set_private_tmp(whole, false, &err) == 0 &&
+			procage_policy_accept(whole, "spawn-snapshot", &err) == 0 &&
+			procage_policy_accept(whole, "entry-grants", &err) == 0,
+		    "r25: a policy reading / (%s)", whole ? err.message : "out of memory")) {
+		r = run_caged(ws, NULL, "read-file", cmdline, NULL);
+		check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+		      "r25: reading / leaves /proc hidden: other processes' arguments stay unread");
+		r = run_caged(ws, NULL, "list-dir", "/proc", NULL);
+		check(t, refused(&r) && !strstr(r.out, pid), &r,
+		      "r25: reading / leaves /proc unlistable");
+		r = run_caged(ws, NULL, "read-file", "/etc/hostname", NULL);
+		check(t, did_it(&r), &r,
+		      "r25: control: reading / does read the rest (/etc/hostname)");
+	}
+	ws->policy = base;
+	procage_policy_free(whole);
+
+	/* Accepted by name: the arguments become readable, never the environment. */
+	if (policy_rule(t, ws, "r25", "/proc", PROCAGE_READ) &&
+	    policy_accept(t, ws, "r25", "proc-other-processes")) {
+		r = run_caged(ws, NULL, "read-file", environ_path, NULL);
+		check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+		      "r25: with proc-other-processes accepted, another process's environment "
+		      "still cannot be read");
+		r = run_caged(ws, NULL, "kill", pid, "0", NULL);
+		check(t, refused(&r), &r,
+		      "r25: with proc-other-processes accepted, other processes still cannot be "
+		      "signalled");
+		r = run_caged(ws, NULL, "read-file", cmdline, NULL);
+		check(t, did_it(&r) && strstr(r.out, R25_ARG), &r,
+		      "r25: control: with proc-other-processes accepted, another process's "
+		      "arguments are readable, as the approximation says");
+	}
+	r = run_uncaged(ws, NULL, "read-file", link_cmdline, NULL);
+	check(t, did_it(&r) && strstr(r.out, R25_ARG), &r,
+	      "r25: control: without the cage the link in the workspace reaches the process");
+out:
+	if (ws && base)
+		ws->policy = base;
+	r25_target_end(target, hold);
+	caged_ws_free(ws);
+}
