@@ -302,8 +302,20 @@ static int git_dir_add(char *path, size_t len, int depth, unsigned waived,
 }
 
 /*
+ * A bare repository (a store with no work tree, often NAME.git) is a
+ * directory holding HEAD, objects and refs; git runs its hooks on push.
+ */
+static bool is_bare_repository(int dir_fd)
+{
+	struct stat st;
+	return fstatat(dir_fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       fstatat(dir_fd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	       fstatat(dir_fd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
  * Find every repository under dir: a ".git" directory marks one (its
- * hooks and config are what git runs and trusts). Only directories are
+ * hooks and config are what git runs and trusts), and so does a bare one. Only directories are
  * read, by descriptor and without following links, so the walk stays
  * inside the tree.
  */
@@ -329,6 +341,11 @@ static int repositories_walk(int dir_fd, char *path, size_t len, int depth, unsi
 			continue; /* a repository's own store holds no repository */
 		}
 		int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0 && is_bare_repository(sub)) {
+			close(sub);
+			rc = git_dir_add(path, len + 1 + n, 0, waived, out);
+			continue;
+		}
 		if (sub >= 0 && depth < 64)
 			rc = repositories_walk(sub, path, len + 1 + n, depth + 1, waived, out);
 		else if (sub >= 0)

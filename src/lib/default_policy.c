@@ -34,9 +34,10 @@ static bool exists(const char *path)
 }
 
 /*
- * Until the hard-deny classes mask the secrets under $HOME, a writable
- * working directory that contains the home would expose them all, so the
- * default refuses it.
+ * A writable working directory that contains the home would let the
+ * command create the startup files, units and tool configuration that do
+ * not exist yet (masks only cover what exists at spawn), so the default
+ * refuses it.
  */
 static int workdir_refusal(const char *workdir, struct procage_error *err)
 {

@@ -101,7 +101,7 @@ static int mount_apply(int mask_source, const struct plan_mount *m)
 	int target = mount_target_open(m->path), tree, rc = 0;
 	if (target < 0)
 		return target;
-	if (m->kind == PLAN_MOUNT_READ_ONLY)
+	if (m->kind == PLAN_MOUNT_READ_ONLY || m->kind == PLAN_MOUNT_PIN)
 		tree = sys_open_tree(target, "",
 				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	else
@@ -114,7 +114,9 @@ static int mount_apply(int mask_source, const struct plan_mount *m)
 	}
 	if (m->kind != PLAN_MOUNT_READ_ONLY)
 		attr.attr_set |= MOUNT_ATTR_NOEXEC;
-	if (sys_mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr) != 0 ||
+	/* A pin changes nothing but makes the path a mount point. */
+	if ((m->kind != PLAN_MOUNT_PIN &&
+	     sys_mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr) != 0) ||
 	    sys_move_mount(tree, "", target, "",
 			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
 		rc = -errno;

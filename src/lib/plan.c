@@ -19,7 +19,6 @@
 #include "error.h"
 #include "landlock.h"
 #include "namespaces.h"
-#include "sockets.h"
 
 static int fd_map_check(const struct procage_spawn_opts *opts, int *max_target,
 			struct procage_error *err)
@@ -95,81 +94,6 @@ static int plan_ruleset(const struct procage_cage *cage, const char *tmpdir,
 	return fd;
 }
 
-static bool socket_granted(const struct procage_cage *cage, const char *path)
-{
-	for (size_t i = 0; i < cage->n_sockets; i++)
-		if (strcmp(cage->sockets[i].path, path) == 0)
-			return true;
-	return false;
-}
-
-static bool within_hidden(const struct plan *plan, size_t n, const char *path)
-{
-	for (size_t i = 0; i < n; i++)
-		if (plan->mounts[i].kind != PLAN_MOUNT_READ_ONLY &&
-		    path_within(path, plan->mounts[i].path))
-			return true;
-	return false;
-}
-
-/*
- * A cage that may use Unix sockets reaches only those it names: every
- * other socket bound at spawn gets a mask, as nothing else stops a
- * connect() by path.
- */
-static size_t plan_socket_masks(const struct procage_cage *cage, struct plan *plan,
-				struct plan_mount *m, size_t n)
-{
-	for (size_t i = 0; plan->bound_sockets && plan->bound_sockets[i]; i++) {
-		const char *path = plan->bound_sockets[i];
-		struct stat st;
-		if (socket_granted(cage, path) || within_hidden(plan, n, path) ||
-		    lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
-			continue;
-		m[n++] = (struct plan_mount){ PLAN_MOUNT_HIDE_FILE, path };
-	}
-	return n;
-}
-
-/*
- * Tier T1: the masks of this spawn, laid over what exists now (the spawn
- * snapshot). Nothing is masked below a hidden path: it cannot be reached.
- */
-static int plan_mounts(const struct procage_cage *cage, struct plan *plan,
-		       struct procage_error *err)
-{
-	size_t n_sockets = 0, n = 0;
-	const char *hidden = NULL;
-	int rc;
-	if (cage->n_sockets && (rc = sockets_bound(&plan->bound_sockets, &n_sockets)) < 0)
-		return error_set(err, rc, "listing the Unix sockets bound on this host: %s",
-				 strerror(-rc));
-	struct plan_mount *m = calloc(cage->n_denials + n_sockets + 1, sizeof *m);
-	if (!m)
-		return error_set(err, -ENOMEM, "out of memory");
-	plan->mounts = m;
-	for (size_t i = 0; i < cage->n_denials; i++) {
-		const struct cage_path *d = &cage->denials[i];
-		struct stat st;
-		if ((hidden && path_within(d->path, hidden)) || lstat(d->path, &st) != 0)
-			continue;
-		if (S_ISLNK(st.st_mode))
-			return error_set(err, -ELOOP,
-					 "%s has become a symbolic link since the cage was made; "
-					 "make the cage again",
-					 d->path);
-		m[n].path = d->path;
-		if (d->access == PROCAGE_PROTECT) {
-			m[n++].kind = PLAN_MOUNT_READ_ONLY;
-			continue;
-		}
-		m[n++].kind = S_ISDIR(st.st_mode) ? PLAN_MOUNT_HIDE_DIR : PLAN_MOUNT_HIDE_FILE;
-		hidden = d->path;
-	}
-	plan->n_mounts = plan_socket_masks(cage, plan, m, n);
-	return 0;
-}
-
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err)
 {
@@ -195,7 +119,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 		if (cage->policy->network == PROCAGE_NET_OFF)
 			plan->clone_namespaces |= CLONE_NEWNET;
 		namespaces_id_maps_format(&plan->id_maps);
-		if ((rc = plan_mounts(cage, plan, err)) < 0) {
+		if ((rc = plan_mounts_build(cage, plan, err)) < 0) {
 			plan_release(plan);
 			return rc;
 		}
@@ -243,7 +167,7 @@ void plan_release(struct plan *plan)
 	plan_close_fds(plan);
 	free((struct plan_mount *)plan->mounts);
 	plan->mounts = NULL;
-	sockets_free(plan->bound_sockets);
-	plan->bound_sockets = NULL;
+	procage_strings_free(plan->owned_paths);
+	plan->owned_paths = NULL;
 	plan->n_mounts = 0;
 }

@@ -22,6 +22,7 @@ struct plan_rlimit {
 
 /* A mount the child makes in its own mount namespace (tier T1). */
 enum plan_mount_kind {
+	PLAN_MOUNT_PIN,       /* a bind of the path over itself: it cannot be renamed */
 	PLAN_MOUNT_READ_ONLY, /* a read-only bind of the path over itself */
 	PLAN_MOUNT_HIDE_DIR,  /* an empty, unreadable, read-only directory over it */
 	PLAN_MOUNT_HIDE_FILE, /* an empty, unreadable, read-only file over it */
@@ -57,7 +58,7 @@ struct plan {
 	struct plan_id_maps id_maps;
 	const struct plan_mount *mounts; /* ancestors before descendants */
 	size_t n_mounts;
-	char **bound_sockets; /* the paths of socket masks, owned by the plan */
+	char **owned_paths; /* mount paths the plan made (NULL-terminated), owned */
 };
 
 /* What the child writes on the status pipe when a step fails. */
@@ -81,6 +82,9 @@ struct procage_cage;
  */
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err);
+/* Tier T1: the plan's mounts, from the cage's denials and sockets. */
+int plan_mounts_build(const struct procage_cage *cage, struct plan *plan,
+		      struct procage_error *err);
 /* Close the plan's descriptors (our end of the status pipe among them). */
 void plan_close_fds(struct plan *plan);
 /* Close and free everything the plan owns. */

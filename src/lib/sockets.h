@@ -5,8 +5,8 @@
 #include <stddef.h>
 
 /*
- * The absolute paths of the pathname sockets bound in our network
- * namespace (from /proc/net/unix), without duplicates. *out is a
+ * The canonical paths of the pathname sockets bound in every network
+ * namespace we can look at (net/unix of each), without duplicates. *out is a
  * NULL-terminated array freed with sockets_free.
  */
 int sockets_bound(char ***out, size_t *n);

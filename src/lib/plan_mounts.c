@@ -1,0 +1,182 @@
+/*
+ * Tier T1: the mounts of one spawn, laid over what exists now (the spawn
+ * snapshot). Each denial becomes a mask; inside a writable tree, every
+ * directory between the tree and a denial is pinned (bound over itself) so
+ * that no rename can carry a mask away and leave the path free to be made
+ * again; a cage that may use Unix sockets gets a mask over every other
+ * socket bound at spawn.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cage.h"
+#include "error.h"
+#include "plan.h"
+#include "sockets.h"
+#include "syscalls.h"
+
+struct mount_list {
+	struct plan_mount *items;
+	size_t n, cap;
+	char **owned; /* NULL-terminated */
+	size_t n_owned;
+};
+
+static int list_add(struct mount_list *l, enum plan_mount_kind kind, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->items[i].path, path) == 0)
+			return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		struct plan_mount *grown = realloc(l->items, cap * sizeof *grown);
+		if (!grown)
+			return -ENOMEM;
+		l->items = grown;
+		l->cap = cap;
+	}
+	l->items[l->n++] = (struct plan_mount){ kind, path };
+	return 0;
+}
+
+/* A path string the plan keeps alive for as long as its mounts. */
+static const char *list_own(struct mount_list *l, char *path)
+{
+	char **grown = realloc(l->owned, (l->n_owned + 2) * sizeof *grown);
+	if (!grown) {
+		free(path);
+		return NULL;
+	}
+	l->owned = grown;
+	l->owned[l->n_owned++] = path;
+	l->owned[l->n_owned] = NULL;
+	return path;
+}
+
+/* The deepest grant containing path through which it could be renamed. */
+static const char *renaming_grant(const struct procage_cage *cage, const char *path)
+{
+	const char *best = NULL;
+	for (size_t i = 0; i < cage->n_grants; i++) {
+		const struct landlock_grant *g = &cage->grants[i];
+		if ((g->access & LANDLOCK_ACCESS_FS_REMOVE_DIR) && path_within(path, g->path) &&
+		    (!best || strlen(g->path) > strlen(best)))
+			best = g->path;
+	}
+	return best;
+}
+
+static int pins_add(struct mount_list *l, const char *root, const char *path)
+{
+	size_t root_len = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	for (const char *slash = strchr(path + root_len + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		char *ancestor = strndup(path, (size_t)(slash - path));
+		const char *kept = ancestor ? list_own(l, ancestor) : NULL;
+		if (!kept || list_add(l, PLAN_MOUNT_PIN, kept) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int denials_add(const struct procage_cage *cage, struct mount_list *l,
+		       struct procage_error *err)
+{
+	for (size_t i = 0; i < cage->n_denials; i++) {
+		const struct cage_path *d = &cage->denials[i];
+		struct stat st;
+		if (lstat(d->path, &st) != 0)
+			return error_set(err, -ENOENT,
+					 "%s was there when the cage was made and is gone now (moved "
+					 "or removed); make the cage again",
+					 d->path);
+		if (S_ISLNK(st.st_mode))
+			return error_set(err, -ELOOP,
+					 "%s has become a symbolic link since the cage was made; "
+					 "make the cage again",
+					 d->path);
+		const char *root = renaming_grant(cage, d->path);
+		enum plan_mount_kind kind = d->access == PROCAGE_PROTECT ? PLAN_MOUNT_READ_ONLY
+					    : S_ISDIR(st.st_mode)	 ? PLAN_MOUNT_HIDE_DIR
+									 : PLAN_MOUNT_HIDE_FILE;
+		if ((root && strcmp(root, d->path) != 0 && pins_add(l, root, d->path) < 0) ||
+		    list_add(l, kind, d->path) < 0)
+			return error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static bool socket_granted(const struct procage_cage *cage, const char *path)
+{
+	for (size_t i = 0; i < cage->n_sockets; i++)
+		if (strcmp(cage->sockets[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* A cage that may use Unix sockets reaches only those it names. */
+static int sockets_add(const struct procage_cage *cage, struct mount_list *l,
+		       struct procage_error *err)
+{
+	char **bound = NULL;
+	size_t n = 0;
+	int rc = sockets_bound(&bound, &n);
+	if (rc < 0)
+		return error_set(err, rc, "listing the Unix sockets bound on this host: %s",
+				 strerror(-rc));
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct stat st;
+		if (socket_granted(cage, bound[i]) || lstat(bound[i], &st) != 0 ||
+		    !S_ISSOCK(st.st_mode))
+			continue;
+		const char *kept = list_own(l, bound[i]);
+		bound[i] = NULL;
+		if (!kept || list_add(l, PLAN_MOUNT_HIDE_FILE, kept) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+	}
+	sockets_free(bound);
+	return rc;
+}
+
+static int mount_compare(const void *a, const void *b)
+{
+	return strcmp(((const struct plan_mount *)a)->path, ((const struct plan_mount *)b)->path);
+}
+
+/* Ancestors first; nothing below a hidden path, which cannot be reached. */
+static void list_order(struct mount_list *l)
+{
+	size_t kept = 0;
+	if (l->n)
+		qsort(l->items, l->n, sizeof *l->items, mount_compare);
+	for (size_t i = 0; i < l->n; i++) {
+		bool hidden = false;
+		for (size_t j = 0; j < kept && !hidden; j++)
+			hidden = (l->items[j].kind == PLAN_MOUNT_HIDE_DIR ||
+				  l->items[j].kind == PLAN_MOUNT_HIDE_FILE) &&
+				 path_within(l->items[i].path, l->items[j].path);
+		if (!hidden)
+			l->items[kept++] = l->items[i];
+	}
+	l->n = kept;
+}
+
+int plan_mounts_build(const struct procage_cage *cage, struct plan *plan,
+		      struct procage_error *err)
+{
+	struct mount_list l = { 0 };
+	int rc = denials_add(cage, &l, err);
+	if (rc == 0 && cage->n_sockets)
+		rc = sockets_add(cage, &l, err);
+	plan->owned_paths = l.owned;
+	if (rc < 0) {
+		free(l.items);
+		return rc;
+	}
+	list_order(&l);
+	plan->mounts = l.items;
+	plan->n_mounts = l.n;
+	return 0;
+}
