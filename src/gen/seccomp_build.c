@@ -12,8 +12,10 @@
  * an unknown value and refuse.
  *
  * A refusal is SECCOMP_RET_ERRNO with the rule's errno, or, in the report
- * variant, SECCOMP_RET_USER_NOTIF for every EPERM refusal so that a
+ * variants, SECCOMP_RET_USER_NOTIF for every EPERM refusal so that a
  * supervisor learns of it (clone3's ENOSYS stays: libc falls back on it).
+ * The variants (seccomp_programs.h) differ only in the socket block, in
+ * the session calls and in the refusal.
  */
 #include "seccomp_build.h"
 
@@ -85,16 +87,26 @@ static int add_rule(scmp_filter_ctx ctx, const struct seccomp_options *opts, con
 	return 0;
 }
 
-static int add_refused_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
-			     struct procage_error *err)
+static int add_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+		     const struct seccomp_refused_call *calls, size_t n,
+		     struct procage_error *err)
 {
-	for (size_t i = 0; i < seccomp_n_refused_calls; i++) {
-		const struct seccomp_refused_call *c = &seccomp_refused_calls[i];
-		int rc = add_rule(ctx, opts, c->name, c->err, 0, NULL, err);
+	for (size_t i = 0; i < n; i++) {
+		int rc = add_rule(ctx, opts, calls[i].name, calls[i].err, 0, NULL, err);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
+}
+
+/* Every variant's refused calls, and setsid where sessions are locked. */
+static int add_refused_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+			     struct procage_error *err)
+{
+	int rc = add_calls(ctx, opts, seccomp_refused_calls, seccomp_n_refused_calls, err);
+	if (rc == 0 && opts->lock_sessions)
+		rc = add_calls(ctx, opts, seccomp_session_calls, seccomp_n_session_calls, err);
+	return rc;
 }
 
 /*

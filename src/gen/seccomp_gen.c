@@ -34,9 +34,13 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		     "seccomp_generated_programs[SECCOMP_N_PROGRAMS] = {\n");
 	for (size_t i = 0; i < SECCOMP_N_PROGRAMS; i++) {
 		struct seccomp_options o = seccomp_program_options(i);
-		fprintf(out, "\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s */\n", i,
-			i, progs[i].len, o.network_on ? "on" : "off",
-			o.report ? "reported (USER_NOTIF)" : "as errno");
+		fprintf(out,
+			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
+			"%s, sessions %s */\n",
+			i, i, progs[i].len, o.network_on ? "on" : "off",
+			o.report ? "reported (USER_NOTIF)" : "as errno",
+			o.unix_sockets ? "allowed" : "refused",
+			o.lock_sessions ? "locked" : "free");
 	}
 	fprintf(out, "};\n");
 }

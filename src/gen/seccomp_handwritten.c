@@ -13,6 +13,10 @@
  *	        bit -> REFUSE; -> ALLOW
  *   UNSHARE, CLONE: ld low 32 bits of arg 0; any namespace flag -> REFUSE;
  *	        -> ALLOW
+ *   SOCKET:    family (upper bits -> REFUSE) one of the allowed -> ALLOW, or
+ *	        IP or NETLINK for their type and protocol tests; -> REFUSE.
+ *	        No family allowed: SOCKET is REFUSE itself, no instruction
+ *   SOCKETPAIR: family (upper bits -> REFUSE) AF_UNIX -> ALLOW; -> REFUSE
  *   ALLOW: ret ALLOW;  REFUSE: ret the refusal
  *
  * The numbers of calls libseccomp cannot name are shared by all three
@@ -184,14 +188,18 @@ static void load_int_arg(struct block *b, unsigned int arg)
  * type is compared on its low 4 bits (SOCK_NONBLOCK and SOCK_CLOEXEC live
  * above), the protocol on the 32 bits the kernel reads.
  */
-static void write_socket_blocks(struct block *b, bool network_on)
+static void write_socket_blocks(struct block *b, const struct seccomp_options *opts)
 {
 	int families[AF_MAX], n = 0;
 	for (int f = 0; f < AF_MAX; f++)
-		if (seccomp_family_allowed(f, network_on))
+		if (seccomp_family_allowed(f, opts->network_on, opts->unix_sockets))
 			families[n++] = f;
-	place(b, L_SOCKET);
-	load_int_arg(b, 0);
+	/* Nothing to test (the default cage: network and Unix sockets off):
+	 * write_blocks places L_SOCKET on the refusal. */
+	if (n > 0) {
+		place(b, L_SOCKET);
+		load_int_arg(b, 0);
+	}
 	for (int i = 0; i < n; i++) {
 		int f = families[i];
 		enum label to = f == AF_INET || f == AF_INET6 ? L_IP
@@ -199,7 +207,7 @@ static void write_socket_blocks(struct block *b, bool network_on)
 							      : L_ALLOW;
 		jump_if(b, BPF_JEQ, (uint32_t)f, to, i + 1 == n ? L_REFUSE : L_NEXT);
 	}
-	if (network_on) {
+	if (opts->network_on) {
 		place(b, L_IP);
 		load(b, ARG_LOW(1));
 		emit(b, BPF_ALU | BPF_AND | BPF_K, 0xf, L_NEXT, L_NEXT);
@@ -218,7 +226,7 @@ static void write_socket_blocks(struct block *b, bool network_on)
 }
 
 /* The blocks the marker returns jump to, and their two returns. */
-static void write_blocks(struct block *b, bool network_on, uint32_t refused)
+static void write_blocks(struct block *b, const struct seccomp_options *opts)
 {
 	uint32_t unshare_flags = 0, clone_flags = 0;
 	for (size_t i = 0; i < seccomp_n_namespace_flags; i++) {
@@ -237,11 +245,13 @@ static void write_blocks(struct block *b, bool network_on, uint32_t refused)
 	place(b, L_CLONE);
 	load(b, ARG0_LOW);
 	jump_if(b, BPF_JSET, clone_flags, L_REFUSE, L_ALLOW);
-	write_socket_blocks(b, network_on);
+	write_socket_blocks(b, opts);
 	place(b, L_ALLOW);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, L_NEXT, L_NEXT);
 	place(b, L_REFUSE);
-	emit(b, BPF_RET | BPF_K, refused, L_NEXT, L_NEXT);
+	if (b->at[L_SOCKET] < 0)
+		place(b, L_SOCKET);
+	emit(b, BPF_RET | BPF_K, refusal(opts), L_NEXT, L_NEXT);
 }
 
 int seccomp_blocks_link(const struct seccomp_options *opts, struct sock_filter *prog,
@@ -249,7 +259,7 @@ int seccomp_blocks_link(const struct seccomp_options *opts, struct sock_filter *
 {
 	struct block b;
 	block_init(&b);
-	write_blocks(&b, opts->network_on, refusal(opts));
+	write_blocks(&b, opts);
 	int rc = resolve(&b, SECCOMP_BLOCKS_MAX, err);
 	if (rc < 0)
 		return rc;

@@ -101,6 +101,15 @@ const struct seccomp_refused_call seccomp_refused_calls[] = {
 };
 const size_t seccomp_n_refused_calls = N_ELEMS(seccomp_refused_calls);
 
+/*
+ * In the session lifetime a run finds the processes it must kill by
+ * session: one that calls setsid leaves it and outlives the run (R-23).
+ */
+const struct seccomp_refused_call seccomp_session_calls[] = {
+	{ "setsid", EPERM },
+};
+const size_t seccomp_n_session_calls = N_ELEMS(seccomp_session_calls);
+
 const struct seccomp_new_call seccomp_refused_new_calls[] = {
 	{ "open_tree_attr", 467 }, /* open_tree with mount attributes (Linux 6.15) */
 };
@@ -122,10 +131,15 @@ const size_t seccomp_n_namespace_flags = N_ELEMS(seccomp_namespace_flags);
 const uint32_t seccomp_refused_ioctls[] = { TIOCSTI, TIOCLINUX };
 const size_t seccomp_n_refused_ioctls = N_ELEMS(seccomp_refused_ioctls);
 
-bool seccomp_family_allowed(int family, bool network_on)
+bool seccomp_family_allowed(int family, bool network_on, bool unix_sockets)
 {
+	/*
+	 * Below Landlock ABI 9 a Unix socket can connect to any pathname or
+	 * abstract socket it can name: only a cage that masks every other
+	 * socket (tier T1) may make one.
+	 */
 	if (family == AF_UNIX)
-		return true;
+		return unix_sockets;
 	/* NETLINK_ROUTE only: glibc's getaddrinfo and if_nameindex read the
 	 * interface list through it. */
 	return network_on && (family == AF_INET || family == AF_INET6 || family == AF_NETLINK);

@@ -26,6 +26,10 @@ struct seccomp_refused_call {
 extern const struct seccomp_refused_call seccomp_refused_calls[];
 extern const size_t seccomp_n_refused_calls;
 
+/* Calls refused, whatever their arguments, only when sessions are locked. */
+extern const struct seccomp_refused_call seccomp_session_calls[];
+extern const size_t seccomp_n_session_calls;
+
 /*
  * Calls newer than the libseccomp the rules are built with (2.5.4), which
  * cannot name them; refused with EPERM by a hand-written block. Their
@@ -58,8 +62,11 @@ extern const size_t seccomp_n_refused_ioctls;
 		    MMAP_PAGE_ZERO | ADDR_LIMIT_32BIT | ADDR_LIMIT_3GB))
 #define SECCOMP_PERSONALITY_QUERY 0xffffffffu
 
-/* May socket(family, ...) be called at all? (AF_UNIX always.) */
-bool seccomp_family_allowed(int family, bool network_on);
+/*
+ * May socket(family, ...) be called at all? AF_UNIX when unix_sockets;
+ * socketpair takes AF_UNIX only, in every variant.
+ */
+bool seccomp_family_allowed(int family, bool network_on, bool unix_sockets);
 
 /*
  * With the network on, IP sockets (AF_INET, AF_INET6) may not have these

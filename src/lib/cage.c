@@ -272,7 +272,11 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (rc == 0 && policy->private_tmp)
 		rc = cage_choose_tmp_base(c, err);
 	if (rc == 0) {
-		struct seccomp_options so = { .network_on = policy->network == PROCAGE_NET_ON };
+		struct seccomp_options so = {
+			.network_on = policy->network == PROCAGE_NET_ON,
+			.unix_sockets = c->tier == PROCAGE_TIER_T1 && c->n_sockets > 0,
+			.lock_sessions = false,
+		};
 		rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
 	c->fix = NULL;

@@ -16,6 +16,16 @@ struct seccomp_options {
 	/* IP sockets (TCP, UDP) and NETLINK_ROUTE may be created. */
 	bool network_on;
 	/*
+	 * socket(AF_UNIX) may be called. Below Landlock ABI 9 nothing stops
+	 * a connect() to any pathname or abstract socket the child can name,
+	 * so a cage reaches no daemon only if it cannot make one; the cage
+	 * allows it where every other socket is masked (tier T1, sockets
+	 * named by the policy). socketpair(AF_UNIX) is allowed either way.
+	 */
+	bool unix_sockets;
+	/* setsid is refused: every process of the run stays in its session. */
+	bool lock_sessions;
+	/*
 	 * Refusals that are EPERM become SECCOMP_RET_USER_NOTIF, for a
 	 * supervisor to report (clone3 keeps ENOSYS). Installed without a
 	 * listener, the kernel answers those calls ENOSYS.

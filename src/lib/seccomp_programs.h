@@ -17,17 +17,35 @@ struct seccomp_generated_program {
 	unsigned short len;
 };
 
-/* One program per variant: network on or off, refusals as errno or reported. */
-#define SECCOMP_N_PROGRAMS 4
+/*
+ * One program per variant, indexed by the options' bits:
+ *   bit 0  network_on      IP sockets and NETLINK_ROUTE allowed
+ *   bit 1  report          refusals reported (USER_NOTIF), not EPERM
+ *   bit 2  unix_sockets    socket(AF_UNIX) allowed
+ *   bit 3  lock_sessions   setsid refused
+ */
+#define SECCOMP_PROGRAM_NETWORK_ON 1u
+#define SECCOMP_PROGRAM_REPORT 2u
+#define SECCOMP_PROGRAM_UNIX_SOCKETS 4u
+#define SECCOMP_PROGRAM_LOCK_SESSIONS 8u
+#define SECCOMP_N_PROGRAMS 16
 
 static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 {
-	return (opts->network_on ? 1u : 0u) | (opts->report ? 2u : 0u);
+	return (opts->network_on ? SECCOMP_PROGRAM_NETWORK_ON : 0u) |
+	       (opts->report ? SECCOMP_PROGRAM_REPORT : 0u) |
+	       (opts->unix_sockets ? SECCOMP_PROGRAM_UNIX_SOCKETS : 0u) |
+	       (opts->lock_sessions ? SECCOMP_PROGRAM_LOCK_SESSIONS : 0u);
 }
 
 static inline struct seccomp_options seccomp_program_options(size_t index)
 {
-	return (struct seccomp_options){ .network_on = index & 1, .report = index & 2 };
+	return (struct seccomp_options){
+		.network_on = index & SECCOMP_PROGRAM_NETWORK_ON,
+		.report = index & SECCOMP_PROGRAM_REPORT,
+		.unix_sockets = index & SECCOMP_PROGRAM_UNIX_SOCKETS,
+		.lock_sessions = index & SECCOMP_PROGRAM_LOCK_SESSIONS,
+	};
 }
 
 extern const struct seccomp_generated_program seccomp_generated_programs[SECCOMP_N_PROGRAMS];

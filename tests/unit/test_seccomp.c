@@ -3,9 +3,10 @@
  * build time are compared with what libseccomp builds from the rules now
  * (a stale generated file fails here); they are run in a BPF simulator for
  * each x86 ABI (x86_64, x32, i386) and each variant (network on or off,
- * refusals as errno or reported); and they are installed in forked children
- * on the real kernel, each beside a control child without the filter, so
- * the test cannot pass with the filter switched off.
+ * refusals as errno or reported, socket(AF_UNIX) allowed or not, setsid
+ * refused or not); and they are installed in forked children on the real
+ * kernel, each beside a control child without the filter, so the test
+ * cannot pass with the filter switched off.
  */
 #include "bpf_sim.h"
 #include "error.h"
@@ -74,19 +75,36 @@ static const char *const must_refuse[] = {
 #define PERSONALITY_REFUSED SECCOMP_PERSONALITY_REFUSED
 #define N_VARIANTS SECCOMP_N_PROGRAMS
 
-/* The programs under test, by seccomp_program_index: bit 0 network on,
- * bit 1 refusals reported. */
+/* The programs under test, by seccomp_program_index (its bits are in
+ * seccomp_programs.h). */
 static struct sock_fprog progs[N_VARIANTS];
+
+_Static_assert(N_VARIANTS == 16, "four options, one program for each combination");
 
 static bool variant_net(int v)
 {
 	return seccomp_program_options((size_t)v).network_on;
 }
 
+static bool variant_unix(int v)
+{
+	return seccomp_program_options((size_t)v).unix_sockets;
+}
+
+static bool variant_locked(int v)
+{
+	return seccomp_program_options((size_t)v).lock_sessions;
+}
+
 static const char *variant_name(int v)
 {
-	static const char *const names[N_VARIANTS] = { "net off", "net on", "net off, report",
-						       "net on, report" };
+	static char names[N_VARIANTS][64];
+	if (!names[v][0]) {
+		struct seccomp_options o = seccomp_program_options((size_t)v);
+		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s", v,
+			 o.network_on ? "on" : "off", o.unix_sockets ? "on" : "off",
+			 o.lock_sessions ? "locked" : "free", o.report ? ", report" : "");
+	}
 	return names[v];
 }
 
@@ -185,6 +203,8 @@ static void test_build(void)
 	for (int v = 0; v < N_VARIANTS; v++) {
 		struct procage_error err = { 0 };
 		struct seccomp_options opts = seccomp_program_options((size_t)v);
+		tap_ok(seccomp_program_index(&opts) == (size_t)v,
+		       "%s: its options index the same program", variant_name(v));
 		int rc = seccomp_program_build(&opts, &progs[v], &err);
 		tap_ok(rc == 0 && progs[v].filter && progs[v].len > 0,
 		       "build %s: rc %d, %u instructions %s", variant_name(v), rc, progs[v].len,
@@ -205,6 +225,8 @@ static void test_build(void)
 	struct sock_fprog other;
 	rc = seccomp_program_build(&(struct seccomp_options){ 0 }, &other, NULL);
 	tap_ok(rc == 0, "build without an error structure: rc %d", rc);
+	tap_ok(rc == 0 && other.filter == progs[0].filter,
+	       "options left zero pick program 0: network, Unix sockets off, sessions free");
 	seccomp_program_free(&other);
 	tap_ok(other.filter == NULL && other.len == 0, "seccomp_program_free zeroes the program");
 	seccomp_program_free(NULL);
@@ -222,6 +244,10 @@ static void test_refused_calls(void)
 {
 	for (size_t i = 0; i < N_ELEMS(must_refuse); i++)
 		tap_ok(in_rule_table(must_refuse[i]), "the rules refuse %s", must_refuse[i]);
+	tap_ok(seccomp_n_session_calls == 1 &&
+		       strcmp(seccomp_session_calls[0].name, "setsid") == 0 &&
+		       seccomp_session_calls[0].err == EPERM && !in_rule_table("setsid"),
+	       "locked sessions refuse setsid with EPERM, and only they do");
 	for (int v = 0; v < N_VARIANTS; v++) {
 		for (size_t a = 0; a < N_ELEMS(abis); a++) {
 			const struct abi *abi = &abis[a];
@@ -231,6 +257,15 @@ static void test_refused_calls(void)
 				snprintf(what, sizeof what, "refused with %s", strerror(c->err));
 				expect(v, abi, c->name, ARGS(0), SECCOMP_RET_ERRNO | (uint32_t)c->err,
 				       what);
+			}
+			for (size_t i = 0; i < seccomp_n_session_calls; i++) {
+				const struct seccomp_refused_call *c = &seccomp_session_calls[i];
+				bool refused = variant_locked(v);
+				expect(v, abi, c->name, ARGS(0),
+				       refused ? SECCOMP_RET_ERRNO | (uint32_t)c->err
+					       : SECCOMP_RET_ALLOW,
+				       refused ? "refused (sessions locked)"
+					       : "allowed (sessions free)");
 			}
 			expect(v, abi, "clone3", ARGS(0), RET_ENOSYS, "answered ENOSYS");
 			for (size_t i = 0; i < seccomp_n_refused_new_calls; i++) {
@@ -273,14 +308,19 @@ static void test_allowed_calls(void)
 			       "(CLONE_FS) allowed");
 			expect(v, abi, "unshare", ARGS(CLONE_SYSVSEM), SECCOMP_RET_ALLOW,
 			       "(CLONE_SYSVSEM) allowed");
-			expect(v, abi, "socket", ARGS(AF_UNIX, SOCK_STREAM), SECCOMP_RET_ALLOW,
-			       "(AF_UNIX, SOCK_STREAM) allowed");
+			uint32_t unix_socket = variant_unix(v) ? SECCOMP_RET_ALLOW : RET_EPERM;
+			const char *unix_what = variant_unix(v) ? "allowed (unix on)"
+								: "refused (unix off)";
+			expect(v, abi, "socket", ARGS(AF_UNIX, SOCK_STREAM), unix_socket, unix_what);
 			expect(v, abi, "socket", ARGS(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC),
-			       SECCOMP_RET_ALLOW, "(AF_UNIX, SOCK_DGRAM|SOCK_CLOEXEC) allowed");
+			       unix_socket, unix_what);
 			expect(v, abi, "socketpair", ARGS(AF_UNIX, SOCK_STREAM), SECCOMP_RET_ALLOW,
 			       "(AF_UNIX) allowed");
 			expect(v, abi, "socketpair", ARGS(AF_INET, SOCK_STREAM), RET_EPERM,
 			       "(AF_INET) refused");
+			/* The other calls of session and process group stay. */
+			expect(v, abi, "setpgid", ARGS(0, 0), SECCOMP_RET_ALLOW, "allowed");
+			expect(v, abi, "getsid", ARGS(0), SECCOMP_RET_ALLOW, "allowed");
 			expect(v, abi, "ioctl", ARGS(0, TCGETS), SECCOMP_RET_ALLOW,
 			       "(TCGETS) allowed");
 			expect(v, abi, "ioctl", ARGS(0, FIONREAD), SECCOMP_RET_ALLOW,
@@ -394,10 +434,11 @@ static void test_personality(void)
 }
 
 /* What the filter should answer for socket(family, type, protocol). */
-static bool socket_refused(uint32_t family, uint32_t type, uint32_t protocol, bool net_on)
+static bool socket_refused(uint32_t family, uint32_t type, uint32_t protocol, bool net_on,
+			   bool unix_on)
 {
 	if (family == AF_UNIX)
-		return false;
+		return !unix_on;
 	if (!net_on)
 		return true;
 	if (family == AF_NETLINK)
@@ -430,7 +471,7 @@ static void check_socket_matrix(int v, const struct abi *abi)
 					type_flags[t % N_ELEMS(type_flags)];
 			for (size_t p = 0; p < N_ELEMS(protocols); p++) {
 				bool refused = socket_refused(family, type, protocols[p],
-							      variant_net(v));
+							      variant_net(v), variant_unix(v));
 				uint32_t want = variant_answer(v, refused ? RET_EPERM
 									  : SECCOMP_RET_ALLOW);
 				uint32_t got = run_nr(&progs[v], abi->audit_arch, nr,
@@ -447,11 +488,43 @@ static void check_socket_matrix(int v, const struct abi *abi)
 	       variant_name(v), abi->name, runs, mismatches, first);
 }
 
+/* socketpair: AF_UNIX, whatever its type, in every variant; nothing else. */
+static void check_socketpair_matrix(int v, const struct abi *abi)
+{
+	static const uint32_t extra_families[] = { 255, 0xffff, 0x80000000u | AF_UNIX,
+						   0xffffffffu };
+	static const uint32_t types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW,
+					  SOCK_STREAM | SOCK_CLOEXEC, SOCK_DGRAM | SOCK_NONBLOCK };
+	long nr = abi_nr(abi, "socketpair");
+	unsigned runs = 0, mismatches = 0;
+	char first[96] = "";
+	for (uint32_t f = 0; f < AF_MAX + 20 + N_ELEMS(extra_families); f++) {
+		uint32_t family = f < AF_MAX + 20 ? f : extra_families[f - AF_MAX - 20];
+		for (size_t t = 0; t < N_ELEMS(types); t++) {
+			for (uint32_t protocol = 0; protocol < 2; protocol++) {
+				bool allowed = family == AF_UNIX;
+				uint32_t want = variant_answer(v, allowed ? SECCOMP_RET_ALLOW
+									  : RET_EPERM);
+				uint32_t got = run_nr(&progs[v], abi->audit_arch, nr,
+						      ARGS(family, types[t], protocol));
+				runs++;
+				if (got != want && !mismatches++)
+					snprintf(first, sizeof first, "(%#x, %#x, %u) got %#x",
+						 family, types[t], protocol, got);
+			}
+		}
+	}
+	tap_ok(mismatches == 0, "%s, %s: socketpair family matrix, %u cases, %u mismatches %s",
+	       variant_name(v), abi->name, runs, mismatches, first);
+}
+
 static void test_socket_matrix(void)
 {
 	for (int v = 0; v < N_VARIANTS; v++)
-		for (size_t a = 0; a < N_ELEMS(abis); a++)
+		for (size_t a = 0; a < N_ELEMS(abis); a++) {
 			check_socket_matrix(v, &abis[a]);
+			check_socketpair_matrix(v, &abis[a]);
+		}
 }
 
 /*
@@ -466,12 +539,10 @@ static void check_socket_upper_bits(int v)
 	       "(AF_UNIX | 1 << 32) refused");
 	expect(v, x86_64, "socket", ARGS(0x100000000ull | AF_PACKET, SOCK_RAW), RET_EPERM,
 	       "(AF_PACKET | 1 << 32) refused");
-	expect(v, x86_64, "socket", ARGS(AF_INET, 0xffffffff00000000ull | SOCK_RAW), RET_EPERM,
-	       "(AF_INET, SOCK_RAW | upper bits) refused");
-	expect(v, x86_64, "socket", ARGS(AF_INET, SOCK_STREAM, 0x700000000ull | IPPROTO_MPTCP),
-	       RET_EPERM, "(AF_INET, mptcp | upper bits) refused");
-	expect(v, x86_64, "socket", ARGS(AF_NETLINK, SOCK_RAW, 0x100000000ull), RET_EPERM,
-	       "(AF_NETLINK, upper bits) refused");
+	expect(v, x86_64, "socketpair", ARGS(0x100000000ull | AF_UNIX, SOCK_STREAM), RET_EPERM,
+	       "(AF_UNIX | 1 << 32) refused");
+	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, 0xffffffff00000000ull | SOCK_STREAM),
+	       SECCOMP_RET_ALLOW, "(AF_UNIX, SOCK_STREAM | upper bits) allowed");
 	/* On i386 every socket call through socketcall is refused. */
 	expect(v, &abis[2], "socketcall", ARGS(1 /* SYS_SOCKET */), RET_EPERM,
 	       "(SYS_SOCKET) refused");
@@ -479,6 +550,14 @@ static void check_socket_upper_bits(int v)
 	       "(SYS_SOCKETPAIR) refused");
 	expect(v, &abis[2], "socketcall", ARGS(3 /* SYS_CONNECT */), RET_EPERM,
 	       "(SYS_CONNECT) refused");
+	if (!variant_net(v))
+		return;
+	expect(v, x86_64, "socket", ARGS(AF_INET, 0xffffffff00000000ull | SOCK_RAW), RET_EPERM,
+	       "(AF_INET, SOCK_RAW | upper bits) refused");
+	expect(v, x86_64, "socket", ARGS(AF_INET, SOCK_STREAM, 0x700000000ull | IPPROTO_MPTCP),
+	       RET_EPERM, "(AF_INET, mptcp | upper bits) refused");
+	expect(v, x86_64, "socket", ARGS(AF_NETLINK, SOCK_RAW, 0x100000000ull), RET_EPERM,
+	       "(AF_NETLINK, upper bits) refused");
 }
 
 static void test_socket_cases(void)
@@ -517,18 +596,21 @@ static void test_socket_cases(void)
 		{ "AF_UNSPEC", AF_UNSPEC, SOCK_STREAM, 0, RET_EPERM, RET_EPERM },
 		{ "AF_MAX", AF_MAX, SOCK_STREAM, 0, RET_EPERM, RET_EPERM },
 		{ "AF_MAX + 1", AF_MAX + 1, SOCK_STREAM, 0, RET_EPERM, RET_EPERM },
-		{ "AF_UNIX", AF_UNIX, SOCK_SEQPACKET, 0, SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW },
 	};
 	for (int v = 0; v < N_VARIANTS; v++)
-		for (size_t a = 0; a < N_ELEMS(abis); a++)
+		for (size_t a = 0; a < N_ELEMS(abis); a++) {
 			for (size_t i = 0; i < N_ELEMS(cases); i++)
 				expect(v, &abis[a], "socket",
 				       ARGS(cases[i].family, cases[i].type, cases[i].protocol),
 				       variant_net(v) ? cases[i].want_on : cases[i].want_off,
 				       cases[i].what);
+			/* AF_UNIX follows unix_sockets alone, whatever the network. */
+			expect(v, &abis[a], "socket", ARGS(AF_UNIX, SOCK_SEQPACKET, 0),
+			       variant_unix(v) ? SECCOMP_RET_ALLOW : RET_EPERM,
+			       variant_unix(v) ? "AF_UNIX allowed" : "AF_UNIX refused");
+		}
 	for (int v = 0; v < N_VARIANTS; v++)
-		if (variant_net(v))
-			check_socket_upper_bits(v);
+		check_socket_upper_bits(v);
 }
 
 static void test_bad_arch(void)
@@ -571,6 +653,8 @@ enum attempt {
 	TRY_PERSONALITY_NO_ASLR,
 	TRY_PERSONALITY_QUERY,
 	TRY_TIOCSTI_UPPER_BITS,
+	TRY_SOCKETPAIR_UNIX,
+	TRY_SETSID,
 	TRY__COUNT
 };
 
@@ -587,6 +671,8 @@ static const char *const attempt_names[] = {
 	[TRY_PERSONALITY_NO_ASLR] = "personality(ADDR_NO_RANDOMIZE)",
 	[TRY_PERSONALITY_QUERY] = "personality(0xffffffff)",
 	[TRY_TIOCSTI_UPPER_BITS] = "ioctl(pipe, TIOCSTI | 0xdead00000000)",
+	[TRY_SOCKETPAIR_UNIX] = "socketpair(AF_UNIX, SOCK_DGRAM)",
+	[TRY_SETSID] = "setsid",
 };
 
 /* In the child: the errno the attempt ends with, 0 if it succeeded. */
@@ -638,6 +724,15 @@ static int attempt(enum attempt what)
 		rc = syscall(SYS_ioctl, fds[0], TIOCSTI | 0xdead00000000ull, &c);
 		break;
 	}
+	case TRY_SOCKETPAIR_UNIX: {
+		int sv[2];
+		rc = socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+		break;
+	}
+	case TRY_SETSID:
+		/* A forked child leads no process group: without the filter it works. */
+		rc = setsid();
+		break;
 	default:
 		return 255;
 	}
@@ -676,24 +771,41 @@ static int run_child(const struct sock_fprog *prog, enum attempt what, int *sign
 	return WEXITSTATUS(status);
 }
 
+#define V_DEFAULT 0 /* network and Unix sockets off, sessions free: the default cage */
+#define V_UNIX SECCOMP_PROGRAM_UNIX_SOCKETS
+#define V_LOCKED SECCOMP_PROGRAM_LOCK_SESSIONS
+
 static void test_kernel(void)
 {
 	static const struct {
 		enum attempt what;
+		int variant;
 		int want; /* under the filter */
 	} checks[] = {
-		{ TRY_UNSHARE_USERNS, EPERM },	 { TRY_IO_URING, EPERM },
-		{ TRY_SOCKET_INET, EPERM },	 { TRY_OPEN_TREE_ATTR, EPERM },
-		{ TRY_UNSHARE_USERNS_X32, EPERM }, { TRY_UNSHARE_USERNS_I386, EPERM },
-		{ TRY_CLONE3, ENOSYS },		 { TRY_SOCKET_UNIX, 0 },
-		{ TRY_UNSHARE_FILES, 0 },	 { TRY_PERSONALITY_NO_ASLR, EPERM },
-		{ TRY_PERSONALITY_QUERY, 0 },	 { TRY_TIOCSTI_UPPER_BITS, EPERM },
+		{ TRY_UNSHARE_USERNS, V_DEFAULT, EPERM },
+		{ TRY_IO_URING, V_DEFAULT, EPERM },
+		{ TRY_SOCKET_INET, V_DEFAULT, EPERM },
+		{ TRY_OPEN_TREE_ATTR, V_DEFAULT, EPERM },
+		{ TRY_UNSHARE_USERNS_X32, V_DEFAULT, EPERM },
+		{ TRY_UNSHARE_USERNS_I386, V_DEFAULT, EPERM },
+		{ TRY_CLONE3, V_DEFAULT, ENOSYS },
+		{ TRY_SOCKET_UNIX, V_DEFAULT, EPERM },
+		{ TRY_SOCKET_UNIX, V_UNIX, 0 },
+		{ TRY_SOCKETPAIR_UNIX, V_DEFAULT, 0 },
+		{ TRY_SETSID, V_DEFAULT, 0 },
+		{ TRY_SETSID, V_LOCKED, EPERM },
+		{ TRY_UNSHARE_FILES, V_DEFAULT, 0 },
+		{ TRY_PERSONALITY_NO_ASLR, V_DEFAULT, EPERM },
+		{ TRY_PERSONALITY_QUERY, V_DEFAULT, 0 },
+		{ TRY_TIOCSTI_UPPER_BITS, V_DEFAULT, EPERM },
 	};
 	_Static_assert(N_ELEMS(attempt_names) == TRY__COUNT, "every attempt has a name");
 	for (size_t i = 0; i < N_ELEMS(checks); i++) {
-		const char *name = attempt_names[checks[i].what];
+		char name[160];
+		snprintf(name, sizeof name, "%s (%s)", attempt_names[checks[i].what],
+			 variant_name(checks[i].variant));
 		int want = checks[i].want, sig_control, sig_filtered;
-		int filtered = run_child(&progs[0], checks[i].what, &sig_filtered);
+		int filtered = run_child(&progs[checks[i].variant], checks[i].what, &sig_filtered);
 		const char *got = filtered < 0 ? "child failed" : filtered ? strerror(filtered)
 									     : "succeeds";
 		if (want == 0) {
@@ -718,16 +830,21 @@ static void test_kernel(void)
 		tap_ok(filtered == want, "kernel: %s under the filter: %s (want %s)", name, got,
 		       strerror(want));
 	}
-	/* The one the test rests on: a plain IPv4 socket works without the filter. */
-	int sig;
-	tap_ok(run_child(NULL, TRY_SOCKET_INET, &sig) == 0,
-	       "control: socket(AF_INET) succeeds without the filter");
+	/* The ones the test rests on: each works without the filter. */
+	static const enum attempt controls[] = { TRY_SOCKET_INET, TRY_SOCKET_UNIX, TRY_SETSID };
+	for (size_t i = 0; i < N_ELEMS(controls); i++) {
+		int sig;
+		tap_ok(run_child(NULL, controls[i], &sig) == 0,
+		       "control: %s succeeds without the filter", attempt_names[controls[i]]);
+	}
 }
 
 /*
  * The other variants on the kernel: with the network on, an IPv4 socket
- * works; the report variants install (the kernel accepts USER_NOTIF) and,
- * with no listener attached, the kernel answers a refused call ENOSYS.
+ * works; with Unix sockets on, an AF_UNIX one; socketpair(AF_UNIX) always;
+ * setsid unless sessions are locked. The report variants install (the
+ * kernel accepts USER_NOTIF) and, with no listener attached, the kernel
+ * answers a refused call ENOSYS.
  */
 static void test_kernel_variants(void)
 {
@@ -746,6 +863,20 @@ static void test_kernel_variants(void)
 		got = run_child(&progs[v], TRY_CLONE3, &sig);
 		tap_ok(got == ENOSYS, "kernel, %s: clone3: %s (want ENOSYS)", variant_name(v),
 		       got < 0 ? "child failed" : got ? strerror(got) : "succeeds");
+		static const enum attempt per_option[] = { TRY_SOCKET_UNIX, TRY_SOCKETPAIR_UNIX,
+							   TRY_SETSID };
+		for (size_t i = 0; i < N_ELEMS(per_option); i++) {
+			enum attempt a = per_option[i];
+			bool refused = a == TRY_SOCKET_UNIX ? !variant_unix(v)
+				       : a == TRY_SETSID    ? variant_locked(v)
+							    : false;
+			want = !refused ? 0 : report ? ENOSYS : EPERM;
+			got = run_child(&progs[v], a, &sig);
+			tap_ok(got == want, "kernel, %s: %s: %s (want %s)", variant_name(v),
+			       attempt_names[a],
+			       got < 0 ? "child failed" : got ? strerror(got) : "succeeds",
+			       want ? strerror(want) : "succeeds");
+		}
 	}
 }
 
