@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -148,6 +149,27 @@ PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char 
 PROCAGE_API int procage_policy_waive(struct procage_policy *policy, const char *class_name,
 				     struct procage_error *err);
 
+/*
+ * Before every spawn, the hidden and protected locations (the policy's and
+ * the classes') are examined for files with a name elsewhere: a hard link
+ * made before the run (R-08). By default such a file refuses the spawn,
+ * naming it; in report mode the spawn goes ahead and procage_cage_hardlinks
+ * lists them. A location that has become a symbolic link refuses too.
+ */
+enum procage_hardlinks {
+	PROCAGE_HARDLINKS_REFUSE = 0,
+	PROCAGE_HARDLINKS_REPORT = 1,
+};
+PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *policy,
+					     enum procage_hardlinks mode,
+					     struct procage_error *err);
+/*
+ * A subtree never rewritten in place (a store such as .git/objects) whose
+ * protected files are not examined; hidden files are examined everywhere.
+ */
+PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *policy, const char *path,
+						struct procage_error *err);
+
 /* The RLIMIT_* number of a name ("nofile", "as", "cpu", ...), or -EINVAL. */
 PROCAGE_API int procage_rlimit_from_name(const char *name);
 
@@ -182,6 +204,45 @@ PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 				   struct procage_policy **fitted, char ***changes,
 				   struct procage_error *err);
 PROCAGE_API void procage_strings_free(char **strings);
+
+/* ---- handoff audit ---------------------------------------------------- */
+
+/*
+ * What a run wrote that something outside the cage may later run or trust
+ * (R-07): begin before the spawn, end after the wait. The findings list,
+ * one line each, the trust-handoff and persistence locations under the
+ * policy's writable trees (hooks and config of every repository, nested
+ * ones and new ones included; startup files, units) that were created,
+ * changed or removed, symbolic links with their target.
+ */
+struct procage_cage;
+struct procage_audit;
+PROCAGE_API int procage_audit_begin(const struct procage_cage *cage, struct procage_audit **out,
+				    struct procage_error *err);
+PROCAGE_API int procage_audit_end(struct procage_audit *audit, char ***findings,
+				  struct procage_error *err);
+PROCAGE_API void procage_audit_free(struct procage_audit *audit);
+
+/* ---- violation reports --------------------------------------------- */
+
+/*
+ * Reports cover the system calls the seccomp filter refuses, exactly: the
+ * filter hands each to a supervisor in the calling process, which answers
+ * EPERM and records it. Denials by Landlock (files, TCP ports, signals)
+ * are not seen and not reported. Arguments were read from the caged
+ * process's memory: text it chose, marked "(untrusted)".
+ */
+struct procage_report {
+	char call[32];   /* the system call's name */
+	char args[384];  /* its arguments, as read */
+	pid_t pid;       /* the calling process, in the caller's PID namespace (0: unknown) */
+	uint64_t count;  /* how often this call with these arguments was refused */
+	struct timespec first, last; /* CLOCK_REALTIME */
+};
+
+/* Off by default: refused calls are refused by the filter itself. */
+PROCAGE_API int procage_policy_set_reports(struct procage_policy *policy, bool on,
+					   struct procage_error *err);
 
 /* ---- host facts ------------------------------------------------------ */
 
@@ -223,6 +284,12 @@ PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct pro
 PROCAGE_API void procage_cage_free(struct procage_cage *cage);
 /* The tier the cage is enforced with. */
 PROCAGE_API int procage_cage_tier(const struct procage_cage *cage);
+/*
+ * Run the hard-link check now: *findings is a NULL-terminated list of
+ * messages, each naming a file (procage_strings_free); empty when clean.
+ */
+PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***findings,
+				       struct procage_error *err);
 
 /* ---- spawn and run --------------------------------------------------- */
 

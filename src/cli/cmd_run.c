@@ -22,6 +22,7 @@ struct run_options {
 	const char *cwd;
 	bool json;
 	bool no_private_tmp;
+	bool audit;
 	struct policy_flag *flags;
 	size_t n_flags;
 	char **command;
@@ -30,7 +31,7 @@ struct run_options {
 enum {
 	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
 	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
-	OPT_SOCKET,
+	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT,
 };
 
 static const struct option run_long_options[] = {
@@ -49,6 +50,9 @@ static const struct option run_long_options[] = {
 	{ "accept", required_argument, NULL, OPT_ACCEPT },
 	{ "waive", required_argument, NULL, OPT_WAIVE },
 	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "hardlinks", required_argument, NULL, OPT_HARDLINKS },
+	{ "audit", no_argument, NULL, OPT_AUDIT },
+	{ "hardlink-exempt", required_argument, NULL, OPT_HARDLINK_EXEMPT },
 	{ 0 },
 };
 
@@ -73,6 +77,9 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_NO_PRIVATE_TMP:
 			o->no_private_tmp = true;
+			break;
+		case OPT_AUDIT:
+			o->audit = true;
 			break;
 		case '?':
 			return cli_usage_error("run: unknown option or missing value: '%s'",
@@ -169,6 +176,17 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return setenv_apply(p, f->value, err);
 	case OPT_LIMIT:
 		return limit_apply(p, f->value, err);
+	case OPT_HARDLINK_EXEMPT:
+		return procage_policy_exempt_hardlinks(p, f->value, err);
+	case OPT_HARDLINKS:
+		if (strcmp(f->value, "refuse") == 0 || strcmp(f->value, "report") == 0)
+			return procage_policy_set_hardlinks(p,
+							    f->value[2] == 'p' ? PROCAGE_HARDLINKS_REPORT
+									       : PROCAGE_HARDLINKS_REFUSE,
+							    err);
+		snprintf(err->message, sizeof err->message,
+			 "--hardlinks %s: expected 'refuse' or 'report'", f->value);
+		return err->code = -EINVAL;
 	case OPT_ACCEPT:
 		return procage_policy_accept(p, f->value, err);
 	case OPT_WAIVE:
@@ -218,6 +236,50 @@ static void forwarding_install(void)
 		sigaction(forwarded[i], &sa, NULL);
 }
 
+/* In report mode the hard-link findings are listed, and the run goes on. */
+static void hardlinks_report(const struct procage_cage *cage, bool json)
+{
+	char **findings = NULL;
+	struct procage_error err;
+	if (procage_cage_hardlinks(cage, &findings, &err) != 0) {
+		cli_report_error(&err, json);
+		return;
+	}
+	for (size_t i = 0; findings[i]; i++) {
+		if (json) {
+			fputs("{\"hardlink\":", stderr);
+			json_write_string(stderr, findings[i]);
+			fputs("}\n", stderr);
+		} else {
+			fprintf(stderr, "procage: warning: %s\n", findings[i]);
+		}
+	}
+	procage_strings_free(findings);
+}
+
+/* The handoff audit's findings, after the run: one line each. */
+static void audit_print(struct procage_audit *audit, bool json)
+{
+	char **findings = NULL;
+	struct procage_error err;
+	if (procage_audit_end(audit, &findings, &err) != 0) {
+		cli_report_error(&err, json);
+		return;
+	}
+	for (size_t i = 0; findings[i]; i++) {
+		if (json) {
+			fputs("{\"audit\":", stderr);
+			json_write_string(stderr, findings[i]);
+			fputs("}\n", stderr);
+		} else {
+			fprintf(stderr, "procage: audit: %s\n", findings[i]);
+		}
+	}
+	if (!findings[0] && !json)
+		fprintf(stderr, "procage: audit: nothing changed in trust-handoff locations\n");
+	procage_strings_free(findings);
+}
+
 static int spawn_failure_exit(const struct procage_error *err)
 {
 	if (err->step != PROCAGE_STEP_EXEC)
@@ -230,17 +292,29 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 {
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o->command, .cwd = o->cwd };
 	struct procage_run *run;
+	struct procage_audit *audit = NULL;
 	int status;
 
+	if (o->audit && procage_audit_begin(cage, &audit, err) != 0) {
+		cli_report_error(err, o->json);
+		return EXIT_PROCAGE_FAILED;
+	}
 	forwarding_install();
 	if (procage_spawn(cage, &spawn, &run, err) != 0) {
+		if (err->code == -EMLINK)
+			hardlinks_report(cage, o->json);
 		cli_report_error(err, o->json);
+		procage_audit_free(audit);
 		return spawn_failure_exit(err);
 	}
+	hardlinks_report(cage, o->json); /* report mode: listed, and the run goes on */
 	current_run = run;
 	int rc = procage_run_wait(run, &status, err);
 	current_run = NULL;
 	procage_run_free(run);
+	if (audit)
+		audit_print(audit, o->json);
+	procage_audit_free(audit);
 	if (rc != 0) {
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;

@@ -179,6 +179,7 @@ static int cage_resolve_paths(struct procage_cage *c, struct procage_error *err)
 		return rc;
 	}
 	path_list_release_sockets(&paths, &c->sockets, &c->n_sockets);
+	path_list_release_examined(&paths, &c->examined, &c->n_examined);
 	grants = paths.grants;
 	n_grants = paths.n_grants;
 	if (c->tier != PROCAGE_TIER_T1 && paths.n_denials &&
@@ -303,6 +304,9 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	for (size_t i = 0; i < c->n_sockets; i++)
 		free(c->sockets[i].path);
 	free(c->sockets);
+	for (size_t i = 0; i < c->n_examined; i++)
+		free(c->examined[i].path);
+	free(c->examined);
 	seccomp_program_free(&c->seccomp);
 	free(c->tmp_base);
 	procage_policy_free(c->policy);

@@ -18,6 +18,8 @@ struct procage_cage {
 	size_t n_denials;
 	struct cage_path *sockets; /* T1: the Unix sockets left unmasked */
 	size_t n_sockets;
+	struct cage_path *examined; /* hidden and protected locations, for the hard-link check */
+	size_t n_examined;
 	struct sock_fprog seccomp;
 	char *tmp_base; /* where private temporary directories are made, or NULL */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */

@@ -97,6 +97,8 @@ static int denial_consider(struct cage_paths *c, const struct cage_path *d,
 			   struct procage_error *err)
 {
 	const char *by = NULL;
+	if (path_list_add(&c->examined, &c->n_examined, d->path, d->access, d->cls) < 0)
+		return error_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->n_grants; i++) {
 		const struct cage_path *g = &c->grants[i];
 		if (path_within(g->path, d->path) &&
@@ -205,6 +207,8 @@ int paths_resolve(const struct procage_policy *p, struct cage_paths *out,
 	}
 	if (out->n_denials)
 		qsort(out->denials, out->n_denials, sizeof *out->denials, path_compare);
+	if (out->n_examined)
+		qsort(out->examined, out->n_examined, sizeof *out->examined, path_compare);
 	return 0;
 }
 
@@ -213,6 +217,15 @@ static void path_list_free(struct cage_path *list, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(list[i].path);
 	free(list);
+}
+
+void path_list_release_examined(struct cage_paths *c, struct cage_path **examined,
+				size_t *n_examined)
+{
+	*examined = c->examined;
+	*n_examined = c->n_examined;
+	c->examined = NULL;
+	c->n_examined = 0;
 }
 
 void path_list_release_sockets(struct cage_paths *c, struct cage_path **sockets,
@@ -242,5 +255,6 @@ void cage_paths_free(struct cage_paths *c)
 	path_list_free(c->grants, c->n_grants);
 	path_list_free(c->denials, c->n_denials);
 	path_list_free(c->sockets, c->n_sockets);
+	path_list_free(c->examined, c->n_examined);
 	memset(c, 0, sizeof *c);
 }

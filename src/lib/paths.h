@@ -23,6 +23,10 @@ struct cage_paths {
 	size_t n_denials;
 	struct cage_path *sockets; /* Unix sockets the policy lets the command reach */
 	size_t n_sockets;
+	/* Every hidden and protected location, reached by a grant or not: a
+	 * hard link made before the run could give it a name inside one. */
+	struct cage_path *examined;
+	size_t n_examined;
 };
 
 /* Is path equal to or below tree? Both canonical. */
@@ -31,6 +35,9 @@ bool path_within(const char *path, const char *tree);
 int paths_resolve(const struct procage_policy *policy, struct cage_paths *out,
 		  struct procage_error *err);
 void cage_paths_free(struct cage_paths *paths);
+/* Hand the examined locations over to *examined. */
+void path_list_release_examined(struct cage_paths *paths, struct cage_path **examined,
+				size_t *n_examined);
 /* Hand the sockets over to *sockets (or free them when NULL). */
 void path_list_release_sockets(struct cage_paths *paths, struct cage_path **sockets,
 			       size_t *n_sockets);

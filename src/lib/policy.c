@@ -84,6 +84,7 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	free(p->paths);
 	env_vars_free(p->env_pass, p->n_env_pass);
 	env_vars_free(p->env_set, p->n_env_set);
+	procage_strings_free(p->hardlink_exempt);
 	free(p);
 }
 
@@ -301,6 +302,59 @@ PROCAGE_API int procage_policy_waive(struct procage_policy *p, const char *name,
 	return 0;
 }
 
+PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *p, enum procage_hardlinks mode,
+					     struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (mode != PROCAGE_HARDLINKS_REFUSE && mode != PROCAGE_HARDLINKS_REPORT)
+		return error_set(err, -EINVAL, "unknown hard-link check mode %d", (int)mode);
+	p->hardlinks = mode;
+	return 0;
+}
+
+static int strings_append(char ***list, size_t *n, const char *s)
+{
+	char *copy = strdup(s);
+	char **grown = copy ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	grown[(*n)++] = copy;
+	grown[*n] = NULL;
+	*list = grown;
+	return 0;
+}
+
+PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *p, const char *path,
+						struct procage_error *err)
+{
+	error_clear(err);
+	if (!p || !path)
+		return error_set(err, -EINVAL, "no policy or no path given");
+	if (path[0] != '/')
+		return error_set(err, -EINVAL, "path %s is relative; rules take absolute paths",
+				 path);
+	char *canonical = realpath(path, NULL);
+	if (!canonical)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "hard-link exemption %s", path);
+	int rc = strings_append(&p->hardlink_exempt, &p->n_hardlink_exempt, canonical);
+	free(canonical);
+	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
+}
+
+PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, bool on,
+					   struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	p->reports = on;
+	return 0;
+}
+
 struct procage_policy *policy_copy(const struct procage_policy *src)
 {
 	struct procage_policy *p = procage_policy_new();
@@ -309,6 +363,12 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
 	p->waived_classes = src->waived_classes;
+	p->hardlinks = src->hardlinks;
+	p->reports = src->reports;
+	for (size_t i = 0; i < src->n_hardlink_exempt; i++)
+		if (strings_append(&p->hardlink_exempt, &p->n_hardlink_exempt,
+				   src->hardlink_exempt[i]) < 0)
+			goto fail;
 	p->accepted = src->accepted;
 	memcpy(p->rlimits, src->rlimits, sizeof p->rlimits);
 	p->paths = calloc(src->n_paths ? src->n_paths : 1, sizeof *p->paths);

@@ -34,6 +34,10 @@ struct procage_policy {
 	size_t n_env_set;
 	bool private_tmp;
 	struct policy_rlimit rlimits[RLIM_NLIMITS];
+	enum procage_hardlinks hardlinks;
+	char **hardlink_exempt; /* canonical subtrees, NULL-terminated */
+	size_t n_hardlink_exempt;
+	bool reports;
 	unsigned waived_classes; /* 1 << enum class_id */
 	unsigned accepted;       /* 1 << enum policy_approximation */
 };

@@ -495,11 +495,57 @@ static int read_nothing(struct reader *r, const struct json_member *m, int unuse
 	return 0;
 }
 
+static int read_hardlink_exempt(struct reader *r, const struct json_member *m, int unused)
+{
+	return read_name_list(r, m, "\"hardlinks.exempt\"", procage_policy_exempt_hardlinks);
+}
+
+static int read_hardlink_mode(struct reader *r, const struct json_member *m, int unused)
+{
+	struct procage_error inner;
+	const struct json_value *v = m->value;
+	int rc = expect_type(r, v, JSON_STRING, "\"hardlinks.mode\"");
+	if (rc < 0)
+		return rc;
+	if (strcmp(v->u.string, "refuse") != 0 && strcmp(v->u.string, "report") != 0)
+		return fail_value(r, v, -EINVAL,
+				  "unknown hard-link check mode; expected \"refuse\" or \"report\"");
+	rc = procage_policy_set_hardlinks(r->policy,
+					  v->u.string[2] == 'p' ? PROCAGE_HARDLINKS_REPORT
+								: PROCAGE_HARDLINKS_REFUSE,
+					  &inner);
+	return rc < 0 ? fail_setter(r, v->line, v->column, rc, &inner) : 0;
+}
+
+static const struct key_reader hardlink_keys[] = {
+	{ "mode", read_hardlink_mode, 0 },
+	{ "exempt", read_hardlink_exempt, 0 },
+};
+
+static int read_hardlinks(struct reader *r, const struct json_member *m, int unused)
+{
+	int rc = expect_type(r, m->value, JSON_OBJECT, "\"hardlinks\"");
+	if (rc < 0)
+		return rc;
+	return read_members(r, m->value, "in \"hardlinks\"", hardlink_keys, N_KEYS(hardlink_keys));
+}
+
+static int read_reports(struct reader *r, const struct json_member *m, int unused)
+{
+	struct procage_error inner;
+	int rc = expect_type(r, m->value, JSON_BOOL, "\"reports\"");
+	if (rc < 0)
+		return rc;
+	rc = procage_policy_set_reports(r->policy, m->value->u.boolean, &inner);
+	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
+}
+
 static const struct key_reader top_keys[] = {
 	{ "version", read_nothing, 0 },      { "paths", read_paths, 0 },
 	{ "network", read_network, 0 },      { "env", read_env, 0 },
 	{ "private_tmp", read_private_tmp, 0 }, { "limits", read_limits, 0 },
 	{ "accept", read_accept, 0 },        { "waive", read_waive, 0 },
+	{ "hardlinks", read_hardlinks, 0 },  { "reports", read_reports, 0 },
 };
 
 static int read_policy(struct reader *r, const struct json_value *root)

@@ -127,6 +127,13 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 	write_env(f, p);
 	fprintf(f, "  \"private_tmp\": %s,\n", p->private_tmp ? "true" : "false");
 	write_limits(f, p);
+	fprintf(f, "  \"hardlinks\": {\"mode\": \"%s\", \"exempt\": [",
+		p->hardlinks == PROCAGE_HARDLINKS_REPORT ? "report" : "refuse");
+	for (size_t i = 0; i < p->n_hardlink_exempt; i++) {
+		fputs(i ? ", " : "", f);
+		write_string(f, p->hardlink_exempt[i]);
+	}
+	fprintf(f, "]},\n  \"reports\": %s,\n", p->reports ? "true" : "false");
 	write_names(f, "accept", p->accepted, APPROX__COUNT, approximation_name);
 	fputs(",\n", f);
 	write_names(f, "waive", p->waived_classes, CLASS__COUNT, waived_name);

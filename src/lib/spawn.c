@@ -19,6 +19,7 @@
 #include "command.h"
 #include "env.h"
 #include "error.h"
+#include "hardlinks.h"
 #include "plan.h"
 #include "run.h"
 #include "tmpdir.h"
@@ -163,6 +164,8 @@ static int spawn_prepare(const struct procage_cage *cage, const struct procage_s
 			 struct spawn_state *s, struct procage_error *err)
 {
 	int rc, fds[2];
+	if ((rc = hardlinks_refusal(cage, err)) < 0)
+		return rc;
 	if (cage->tmp_base && (rc = tmpdir_create(cage->tmp_base, &s->tmpdir, err)) < 0)
 		return rc;
 	if ((rc = env_build(cage->policy, o->envp ? o->envp : environ, s->tmpdir, &s->env,

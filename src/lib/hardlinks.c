@@ -1,0 +1,217 @@
+/*
+ * A hard link made before the run gives a hidden or protected file a
+ * second name, which a rule on the first name does not cover. The check
+ * counts, for every file with more than one link, the names found inside
+ * the hidden and protected locations and compares them with the link
+ * count: only those locations are walked, never the whole disk.
+ */
+#include "hardlinks.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cage.h"
+#include "classes.h"
+#include "error.h"
+
+/* Large application data, not walked (see docs/classes.md). */
+static const char *const skipped_names[] = {
+	".mozilla", ".thunderbird", "google-chrome", "chromium", "BraveSoftware",
+	"microsoft-edge", "vivaldi",
+};
+
+struct linked_file {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	char *path; /* the first name found */
+	unsigned names;
+};
+
+struct walk {
+	struct linked_file *files;
+	size_t n, cap;
+	char *const *exempt;
+	size_t n_exempt;
+	bool protected_only; /* the location is protected, not hidden */
+};
+
+static bool skipped(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof skipped_names / sizeof *skipped_names; i++)
+		if (strcmp(base, skipped_names[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool exempt(const struct walk *w, const char *path)
+{
+	for (size_t i = 0; w->protected_only && i < w->n_exempt; i++)
+		if (path_within(path, w->exempt[i]))
+			return true;
+	return false;
+}
+
+static int file_note(struct walk *w, const char *path, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->files[i].dev == st->st_dev && w->files[i].ino == st->st_ino) {
+			w->files[i].names++;
+			return 0;
+		}
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct linked_file *grown = realloc(w->files, cap * sizeof *grown);
+		if (!grown)
+			return -ENOMEM;
+		w->files = grown;
+		w->cap = cap;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	w->files[w->n++] = (struct linked_file){ st->st_dev, st->st_ino, st->st_nlink, copy, 1 };
+	return 0;
+}
+
+static int walk_tree(struct walk *w, char *path, size_t len, int depth)
+{
+	DIR *d = opendir(path);
+	int rc = 0;
+	if (!d)
+		return 0; /* unreadable to us: not to the caged process either */
+	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+		struct stat st;
+		size_t n = strlen(e->d_name);
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    len + 1 + n >= PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, e->d_name, n + 1);
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    exempt(w, path) || skipped(path))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 32)
+			rc = walk_tree(w, path, len + 1 + n, depth + 1);
+		else
+			rc = file_note(w, path, &st);
+	}
+	path[len] = '\0';
+	closedir(d);
+	return rc;
+}
+
+static int finding_add(char ***list, size_t *n, char *text)
+{
+	char **grown = text ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(text);
+		return -ENOMEM;
+	}
+	grown[(*n)++] = text;
+	grown[*n] = NULL;
+	*list = grown;
+	return 0;
+}
+
+static int location_walk(struct walk *w, const struct cage_path *loc, char ***list, size_t *n)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	char *text = NULL;
+	if (lstat(loc->path, &st) != 0 || skipped(loc->path))
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return finding_add(list, n,
+				   asprintf(&text, "%s has become a symbolic link since the cage "
+						   "was made", loc->path) < 0 ? NULL : text);
+	w->protected_only = loc->access == PROCAGE_PROTECT;
+	if (!S_ISDIR(st.st_mode))
+		return exempt(w, loc->path) ? 0 : file_note(w, loc->path, &st);
+	snprintf(path, sizeof path, "%s", loc->path);
+	return walk_tree(w, path, strlen(path), 0);
+}
+
+/* Each name is counted once: a location inside another is already walked. */
+static bool nested(const struct cage_path *examined, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (path_within(examined[i].path, examined[j].path))
+			return true;
+	return false;
+}
+
+int hardlinks_check(const struct cage_path *examined, size_t n_examined, char *const *exempt_list,
+		    size_t n_exempt, char ***findings, struct procage_error *err)
+{
+	struct walk w = { .exempt = exempt_list, .n_exempt = n_exempt };
+	char **list = NULL;
+	size_t n = 0;
+	int rc = 0;
+	/* examined is sorted, ancestors first; /proc holds no files of ours. */
+	for (size_t i = 0; rc == 0 && i < n_examined; i++)
+		if (examined[i].cls != CLASS_PROCESS_ACCESS && !nested(examined, i))
+			rc = location_walk(&w, &examined[i], &list, &n);
+	for (size_t i = 0; rc == 0 && i < w.n; i++) {
+		char *text = NULL;
+		if (w.files[i].names >= w.files[i].nlink)
+			continue;
+		rc = finding_add(&list, &n,
+				 asprintf(&text, "%s has %lu names, %lu of them outside the hidden "
+						 "and protected paths (a hard link made before the "
+						 "run)",
+					  w.files[i].path, (unsigned long)w.files[i].nlink,
+					  (unsigned long)(w.files[i].nlink - w.files[i].names)) < 0
+					 ? NULL
+					 : text);
+	}
+	for (size_t i = 0; i < w.n; i++)
+		free(w.files[i].path);
+	free(w.files);
+	if (rc == 0 && !list && !(list = calloc(1, sizeof *list)))
+		rc = -ENOMEM;
+	if (rc < 0) {
+		procage_strings_free(list);
+		return error_set(err, rc, "checking hard links: %s", strerror(-rc));
+	}
+	*findings = list;
+	return 0;
+}
+
+PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***findings,
+				       struct procage_error *err)
+{
+	error_clear(err);
+	if (!cage || !findings)
+		return error_set(err, -EINVAL, "no cage or no place for the findings given");
+	return hardlinks_check(cage->examined, cage->n_examined, cage->policy->hardlink_exempt,
+			       cage->policy->n_hardlink_exempt, findings, err);
+}
+
+int hardlinks_refusal(const struct procage_cage *cage, struct procage_error *err)
+{
+	char **findings = NULL;
+	if (cage->policy->hardlinks == PROCAGE_HARDLINKS_REPORT)
+		return 0;
+	int rc = procage_cage_hardlinks(cage, &findings, err);
+	size_t n = 0;
+	while (rc == 0 && findings[n])
+		n++;
+	if (rc == 0 && n)
+		rc = error_set(err, -EMLINK, "%s%s; the spawn is refused (report mode lists them "
+					     "and runs)",
+			       findings[0], n > 1 ? ", and more" : "");
+	procage_strings_free(findings);
+	return rc;
+}
