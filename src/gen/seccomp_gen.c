@@ -16,6 +16,8 @@
 #include <seccomp.h>
 
 #include "seccomp_build.h"
+#include "seccomp_handwritten.h"
+#include "seccomp_rules.h"
 #include "seccomp_programs.h"
 
 static void write_program(FILE *out, size_t index, const struct sock_fprog *prog)
@@ -45,6 +47,46 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 	fprintf(out, "};\n");
 }
 
+/*
+ * The names of the calls the filter can refuse, by ABI and number, so that
+ * a supervisor names what it was handed without linking libseccomp.
+ */
+static void write_name_row(FILE *out, uint32_t arch, const char *name)
+{
+	int nr = seccomp_syscall_resolve_name_arch(arch, name);
+	if (nr < 0)
+		return;
+	/* The kernel reports x32 calls as x86_64 with the x32 bit in the number. */
+	if (arch == SCMP_ARCH_X32) {
+		arch = SCMP_ARCH_X86_64;
+		nr |= 0x40000000;
+	}
+	fprintf(out, "\t{ 0x%08x, %d, \"%s\" },\n", arch, nr, name);
+}
+
+static void write_names(FILE *out)
+{
+	static const uint32_t arches[] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86, SCMP_ARCH_X32 };
+	fprintf(out, "const struct seccomp_call_name seccomp_call_names[] = {\n");
+	for (size_t a = 0; a < sizeof arches / sizeof *arches; a++) {
+		for (size_t i = 0; i < seccomp_n_refused_calls; i++)
+			write_name_row(out, arches[a], seccomp_refused_calls[i].name);
+		for (size_t i = 0; i < seccomp_n_session_calls; i++)
+			write_name_row(out, arches[a], seccomp_session_calls[i].name);
+		for (size_t i = 0; i < seccomp_n_handoffs; i++)
+			write_name_row(out, arches[a], seccomp_handoffs[i].name);
+		write_name_row(out, arches[a], "ioctl");
+		for (size_t i = 0; i < seccomp_n_refused_new_calls; i++)
+			fprintf(out, "\t{ 0x%08x, %u, \"%s\" },\n",
+				arches[a] == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : arches[a],
+				seccomp_refused_new_calls[i].nr |
+					(arches[a] == SCMP_ARCH_X32 ? 0x40000000u : 0),
+				seccomp_refused_new_calls[i].name);
+	}
+	fprintf(out, "};\nconst unsigned seccomp_n_call_names = "
+		     "sizeof seccomp_call_names / sizeof seccomp_call_names[0];\n");
+}
+
 static int write_file(const char *path, const struct sock_fprog *progs)
 {
 	const struct scmp_version *v = seccomp_version();
@@ -67,6 +109,7 @@ static int write_file(const char *path, const struct sock_fprog *progs)
 	for (size_t i = 0; i < SECCOMP_N_PROGRAMS; i++)
 		write_program(out, i, &progs[i]);
 	write_table(out, progs);
+	write_names(out);
 	int rc = ferror(out) ? -EIO : 0;
 	if (fclose(out) != 0 && rc == 0)
 		rc = -errno;

@@ -50,4 +50,14 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 
 extern const struct seccomp_generated_program seccomp_generated_programs[SECCOMP_N_PROGRAMS];
 
+/* Refused calls by name: audit arch, number as the filter sees it. */
+struct seccomp_call_name {
+	unsigned arch;
+	int nr;
+	const char *name;
+};
+
+extern const struct seccomp_call_name seccomp_call_names[];
+extern const unsigned seccomp_n_call_names;
+
 #endif

@@ -1,0 +1,176 @@
+/*
+ * Answering refused system calls. The answer is always EPERM, never
+ * CONTINUE: whatever the caged process left in its memory could change
+ * between our look and the kernel's, so nothing read there decides
+ * anything; it is only described, marked untrusted. If this thread is gone,
+ * the kernel fails the call (ENOSYS): a refused call never succeeds.
+ */
+#include "notify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "seccomp_programs.h"
+
+/* Read a NUL-terminated string the process points at, escaped for display. */
+static void child_string(pid_t pid, uint64_t address, char *out, size_t size)
+{
+	char raw[256];
+	struct iovec local = { raw, sizeof raw - 1 }, remote = { (void *)(uintptr_t)address,
+								 sizeof raw - 1 };
+	ssize_t n = address ? process_vm_readv(pid, &local, 1, &remote, 1, 0) : -1;
+	if (n < 0) {
+		snprintf(out, size, address ? "(unreadable)" : "NULL");
+		return;
+	}
+	raw[n] = '\0';
+	size_t o = 0;
+	out[o++] = '"';
+	for (size_t i = 0; raw[i] && o + 6 < size; i++) {
+		unsigned char c = (unsigned char)raw[i];
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	snprintf(out + o, size - o, "\" (untrusted)");
+}
+
+/* Which argument is a path or name to read, per call; -1: none. */
+static int string_argument(const char *call)
+{
+	static const struct {
+		const char *call;
+		int arg;
+	} strings[] = { { "mount", 1 },	       { "umount2", 0 }, { "umount", 0 },
+			{ "pivot_root", 0 },   { "chroot", 0 },	 { "open_tree", 1 },
+			{ "fsopen", 0 },       { "acct", 0 },	 { "swapon", 0 },
+			{ "swapoff", 0 },      { "uselib", 0 } };
+	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
+		if (strcmp(strings[i].call, call) == 0)
+			return strings[i].arg;
+	return -1;
+}
+
+static void describe(const struct seccomp_notif *n, const char *call, char *out, size_t size)
+{
+	const __u64 *a = n->data.args;
+	int s = string_argument(call);
+	if (s >= 0) {
+		char text[300];
+		child_string((pid_t)n->pid, a[s], text, sizeof text);
+		snprintf(out, size, "%s, flags 0x%llx", text, (unsigned long long)a[s == 0 ? 1 : 3]);
+	} else if (strcmp(call, "socket") == 0 || strcmp(call, "socketcall") == 0) {
+		snprintf(out, size, "family %llu, type 0x%llx, protocol %llu",
+			 (unsigned long long)a[0], (unsigned long long)a[1], (unsigned long long)a[2]);
+	} else if (strcmp(call, "ioctl") == 0) {
+		snprintf(out, size, "fd %lld, request 0x%llx", (long long)(int)a[0],
+			 (unsigned long long)(uint32_t)a[1]);
+	} else if (strcmp(call, "unshare") == 0 || strcmp(call, "clone") == 0 ||
+		   strcmp(call, "setns") == 0) {
+		snprintf(out, size, "flags 0x%llx", (unsigned long long)a[strcmp(call, "setns") == 0]);
+	} else {
+		snprintf(out, size, "0x%llx, 0x%llx, 0x%llx, 0x%llx", (unsigned long long)a[0],
+			 (unsigned long long)a[1], (unsigned long long)a[2],
+			 (unsigned long long)a[3]);
+	}
+}
+
+static void answer_one(struct notify_supervisor *s)
+{
+	struct seccomp_notif n;
+	struct seccomp_notif_resp r;
+	char args[384];
+
+	memset(&n, 0, sizeof n);
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
+		return; /* ENOENT: the caller was killed meanwhile */
+	const char *call = notify_call_name(n.data.arch, n.data.nr);
+	describe(&n, call, args, sizeof args);
+	/* Our reading is only reported when the caller still waits for us. */
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n.id) != 0)
+		snprintf(args, sizeof args, "(the process ended before its arguments were read)");
+	memset(&r, 0, sizeof r);
+	r.id = n.id;
+	r.error = -EPERM;
+	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	report_store_add(s->store, call, args, (pid_t)n.pid);
+}
+
+static void *supervise(void *arg)
+{
+	struct notify_supervisor *s = arg;
+	struct pollfd fds[2] = { { s->listener, POLLIN, 0 }, { s->stop_pipe[0], POLLIN, 0 } };
+	for (;;) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (fds[0].revents & POLLIN) {
+			answer_one(s);
+			continue;
+		}
+		/* POLLHUP: every process under the filter is gone. */
+		if ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) || fds[1].revents)
+			break;
+	}
+	return NULL;
+}
+
+int notify_start(struct notify_supervisor *s, int listener, struct report_store *store,
+		 struct procage_error *err)
+{
+	sigset_t all, saved;
+	memset(s, 0, sizeof *s);
+	s->listener = listener;
+	s->store = store;
+	if (pipe2(s->stop_pipe, O_CLOEXEC) != 0) {
+		close(listener);
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "starting the supervisor");
+	}
+	/* The caller's signal handlers stay on the caller's threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	int rc = pthread_create(&s->thread, NULL, supervise, s);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	if (rc != 0) {
+		close(listener);
+		close(s->stop_pipe[0]);
+		close(s->stop_pipe[1]);
+		return error_set_sys(err, rc, PROCAGE_STEP_NONE, "starting the supervisor thread");
+	}
+	s->started = true;
+	return 0;
+}
+
+void notify_stop(struct notify_supervisor *s)
+{
+	if (!s->started)
+		return;
+	(void)!write(s->stop_pipe[1], "", 1);
+	pthread_join(s->thread, NULL);
+	close(s->listener);
+	close(s->stop_pipe[0]);
+	close(s->stop_pipe[1]);
+	s->started = false;
+}
+
+const char *notify_call_name(uint32_t arch, int nr)
+{
+	for (unsigned i = 0; i < seccomp_n_call_names; i++)
+		if (seccomp_call_names[i].arch == arch && seccomp_call_names[i].nr == nr)
+			return seccomp_call_names[i].name;
+	return "unknown";
+}

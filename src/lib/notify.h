@@ -1,0 +1,31 @@
+/*
+ * The supervisor of a reporting run: a thread of the calling process that
+ * receives the seccomp notifications of the run's refused calls, answers
+ * every one EPERM and records it.
+ */
+#ifndef PROCAGE_NOTIFY_H
+#define PROCAGE_NOTIFY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "report.h"
+
+struct notify_supervisor {
+	pthread_t thread;
+	bool started;
+	int listener;  /* the seccomp listener; owned */
+	int stop_pipe[2]; /* written to ask the thread to finish */
+	struct report_store *store;
+};
+
+/* Take listener over and answer its notifications until stopped. */
+int notify_start(struct notify_supervisor *s, int listener, struct report_store *store,
+		 struct procage_error *err);
+/* Answer what is pending, stop the thread and close the listener. */
+void notify_stop(struct notify_supervisor *s);
+
+/* The name of a refused system call, by audit arch and number. */
+const char *notify_call_name(uint32_t arch, int nr);
+
+#endif
