@@ -16,7 +16,9 @@
  *   SOCKET:    family (upper bits -> REFUSE) one of the allowed -> ALLOW, or
  *	        IP or NETLINK for their type and protocol tests; -> REFUSE.
  *	        No family allowed: SOCKET is REFUSE itself, no instruction
- *   SOCKETPAIR: family (upper bits -> REFUSE) AF_UNIX -> ALLOW; -> REFUSE
+ *   SOCKETPAIR: family (upper bits -> REFUSE) AF_UNIX -> ALLOW; -> REFUSE.
+ *	        Without unix_sockets, AF_UNIX goes on to the type's low 4
+ *	        bits: one of the pair types -> ALLOW; -> REFUSE
  *   ALLOW: ret ALLOW;  REFUSE: ret the refusal
  *
  * The numbers of calls libseccomp cannot name are shared by all three
@@ -219,10 +221,24 @@ static void write_socket_blocks(struct block *b, const struct seccomp_options *o
 		load_int_arg(b, 2);
 		jump_if(b, BPF_JEQ, NETLINK_ROUTE, L_ALLOW, L_REFUSE);
 	}
-	/* Only AF_UNIX makes socket pairs worth having. */
+	/*
+	 * Only AF_UNIX makes socket pairs worth having. Where socket(AF_UNIX)
+	 * is refused, so are pairs but of seccomp_pair_types (stream and
+	 * seqpacket): a datagram pair could send to any datagram socket it
+	 * names. The type is compared on its low 4 bits, as in socket.
+	 */
 	place(b, L_SOCKETPAIR);
 	load_int_arg(b, 0);
-	jump_if(b, BPF_JEQ, AF_UNIX, L_ALLOW, L_REFUSE);
+	if (opts->unix_sockets) {
+		jump_if(b, BPF_JEQ, AF_UNIX, L_ALLOW, L_REFUSE);
+		return;
+	}
+	jump_if(b, BPF_JEQ, AF_UNIX, L_NEXT, L_REFUSE);
+	load(b, ARG_LOW(1));
+	emit(b, BPF_ALU | BPF_AND | BPF_K, 0xf, L_NEXT, L_NEXT);
+	for (size_t i = 0; i < seccomp_n_pair_types; i++)
+		jump_if(b, BPF_JEQ, (uint32_t)seccomp_pair_types[i], L_ALLOW,
+			i + 1 == seccomp_n_pair_types ? L_REFUSE : L_NEXT);
 }
 
 /* The blocks the marker returns jump to, and their two returns. */

@@ -145,6 +145,16 @@ bool seccomp_family_allowed(int family, bool network_on, bool unix_sockets)
 	return network_on && (family == AF_INET || family == AF_INET6 || family == AF_NETLINK);
 }
 
+/*
+ * A stream or seqpacket pair is connected to itself from the start and can
+ * connect nowhere else. A datagram pair can: like any Unix datagram socket
+ * it may connect() or sendto() a pathname or abstract datagram socket it
+ * can name (the journal, /dev/log, a NOTIFY_SOCKET), which Landlock below
+ * ABI 9 does not check. Where socket(AF_UNIX) is refused, so is that.
+ */
+const int seccomp_pair_types[] = { SOCK_STREAM, SOCK_SEQPACKET };
+const size_t seccomp_n_pair_types = N_ELEMS(seccomp_pair_types);
+
 /* SOCK_PACKET with AF_INET is the kernel's old spelling of AF_PACKET. MPTCP
  * (SECCOMP_REFUSED_IP_PROTOCOL) is a separate transport with its own,
  * younger code. */

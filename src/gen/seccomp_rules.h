@@ -63,10 +63,18 @@ extern const size_t seccomp_n_refused_ioctls;
 #define SECCOMP_PERSONALITY_QUERY 0xffffffffu
 
 /*
- * May socket(family, ...) be called at all? AF_UNIX when unix_sockets;
- * socketpair takes AF_UNIX only, in every variant.
+ * May socket(family, ...) be called at all? AF_UNIX when unix_sockets.
+ * socketpair takes AF_UNIX only, in every variant; see seccomp_pair_types.
  */
 bool seccomp_family_allowed(int family, bool network_on, bool unix_sockets);
+
+/*
+ * Without unix_sockets, socketpair(AF_UNIX) may only make pairs of these
+ * types (the low 4 bits of the type argument; SOCK_NONBLOCK and
+ * SOCK_CLOEXEC live above). With unix_sockets, any AF_UNIX pair.
+ */
+extern const int seccomp_pair_types[];
+extern const size_t seccomp_n_pair_types;
 
 /*
  * With the network on, IP sockets (AF_INET, AF_INET6) may not have these

@@ -20,7 +20,9 @@ struct seccomp_options {
 	 * a connect() to any pathname or abstract socket the child can name,
 	 * so a cage reaches no daemon only if it cannot make one; the cage
 	 * allows it where every other socket is masked (tier T1, sockets
-	 * named by the policy). socketpair(AF_UNIX) is allowed either way.
+	 * named by the policy). socketpair(AF_UNIX) is allowed either way,
+	 * but without this option only for SOCK_STREAM and SOCK_SEQPACKET
+	 * pairs: a datagram pair could send to any datagram socket it names.
 	 */
 	bool unix_sockets;
 	/* setsid is refused: every process of the run stays in its session. */

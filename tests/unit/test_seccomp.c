@@ -315,7 +315,18 @@ static void test_allowed_calls(void)
 			expect(v, abi, "socket", ARGS(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC),
 			       unix_socket, unix_what);
 			expect(v, abi, "socketpair", ARGS(AF_UNIX, SOCK_STREAM), SECCOMP_RET_ALLOW,
-			       "(AF_UNIX) allowed");
+			       "(AF_UNIX, SOCK_STREAM) allowed");
+			expect(v, abi, "socketpair", ARGS(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC),
+			       SECCOMP_RET_ALLOW,
+			       "(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC) allowed");
+			/* A datagram pair could send to any datagram socket it names. */
+			expect(v, abi, "socketpair", ARGS(AF_UNIX, SOCK_DGRAM), unix_socket,
+			       variant_unix(v) ? "(AF_UNIX, SOCK_DGRAM) allowed (unix on)"
+					       : "(AF_UNIX, SOCK_DGRAM) refused (unix off)");
+			expect(v, abi, "socketpair",
+			       ARGS(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC), unix_socket,
+			       variant_unix(v) ? "(AF_UNIX, SOCK_DGRAM | flags) allowed (unix on)"
+					       : "(AF_UNIX, SOCK_DGRAM | flags) refused (unix off)");
 			expect(v, abi, "socketpair", ARGS(AF_INET, SOCK_STREAM), RET_EPERM,
 			       "(AF_INET) refused");
 			/* The other calls of session and process group stay. */
@@ -488,33 +499,55 @@ static void check_socket_matrix(int v, const struct abi *abi)
 	       variant_name(v), abi->name, runs, mismatches, first);
 }
 
-/* socketpair: AF_UNIX, whatever its type, in every variant; nothing else. */
+/*
+ * What the filter should answer for socketpair(family, type, ...): AF_UNIX
+ * only; with Unix sockets off, only stream and seqpacket pairs (the low 4
+ * bits of the type; the flags above do not matter), never datagram ones.
+ */
+static bool socketpair_refused(uint32_t family, uint32_t type, bool unix_on)
+{
+	if (family != AF_UNIX)
+		return true;
+	if (unix_on)
+		return false;
+	return (type & 0xf) != SOCK_STREAM && (type & 0xf) != SOCK_SEQPACKET;
+}
+
 static void check_socketpair_matrix(int v, const struct abi *abi)
 {
 	static const uint32_t extra_families[] = { 255, 0xffff, 0x80000000u | AF_UNIX,
 						   0xffffffffu };
-	static const uint32_t types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW,
-					  SOCK_STREAM | SOCK_CLOEXEC, SOCK_DGRAM | SOCK_NONBLOCK };
+	/* Above the low 4 bits: the two flags, and bits the kernel refuses
+	 * (EINVAL) that the filter must not read as another type either. */
+	static const uint32_t type_flags[] = { 0,
+					       SOCK_NONBLOCK,
+					       SOCK_CLOEXEC,
+					       SOCK_NONBLOCK | SOCK_CLOEXEC,
+					       0x10,
+					       0x80000000u | SOCK_CLOEXEC };
 	long nr = abi_nr(abi, "socketpair");
 	unsigned runs = 0, mismatches = 0;
 	char first[96] = "";
 	for (uint32_t f = 0; f < AF_MAX + 20 + N_ELEMS(extra_families); f++) {
 		uint32_t family = f < AF_MAX + 20 ? f : extra_families[f - AF_MAX - 20];
-		for (size_t t = 0; t < N_ELEMS(types); t++) {
+		for (size_t t = 0; t < 16 * N_ELEMS(type_flags); t++) {
+			uint32_t type = (uint32_t)(t / N_ELEMS(type_flags)) |
+					type_flags[t % N_ELEMS(type_flags)];
 			for (uint32_t protocol = 0; protocol < 2; protocol++) {
-				bool allowed = family == AF_UNIX;
-				uint32_t want = variant_answer(v, allowed ? SECCOMP_RET_ALLOW
-									  : RET_EPERM);
+				bool refused = socketpair_refused(family, type, variant_unix(v));
+				uint32_t want = variant_answer(v, refused ? RET_EPERM
+									  : SECCOMP_RET_ALLOW);
 				uint32_t got = run_nr(&progs[v], abi->audit_arch, nr,
-						      ARGS(family, types[t], protocol));
+						      ARGS(family, type, protocol));
 				runs++;
 				if (got != want && !mismatches++)
 					snprintf(first, sizeof first, "(%#x, %#x, %u) got %#x",
-						 family, types[t], protocol, got);
+						 family, type, protocol, got);
 			}
 		}
 	}
-	tap_ok(mismatches == 0, "%s, %s: socketpair family matrix, %u cases, %u mismatches %s",
+	tap_ok(mismatches == 0,
+	       "%s, %s: socketpair family/type matrix, %u cases, %u mismatches %s",
 	       variant_name(v), abi->name, runs, mismatches, first);
 }
 
@@ -543,6 +576,17 @@ static void check_socket_upper_bits(int v)
 	       "(AF_UNIX | 1 << 32) refused");
 	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, 0xffffffff00000000ull | SOCK_STREAM),
 	       SECCOMP_RET_ALLOW, "(AF_UNIX, SOCK_STREAM | upper bits) allowed");
+	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, 0x100000000ull | SOCK_SEQPACKET),
+	       SECCOMP_RET_ALLOW, "(AF_UNIX, SOCK_SEQPACKET | 1 << 32) allowed");
+	/* Upper bits do not turn a datagram pair into another type. */
+	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, 0xffffffff00000000ull | SOCK_DGRAM),
+	       variant_unix(v) ? SECCOMP_RET_ALLOW : RET_EPERM,
+	       variant_unix(v) ? "(AF_UNIX, SOCK_DGRAM | upper bits) allowed (unix on)"
+			       : "(AF_UNIX, SOCK_DGRAM | upper bits) refused (unix off)");
+	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, (uint64_t)SOCK_STREAM << 32 | SOCK_DGRAM),
+	       variant_unix(v) ? SECCOMP_RET_ALLOW : RET_EPERM,
+	       variant_unix(v) ? "(AF_UNIX, SOCK_DGRAM | SOCK_STREAM << 32) allowed (unix on)"
+			       : "(AF_UNIX, SOCK_DGRAM | SOCK_STREAM << 32) refused (unix off)");
 	/* On i386 every socket call through socketcall is refused. */
 	expect(v, &abis[2], "socketcall", ARGS(1 /* SYS_SOCKET */), RET_EPERM,
 	       "(SYS_SOCKET) refused");
@@ -653,7 +697,10 @@ enum attempt {
 	TRY_PERSONALITY_NO_ASLR,
 	TRY_PERSONALITY_QUERY,
 	TRY_TIOCSTI_UPPER_BITS,
-	TRY_SOCKETPAIR_UNIX,
+	TRY_SOCKETPAIR_DGRAM,
+	TRY_SOCKETPAIR_DGRAM_FLAGS,
+	TRY_SOCKETPAIR_STREAM,
+	TRY_SOCKETPAIR_SEQPACKET,
 	TRY_SETSID,
 	TRY__COUNT
 };
@@ -671,9 +718,29 @@ static const char *const attempt_names[] = {
 	[TRY_PERSONALITY_NO_ASLR] = "personality(ADDR_NO_RANDOMIZE)",
 	[TRY_PERSONALITY_QUERY] = "personality(0xffffffff)",
 	[TRY_TIOCSTI_UPPER_BITS] = "ioctl(pipe, TIOCSTI | 0xdead00000000)",
-	[TRY_SOCKETPAIR_UNIX] = "socketpair(AF_UNIX, SOCK_DGRAM)",
+	[TRY_SOCKETPAIR_DGRAM] = "socketpair(AF_UNIX, SOCK_DGRAM) and a datagram through it",
+	[TRY_SOCKETPAIR_DGRAM_FLAGS] = "socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | "
+				       "SOCK_CLOEXEC)",
+	[TRY_SOCKETPAIR_STREAM] = "socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC) and a byte "
+				  "through it",
+	[TRY_SOCKETPAIR_SEQPACKET] = "socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK) and a "
+				     "packet through it",
 	[TRY_SETSID] = "setsid",
 };
+
+/* A pair of this type, and one byte from one end to the other: 0 or an errno. */
+static int pair_round_trip(int type)
+{
+	int sv[2];
+	char c = 'x';
+	if (socketpair(AF_UNIX, type, 0, sv) < 0)
+		return errno;
+	if (write(sv[0], &c, 1) != 1 || read(sv[1], &c, 1) != 1 || c != 'x')
+		return 253;
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
 
 /* In the child: the errno the attempt ends with, 0 if it succeeded. */
 static int attempt(enum attempt what)
@@ -724,11 +791,17 @@ static int attempt(enum attempt what)
 		rc = syscall(SYS_ioctl, fds[0], TIOCSTI | 0xdead00000000ull, &c);
 		break;
 	}
-	case TRY_SOCKETPAIR_UNIX: {
+	case TRY_SOCKETPAIR_DGRAM:
+		return pair_round_trip(SOCK_DGRAM);
+	case TRY_SOCKETPAIR_DGRAM_FLAGS: {
 		int sv[2];
-		rc = socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+		rc = socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv);
 		break;
 	}
+	case TRY_SOCKETPAIR_STREAM:
+		return pair_round_trip(SOCK_STREAM | SOCK_CLOEXEC);
+	case TRY_SOCKETPAIR_SEQPACKET:
+		return pair_round_trip(SOCK_SEQPACKET | SOCK_NONBLOCK);
 	case TRY_SETSID:
 		/* A forked child leads no process group: without the filter it works. */
 		rc = setsid();
@@ -791,7 +864,13 @@ static void test_kernel(void)
 		{ TRY_CLONE3, V_DEFAULT, ENOSYS },
 		{ TRY_SOCKET_UNIX, V_DEFAULT, EPERM },
 		{ TRY_SOCKET_UNIX, V_UNIX, 0 },
-		{ TRY_SOCKETPAIR_UNIX, V_DEFAULT, 0 },
+		/* A datagram pair could send to the journal, /dev/log...: refused
+		 * unless Unix sockets are; stream and seqpacket pairs stay. */
+		{ TRY_SOCKETPAIR_DGRAM, V_DEFAULT, EPERM },
+		{ TRY_SOCKETPAIR_DGRAM_FLAGS, V_DEFAULT, EPERM },
+		{ TRY_SOCKETPAIR_DGRAM, V_UNIX, 0 },
+		{ TRY_SOCKETPAIR_STREAM, V_DEFAULT, 0 },
+		{ TRY_SOCKETPAIR_SEQPACKET, V_DEFAULT, 0 },
 		{ TRY_SETSID, V_DEFAULT, 0 },
 		{ TRY_SETSID, V_LOCKED, EPERM },
 		{ TRY_UNSHARE_FILES, V_DEFAULT, 0 },
@@ -831,7 +910,9 @@ static void test_kernel(void)
 		       strerror(want));
 	}
 	/* The ones the test rests on: each works without the filter. */
-	static const enum attempt controls[] = { TRY_SOCKET_INET, TRY_SOCKET_UNIX, TRY_SETSID };
+	static const enum attempt controls[] = { TRY_SOCKET_INET, TRY_SOCKET_UNIX,
+						 TRY_SOCKETPAIR_DGRAM, TRY_SOCKETPAIR_DGRAM_FLAGS,
+						 TRY_SETSID };
 	for (size_t i = 0; i < N_ELEMS(controls); i++) {
 		int sig;
 		tap_ok(run_child(NULL, controls[i], &sig) == 0,
@@ -841,7 +922,8 @@ static void test_kernel(void)
 
 /*
  * The other variants on the kernel: with the network on, an IPv4 socket
- * works; with Unix sockets on, an AF_UNIX one; socketpair(AF_UNIX) always;
+ * works; with Unix sockets on, an AF_UNIX one and a datagram pair; stream
+ * and seqpacket pairs always;
  * setsid unless sessions are locked. The report variants install (the
  * kernel accepts USER_NOTIF) and, with no listener attached, the kernel
  * answers a refused call ENOSYS.
@@ -863,13 +945,18 @@ static void test_kernel_variants(void)
 		got = run_child(&progs[v], TRY_CLONE3, &sig);
 		tap_ok(got == ENOSYS, "kernel, %s: clone3: %s (want ENOSYS)", variant_name(v),
 		       got < 0 ? "child failed" : got ? strerror(got) : "succeeds");
-		static const enum attempt per_option[] = { TRY_SOCKET_UNIX, TRY_SOCKETPAIR_UNIX,
+		static const enum attempt per_option[] = { TRY_SOCKET_UNIX, TRY_SOCKETPAIR_DGRAM,
+							   TRY_SOCKETPAIR_DGRAM_FLAGS,
+							   TRY_SOCKETPAIR_STREAM,
+							   TRY_SOCKETPAIR_SEQPACKET,
 							   TRY_SETSID };
 		for (size_t i = 0; i < N_ELEMS(per_option); i++) {
 			enum attempt a = per_option[i];
-			bool refused = a == TRY_SOCKET_UNIX ? !variant_unix(v)
-				       : a == TRY_SETSID    ? variant_locked(v)
-							    : false;
+			bool refused = a == TRY_SETSID ? variant_locked(v)
+				       : a == TRY_SOCKET_UNIX || a == TRY_SOCKETPAIR_DGRAM ||
+						       a == TRY_SOCKETPAIR_DGRAM_FLAGS
+					       ? !variant_unix(v)
+					       : false;
 			want = !refused ? 0 : report ? ENOSYS : EPERM;
 			got = run_child(&progs[v], a, &sig);
 			tap_ok(got == want, "kernel, %s: %s: %s (want %s)", variant_name(v),
