@@ -57,8 +57,14 @@ extern "C" {
 enum procage_step {
 	PROCAGE_STEP_NONE = -1, /* the error happened outside a spawn */
 	PROCAGE_STEP_PREPARE = 0,
+	PROCAGE_STEP_NAMESPACES,    /* exec mode: unshare the namespaces */
+	PROCAGE_STEP_CGROUP,        /* the run's reaper joins the run's cgroup */
 	PROCAGE_STEP_ID_MAPS,
 	PROCAGE_STEP_MOUNTS,
+	PROCAGE_STEP_PROC,          /* a /proc of the run's own (PID namespace) */
+	PROCAGE_STEP_REAPER,        /* the reaper: child subreaper, a new session */
+	PROCAGE_STEP_START,         /* the reaper starts the target */
+	PROCAGE_STEP_PROCESS_GROUP, /* the target leads a process group */
 	PROCAGE_STEP_RLIMITS,
 	PROCAGE_STEP_CWD,
 	PROCAGE_STEP_FDS,
@@ -307,24 +313,49 @@ struct procage_spawn_opts {
 	size_t n_fds;
 };
 
+/*
+ * A run. Each run has a small reaper of its own between the caller and
+ * the target: it leads a new session (the target and every descendant
+ * are in it) as a child subreaper, and when the target ends, or the run
+ * is killed, or the calling process is gone, it kills every process left
+ * of the run (orphans come back to it), then reports. On tier T1, where
+ * the host allows it, the run also has a PID namespace of its own, whose
+ * /proc shows only its processes.
+ */
 struct procage_run;
 
 PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 			      const struct procage_spawn_opts *opts, struct procage_run **out,
 			      struct procage_error *err);
+/* The target's pid, in the caller's PID namespace. */
 PROCAGE_API pid_t procage_run_pid(const struct procage_run *run);
 /* The run's private temporary directory, or NULL. */
 PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run);
-/* Send a signal to the run's target (through its pidfd). */
-PROCAGE_API int procage_run_signal(struct procage_run *run, int sig, struct procage_error *err);
 /*
- * Wait for the target to end; status is in waitpid() form. The private
- * temporary directory is then removed. A target that stops under ptrace is
- * killed, never taken for ended.
+ * Send a signal to the run, as a terminal would: to the target's process
+ * group (and to the target, should it have left it). -ESRCH once the
+ * target has ended.
+ */
+PROCAGE_API int procage_run_signal(struct procage_run *run, int sig, struct procage_error *err);
+/* End the run now: the target and every other process of the run get SIGKILL. */
+PROCAGE_API int procage_run_kill(struct procage_run *run, struct procage_error *err);
+/*
+ * A descriptor that becomes readable (poll, epoll) when the run has ended:
+ * the target and every other process of the run are gone, and
+ * procage_run_wait returns at once. Owned by the run.
+ */
+PROCAGE_API int procage_run_fd(const struct procage_run *run);
+/*
+ * Wait for the run to end; status is the target's, in waitpid() form. The
+ * private temporary directory is then removed. A target that stops under
+ * ptrace is killed, never taken for ended.
  */
 PROCAGE_API int procage_run_wait(struct procage_run *run, int *status,
 				 struct procage_error *err);
-/* Kills a run that was not waited for. */
+/* The same for at most timeout_ms (-1: no limit): -ETIMEDOUT if it has not ended. */
+PROCAGE_API int procage_run_wait_for(struct procage_run *run, int timeout_ms, int *status,
+				     struct procage_error *err);
+/* Ends a run that was not waited for (as procage_run_kill), and waits. */
 PROCAGE_API void procage_run_free(struct procage_run *run);
 
 #ifdef __cplusplus

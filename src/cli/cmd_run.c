@@ -217,13 +217,13 @@ static int policy_build(const struct run_options *o, const char *workdir,
 static struct procage_run *current_run;
 
 /*
- * A signal another process sends to procage is passed to the target. One
- * the terminal sends (Ctrl-C) already reached the target, which shares our
- * process group, and is not sent twice.
+ * A signal procage gets is passed to the run. The run is in a session of
+ * its own, without our terminal, so what the terminal sends (Ctrl-C) is
+ * passed on too.
  */
 static void forward_signal(int sig, siginfo_t *info, void *context)
 {
-	if (current_run && info->si_code != SI_KERNEL)
+	if (current_run)
 		procage_run_signal(current_run, sig, NULL);
 }
 

@@ -1,11 +1,12 @@
 /*
- * The child's side of a spawn. It shares the parent's memory until exec
- * (clone with CLONE_VM | CLONE_VFORK), so it allocates nothing, formats
- * nothing and takes no lock: every step is system calls over the plan. The
- * steps run in a fixed order, each narrowing what the next may do, and
- * seccomp comes last because its filter would refuse the earlier steps'
- * calls. A failing step writes one record on the status pipe and exits;
- * the target never runs.
+ * The target's side of a spawn. It is cloned by the run's reaper (reaper.c)
+ * with CLONE_VM | CLONE_VFORK and so shares the caller's memory until exec:
+ * it allocates nothing, formats nothing and takes no lock; every step is
+ * system calls over the plan. The steps run in a fixed order, each
+ * narrowing what the next may do, and seccomp comes last because its
+ * filter would refuse the earlier steps' calls. A failing step writes one
+ * record on the status pipe and exits; the target never runs. exec mode
+ * (exec.c) runs the same steps in the calling process.
  */
 #include "plan.h"
 
@@ -19,7 +20,6 @@
 #include <unistd.h>
 
 #include "landlock.h"
-#include "namespaces.h"
 #include "seccomp.h"
 #include "syscalls.h"
 
@@ -120,33 +120,76 @@ static int step_capabilities(const struct plan *plan)
 	return syscall(SYS_capset, &header, none) == 0 ? 0 : -errno;
 }
 
+/*
+ * Spawn only: the target leads a process group of its own inside the
+ * reaper's session. Signals the caller forwards go to that group, as a
+ * terminal's would; and as the group has a parent (the reaper) in another
+ * group of the same session, it is not orphaned, so stop signals work.
+ */
+static int step_process_group(const struct plan *plan)
+{
+	if (!plan->reaper)
+		return 0;
+	return setpgid(0, 0) == 0 ? 0 : -errno;
+}
+
+int child_steps(const struct plan *plan, struct child_failure *f)
+{
+	int index = -1, rc, step;
+
+	if ((rc = step_prepare()) < 0) {
+		step = PROCAGE_STEP_PREPARE;
+		goto fail;
+	}
+	if ((rc = step_process_group(plan)) < 0) {
+		step = PROCAGE_STEP_PROCESS_GROUP;
+		goto fail;
+	}
+	if ((rc = step_rlimits(plan, &index)) < 0) {
+		step = PROCAGE_STEP_RLIMITS;
+		goto fail;
+	}
+	index = -1;
+	if (plan->cwd && chdir(plan->cwd) != 0) {
+		rc = -errno;
+		step = PROCAGE_STEP_CWD;
+		goto fail;
+	}
+	if ((rc = step_fds(plan, &index)) < 0) {
+		step = PROCAGE_STEP_FDS;
+		goto fail;
+	}
+	index = -1;
+	if ((rc = step_capabilities(plan)) < 0) {
+		step = PROCAGE_STEP_CAPABILITIES;
+		goto fail;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		rc = -errno;
+		step = PROCAGE_STEP_NO_NEW_PRIVS;
+		goto fail;
+	}
+	if ((rc = landlock_ruleset_enforce(plan->landlock_fd)) < 0) {
+		step = PROCAGE_STEP_LANDLOCK;
+		goto fail;
+	}
+	if ((rc = seccomp_program_install(plan->seccomp)) < 0) {
+		step = PROCAGE_STEP_SECCOMP;
+		goto fail;
+	}
+	execve(plan->exec_path, plan->argv, plan->envp);
+	rc = -errno;
+	step = PROCAGE_STEP_EXEC;
+fail:
+	*f = (struct child_failure){ step, -rc, index };
+	return rc;
+}
+
 int child_main(void *arg)
 {
 	const struct plan *plan = arg;
-	int index = -1, rc;
+	struct child_failure f;
 
-	if ((rc = step_prepare()) < 0)
-		child_fail(plan, PROCAGE_STEP_PREPARE, -rc, -1);
-	if (plan->clone_namespaces) {
-		if ((rc = namespaces_id_maps_write(&plan->id_maps)) < 0)
-			child_fail(plan, PROCAGE_STEP_ID_MAPS, -rc, -1);
-		if ((rc = namespaces_mounts_apply(plan, &index)) < 0)
-			child_fail(plan, PROCAGE_STEP_MOUNTS, -rc, index);
-	}
-	if ((rc = step_rlimits(plan, &index)) < 0)
-		child_fail(plan, PROCAGE_STEP_RLIMITS, -rc, index);
-	if (plan->cwd && chdir(plan->cwd) != 0)
-		child_fail(plan, PROCAGE_STEP_CWD, errno, -1);
-	if ((rc = step_fds(plan, &index)) < 0)
-		child_fail(plan, PROCAGE_STEP_FDS, -rc, index);
-	if ((rc = step_capabilities(plan)) < 0)
-		child_fail(plan, PROCAGE_STEP_CAPABILITIES, -rc, -1);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		child_fail(plan, PROCAGE_STEP_NO_NEW_PRIVS, errno, -1);
-	if ((rc = landlock_ruleset_enforce(plan->landlock_fd)) < 0)
-		child_fail(plan, PROCAGE_STEP_LANDLOCK, -rc, -1);
-	if ((rc = seccomp_program_install(plan->seccomp)) < 0)
-		child_fail(plan, PROCAGE_STEP_SECCOMP, -rc, -1);
-	execve(plan->exec_path, plan->argv, plan->envp);
-	child_fail(plan, PROCAGE_STEP_EXEC, errno, -1);
+	child_steps(plan, &f);
+	child_fail(plan, f.step, f.err, f.index);
 }

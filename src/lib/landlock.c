@@ -112,3 +112,13 @@ int landlock_ruleset_enforce(int ruleset_fd)
 {
 	return sys_landlock_restrict_self(ruleset_fd, 0) == 0 ? 0 : -errno;
 }
+
+int landlock_ruleset_add_fd(int ruleset_fd, int path_fd, uint64_t access)
+{
+	struct landlock_path_beneath_attr_packed rule = {
+		.allowed_access = access,
+		.parent_fd = path_fd,
+	};
+	return sys_landlock_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) == 0 ? 0
+											 : -errno;
+}

@@ -39,6 +39,12 @@ int landlock_ruleset_create(const struct landlock_config *config,
 			    const struct landlock_grant *grants, size_t n_grants,
 			    struct procage_error *err);
 
+/*
+ * Child side, system calls only: grant access beneath the directory open
+ * at path_fd (a /proc mounted in the child's namespaces).
+ */
+int landlock_ruleset_add_fd(int ruleset_fd, int path_fd, uint64_t access);
+
 /* Child side, system calls only: enforce the ruleset on the caller. */
 int landlock_ruleset_enforce(int ruleset_fd);
 

@@ -7,7 +7,13 @@
  */
 #include "namespaces.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mount.h>
@@ -125,12 +131,15 @@ static int mount_apply(int mask_source, const struct plan_mount *m)
 	return rc;
 }
 
-int namespaces_mounts_apply(const struct plan *plan, int *index)
+int namespaces_mounts_private(void)
+{
+	/* Nothing we mount may propagate back to the caller's namespace. */
+	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : -errno;
+}
+
+int namespaces_masks_apply(const struct plan *plan, int *index)
 {
 	*index = -1;
-	/* Nothing we mount may propagate back to the caller's namespace. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		return -errno;
 	if (plan->n_mounts == 0)
 		return 0;
 	int source = mask_source_create();
@@ -146,4 +155,44 @@ int namespaces_mounts_apply(const struct plan *plan, int *index)
 	}
 	close(source);
 	return 0;
+}
+
+int namespaces_mounts_apply(const struct plan *plan, int *index)
+{
+	*index = -1;
+	int rc = namespaces_mounts_private();
+	return rc < 0 ? rc : namespaces_masks_apply(plan, index);
+}
+
+/*
+ * A proxy-only run's network namespace: loopback up and one listener on
+ * 127.0.0.1, the run's proxy, which the parent serves. Nothing else
+ * listens in this namespace, and it has no other interface.
+ */
+int namespaces_proxy_listener(uint16_t port)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof ifr);
+	memcpy(ifr.ifr_name, "lo", 3);
+	int rc = ioctl(s, SIOCGIFFLAGS, &ifr) == 0 ? 0 : -errno;
+	ifr.ifr_flags |= IFF_UP;
+	if (rc == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
+		rc = -errno;
+	close(s);
+	if (rc < 0)
+		return rc;
+	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(port),
+				    .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 128) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
 }

@@ -1,6 +1,8 @@
-/* Tier T1: the child's user, mount and network namespaces. */
+/* Tier T1: the run's user, mount, network and PID namespaces. */
 #ifndef PROCAGE_NAMESPACES_H
 #define PROCAGE_NAMESPACES_H
+
+#include <stdint.h>
 
 #include "plan.h"
 
@@ -15,5 +17,14 @@ int namespaces_id_maps_write(const struct plan_id_maps *maps);
  * plan's mounts in order. *index names the mount that failed.
  */
 int namespaces_mounts_apply(const struct plan *plan, int *index);
+/* The same in two parts, for a /proc of the run's own between them. */
+int namespaces_mounts_private(void);
+int namespaces_masks_apply(const struct plan *plan, int *index);
+
+/*
+ * Child side, in its own network namespace: loopback up, and a listening
+ * TCP socket on 127.0.0.1:port returned (or a negative errno).
+ */
+int namespaces_proxy_listener(uint16_t port);
 
 #endif

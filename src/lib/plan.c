@@ -101,6 +101,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 
 	memset(plan, 0, sizeof *plan);
 	plan->landlock_fd = -1;
+	plan->reaper_socket = plan->caller_socket = plan->cgroup_procs_fd = -1;
 	plan->status_fd = status_fd; /* ours from here: closed on failure */
 	if ((rc = fd_map_check(opts, &max_target, err)) < 0) {
 		plan_release(plan);

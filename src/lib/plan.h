@@ -59,6 +59,19 @@ struct plan {
 	const struct plan_mount *mounts; /* ancestors before descendants */
 	size_t n_mounts;
 	char **owned_paths; /* mount paths the plan made (NULL-terminated), owned */
+	/*
+	 * The run's reaper (spawn only; exec mode has none). It is cloned
+	 * with clone_namespaces, makes the id maps and mounts, joins the
+	 * run's cgroup, leads a session as a child subreaper and starts the
+	 * target on target_stack.
+	 */
+	bool reaper;
+	int reaper_socket;    /* the reaper's end of the run's socket */
+	int caller_socket;    /* the caller's end: the reaper closes its copy */
+	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup, or -1 */
+	bool private_proc;    /* a PID namespace: mount a /proc of its own */
+	uint64_t proc_rights; /* Landlock rights of a grant on /proc itself, or 0 */
+	void *target_stack;   /* the top of the target's stack */
 };
 
 /* What the child writes on the status pipe when a step fails. */
@@ -68,8 +81,13 @@ struct child_failure {
 	int32_t index; /* which descriptor or limit, or -1 */
 };
 
-/* The child's entry point (for clone): runs the steps, then exec. */
+/* The target's entry point (for clone): runs the steps, then exec. */
 int child_main(void *plan);
+/*
+ * The target's steps from the signal reset to exec, in the calling
+ * process: returns only when one fails, with the failure in *f.
+ */
+int child_steps(const struct plan *plan, struct child_failure *f);
 
 
 struct procage_cage;

@@ -1,20 +1,24 @@
-/* The parent's side of a run: waiting, signalling, ending it. */
+/*
+ * The caller's side of a run: waiting, signalling and ending it, all
+ * through the run's reaper (reaper.c), which owns the processes.
+ */
 #include "run.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "procage.h"
-#include "syscalls.h"
 #include "tmpdir.h"
 
 PROCAGE_API pid_t procage_run_pid(const struct procage_run *run)
 {
-	return run ? run->pid : -1;
+	return run ? run->reaper.target : -1;
 }
 
 PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run)
@@ -22,65 +26,113 @@ PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run)
 	return run ? run->tmpdir : NULL;
 }
 
-PROCAGE_API int procage_run_signal(struct procage_run *run, int sig, struct procage_error *err)
+PROCAGE_API int procage_run_fd(const struct procage_run *run)
+{
+	return run ? run->reaper.pidfd : -1;
+}
+
+static int run_command(struct procage_run *run, enum reaper_message_kind kind, int value,
+		       const char *what, struct procage_error *err)
 {
 	error_clear(err);
 	if (!run)
 		return error_set(err, -EINVAL, "no run given");
-	if (run->reaped)
-		return error_set(err, -ESRCH, "the run has ended");
-	if (sys_pidfd_send_signal(run->pidfd, sig, NULL, 0) != 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "signalling process %d",
-				     run->pid);
+	if (run->ended)
+		return error_set(err, -ESRCH, "%s: the run has ended", what);
+	int rc = reaper_command(&run->reaper, kind, value);
+	if (rc == -ESRCH)
+		return error_set(err, rc, "%s: the run has ended", what);
+	if (rc < 0)
+		return error_set(err, rc, "%s: the run's reaper is not reading", what);
 	return 0;
 }
 
-static void run_end(struct procage_run *run)
+PROCAGE_API int procage_run_signal(struct procage_run *run, int sig, struct procage_error *err)
 {
+	if (sig <= 0 || sig >= 65) {
+		error_clear(err);
+		return error_set(err, -EINVAL, "signal %d is not a signal", sig);
+	}
+	return run_command(run, REAPER_SIGNAL, sig, "signalling the run", err);
+}
+
+PROCAGE_API int procage_run_kill(struct procage_run *run, struct procage_error *err)
+{
+	return run_command(run, REAPER_KILL, 0, "killing the run", err);
+}
+
+/* The reaper has exited (or will at once): take its report and reap it. */
+static int run_finish(struct procage_run *run, struct procage_error *err)
+{
+	int status = 0;
+	int rc = reaper_status_read(&run->reaper, false, &status);
+	reaper_handle_release(&run->reaper);
 	if (run->tmpdir) {
 		tmpdir_remove(run->tmpdir);
 		free(run->tmpdir);
 		run->tmpdir = NULL;
 	}
-	if (run->pidfd >= 0) {
-		close(run->pidfd);
-		run->pidfd = -1;
+	run->ended = true;
+	if (rc < 0) {
+		run->status = W_EXITCODE(125, 0);
+		return error_set(err, -ECHILD,
+				 "the run's reaper ended without reporting (killed from outside?); "
+				 "processes of the run may be left");
 	}
+	run->status = status;
+	return 0;
 }
 
-PROCAGE_API int procage_run_wait(struct procage_run *run, int *status, struct procage_error *err)
+PROCAGE_API int procage_run_wait_for(struct procage_run *run, int timeout_ms, int *status,
+				     struct procage_error *err)
 {
 	error_clear(err);
 	if (!run)
 		return error_set(err, -EINVAL, "no run given");
-	while (!run->reaped) {
-		if (waitpid(run->pid, &run->status, 0) == run->pid) {
-			/*
-			 * A stop is only reported for a traced child: one that
-			 * made us its tracer. The run is not over; it is ended.
-			 */
-			if (WIFSTOPPED(run->status))
-				sys_pidfd_send_signal(run->pidfd, SIGKILL, NULL, 0);
-			else
-				run->reaped = true;
-		} else if (errno != EINTR)
-			return error_set_sys(err, errno, PROCAGE_STEP_NONE,
-					     "waiting for process %d", run->pid);
+	if (!run->ended) {
+		struct timespec start;
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		for (;;) {
+			int left = -1;
+			if (timeout_ms >= 0) {
+				struct timespec now;
+				clock_gettime(CLOCK_MONOTONIC, &now);
+				long long spent = (now.tv_sec - start.tv_sec) * 1000LL +
+						  (now.tv_nsec - start.tv_nsec) / 1000000;
+				left = spent >= timeout_ms ? 0 : (int)(timeout_ms - spent);
+			}
+			struct pollfd p = { run->reaper.pidfd, POLLIN, 0 };
+			int n = poll(&p, 1, left);
+			if (n > 0)
+				break;
+			if (n == 0)
+				return error_set(err, -ETIMEDOUT, "the run has not ended within %d ms",
+						 timeout_ms);
+			if (errno != EINTR)
+				return error_set_sys(err, errno, PROCAGE_STEP_NONE,
+						     "waiting for the run");
+		}
+		int rc = run_finish(run, err);
+		if (rc < 0)
+			return rc;
 	}
-	run_end(run);
 	if (status)
 		*status = run->status;
 	return 0;
+}
+
+PROCAGE_API int procage_run_wait(struct procage_run *run, int *status, struct procage_error *err)
+{
+	return procage_run_wait_for(run, -1, status, err);
 }
 
 PROCAGE_API void procage_run_free(struct procage_run *run)
 {
 	if (!run)
 		return;
-	if (!run->reaped) {
-		sys_pidfd_send_signal(run->pidfd, SIGKILL, NULL, 0);
-		procage_run_wait(run, NULL, NULL);
+	if (!run->ended) {
+		reaper_command(&run->reaper, REAPER_KILL, 0);
+		run_finish(run, NULL);
 	}
-	run_end(run);
 	free(run);
 }

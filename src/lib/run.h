@@ -1,15 +1,16 @@
-/* A run: one spawn of a cage, supervised by the parent. */
+/* A run: one spawn of a cage, its reaper and the caller's side of it. */
 #ifndef PROCAGE_RUN_H
 #define PROCAGE_RUN_H
 
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "reaper.h"
+
 struct procage_run {
-	pid_t pid;
-	int pidfd; /* never signals a reused pid */
-	bool reaped;
-	int status;
+	struct reaper_handle reaper;
+	bool ended;   /* the status is known and the reaper reaped */
+	int status;   /* the target's, in waitpid() form */
 	char *tmpdir; /* removed when the run ends */
 };
 

@@ -1,8 +1,10 @@
 /*
- * procage_spawn: prepare in the parent, clone, let the child apply the
- * cage, and learn from the status pipe whether the target started. EOF on
- * the pipe means exec succeeded (the write end is close-on-exec); one
- * record means a step failed and the target never ran.
+ * procage_spawn: prepare in the parent, start the run's reaper (reaper.c),
+ * which starts the target, which applies the cage; learn from the status
+ * pipe whether the target started. EOF on the pipe means exec succeeded
+ * (the write end is close-on-exec, and the reaper closes its copy once
+ * the target has started); one record means a step failed and the target
+ * never ran.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,13 +28,16 @@
 
 extern char **environ;
 
-/* The child runs on this stack until exec; it needs little. */
-#define CHILD_STACK_SIZE (256 * 1024)
-
 static const char *const step_names[PROCAGE_STEP__COUNT] = {
 	[PROCAGE_STEP_PREPARE] = "prepare",
+	[PROCAGE_STEP_NAMESPACES] = "namespaces",
+	[PROCAGE_STEP_CGROUP] = "cgroup",
 	[PROCAGE_STEP_ID_MAPS] = "id_maps",
 	[PROCAGE_STEP_MOUNTS] = "mounts",
+	[PROCAGE_STEP_PROC] = "proc",
+	[PROCAGE_STEP_REAPER] = "reaper",
+	[PROCAGE_STEP_START] = "start",
+	[PROCAGE_STEP_PROCESS_GROUP] = "process_group",
 	[PROCAGE_STEP_RLIMITS] = "rlimits",
 	[PROCAGE_STEP_CWD] = "cwd",
 	[PROCAGE_STEP_FDS] = "fds",
@@ -48,32 +53,6 @@ PROCAGE_API const char *procage_step_name(int step)
 	if (step < 0 || step >= PROCAGE_STEP__COUNT || !step_names[step])
 		return "unknown";
 	return step_names[step];
-}
-
-/*
- * Clone the child sharing our memory, suspended until it execs or exits
- * (the cheapest way to start a process). Our signal handlers must not run
- * in it, so every signal is blocked across the clone. On tier T1 the
- * namespaces are made by clone itself: a child sharing our memory could
- * not unshare a user namespace.
- */
-static pid_t clone_child(struct plan *plan, int *pidfd)
-{
-	sigset_t all, saved;
-	void *stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		return -1;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	pid_t pid = clone(child_main, (char *)stack + CHILD_STACK_SIZE,
-			  CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD | plan->clone_namespaces, plan,
-			  pidfd);
-	int e = errno;
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	munmap(stack, CHILD_STACK_SIZE);
-	errno = e;
-	return pid;
 }
 
 static int failure_to_error(const struct child_failure *f, const struct plan *plan,
@@ -101,22 +80,6 @@ static int failure_to_error(const struct child_failure *f, const struct plan *pl
 	if (f->step == PROCAGE_STEP_CWD)
 		return error_set_sys(err, f->err, f->step, "step cwd: changing to %s", plan->cwd);
 	return error_set_sys(err, f->err, f->step, "step %s", step);
-}
-
-/* 0 when exec succeeded, else the failure as an error. */
-static int status_pipe_read(int fd, const struct plan *plan, struct procage_error *err)
-{
-	struct child_failure f;
-	ssize_t n;
-	do
-		n = read(fd, &f, sizeof f);
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
-		return 0;
-	if (n != sizeof f)
-		return error_set(err, -EIO, "the child's status record was cut short (%zd bytes)",
-				 n);
-	return failure_to_error(&f, plan, err);
 }
 
 static int spawn_opts_copy(const struct procage_spawn_opts *opts, struct procage_spawn_opts *o,
@@ -192,7 +155,9 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	struct procage_spawn_opts o;
 	struct spawn_state s = { .status_read = -1, .status_write = -1,
 				 .plan = { .status_fd = -1, .landlock_fd = -1 } };
-	int rc, pidfd = -1;
+	struct reaper_handle reaper;
+	struct child_failure failure;
+	int rc;
 
 	error_clear(err);
 	if (!cage || !out)
@@ -206,21 +171,12 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	if ((rc = spawn_prepare(cage, &o, &s, err)) < 0)
 		goto fail;
 
-	pid_t pid = clone_child(&s.plan, &pidfd);
-	if (pid < 0) {
-		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "starting the child");
+	rc = reaper_launch(&s.plan, s.status_read, &reaper, &failure, err);
+	if (rc == 1)
+		rc = failure_to_error(&failure, &s.plan, err);
+	if (rc < 0)
 		goto fail;
-	}
-	plan_close_fds(&s.plan); /* closes our copy of the write end */
-	rc = status_pipe_read(s.status_read, &s.plan, err);
-	if (rc < 0) {
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		close(pidfd);
-		goto fail;
-	}
-	run->pid = pid;
-	run->pidfd = pidfd;
+	run->reaper = reaper;
 	run->tmpdir = s.tmpdir;
 	s.tmpdir = NULL;
 	spawn_state_release(&s);

@@ -1,0 +1,704 @@
+/*
+ * The run's reaper (see reaper.h).
+ *
+ * It is cloned with CLONE_VM and without CLONE_VFORK: no page table is
+ * copied, and it keeps running beside the caller for the whole run, on a
+ * stack of its own that the caller unmaps only after reaping it. Two
+ * phases:
+ *
+ *  1. Until the target has exec'd, the caller is blocked on the status
+ *     pipe in a raw read. The reaper may then use glibc's wrappers (their
+ *     errno lands in the caller's thread, which does not look at it): it
+ *     joins the run's cgroup, writes the id maps, makes the mounts (and a
+ *     /proc of its own in a PID namespace), becomes a child subreaper,
+ *     leads a new session, and clones the target (CLONE_VM | CLONE_VFORK,
+ *     child.c). A failing step writes its record on the status pipe.
+ *
+ *  2. From the moment it closes its copy of the status pipe's write end
+ *     the caller runs again, so the reaper makes only raw system calls
+ *     (raw_syscall.h) and reads only its own stack: it waits for the
+ *     target, the caller's commands and the caller's end of the run's
+ *     socket, which only the caller holds (close-on-exec): EOF there means
+ *     the caller is gone. When the target ends it kills every process
+ *     left, reports the target's wait status and exits.
+ *
+ * Processes are only ever signalled through a pidfd, or by pid while they
+ * are the reaper's own unreaped children, whose pids cannot be reused.
+ */
+#include "reaper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "landlock.h"
+#include "namespaces.h"
+#include "raw_syscall.h"
+#include "syscalls.h"
+
+/* Each of the reaper and the target runs on a stack of this size. */
+#define REAPER_STACK_SIZE (256 * 1024)
+
+/* Phase 2 code: no sanitizer instrumentation, no library call. */
+#define REAPER_RAW __attribute__((no_sanitize("address", "undefined"), noinline))
+
+/* ---- phase 2: raw system calls only ------------------------------------ */
+
+struct reaper {
+	int socket;       /* the reaper's end of the run's socket */
+	int status_fd;    /* closed once the target has started */
+	int sigchld_fd;   /* signalfd for SIGCHLD */
+	int target_pidfd;
+	int proc_self_fd; /* /proc/thread-self (O_PATH), or -1 */
+	int proc_fd;      /* /proc, or -1 */
+	pid_t target;     /* in the reaper's PID namespace */
+	pid_t self;       /* the reaper's pid in proc_fd's namespace */
+	bool pid_namespace;
+	bool target_reaped;
+	int target_status;
+	bool caller_gone;
+};
+
+static REAPER_RAW void raw_exit(int code)
+{
+	for (;;)
+		raw_syscall1(SYS_exit_group, code);
+}
+
+static REAPER_RAW long raw_read(int fd, void *buf, size_t len)
+{
+	long n;
+	do
+		n = raw_syscall3(SYS_read, fd, buf, len);
+	while (n == -EINTR);
+	return n;
+}
+
+/* "123" for n into buf (at least 12 bytes); returns the length. */
+static REAPER_RAW size_t raw_format_uint(char *buf, unsigned n)
+{
+	char tmp[12];
+	size_t len = 0, i = 0;
+	do
+		tmp[len++] = (char)('0' + n % 10);
+	while ((n /= 10) && len < sizeof tmp);
+	while (len)
+		buf[i++] = tmp[--len];
+	buf[i] = '\0';
+	return i;
+}
+
+static REAPER_RAW void reaper_send(struct reaper *r, int kind, int value, int fd)
+{
+	struct reaper_message m;
+	struct iovec iov;
+	struct msghdr mh;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+
+	if (r->caller_gone)
+		return;
+	m.kind = kind;
+	m.value = value;
+	iov.iov_base = &m;
+	iov.iov_len = sizeof m;
+	mh.msg_name = NULL;
+	mh.msg_namelen = 0;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = NULL;
+	mh.msg_controllen = 0;
+	mh.msg_flags = 0;
+	if (fd >= 0) {
+		struct cmsghdr *c = &control.align;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		*(int *)(void *)CMSG_DATA(c) = fd;
+		mh.msg_control = control.buf;
+		mh.msg_controllen = sizeof control.buf;
+	}
+	if (raw_syscall3(SYS_sendmsg, r->socket, &mh, MSG_NOSIGNAL) < 0)
+		r->caller_gone = true;
+}
+
+static REAPER_RAW void pidfd_kill(int pidfd, int sig)
+{
+	raw_syscall4(__NR_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+/* A child of ours, by pid: open a pidfd on it and signal that. */
+static REAPER_RAW void child_kill(pid_t pid, int sig)
+{
+	long fd = raw_syscall2(__NR_pidfd_open, pid, 0);
+	if (fd < 0)
+		return;
+	pidfd_kill((int)fd, sig);
+	raw_syscall1(SYS_close, fd);
+}
+
+static REAPER_RAW int wait_status_of(const siginfo_t *info)
+{
+	switch (info->si_code) {
+	case CLD_EXITED:
+		return (info->si_status & 0xff) << 8;
+	case CLD_DUMPED:
+		return (info->si_status & 0x7f) | 0x80;
+	default:
+		return info->si_status & 0x7f;
+	}
+}
+
+/*
+ * Reap every child that has ended: 1 if children remain, 0 if none. A stop
+ * of the target is only reported if it made us its tracer (the filter
+ * refuses that); it is killed, never taken for its end.
+ */
+static REAPER_RAW int reap_ended(struct reaper *r)
+{
+	for (;;) {
+		siginfo_t info;
+		info.si_pid = 0;
+		long rc = raw_syscall5(SYS_waitid, P_ALL, 0, &info, WEXITED | WNOHANG, NULL);
+		if (rc == -EINTR)
+			continue;
+		if (rc < 0)
+			return 0; /* ECHILD: nothing left */
+		if (info.si_pid == 0)
+			return 1;
+		if (info.si_pid != r->target || r->target_reaped)
+			continue;
+		if (info.si_code == CLD_EXITED || info.si_code == CLD_KILLED ||
+		    info.si_code == CLD_DUMPED) {
+			r->target_reaped = true;
+			r->target_status = wait_status_of(&info);
+		} else {
+			pidfd_kill(r->target_pidfd, SIGKILL);
+		}
+	}
+}
+
+/*
+ * Forward a signal as a terminal would: to the target's process group
+ * (its own, which it leads), and to the target itself if it has left it.
+ * Only while the target is unreaped, so its pid still names it.
+ */
+static REAPER_RAW void forward_signal(struct reaper *r, int sig)
+{
+	if (r->target_reaped || sig <= 0 || sig >= 65)
+		return;
+	long group = raw_syscall1(SYS_getpgid, r->target);
+	long rc = raw_syscall2(SYS_kill, -r->target, sig);
+	if (rc < 0 || group != r->target)
+		pidfd_kill(r->target_pidfd, sig);
+}
+
+static REAPER_RAW void command_read(struct reaper *r)
+{
+	struct reaper_message m;
+	long n = raw_syscall4(SYS_recvfrom, r->socket, &m, sizeof m, MSG_DONTWAIT);
+	if (n == -EAGAIN || n == -EINTR)
+		return;
+	if (n <= 0) {
+		/* The caller is gone: so is the run. */
+		r->caller_gone = true;
+		pidfd_kill(r->target_pidfd, SIGKILL);
+		return;
+	}
+	if (n != (long)sizeof m)
+		return;
+	if (m.kind == REAPER_SIGNAL)
+		forward_signal(r, m.value);
+	else if (m.kind == REAPER_KILL)
+		pidfd_kill(r->target_pidfd, SIGKILL);
+}
+
+static REAPER_RAW void signals_drain(struct reaper *r)
+{
+	char buf[sizeof(struct signalfd_siginfo) * 8];
+	while (raw_syscall3(SYS_read, r->sigchld_fd, buf, sizeof buf) > 0)
+		;
+}
+
+/* Parse the pids in text (decimal, separated by anything else) and kill each. */
+static REAPER_RAW int kill_listed(const char *text, long len, unsigned *carry)
+{
+	int n = 0;
+	for (long i = 0; i < len; i++) {
+		char c = text[i];
+		if (c >= '0' && c <= '9') {
+			*carry = *carry * 10 + (unsigned)(c - '0');
+			continue;
+		}
+		if (*carry) {
+			child_kill((pid_t)*carry, SIGKILL);
+			n++;
+		}
+		*carry = 0;
+	}
+	return n;
+}
+
+/* SIGKILL every child listed in /proc/thread-self/children; -1 if unreadable. */
+static REAPER_RAW int children_kill_listed(struct reaper *r)
+{
+	char buf[4096];
+	unsigned carry = 0;
+	int n = 0;
+	if (r->proc_self_fd < 0)
+		return -1;
+	long fd = raw_syscall4(SYS_openat, r->proc_self_fd, "children", O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		long got = raw_read((int)fd, buf, sizeof buf);
+		if (got <= 0)
+			break;
+		n += kill_listed(buf, got, &carry);
+	}
+	n += kill_listed(" ", 1, &carry);
+	raw_syscall1(SYS_close, fd);
+	return n;
+}
+
+/* The parent pid in the text of /proc/PID/stat: the field after ") S ". */
+static REAPER_RAW long stat_ppid(const char *text, long len)
+{
+	long i = len - 1, ppid = 0;
+	while (i >= 0 && text[i] != ')')
+		i--;
+	if (i < 0 || i + 4 >= len)
+		return -1;
+	for (i += 4; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+		ppid = ppid * 10 + (text[i] - '0');
+	return ppid;
+}
+
+struct dirent64_raw {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/*
+ * Without /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN): find our
+ * children by their parent pid. A process whose parent is us stays ours
+ * until we reap it, so its pid is safe to use.
+ */
+static REAPER_RAW int children_kill_scanned(struct reaper *r)
+{
+	char buf[4096], path[32], stat[512];
+	int n = 0;
+	if (r->proc_fd < 0 || raw_syscall3(SYS_lseek, r->proc_fd, 0, SEEK_SET) < 0)
+		return -1;
+	for (;;) {
+		long got = raw_syscall3(SYS_getdents64, r->proc_fd, buf, sizeof buf);
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			return n;
+		for (long off = 0; off < got;) {
+			struct dirent64_raw *d = (struct dirent64_raw *)(void *)(buf + off);
+			off += d->reclen;
+			unsigned pid = 0;
+			const char *c = d->name;
+			for (; *c >= '0' && *c <= '9'; c++)
+				pid = pid * 10 + (unsigned)(*c - '0');
+			if (*c || !pid)
+				continue;
+			size_t len = raw_format_uint(path, pid);
+			const char suffix[] = "/stat";
+			for (size_t k = 0; k < sizeof suffix; k++)
+				path[len + k] = suffix[k];
+			long fd = raw_syscall4(SYS_openat, r->proc_fd, path, O_RDONLY | O_CLOEXEC, 0);
+			if (fd < 0)
+				continue;
+			long len_read = raw_read((int)fd, stat, sizeof stat);
+			raw_syscall1(SYS_close, fd);
+			if (len_read > 0 && stat_ppid(stat, len_read) == r->self) {
+				child_kill((pid_t)pid, SIGKILL);
+				n++;
+			}
+		}
+	}
+}
+
+/*
+ * Kill every process left, round by round: each round kills our children;
+ * their own children come back to us (we are a child subreaper) and are
+ * killed in the next round, until none is left.
+ */
+static REAPER_RAW void kill_all(struct reaper *r)
+{
+	for (;;) {
+		int n = children_kill_listed(r);
+		if (n < 0)
+			n = children_kill_scanned(r);
+		if (!reap_ended(r))
+			return;
+		if (n > 0) {
+			/* Each child listed has SIGKILL on its way: wait for one to end. */
+			siginfo_t info;
+			raw_syscall5(SYS_waitid, P_ALL, 0, &info, WEXITED | WNOWAIT, NULL);
+			continue;
+		}
+		/*
+		 * A child we did not see (one just handed to us), or none we can
+		 * find at all (no /proc): look again shortly.
+		 */
+		struct timespec t = { 0, n == 0 ? 1000 * 1000 : 100 * 1000 * 1000 };
+		raw_syscall2(SYS_nanosleep, &t, NULL);
+	}
+}
+
+/* Close every descriptor but the reaper's own, so it holds nothing of the caller's. */
+static REAPER_RAW void close_others(struct reaper *r)
+{
+	int keep[5] = { r->socket, r->sigchld_fd, r->target_pidfd, r->proc_self_fd, r->proc_fd };
+	int n = 5;
+	/* A few elements: insertion sort. */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	long from = 0;
+	for (int i = 0; i < n; i++) {
+		if (keep[i] < 0)
+			continue;
+		if (keep[i] > from)
+			raw_syscall3(__NR_close_range, from, keep[i] - 1, 0);
+		from = keep[i] + 1;
+	}
+	raw_syscall3(__NR_close_range, from, ~0U, 0);
+}
+
+static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
+{
+	reaper_send(r, REAPER_STARTED, r->target, r->target_pidfd);
+	/* The caller sees EOF on the status pipe and runs again. */
+	raw_syscall1(SYS_close, r->status_fd);
+	r->status_fd = -1;
+	close_others(r);
+
+	while (!r->target_reaped) {
+		struct pollfd p[2];
+		p[0].fd = r->caller_gone ? -1 : r->socket;
+		p[0].events = POLLIN;
+		p[0].revents = 0;
+		p[1].fd = r->sigchld_fd;
+		p[1].events = POLLIN;
+		p[1].revents = 0;
+		long rc = raw_syscall5(SYS_ppoll, p, 2, NULL, NULL, sizeof(sigset_t));
+		if (rc < 0)
+			continue;
+		if (p[1].revents)
+			signals_drain(r);
+		reap_ended(r);
+		if (p[0].revents && !r->target_reaped)
+			command_read(r);
+	}
+	/*
+	 * In a PID namespace of its own the reaper is its first process: its
+	 * exit kills every other, and it exits only when they are gone.
+	 */
+	if (!r->pid_namespace)
+		kill_all(r);
+	reaper_send(r, REAPER_STATUS, r->target_status, -1);
+	raw_exit(0);
+	__builtin_unreachable();
+}
+
+/* ---- phase 1: the caller is blocked; the reaper sets the run up ---------- */
+
+static _Noreturn void reaper_fail(const struct plan *plan, int step, int err, int index)
+{
+	struct child_failure f = { step, err, index };
+	raw_syscall3(SYS_write, plan->status_fd, &f, sizeof f);
+	raw_exit(125);
+	__builtin_unreachable();
+}
+
+/*
+ * A /proc of the run's own (tier T1 with a PID namespace): only the run's
+ * processes are in it. A grant on /proc itself was made on the caller's
+ * /proc; the same rights go to the new one.
+ */
+static int proc_mount(const struct plan *plan)
+{
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		return -errno;
+	if (!plan->proc_rights)
+		return 0;
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = landlock_ruleset_add_fd(plan->landlock_fd, fd, plan->proc_rights);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Not instrumented either: a sanitizer would prepare for the calls that do
+ * not return (on a stack it does not know) and warn on the caller's stderr.
+ */
+static __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void *arg)
+{
+	const struct plan *plan = arg;
+	struct reaper r = {
+		.socket = plan->reaper_socket,
+		.status_fd = plan->status_fd,
+		.sigchld_fd = -1,
+		.target_pidfd = -1,
+		.proc_self_fd = -1,
+		.proc_fd = -1,
+		.pid_namespace = plan->clone_namespaces & CLONE_NEWPID,
+	};
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t chld;
+	int index = -1, rc;
+
+	raw_syscall1(SYS_close, plan->caller_socket);
+	/* Every signal stays blocked in the reaper; SIGCHLD is read from a signalfd. */
+	if (sigaction(SIGCHLD, &dfl, NULL) != 0)
+		reaper_fail(plan, PROCAGE_STEP_REAPER, errno, -1);
+	if (plan->cgroup_procs_fd >= 0 && write(plan->cgroup_procs_fd, "0", 1) != 1)
+		reaper_fail(plan, PROCAGE_STEP_CGROUP, errno, -1);
+	/* Kept for finding our children later, before any mask can cover /proc. */
+	if (!r.pid_namespace) {
+		r.proc_self_fd = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		r.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		r.self = (pid_t)raw_syscall0(SYS_getpid);
+	}
+	if (plan->clone_namespaces) {
+		if ((rc = namespaces_id_maps_write(&plan->id_maps)) < 0)
+			reaper_fail(plan, PROCAGE_STEP_ID_MAPS, -rc, -1);
+		if ((rc = namespaces_mounts_private()) < 0)
+			reaper_fail(plan, PROCAGE_STEP_MOUNTS, -rc, -1);
+		if (plan->private_proc && (rc = proc_mount(plan)) < 0)
+			reaper_fail(plan, PROCAGE_STEP_PROC, -rc, -1);
+		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
+			reaper_fail(plan, PROCAGE_STEP_MOUNTS, -rc, index);
+	}
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 || setsid() < 0)
+		reaper_fail(plan, PROCAGE_STEP_REAPER, errno, -1);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	r.sigchld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r.sigchld_fd < 0)
+		reaper_fail(plan, PROCAGE_STEP_REAPER, errno, -1);
+	r.target = clone(child_main, plan->target_stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
+			 (void *)plan, &r.target_pidfd);
+	if (r.target < 0)
+		reaper_fail(plan, PROCAGE_STEP_START, errno, -1);
+	/* The target has exec'd or failed; from here on, raw calls only. */
+	reaper_supervise(&r);
+}
+
+/* ---- the caller's side --------------------------------------------------- */
+
+static void stacks_release(struct reaper_handle *h)
+{
+	if (h->stacks)
+		munmap(h->stacks, h->stacks_size);
+	h->stacks = NULL;
+}
+
+void reaper_handle_release(struct reaper_handle *h)
+{
+	if (h->socket >= 0)
+		close(h->socket); /* if the run still lives, the reaper ends it */
+	h->socket = -1;
+	if (h->pidfd >= 0) {
+		siginfo_t info;
+		while (waitid(P_PIDFD, (id_t)h->pidfd, &info, WEXITED) < 0 && errno == EINTR)
+			;
+		close(h->pidfd);
+	}
+	h->pidfd = -1;
+	stacks_release(h);
+}
+
+/* The pid a pidfd names, in our PID namespace (its fdinfo's "Pid:" line). */
+static pid_t pidfd_pid(int pidfd)
+{
+	char path[64], text[1024];
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	const char *p = strstr(text, "\nPid:");
+	return p ? (pid_t)strtol(p + 5, NULL, 10) : -1;
+}
+
+/* The reaper's first message: the target's pid, and its pidfd. */
+static int started_read(struct reaper_handle *h, bool pid_namespace, struct procage_error *err)
+{
+	struct reaper_message m;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { &m, sizeof m };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+			     .msg_controllen = sizeof control.buf };
+	ssize_t n;
+	do
+		n = recvmsg(h->socket, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof m || m.kind != REAPER_STARTED)
+		return error_set(err, -EIO, "the run's reaper did not report the start (%zd bytes)",
+				 n);
+	int fd = -1;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	h->target = pid_namespace ? (fd >= 0 ? pidfd_pid(fd) : -1) : m.value;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+int reaper_launch(struct plan *plan, int status_read, struct reaper_handle *h,
+		  struct child_failure *failure, struct procage_error *err)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int sv[2], rc = 0;
+	sigset_t all, saved;
+
+	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1 };
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		plan->caller_socket = plan->reaper_socket = -1;
+		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "creating the run's socket");
+		goto out;
+	}
+	h->socket = sv[0];
+	plan->reaper = true;
+	plan->caller_socket = sv[0];
+	plan->reaper_socket = sv[1];
+
+	/* [guard][reaper's stack][guard][target's stack] */
+	h->stacks_size = 2 * (page + REAPER_STACK_SIZE);
+	h->stacks = mmap(NULL, h->stacks_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (h->stacks == MAP_FAILED) {
+		h->stacks = NULL;
+		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "mapping the run's stacks");
+		goto out;
+	}
+	char *base = h->stacks;
+	if (mprotect(base, page, PROT_NONE) != 0 ||
+	    mprotect(base + page + REAPER_STACK_SIZE, page, PROT_NONE) != 0) {
+		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "guarding the run's stacks");
+		goto out;
+	}
+	plan->target_stack = base + h->stacks_size;
+
+	/*
+	 * Our signal handlers must not run in the reaper or the target, on our
+	 * memory: every signal is blocked across the clone, and stays blocked
+	 * until the target has started.
+	 */
+	int saved_errno = errno;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	h->pid = clone(reaper_main, base + page + REAPER_STACK_SIZE,
+		       CLONE_VM | CLONE_PIDFD | SIGCHLD | (int)plan->clone_namespaces, plan,
+		       &h->pidfd);
+	if (h->pid < 0) {
+		int e = errno;
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		h->pidfd = -1;
+		rc = error_set_sys(err, e, PROCAGE_STEP_PREPARE, "starting the run's reaper");
+		goto out;
+	}
+	/*
+	 * The reaper and the target run on our memory with this thread's
+	 * thread pointer until the status pipe says the target started: raw
+	 * calls only, no errno, no library.
+	 */
+	raw_syscall1(SYS_close, plan->reaper_socket);
+	raw_syscall1(SYS_close, plan->status_fd);
+	if (plan->cgroup_procs_fd >= 0)
+		raw_syscall1(SYS_close, plan->cgroup_procs_fd);
+	long n;
+	do
+		n = raw_syscall3(SYS_read, status_read, failure, sizeof *failure);
+	while (n == -EINTR);
+	errno = saved_errno;
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	plan->reaper_socket = plan->status_fd = plan->cgroup_procs_fd = -1;
+
+	if (n == 0) {
+		rc = started_read(h, plan->clone_namespaces & CLONE_NEWPID, err);
+	} else if (n == (long)sizeof *failure) {
+		rc = 1;
+	} else {
+		rc = error_set(err, n < 0 ? (int)n : -EIO,
+			       "the run's status record was cut short (%ld)", n);
+	}
+out:
+	if (plan->reaper_socket >= 0)
+		close(plan->reaper_socket); /* the reaper never started */
+	plan->reaper_socket = -1;
+	if (rc != 0)
+		reaper_handle_release(h);
+	plan->caller_socket = -1;
+	return rc;
+}
+
+int reaper_status_read(struct reaper_handle *h, bool nonblocking, int *status)
+{
+	for (;;) {
+		struct reaper_message m;
+		ssize_t n = recv(h->socket, &m, sizeof m, nonblocking ? MSG_DONTWAIT : 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return -EAGAIN;
+		if (n <= 0)
+			return -ECHILD;
+		if (n == (ssize_t)sizeof m && m.kind == REAPER_STATUS) {
+			*status = m.value;
+			return 0;
+		}
+	}
+}
+
+int reaper_command(struct reaper_handle *h, enum reaper_message_kind kind, int value)
+{
+	struct reaper_message m = { kind, value };
+	if (h->socket < 0)
+		return -ESRCH;
+	ssize_t n;
+	do
+		n = send(h->socket, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof m)
+		return 0;
+	return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? -EAGAIN : -ESRCH;
+}
