@@ -124,6 +124,39 @@ PROCAGE_API int procage_policy_env_pass(struct procage_policy *policy, const cha
 /* Set a variable in the child's environment (never filtered). */
 PROCAGE_API int procage_policy_env_set(struct procage_policy *policy, const char *name,
 				       const char *value, struct procage_error *err);
+/*
+ * Which processes a run may leave behind: none, in either lifetime. When
+ * the run's target ends every process left of the run is killed.
+ *   SESSION (default)  every process of the run stays in the run's
+ *                      session: setsid is refused (R-23).
+ *   TREE               setsid is allowed; a descendant in a session of its
+ *                      own still dies with the run (the run's reaper is a
+ *                      child subreaper, so orphans come back to it).
+ */
+enum procage_lifetime {
+	PROCAGE_LIFETIME_SESSION = 0,
+	PROCAGE_LIFETIME_TREE = 1,
+};
+PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *policy,
+					    enum procage_lifetime lifetime,
+					    struct procage_error *err);
+/*
+ * The command's terminal (R-22).
+ *   INHERIT (default)  it shares the caller's descriptors, and so a
+ *                      terminal among them, outside the caller's session:
+ *                      it cannot push input into it (TIOCSTI, TIOCLINUX
+ *                      refused) and gets no signal from it (procage run
+ *                      passes them on).
+ *   NEW_PTY            a pseudo-terminal of the run's own: not supported;
+ *                      procage_cage_new refuses it (-EOPNOTSUPP).
+ */
+enum procage_terminal {
+	PROCAGE_TERMINAL_INHERIT = 0,
+	PROCAGE_TERMINAL_NEW_PTY = 1,
+};
+PROCAGE_API int procage_policy_set_terminal(struct procage_policy *policy,
+					    enum procage_terminal terminal,
+					    struct procage_error *err);
 /* On by default: each run gets a temporary directory of its own as TMPDIR. */
 PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, bool on,
 					       struct procage_error *err);

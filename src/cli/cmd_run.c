@@ -32,6 +32,7 @@ enum {
 	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
 	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
 	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT,
+	OPT_LIFETIME, OPT_TERMINAL,
 };
 
 static const struct option run_long_options[] = {
@@ -53,6 +54,8 @@ static const struct option run_long_options[] = {
 	{ "hardlinks", required_argument, NULL, OPT_HARDLINKS },
 	{ "audit", no_argument, NULL, OPT_AUDIT },
 	{ "hardlink-exempt", required_argument, NULL, OPT_HARDLINK_EXEMPT },
+	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
+	{ "terminal", required_argument, NULL, OPT_TERMINAL },
 	{ 0 },
 };
 
@@ -191,6 +194,24 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return procage_policy_accept(p, f->value, err);
 	case OPT_WAIVE:
 		return procage_policy_waive(p, f->value, err);
+	case OPT_LIFETIME:
+		if (strcmp(f->value, "session") == 0 || strcmp(f->value, "tree") == 0)
+			return procage_policy_set_lifetime(p, f->value[0] == 't'
+								  ? PROCAGE_LIFETIME_TREE
+								  : PROCAGE_LIFETIME_SESSION,
+							   err);
+		snprintf(err->message, sizeof err->message,
+			 "--lifetime %s: expected 'session' or 'tree'", f->value);
+		return err->code = -EINVAL;
+	case OPT_TERMINAL:
+		if (strcmp(f->value, "inherit") == 0 || strcmp(f->value, "new-pty") == 0)
+			return procage_policy_set_terminal(p, f->value[0] == 'n'
+								  ? PROCAGE_TERMINAL_NEW_PTY
+								  : PROCAGE_TERMINAL_INHERIT,
+							   err);
+		snprintf(err->message, sizeof err->message,
+			 "--terminal %s: expected 'inherit' or 'new-pty'", f->value);
+		return err->code = -EINVAL;
 	case OPT_NET:
 		if (strcmp(f->value, "off") == 0 || strcmp(f->value, "on") == 0)
 			return procage_policy_set_network(

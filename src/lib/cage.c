@@ -241,6 +241,23 @@ static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *er
 			 granted_by[0], granted_by[1]);
 }
 
+/*
+ * A pseudo-terminal of the run's own is not provided (nor by the
+ * reference): the command shares the caller's terminal, outside its
+ * session, and cannot push input into it (TIOCSTI and TIOCLINUX are
+ * refused by the filter).
+ */
+static int terminal_refusal(const struct procage_policy *policy, struct procage_error *err)
+{
+	if (policy->terminal != PROCAGE_TERMINAL_NEW_PTY)
+		return 0;
+	return error_set(err, -EOPNOTSUPP,
+			 "a new pseudo-terminal for the command (terminal \"new-pty\") is not "
+			 "supported; the command can share the caller's terminal (terminal "
+			 "\"inherit\"), where it cannot push input (TIOCSTI and TIOCLINUX are "
+			 "refused)");
+}
+
 PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
 				 struct procage_error *err)
 {
@@ -258,6 +275,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	*out = NULL;
 	const struct procage_host_facts *f = host_facts_get();
 	int rc = host_refusal(f, err);
+	if (rc == 0)
+		rc = terminal_refusal(policy, err);
 	if (rc < 0)
 		return rc;
 
@@ -276,7 +295,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		struct seccomp_options so = {
 			.network_on = policy->network == PROCAGE_NET_ON,
 			.unix_sockets = c->tier == PROCAGE_TIER_T1 && c->n_sockets > 0,
-			.lock_sessions = false,
+			/* In the session lifetime no process leaves the run's session. */
+			.lock_sessions = policy->lifetime == PROCAGE_LIFETIME_SESSION,
 		};
 		rc = seccomp_program_build(&so, &c->seccomp, err);
 	}

@@ -77,6 +77,22 @@ PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 		procage_policy_free(p);
 		return error_set(err, -ENOMEM, "out of memory");
 	}
+	/* No host gives a run a pseudo-terminal of its own: the caller's is the nearest. */
+	if (p->terminal == PROCAGE_TERMINAL_NEW_PTY) {
+		char *text = strdup("kept the caller's terminal (terminal \"inherit\"), because a "
+				    "new pseudo-terminal for the command is not supported");
+		char **grown = text ? realloc(list, 2 * sizeof *list) : NULL;
+		if (!grown) {
+			free(text);
+			procage_strings_free(list);
+			procage_policy_free(p);
+			return error_set(err, -ENOMEM, "out of memory");
+		}
+		list = grown;
+		list[n++] = text;
+		list[n] = NULL;
+		p->terminal = PROCAGE_TERMINAL_INHERIT;
+	}
 	for (;;) {
 		struct procage_cage *cage = NULL;
 		struct cage_fix fix;

@@ -345,6 +345,33 @@ PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *p, const 
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
 
+PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p,
+					    enum procage_lifetime lifetime,
+					    struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (lifetime != PROCAGE_LIFETIME_SESSION && lifetime != PROCAGE_LIFETIME_TREE)
+		return error_set(err, -EINVAL, "unknown lifetime %d", (int)lifetime);
+	p->lifetime = lifetime;
+	return 0;
+}
+
+/* A new pseudo-terminal is a valid request; the cage refuses it (not supported). */
+PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p,
+					    enum procage_terminal terminal,
+					    struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (terminal != PROCAGE_TERMINAL_INHERIT && terminal != PROCAGE_TERMINAL_NEW_PTY)
+		return error_set(err, -EINVAL, "unknown terminal handling %d", (int)terminal);
+	p->terminal = terminal;
+	return 0;
+}
+
 PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, bool on,
 					   struct procage_error *err)
 {
@@ -362,6 +389,8 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 		return NULL;
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
+	p->lifetime = src->lifetime;
+	p->terminal = src->terminal;
 	p->waived_classes = src->waived_classes;
 	p->hardlinks = src->hardlinks;
 	p->reports = src->reports;

@@ -33,6 +33,8 @@ struct procage_policy {
 	struct policy_env_var *env_set;
 	size_t n_env_set;
 	bool private_tmp;
+	enum procage_lifetime lifetime;
+	enum procage_terminal terminal;
 	struct policy_rlimit rlimits[RLIM_NLIMITS];
 	enum procage_hardlinks hardlinks;
 	char **hardlink_exempt; /* canonical subtrees, NULL-terminated */

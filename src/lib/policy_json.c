@@ -540,12 +540,56 @@ static int read_reports(struct reader *r, const struct json_member *m, int unuse
 	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
 }
 
+/* A string among names[0..n-1]: its index in *out, or an error naming them. */
+static int read_choice(struct reader *r, const struct json_value *v, const char *what,
+		       const char *const *names, int n, int *out)
+{
+	struct quoted q;
+	int rc = expect_type(r, v, JSON_STRING, what);
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < n; i++)
+		if (strcmp(v->u.string, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	return fail_value(r, v, -EINVAL, "unknown %s %s; expected \"%s\" or \"%s\"", what,
+			  quote(&q, v->u.string), names[0], names[1]);
+}
+
+static int read_lifetime(struct reader *r, const struct json_member *m, int unused)
+{
+	static const char *const names[] = { "session", "tree" };
+	struct procage_error inner;
+	int choice, rc = read_choice(r, m->value, "\"lifetime\"", names, 2, &choice);
+	if (rc < 0)
+		return rc;
+	rc = procage_policy_set_lifetime(r->policy, choice ? PROCAGE_LIFETIME_TREE
+							   : PROCAGE_LIFETIME_SESSION,
+					 &inner);
+	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
+}
+
+static int read_terminal(struct reader *r, const struct json_member *m, int unused)
+{
+	static const char *const names[] = { "inherit", "new-pty" };
+	struct procage_error inner;
+	int choice, rc = read_choice(r, m->value, "\"terminal\"", names, 2, &choice);
+	if (rc < 0)
+		return rc;
+	rc = procage_policy_set_terminal(r->policy, choice ? PROCAGE_TERMINAL_NEW_PTY
+							   : PROCAGE_TERMINAL_INHERIT,
+					 &inner);
+	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
+}
+
 static const struct key_reader top_keys[] = {
 	{ "version", read_nothing, 0 },      { "paths", read_paths, 0 },
 	{ "network", read_network, 0 },      { "env", read_env, 0 },
 	{ "private_tmp", read_private_tmp, 0 }, { "limits", read_limits, 0 },
 	{ "accept", read_accept, 0 },        { "waive", read_waive, 0 },
 	{ "hardlinks", read_hardlinks, 0 },  { "reports", read_reports, 0 },
+	{ "lifetime", read_lifetime, 0 },    { "terminal", read_terminal, 0 },
 };
 
 static int read_policy(struct reader *r, const struct json_value *root)

@@ -126,6 +126,10 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 	fprintf(f, "  \"network\": \"%s\",\n", p->network == PROCAGE_NET_ON ? "on" : "off");
 	write_env(f, p);
 	fprintf(f, "  \"private_tmp\": %s,\n", p->private_tmp ? "true" : "false");
+	fprintf(f, "  \"lifetime\": \"%s\",\n",
+		p->lifetime == PROCAGE_LIFETIME_TREE ? "tree" : "session");
+	fprintf(f, "  \"terminal\": \"%s\",\n",
+		p->terminal == PROCAGE_TERMINAL_NEW_PTY ? "new-pty" : "inherit");
 	write_limits(f, p);
 	fprintf(f, "  \"hardlinks\": {\"mode\": \"%s\", \"exempt\": [",
 		p->hardlinks == PROCAGE_HARDLINKS_REPORT ? "report" : "refuse");

@@ -104,6 +104,8 @@ static const char full_policy[] =
 	"    \"set\": {\"LANG\": \"C.UTF-8\", \"EMPTY\": \"\", \"GREETING\": \"h\\u00e9\\tllo\"}\n"
 	"  },\n"
 	"  \"private_tmp\": false,\n"
+	"  \"lifetime\": \"tree\",\n"
+	"  \"terminal\": \"inherit\",\n"
 	"  \"limits\": {\n"
 	"    \"nofile\": 1024,\n"
 	"    \"cpu\": {\"soft\": 10, \"hard\": 20},\n"
@@ -146,6 +148,8 @@ static void check_full_policy(const struct procage_policy *p, const char *how)
 		       strcmp(p->env_set[2].value, "h\xC3\xA9\tllo") == 0,
 	       "%s: env.set names and decoded values", how);
 	tap_ok(!p->private_tmp, "%s: private_tmp off", how);
+	tap_ok(p->lifetime == PROCAGE_LIFETIME_TREE, "%s: lifetime tree", how);
+	tap_ok(p->terminal == PROCAGE_TERMINAL_INHERIT, "%s: terminal inherited", how);
 	tap_ok(rlimit_is(p, RLIMIT_NOFILE, 1024, 1024), "%s: a number sets soft and hard", how);
 	tap_ok(rlimit_is(p, RLIMIT_CPU, 10, 20), "%s: soft and hard apart", how);
 	tap_ok(rlimit_is(p, RLIMIT_CORE, 0, 0), "%s: zero is a limit", how);
@@ -201,6 +205,8 @@ static void test_defaults(void)
 			no_limits = no_limits && !p->rlimits[r].set;
 		tap_ok(rc == 0 && p && p->n_paths == 0 && p->network == PROCAGE_NET_OFF &&
 			       p->private_tmp && p->n_env_pass == 0 && p->n_env_set == 0 &&
+			       p->lifetime == PROCAGE_LIFETIME_SESSION &&
+			       p->terminal == PROCAGE_TERMINAL_INHERIT &&
 			       no_limits,
 		       "defaults (network off, private tmp on, nothing else): %s",
 		       empty_policies[i]);
@@ -228,19 +234,19 @@ static const struct refused refused_cases[] = {
 	{ "not an object", "`[]", -EINVAL, "a policy must be an object, not an array" },
 	{ "unknown top-level key", "{\n  \"network\": \"off\",\n  `\"netwrok\": \"on\"\n}", -EINVAL,
 	  "unknown key \"netwrok\" at the top level (known: version, paths, network, env, "
-	  "private_tmp, limits, accept, waive, hardlinks, reports)" },
+	  "private_tmp, limits, accept, waive, hardlinks, reports, lifetime, terminal)" },
 	{ "unknown key in paths", "{\"paths\": {\n   `\"raed\": []}}", -EINVAL,
 	  "unknown key \"raed\" in \"paths\" (known: read, write, protect, hide, connect)" },
 	{ "control characters in a key are escaped", "{`\"\\u001b]0;x\\u0007\\u0085\": 1}",
 	  -EINVAL,
 	  "unknown key \"\\x1B]0;x\\x07\\u0085\" at the top level (known: version, paths, "
-	  "network, env, private_tmp, limits, accept, waive, hardlinks, reports)" },
+	  "network, env, private_tmp, limits, accept, waive, hardlinks, reports, lifetime, terminal)" },
 	{ "a long key is cut",
 	  "{`\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	  "aaaaaaaaaaaaaaaaaaaa\": 1}",
 	  -EINVAL,
 	  "unknown key \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"... "
-	  "at the top level (known: version, paths, network, env, private_tmp, limits, accept, waive, hardlinks, reports)" },
+	  "at the top level (known: version, paths, network, env, private_tmp, limits, accept, waive, hardlinks, reports, lifetime, terminal)" },
 	/* version */
 	{ "version 2", "{\"version\": `2}", -EINVAL,
 	  "unsupported \"version\" 2; this reader knows version 1 only" },
@@ -294,6 +300,13 @@ static const struct refused refused_cases[] = {
 	/* private_tmp */
 	{ "private_tmp not a boolean", "{\"private_tmp\": `\"yes\"}", -EINVAL,
 	  "\"private_tmp\" must be a boolean, not a string" },
+	/* lifetime, terminal */
+	{ "unknown lifetime", "{\"lifetime\": `\"forever\"}", -EINVAL,
+	  "unknown \"lifetime\" \"forever\"; expected \"session\" or \"tree\"" },
+	{ "lifetime not a string", "{\"lifetime\": `true}", -EINVAL,
+	  "\"lifetime\" must be a string, not a boolean" },
+	{ "unknown terminal", "{\"terminal\": `\"pty\"}", -EINVAL,
+	  "unknown \"terminal\" \"pty\"; expected \"inherit\" or \"new-pty\"" },
 	/* limits */
 	{ "limits not an object", "{\"limits\": `1}", -EINVAL,
 	  "\"limits\" must be an object, not a number" },
