@@ -35,7 +35,7 @@
  *   mount-tmpfs: EPERM, EACCES
  *   ptrace-attach, ptrace-traceme: EPERM, EACCES
  *   tiocsti: EPERM, EACCES, EIO (dev.tty.legacy_tiocsti=0)
- *   rename, link, unlink, mkdir: the file errnos, EBUSY (a mount point),
+ *   rename, link, flink, symlink, unlink, mkdir: the file errnos, EBUSY (a mount point),
  *     EXDEV (across mounts, or Landlock's refer check)
  *   connect-*, unix-self, listen-unix: EPERM, EACCES, EROFS, EAFNOSUPPORT,
  *     ECONNREFUSED and ENOENT (no listener visible: masked, or another
@@ -300,15 +300,34 @@ static int do_list_dir(char **args)
 	return rc;
 }
 
-/* rename FROM TO, link FROM TO, unlink PATH, mkdir PATH */
+/* rename FROM TO, link FROM TO, symlink TARGET PATH, unlink PATH, mkdir PATH */
 static int do_path_call(char **args)
 {
 	const char *a = action_name;
-	int rc = strcmp(a, "rename") == 0   ? rename(args[0], args[1])
-		 : strcmp(a, "link") == 0   ? link(args[0], args[1])
-		 : strcmp(a, "unlink") == 0 ? unlink(args[0])
-					    : mkdir(args[0], 0755);
+	int rc = strcmp(a, "rename") == 0    ? rename(args[0], args[1])
+		 : strcmp(a, "link") == 0    ? link(args[0], args[1])
+		 : strcmp(a, "symlink") == 0 ? symlink(args[0], args[1])
+		 : strcmp(a, "unlink") == 0  ? unlink(args[0])
+					     : mkdir(args[0], 0755);
 	return rc == 0 ? PROBE_DID_IT : failed(REFUSE_MOVE, a, args[0]);
+}
+
+/*
+ * flink FROM TO: a second name for a file through a descriptor of it
+ * (linkat with AT_EMPTY_PATH), not through its path. Since Linux 6.10 the
+ * opener of a file may do this without CAP_DAC_READ_SEARCH; before, the
+ * kernel ignores the flag and fails with ENOENT (the control tells which).
+ */
+static int do_flink(char **args)
+{
+	int fd = open(args[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open", args[0]);
+	int rc = linkat(fd, "", AT_FDCWD, args[1], AT_EMPTY_PATH) == 0
+		     ? PROBE_DID_IT
+		     : failed(REFUSE_MOVE, "linkat", args[0]);
+	close(fd);
+	return rc;
 }
 
 /* ---- sockets and signals (R-09, R-25, R-34) ---------------------------- */
@@ -719,6 +738,8 @@ static const struct action actions[] = {
     {"list-dir", 1, 1, do_list_dir, "PATH: print the names in a directory"},
     {"rename", 2, 2, do_path_call, "FROM TO: rename(2)"},
     {"link", 2, 2, do_path_call, "FROM TO: a hard link"},
+    {"flink", 2, 2, do_flink, "FROM TO: a hard link through a descriptor (AT_EMPTY_PATH)"},
+    {"symlink", 2, 2, do_path_call, "TARGET PATH: a symbolic link"},
     {"unlink", 1, 1, do_path_call, "PATH: unlink(2)"},
     {"mkdir", 1, 1, do_path_call, "PATH: mkdir(2)"},
     {"connect-unix", 1, 1, do_connect_unix, "PATH: connect to a Unix socket"},

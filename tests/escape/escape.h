@@ -49,6 +49,12 @@ bool check(const struct tier *t, bool ok, const struct caged_result *r, const ch
  */
 bool fixture(const struct tier *t, bool ok, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/*
+ * An assertion on a known defect, marked TODO with the reason: prove
+ * counts its failure as expected and says so when it starts to pass.
+ */
+bool todo_check(const struct tier *t, bool ok, const struct caged_result *r, const char *reason,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 bool refused(const struct caged_result *r);
 bool did_it(const struct caged_result *r);
 /* The cage was refused before any child was made. */
@@ -93,6 +99,7 @@ enum host_rule {
 	HOST_PTRACE,
 	HOST_MOUNT,
 	HOST_PRIVATE_MOUNTS, /* a mount namespace of one's own: userns, or root */
+	HOST_FLINK,	     /* linkat(AT_EMPTY_PATH): Linux 6.10, or CAP_DAC_READ_SEARCH */
 };
 
 /*
@@ -125,5 +132,9 @@ void r31_files_outside_the_writable_paths_cannot_be_truncated(const struct tier 
 void r34_service_and_engine_sockets_are_unreachable(const struct tier *t);
 void r34_an_abstract_bus_is_scoped(const struct tier *t);
 void r34_a_socket_bound_later_is_refused(const struct tier *t);
+void r08_a_hard_link_to_a_hidden_file_is_refused(const struct tier *t);
+void r08_a_hard_link_to_a_protected_file_is_refused(const struct tier *t);
+void r08_no_hard_link_can_be_made_during_the_run(const struct tier *t);
+void r07_the_audit_lists_what_a_run_made_in_handoff_locations(const struct tier *t);
 
 #endif
