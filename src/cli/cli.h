@@ -9,6 +9,7 @@
 
 /* Exit codes of procage's own failures, as env, timeout and chroot use them. */
 enum {
+	EXIT_TIMED_OUT = 124, /* --timeout ran out (as timeout(1)) */
 	EXIT_PROCAGE_FAILED = 125,
 	EXIT_CANNOT_EXECUTE = 126,
 	EXIT_NOT_FOUND = 127,
@@ -19,6 +20,22 @@ int cmd_run(int argc, char **argv);
 int cmd_facts(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
+
+/* procage run while the run lives (supervise.c). */
+struct cli_supervise_opts {
+	double timeout_seconds; /* 0: none */
+	double grace_seconds;   /* after SIGTERM (a timeout's, or one we got), then SIGKILL */
+};
+struct cli_supervise_result {
+	int status;     /* the target's, waitpid() form */
+	bool timed_out; /* the timeout ran out and ended the run */
+	bool killed;    /* the grace period ran out: SIGKILL */
+};
+/* Pass signals on, apply the timeout, and wait for the run. */
+int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
+		  struct cli_supervise_result *result, struct procage_error *err);
+/* Seconds as a decimal number ("1", "0.5"). */
+bool cli_seconds_parse(const char *s, double *out);
 
 /* Print "procage: MESSAGE" (and a hint when one helps) or its JSON form. */
 void cli_report_error(const struct procage_error *err, bool json);

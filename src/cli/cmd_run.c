@@ -23,6 +23,7 @@ struct run_options {
 	bool json;
 	bool no_private_tmp;
 	bool audit;
+	struct cli_supervise_opts supervise;
 	struct policy_flag *flags;
 	size_t n_flags;
 	char **command;
@@ -32,7 +33,7 @@ enum {
 	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
 	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
 	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT,
-	OPT_LIFETIME, OPT_TERMINAL,
+	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE,
 };
 
 static const struct option run_long_options[] = {
@@ -56,6 +57,8 @@ static const struct option run_long_options[] = {
 	{ "hardlink-exempt", required_argument, NULL, OPT_HARDLINK_EXEMPT },
 	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
 	{ "terminal", required_argument, NULL, OPT_TERMINAL },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ 0 },
 };
 
@@ -83,6 +86,16 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_AUDIT:
 			o->audit = true;
+			break;
+		case OPT_TIMEOUT:
+			if (!cli_seconds_parse(optarg, &o->supervise.timeout_seconds) ||
+			    o->supervise.timeout_seconds == 0)
+				return cli_usage_error("run: --timeout %s: expected seconds above 0",
+						       optarg);
+			break;
+		case OPT_GRACE:
+			if (!cli_seconds_parse(optarg, &o->supervise.grace_seconds))
+				return cli_usage_error("run: --grace %s: expected seconds", optarg);
 			break;
 		case '?':
 			return cli_usage_error("run: unknown option or missing value: '%s'",
@@ -235,28 +248,6 @@ static int policy_build(const struct run_options *o, const char *workdir,
 	return rc;
 }
 
-static struct procage_run *current_run;
-
-/*
- * A signal procage gets is passed to the run. The run is in a session of
- * its own, without our terminal, so what the terminal sends (Ctrl-C) is
- * passed on too.
- */
-static void forward_signal(int sig, siginfo_t *info, void *context)
-{
-	if (current_run)
-		procage_run_signal(current_run, sig, NULL);
-}
-
-static void forwarding_install(void)
-{
-	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
-		sigaction(forwarded[i], &sa, NULL);
-}
-
 /* In report mode the hard-link findings are listed, and the run goes on. */
 static void hardlinks_report(const struct procage_cage *cage, bool json)
 {
@@ -314,13 +305,12 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o->command, .cwd = o->cwd };
 	struct procage_run *run;
 	struct procage_audit *audit = NULL;
-	int status;
+	struct cli_supervise_result end;
 
 	if (o->audit && procage_audit_begin(cage, &audit, err) != 0) {
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;
 	}
-	forwarding_install();
 	if (procage_spawn(cage, &spawn, &run, err) != 0) {
 		if (err->code == -EMLINK)
 			hardlinks_report(cage, o->json);
@@ -329,9 +319,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		return spawn_failure_exit(err);
 	}
 	hardlinks_report(cage, o->json); /* report mode: listed, and the run goes on */
-	current_run = run;
-	int rc = procage_run_wait(run, &status, err);
-	current_run = NULL;
+	int rc = cli_supervise(run, &o->supervise, &end, err);
 	procage_run_free(run);
 	if (audit)
 		audit_print(audit, o->json);
@@ -340,17 +328,33 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;
 	}
+	int status = end.status;
 	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	if (o->json && WIFSIGNALED(status))
+	if (end.timed_out) {
+		/* Reported as a timeout, whatever the command did on its way out. */
+		code = EXIT_TIMED_OUT;
+		if (o->json)
+			fprintf(stderr, "{\"exit\":{\"timeout\":true,\"seconds\":%g,%s\"code\":%d}}\n",
+				o->supervise.timeout_seconds, end.killed ? "\"killed\":true," : "",
+				code);
+		else
+			fprintf(stderr,
+				"procage: timed out: the command ran out of its %g s and was ended "
+				"(%s)\n",
+				o->supervise.timeout_seconds,
+				end.killed ? "SIGTERM, then SIGKILL after the grace period"
+					   : "SIGTERM");
+	} else if (o->json && WIFSIGNALED(status)) {
 		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);
-	else if (o->json)
+	} else if (o->json) {
 		fprintf(stderr, "{\"exit\":{\"code\":%d}}\n", code);
+	}
 	return code;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_options o = { 0 };
+	struct run_options o = { .supervise = { .grace_seconds = 5 } };
 	struct procage_error err = { 0 };
 	struct procage_policy *policy = NULL;
 	struct procage_cage *cage = NULL;

@@ -43,11 +43,22 @@ static const char usage[] =
 	"                       session (default) also refuses setsid, tree allows it\n"
 	"  --terminal inherit|new-pty  the command shares procage's terminal (default),\n"
 	"                       without being able to type into it; new-pty is not supported\n"
+	"  --timeout SECONDS    end the run after SECONDS (SIGTERM, then SIGKILL after the\n"
+	"                       grace period); procage then exits 124 and says so\n"
+	"  --grace SECONDS      after SIGTERM (from --timeout, or sent to procage), how long\n"
+	"                       the run has before SIGKILL (default 5)\n"
 	"  --cwd DIR            run the command in DIR\n"
 	"  --json               errors and the exit status as JSON lines on stderr\n"
 	"\n"
-	"Exit status: the command's own; 128+N if it was killed by signal N; 125 if\n"
-	"procage failed; 126 if the command could not be executed; 127 if not found.\n";
+	"Signals: INT, TERM, HUP, QUIT, WINCH, USR1 and USR2 sent to procage (or typed\n"
+	"at its terminal) go to the command's process group; after TERM or HUP the run\n"
+	"has the grace period, then every process of it is killed. Ctrl-Z stops the\n"
+	"command's group, then procage; continuing procage continues them. When the\n"
+	"command ends, or procage dies, every process the command started is killed.\n"
+	"\n"
+	"Exit status: the command's own; 128+N if it was killed by signal N; 124 if\n"
+	"--timeout ended it; 125 if procage failed; 126 if the command could not be\n"
+	"executed; 127 if not found.\n";
 
 int main(int argc, char **argv)
 {

@@ -478,6 +478,8 @@ static __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void
 	int index = -1, rc;
 
 	raw_syscall1(SYS_close, plan->caller_socket);
+	/* Its command line is the caller's (shared memory); its name says what it is. */
+	prctl(PR_SET_NAME, "procage-reaper", 0, 0, 0);
 	/* Every signal stays blocked in the reaper; SIGCHLD is read from a signalfd. */
 	if (sigaction(SIGCHLD, &dfl, NULL) != 0)
 		reaper_fail(plan, PROCAGE_STEP_REAPER, errno, -1);

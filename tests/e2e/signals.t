@@ -1,0 +1,69 @@
+# Signals and time: what procage run passes on, --timeout and the grace period.
+. "$(dirname "$0")/lib.sh"
+# Job control: each background job is a process group of its own, and
+# SIGINT and SIGQUIT are not ignored in it as in a plain background job.
+set -m
+
+# wait_for FILE TEXT: up to 10 s for TEXT to appear in FILE.
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# seconds since START (from date +%s%N), whole.
+since() { echo $((($(date +%s%N) - $1) / 1000000000)); }
+
+start=$(date +%s%N)
+err=$("$PROCAGE" run --timeout 1 -- sleep 10 2>&1); st=$?
+is "$st" 124 "--timeout 1 -- sleep 10 exits 124"
+like "$err" "timed out.*1 s.*SIGTERM" "and says it timed out"
+ok $(($(since "$start") < 8 ? 0 : 1)) "and ends long before sleep would"
+
+start=$(date +%s%N)
+err=$("$PROCAGE" run --timeout 0.5 --grace 1 -- sh -c 'trap "" TERM; sleep 10' 2>&1); st=$?
+is "$st" 124 "a command that ignores SIGTERM also times out"
+like "$err" "SIGKILL after the grace period" "killed after the grace period"
+ok $(($(since "$start") < 8 ? 0 : 1)) "and ends long before sleep would"
+
+err=$("$PROCAGE" run --json --timeout 0.5 -- sleep 10 2>&1); st=$?
+is "$err" '{"exit":{"timeout":true,"seconds":0.5,"code":124}}' "--json reports the timeout"
+
+err=$("$PROCAGE" run --timeout 0 -- true 2>&1); st=$?
+is "$st" 2 "--timeout 0 is a usage error"
+err=$("$PROCAGE" run --timeout soon -- true 2>&1); st=$?
+like "$err" "--timeout soon" "a bad --timeout is named"
+
+"$PROCAGE" run --timeout 5 -- true; st=$?
+is "$st" 0 "a command that ends in time keeps its status"
+
+"$PROCAGE" run -- sh -c 'kill -USR1 $$'; st=$?
+is "$st" $((128 + 10)) "the status of a command killed by a signal is 128+N"
+
+# Each signal sent to procage reaches the command, which says so and exits.
+for sig in TERM INT HUP QUIT USR1; do
+	out="$work/$sig.out"
+	"$PROCAGE" run -- sh -c "trap 'echo got-$sig; exit 7' $sig; echo ready; while :; do sleep 1; done" \
+		>"$out" &
+	pid=$!
+	wait_for "$out" ready
+	kill -"$sig" "$pid"
+	wait "$pid"; st=$?
+	is "$st" 7 "SIG$sig sent to procage reaches the command"
+	like "$(cat "$out")" "got-$sig" "which runs its trap for SIG$sig"
+done
+
+# SIGTERM to procage when the command ignores it: the grace period, then SIGKILL.
+out="$work/ignore.out"
+start=$(date +%s%N)
+"$PROCAGE" run --grace 1 -- sh -c 'trap "" TERM; echo ready; sleep 30' >"$out" &
+pid=$!
+wait_for "$out" ready
+kill -TERM "$pid"
+wait "$pid"; st=$?
+is "$st" 137 "a command that ignores the SIGTERM passed on is killed after the grace period"
+ok $(($(since "$start") < 20 ? 0 : 1)) "long before it would have ended"
+done_testing
