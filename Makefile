@@ -47,7 +47,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
 SUITE_BINS := $(BUILD)/tests/escape_linux $(BUILD)/tests/probe $(BUILD)/tests/without_userns
-BENCH_BINS := $(BUILD)/bench/spawn_bench
+BENCH_BINS := $(BUILD)/bench/spawn_bench $(BUILD)/bench/hardlinks_bench
 
 STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
