@@ -46,7 +46,8 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
-SUITE_BINS := $(BUILD)/tests/escape_linux $(BUILD)/tests/probe $(BUILD)/tests/without_userns
+SUITE_BINS := $(BUILD)/tests/escape_linux $(BUILD)/tests/probe $(BUILD)/tests/without_userns \
+	$(BUILD)/tests/kernel_facts
 BENCH_BINS := $(BUILD)/bench/spawn_bench $(BUILD)/bench/hardlinks_bench
 
 STATIC_LIB := $(BUILD)/libprocage.a
@@ -120,6 +121,14 @@ $(BUILD)/tests/escape_linux: tests/escape_linux.c $(wildcard tests/escape/*.[ch]
 	$(CC) $(CFLAGS_ALL) -Itests/lib -Itests/escape $(LDFLAGS_ALL) -o $@ tests/escape_linux.c \
 		$(sort $(wildcard tests/escape/*.c)) $(TESTLIB_OBJS) $(STATIC_LIB)
 
+# The kernel facts: main and the ids in kernel_facts.c, the observations in
+# tests/facts/. KF-L15 installs the library's own seccomp filter.
+$(BUILD)/tests/kernel_facts: tests/kernel_facts.c $(wildcard tests/facts/*.[ch] tests/lib/*.h) \
+		$(TESTLIB_OBJS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/lib -Itests/facts $(LDFLAGS_ALL) -o $@ tests/kernel_facts.c \
+		$(sort $(wildcard tests/facts/*.c)) $(TESTLIB_OBJS) $(STATIC_LIB)
+
 # The probe runs inside cages; it is kept free of sanitizers so that the
 # escapes it attempts are the only thing measured.
 $(BUILD)/tests/probe: tests/probe.c
@@ -134,9 +143,9 @@ $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB)
 
-# The whole suite in one prove run: unit, escape canaries on both tiers as
-# root and as an unprivileged user, end-to-end; and the unit and end-to-end
-# tests again built with ASan+UBSan.
+# The whole suite in one prove run: unit, escape canaries and kernel facts on
+# both tiers as root and as an unprivileged user, end-to-end; and the unit
+# and end-to-end tests again built with ASan+UBSan.
 check: all $(UNIT_BINS) $(SUITE_BINS)
 	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 tests-built
 	BUILD=$(BUILD) ASAN_BUILD=build-asan scripts/run-tests all
