@@ -318,7 +318,8 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		procage_audit_free(audit);
 		return spawn_failure_exit(err);
 	}
-	hardlinks_report(cage, o->json); /* report mode: listed, and the run goes on */
+	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
+		hardlinks_report(cage, o->json); /* listed, and the run goes on */
 	int rc = cli_supervise(run, &o->supervise, &end, err);
 	procage_run_free(run);
 	if (audit)

@@ -214,7 +214,9 @@ static int states_compare(const struct audit_state *before, const struct audit_s
 			text = entry_describe("removed", &before->items[i++]);
 		else if (order > 0)
 			text = entry_describe("created", &after->items[j++]);
-		else if (entry_changed(&before->items[i++], &after->items[j++]))
+		/* A directory's own change is its entries', listed one by one. */
+		else if (entry_changed(&before->items[i++], &after->items[j++]) &&
+			 !(S_ISDIR(after->items[j - 1].type) && S_ISDIR(before->items[i - 1].type)))
 			text = entry_describe("changed", &after->items[j - 1]);
 		else
 			continue;

@@ -27,16 +27,16 @@ static const char *const skipped_names[] = {
 	"microsoft-edge", "vivaldi",
 };
 
-struct linked_file {
+/* One name of a file with more than one link, found inside the locations. */
+struct linked_name {
 	dev_t dev;
 	ino_t ino;
 	nlink_t nlink;
-	char *path; /* the first name found */
-	unsigned names;
+	char *path;
 };
 
 struct walk {
-	struct linked_file *files;
+	struct linked_name *names;
 	size_t n, cap;
 	char *const *exempt;
 	size_t n_exempt;
@@ -65,23 +65,18 @@ static int file_note(struct walk *w, const char *path, const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
 		return 0;
-	for (size_t i = 0; i < w->n; i++)
-		if (w->files[i].dev == st->st_dev && w->files[i].ino == st->st_ino) {
-			w->files[i].names++;
-			return 0;
-		}
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct linked_file *grown = realloc(w->files, cap * sizeof *grown);
+		struct linked_name *grown = realloc(w->names, cap * sizeof *grown);
 		if (!grown)
 			return -ENOMEM;
-		w->files = grown;
+		w->names = grown;
 		w->cap = cap;
 	}
 	char *copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	w->files[w->n++] = (struct linked_file){ st->st_dev, st->st_ino, st->st_nlink, copy, 1 };
+	w->names[w->n++] = (struct linked_name){ st->st_dev, st->st_ino, st->st_nlink, copy };
 	return 0;
 }
 
@@ -143,13 +138,45 @@ static int location_walk(struct walk *w, const struct cage_path *loc, char ***li
 	return walk_tree(w, path, strlen(path), 0);
 }
 
-/* Each name is counted once: a location inside another is already walked. */
-static bool nested(const struct cage_path *examined, size_t i)
+static int name_compare(const void *x, const void *y)
 {
-	for (size_t j = 0; j < i; j++)
-		if (path_within(examined[i].path, examined[j].path))
-			return true;
-	return false;
+	const struct linked_name *a = x, *b = y;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+/*
+ * Names sorted by file, then path: each file's distinct names inside the
+ * locations are counted (a location inside another is walked twice) and
+ * compared with its link count.
+ */
+static int names_judge(struct walk *w, char ***list, size_t *n)
+{
+	int rc = 0;
+	if (w->n)
+		qsort(w->names, w->n, sizeof *w->names, name_compare);
+	for (size_t i = 0; rc == 0 && i < w->n;) {
+		size_t j = i + 1, distinct = 1;
+		for (; j < w->n && w->names[j].dev == w->names[i].dev &&
+		       w->names[j].ino == w->names[i].ino;
+		     j++)
+			distinct += strcmp(w->names[j].path, w->names[j - 1].path) != 0;
+		char *text = NULL;
+		if (distinct < w->names[i].nlink)
+			rc = finding_add(list, n,
+					 asprintf(&text, "%s has %lu names, %lu of them outside the "
+							 "hidden and protected paths (a hard link made "
+							 "before the run)",
+						  w->names[i].path, (unsigned long)w->names[i].nlink,
+						  (unsigned long)(w->names[i].nlink - distinct)) < 0
+						 ? NULL
+						 : text);
+		i = j;
+	}
+	return rc;
 }
 
 int hardlinks_check(const struct cage_path *examined, size_t n_examined, char *const *exempt_list,
@@ -159,26 +186,16 @@ int hardlinks_check(const struct cage_path *examined, size_t n_examined, char *c
 	char **list = NULL;
 	size_t n = 0;
 	int rc = 0;
-	/* examined is sorted, ancestors first; /proc holds no files of ours. */
+	/* Every location is walked on its own terms: a hidden one inside an
+	 * exempt protected one is still examined. /proc holds no files of ours. */
 	for (size_t i = 0; rc == 0 && i < n_examined; i++)
-		if (examined[i].cls != CLASS_PROCESS_ACCESS && !nested(examined, i))
+		if (examined[i].cls != CLASS_PROCESS_ACCESS)
 			rc = location_walk(&w, &examined[i], &list, &n);
-	for (size_t i = 0; rc == 0 && i < w.n; i++) {
-		char *text = NULL;
-		if (w.files[i].names >= w.files[i].nlink)
-			continue;
-		rc = finding_add(&list, &n,
-				 asprintf(&text, "%s has %lu names, %lu of them outside the hidden "
-						 "and protected paths (a hard link made before the "
-						 "run)",
-					  w.files[i].path, (unsigned long)w.files[i].nlink,
-					  (unsigned long)(w.files[i].nlink - w.files[i].names)) < 0
-					 ? NULL
-					 : text);
-	}
+	if (rc == 0)
+		rc = names_judge(&w, &list, &n);
 	for (size_t i = 0; i < w.n; i++)
-		free(w.files[i].path);
-	free(w.files);
+		free(w.names[i].path);
+	free(w.names);
 	if (rc == 0 && !list && !(list = calloc(1, sizeof *list)))
 		rc = -ENOMEM;
 	if (rc < 0) {
@@ -197,6 +214,11 @@ PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***
 		return error_set(err, -EINVAL, "no cage or no place for the findings given");
 	return hardlinks_check(cage->examined, cage->n_examined, cage->policy->hardlink_exempt,
 			       cage->policy->n_hardlink_exempt, findings, err);
+}
+
+PROCAGE_API enum procage_hardlinks procage_cage_hardlink_mode(const struct procage_cage *cage)
+{
+	return cage ? cage->policy->hardlinks : PROCAGE_HARDLINKS_REFUSE;
 }
 
 int hardlinks_refusal(const struct procage_cage *cage, struct procage_error *err)
