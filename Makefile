@@ -54,7 +54,7 @@ STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
 CLI := $(BUILD)/procage
 
-.PHONY: all setup demo fuzz deps check tests-built check-fast check-escape check-asan bench install clean format
+.PHONY: all setup demo fuzz deps check check-threat-model tests-built check-fast check-escape check-asan bench install clean format
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI)
 
 deps:
@@ -143,12 +143,19 @@ $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB)
 
-# The whole suite in one prove run: unit, escape canaries and kernel facts on
-# both tiers as root and as an unprivileged user, end-to-end; and the unit
-# and end-to-end tests again built with ASan+UBSan.
+# First THREAT_MODEL.md against the code; then the whole suite in one prove
+# run: unit, escape canaries and kernel facts on both tiers as root and as an
+# unprivileged user, end-to-end; and the unit and end-to-end tests again
+# built with ASan+UBSan.
 check: all $(UNIT_BINS) $(SUITE_BINS)
+	scripts/check-threat-model
 	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 tests-built
 	BUILD=$(BUILD) ASAN_BUILD=build-asan scripts/run-tests all
+
+# THREAT_MODEL.md against the code: every test and kernel fact it names
+# exists, every mitigated class has a canary, every canary is in the catalog.
+check-threat-model:
+	scripts/check-threat-model
 
 tests-built: all $(UNIT_BINS) $(SUITE_BINS)
 

@@ -109,19 +109,24 @@ PROCAGE_API void procage_policy_free(struct procage_policy *policy);
 /*
  * The embedded default: the system directories readable, `workdir`
  * writable, network off, a private temporary directory.
+ * Escape classes (THREAT_MODEL.md): R-07, R-09, R-10, R-23, R-25, R-34.
  */
 PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_policy **out,
 					   struct procage_error *err);
 
-/* path must be absolute and exist; it is resolved when the cage is made. */
+/*
+ * path must be absolute and exist; it is resolved when the cage is made.
+ * Escape classes: R-02, R-04, R-08, R-30, R-31; CONNECT: R-09, R-34.
+ */
 PROCAGE_API int procage_policy_allow(struct procage_policy *policy, const char *path,
 				     enum procage_access access, struct procage_error *err);
+/* Escape classes. */
 PROCAGE_API int procage_policy_set_network(struct procage_policy *policy,
 					   enum procage_network mode, struct procage_error *err);
-/* Pass a variable the secret filter would otherwise drop. */
+/* Pass a variable the secret filter would otherwise drop. Escape class: R-24. */
 PROCAGE_API int procage_policy_env_pass(struct procage_policy *policy, const char *name,
 					struct procage_error *err);
-/* Set a variable in the child's environment (never filtered). */
+/* Set a variable in the child's environment (never filtered). Escape class: R-24. */
 PROCAGE_API int procage_policy_env_set(struct procage_policy *policy, const char *name,
 				       const char *value, struct procage_error *err);
 /*
@@ -157,10 +162,16 @@ enum procage_terminal {
 PROCAGE_API int procage_policy_set_terminal(struct procage_policy *policy,
 					    enum procage_terminal terminal,
 					    struct procage_error *err);
-/* On by default: each run gets a temporary directory of its own as TMPDIR. */
+/*
+ * On by default: each run gets a temporary directory of its own as TMPDIR.
+ * Escape class: R-10.
+ */
 PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, bool on,
 					       struct procage_error *err);
-/* resource is RLIMIT_*; the child's soft and hard limits. */
+/*
+ * resource is RLIMIT_*; the child's soft and hard limits. Escape classes:
+ * none (denial of service beyond these limits is out of scope).
+ */
 PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *policy, int resource,
 					  uint64_t soft, uint64_t hard, struct procage_error *err);
 /*
@@ -177,6 +188,8 @@ PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *policy, int res
  *   "proc-other-processes"  a rule reaches /proc: other processes' arguments
  *                           become readable (not their environment).
  * Without the acceptance the cage is refused, naming the approximation.
+ * Escape classes: spawn-snapshot R-07, R-23, R-30, R-34; entry-grants R-07,
+ * R-23, R-30; proc-other-processes R-25.
  */
 PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char *approximation,
 				      struct procage_error *err);
@@ -184,6 +197,8 @@ PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char 
  * Waive a hard-deny class by name: "secrets", "trust-handoff",
  * "persistence", "service-handoff", "container-engines", "process-access"
  * (docs/classes.md lists what each covers).
+ * Escape classes: trust-handoff R-07, persistence R-23, process-access
+ * R-25, service-handoff and container-engines R-34; secrets: every class.
  */
 PROCAGE_API int procage_policy_waive(struct procage_policy *policy, const char *class_name,
 				     struct procage_error *err);
@@ -199,12 +214,14 @@ enum procage_hardlinks {
 	PROCAGE_HARDLINKS_REFUSE = 0,
 	PROCAGE_HARDLINKS_REPORT = 1,
 };
+/* Escape class: R-08. */
 PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *policy,
 					     enum procage_hardlinks mode,
 					     struct procage_error *err);
 /*
  * A subtree never rewritten in place (a store such as .git/objects) whose
  * protected files are not examined; hidden files are examined everywhere.
+ * Escape class: R-08 (an exempt subtree is an open variant).
  */
 PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *policy, const char *path,
 						struct procage_error *err);
@@ -279,7 +296,10 @@ struct procage_report {
 	struct timespec first, last; /* CLOCK_REALTIME */
 };
 
-/* Off by default: refused calls are refused by the filter itself. */
+/*
+ * Off by default: refused calls are refused by the filter itself.
+ * Escape class: R-32.
+ */
 PROCAGE_API int procage_policy_set_reports(struct procage_policy *policy, bool on,
 					   struct procage_error *err);
 
@@ -329,8 +349,6 @@ PROCAGE_API int procage_cage_tier(const struct procage_cage *cage);
  */
 PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***findings,
 				       struct procage_error *err);
-/* The cage's hard-link check mode, from its policy. */
-PROCAGE_API enum procage_hardlinks procage_cage_hardlink_mode(const struct procage_cage *cage);
 
 /* ---- spawn and run --------------------------------------------------- */
 
