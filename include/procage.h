@@ -349,6 +349,8 @@ PROCAGE_API int procage_cage_tier(const struct procage_cage *cage);
  */
 PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***findings,
 				       struct procage_error *err);
+/* The cage's hard-link check mode, from its policy. */
+PROCAGE_API enum procage_hardlinks procage_cage_hardlink_mode(const struct procage_cage *cage);
 
 /* ---- spawn and run --------------------------------------------------- */
 
