@@ -323,6 +323,13 @@ struct procage_host_facts {
 	bool apparmor_restricts_userns; /* kernel.apparmor_restrict_unprivileged_userns=1 */
 	int tier;                /* enum procage_tier */
 	char kernel_release[65];
+	/*
+	 * Tier T1: a run can have a PID namespace whose /proc (mounted in its
+	 * mount namespace) shows only its own processes; where not, the run's
+	 * session and its reaper (a child subreaper) alone find its processes.
+	 */
+	bool pidns_private_proc;
+	int pidns_errno;         /* why not, or 0 */
 };
 
 /* Measured once per process, then returned from memory. */

@@ -29,6 +29,10 @@ static void facts_print_human(const struct procage_host_facts *f)
 	printf("seccomp user notif  %s\n", yes_no(f->seccomp_user_notif));
 	printf("user namespace      %s\n", yes_no(f->userns_create));
 	printf("  ... can mount     %s\n", yes_no(f->userns_mount));
+	printf("PID namespace       %s\n",
+	       f->pidns_private_proc ? "yes, with a /proc of its own (tier T1)"
+	       : f->userns_mount     ? "no (a /proc of its own cannot be mounted)"
+				     : "no (needs tier T1)");
 	printf("tier                %s\n", procage_tier_name(f->tier));
 	if (f->tier == PROCAGE_TIER_T2 && f->apparmor_restricts_userns)
 		printf("hint: unprivileged user namespaces are restricted by AppArmor "
@@ -47,11 +51,12 @@ static void facts_print_json(const struct procage_host_facts *f)
 	json_write_string(stdout, f->kernel_release);
 	printf(",\"landlock_abi\":%d,\"landlock_in_lsm_list\":%s,\"seccomp_filter\":%s,"
 	       "\"seccomp_user_notif\":%s,\"userns_create\":%s,\"userns_mount\":%s,"
-	       "\"apparmor_restricts_userns\":%s,\"tier\":",
+	       "\"apparmor_restricts_userns\":%s,\"pidns_private_proc\":%s,\"tier\":",
 	       f->landlock_abi, f->landlock_in_lsm_list ? "true" : "false",
 	       f->seccomp_filter ? "true" : "false", f->seccomp_user_notif ? "true" : "false",
 	       f->userns_create ? "true" : "false", f->userns_mount ? "true" : "false",
-	       f->apparmor_restricts_userns ? "true" : "false");
+	       f->apparmor_restricts_userns ? "true" : "false",
+	       f->pidns_private_proc ? "true" : "false");
 	json_write_string(stdout, procage_tier_name(f->tier));
 	printf("}\n");
 }

@@ -75,6 +75,9 @@ struct userns_probe {
 	char uid_map[32], gid_map[32];
 	int uid_len, gid_len;
 	int code, err;
+	char *pid_stack;   /* the PID namespace probe's stack */
+	bool private_proc; /* a PID namespace with a /proc of its own was made */
+	int pid_err;
 };
 
 /* The probe child's stack: it makes a few system calls and exits. */
@@ -91,9 +94,46 @@ static bool write_file(const char *path, const char *text, int len)
 }
 
 /*
+ * The first process of a new PID namespace, inside the probe's user and
+ * mount namespaces: mount a /proc there, which must show this namespace
+ * (we are its process 1). Some hosts refuse it (a /proc with parts masked
+ * by the container engine is "too revealing" to mount again).
+ */
+static int pidns_probe_child(void *arg)
+{
+	struct userns_probe *p = arg;
+	char self[16];
+	ssize_t n;
+	p->pid_err = 0;
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+		p->pid_err = errno;
+		return 0;
+	}
+	n = readlink("/proc/self", self, sizeof self - 1);
+	p->private_proc = n == 1 && self[0] == '1';
+	if (!p->private_proc)
+		p->pid_err = n < 0 ? errno : EXDEV;
+	return 0;
+}
+
+static void pidns_measure(struct userns_probe *p)
+{
+	p->pid_err = EIO;
+	pid_t pid = clone(pidns_probe_child, p->pid_stack, CLONE_NEWPID | CLONE_VM | CLONE_VFORK | SIGCHLD,
+			  p);
+	if (pid < 0) {
+		p->pid_err = errno;
+		return;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
  * Runs in a child sharing our memory, system calls only: make a user and
- * mount namespace, map ourselves, and mount a tmpfs. The result goes into
- * *p, for the parent to read once the child is gone.
+ * mount namespace, map ourselves, and mount a tmpfs; then try a PID
+ * namespace with a /proc of its own. The result goes into *p, for the
+ * parent to read once the child is gone.
  */
 static int userns_probe_child(void *arg)
 {
@@ -111,6 +151,7 @@ static int userns_probe_child(void *arg)
 	    mount("procage-probe", "/", "tmpfs", 0, "size=4k") != 0)
 		goto out;
 	p->code = PROBE_OK;
+	pidns_measure(p);
 out:
 	p->err = p->code == PROBE_OK ? 0 : errno;
 	/* Returning ends the child (clone's wrapper calls exit). Not _exit:
@@ -126,7 +167,7 @@ out:
  */
 static void userns_measure(struct procage_host_facts *f)
 {
-	struct userns_probe p = { .code = PROBE_NO_USERNS, .err = EIO };
+	struct userns_probe p = { .code = PROBE_NO_USERNS, .err = EIO, .pid_err = EIO };
 	sigset_t all, saved;
 
 	p.uid_len = snprintf(p.uid_map, sizeof p.uid_map, "%u %u 1\n", (unsigned)getuid(),
@@ -141,6 +182,7 @@ static void userns_measure(struct procage_host_facts *f)
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	p.pid_stack = (char *)stack + PROBE_STACK_SIZE / 2;
 	pid_t pid = clone(userns_probe_child, (char *)stack + PROBE_STACK_SIZE,
 			  CLONE_VM | CLONE_VFORK | SIGCHLD, &p);
 	int clone_errno = errno;
@@ -154,6 +196,8 @@ static void userns_measure(struct procage_host_facts *f)
 	f->userns_create = p.code != PROBE_NO_USERNS;
 	f->userns_mount = p.code == PROBE_OK;
 	f->userns_errno = p.err;
+	f->pidns_private_proc = f->userns_mount && p.private_proc;
+	f->pidns_errno = f->pidns_private_proc ? 0 : f->userns_mount ? p.pid_err : p.err;
 }
 
 static void host_measure(struct procage_host_facts *f)

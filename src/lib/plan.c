@@ -17,6 +17,7 @@
 
 #include "cage.h"
 #include "error.h"
+#include "host.h"
 #include "landlock.h"
 #include "namespaces.h"
 
@@ -94,6 +95,19 @@ static int plan_ruleset(const struct procage_cage *cage, const char *tmpdir,
 	return fd;
 }
 
+/*
+ * The rights of a grant on /proc itself. It was made on the caller's
+ * /proc; the run's own /proc gets the same. (A grant above /proc covers
+ * the new one by path.)
+ */
+static uint64_t proc_grant_rights(const struct procage_cage *cage)
+{
+	for (size_t i = 0; i < cage->n_grants; i++)
+		if (strcmp(cage->grants[i].path, "/proc") == 0)
+			return cage->grants[i].access;
+	return 0;
+}
+
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err)
 {
@@ -119,6 +133,16 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 		/* A network namespace of its own has nothing to reach. */
 		if (cage->policy->network == PROCAGE_NET_OFF)
 			plan->clone_namespaces |= CLONE_NEWNET;
+		/*
+		 * A PID namespace of its own, whose first process is the run's
+		 * reaper: its exit ends every process of the run, and a /proc
+		 * mounted there shows only them.
+		 */
+		if (host_facts_get()->pidns_private_proc) {
+			plan->clone_namespaces |= CLONE_NEWPID;
+			plan->private_proc = true;
+			plan->proc_rights = proc_grant_rights(cage);
+		}
 		namespaces_id_maps_format(&plan->id_maps);
 		if ((rc = plan_mounts_build(cage, plan, err)) < 0) {
 			plan_release(plan);

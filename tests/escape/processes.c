@@ -18,6 +18,19 @@
 #define R25_ARG "r25-argument-of-another-process"
 #define R25_ENV "R25_TOKEN_OF_ANOTHER_PROCESS=r25-environment-of-another-process"
 
+/*
+ * On tier T1, where the host allows it, a run has a PID namespace and a
+ * /proc of its own: another process is not refused there, it is not there
+ * at all (ENOENT, ESRCH). Either way it is out of the cage's reach.
+ */
+static bool out_of_reach(const struct tier *t, const struct caged_result *r)
+{
+	if (refused(r))
+		return true;
+	return tier_is_t1(t) && t->facts.pidns_private_proc && r->how == CAGED_EXITED &&
+	       r->code == PROBE_ERROR && (strstr(r->err, "ENOENT") || strstr(r->err, "ESRCH"));
+}
+
 /* A process outside the cage, alive until *hold is closed. */
 static struct caged_proc *r25_target(const struct tier *t, struct caged_ws *ws, int hold[2])
 {
@@ -70,22 +83,22 @@ void r25_other_processes_are_opaque(const struct tier *t)
 	snprintf(root_dir, sizeof root_dir, "/proc/%s/root", pid);
 
 	r = run_caged(ws, NULL, "read-file", cmdline, NULL);
-	check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+	check(t, out_of_reach(t, &r) && !strstr(r.out, "r25-"), &r,
 	      "r25: another process's arguments (%s) cannot be read", cmdline);
 	r = run_caged(ws, NULL, "read-file", environ_path, NULL);
-	check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+	check(t, out_of_reach(t, &r) && !strstr(r.out, "r25-"), &r,
 	      "r25: another process's environment cannot be read");
 	r = run_caged(ws, NULL, "read-file", status, NULL);
-	check(t, refused(&r), &r, "r25: another process's status cannot be read");
+	check(t, out_of_reach(t, &r), &r, "r25: another process's status cannot be read");
 	r = run_caged(ws, NULL, "list-dir", fd_dir, NULL);
-	check(t, refused(&r), &r, "r25: another process's descriptors cannot be listed");
+	check(t, out_of_reach(t, &r), &r, "r25: another process's descriptors cannot be listed");
 	r = run_caged(ws, NULL, "list-dir", root_dir, NULL);
-	check(t, refused(&r), &r, "r25: another process's root cannot be listed");
+	check(t, out_of_reach(t, &r), &r, "r25: another process's root cannot be listed");
 	r = run_caged(ws, NULL, "list-dir", "/proc", NULL);
-	check(t, refused(&r) && !strstr(r.out, pid), &r,
+	check(t, out_of_reach(t, &r) && !strstr(r.out, pid), &r,
 	      "r25: /proc cannot be listed, so no process is found");
 	r = run_caged(ws, NULL, "kill", pid, "0", NULL);
-	check(t, refused(&r), &r, "r25: another process cannot be signalled (not even signal 0)");
+	check(t, out_of_reach(t, &r), &r, "r25: another process cannot be signalled (not even signal 0)");
 
 	r = run_caged(ws, NULL, "kill", "self", "0", NULL);
 	check(t, did_it(&r), &r, "r25: control: in the cage the probe signals itself");
@@ -128,7 +141,7 @@ void r25_proc_through_a_link_or_a_grant_is_an_approximation(const struct tier *t
 
 	/* A link to /proc inside the writable workspace leads nowhere. */
 	r = run_caged(ws, NULL, "read-file", link_cmdline, NULL);
-	check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+	check(t, out_of_reach(t, &r) && !strstr(r.out, "r25-"), &r,
 	      "r25: a link to /proc in the workspace does not reach other processes");
 
 	/* Rules that reach /proc, each on a fresh copy of the workspace's policy. */
@@ -179,17 +192,28 @@ void r25_proc_through_a_link_or_a_grant_is_an_approximation(const struct tier *t
 	if (policy_rule(t, ws, "r25", "/proc", PROCAGE_READ) &&
 	    policy_accept(t, ws, "r25", "proc-other-processes")) {
 		r = run_caged(ws, NULL, "read-file", environ_path, NULL);
-		check(t, refused(&r) && !strstr(r.out, "r25-"), &r,
+		check(t, out_of_reach(t, &r) && !strstr(r.out, "r25-"), &r,
 		      "r25: with proc-other-processes accepted, another process's environment "
 		      "still cannot be read");
 		r = run_caged(ws, NULL, "kill", pid, "0", NULL);
-		check(t, refused(&r), &r,
+		check(t, out_of_reach(t, &r), &r,
 		      "r25: with proc-other-processes accepted, other processes still cannot be "
 		      "signalled");
 		r = run_caged(ws, NULL, "read-file", cmdline, NULL);
-		check(t, did_it(&r) && strstr(r.out, R25_ARG), &r,
-		      "r25: control: with proc-other-processes accepted, another process's "
-		      "arguments are readable, as the approximation says");
+		if (tier_is_t1(t) && t->facts.pidns_private_proc) {
+			/* The granted /proc is the run's own: nothing of other processes is in it. */
+			check(t, out_of_reach(t, &r) && !strstr(r.out, R25_ARG), &r,
+			      "r25: with proc-other-processes accepted on tier T1 with a PID "
+			      "namespace, another process is not in the run's own /proc");
+			r = run_caged(ws, NULL, "read-file", "/proc/self/cmdline", NULL);
+			check(t, did_it(&r) && strstr(r.out, "read-file"), &r,
+			      "r25: control: with proc-other-processes accepted, the run's own /proc "
+			      "is readable (the probe's own arguments)");
+		} else {
+			check(t, did_it(&r) && strstr(r.out, R25_ARG), &r,
+			      "r25: control: with proc-other-processes accepted, another process's "
+			      "arguments are readable, as the approximation says");
+		}
 	}
 	r = run_uncaged(ws, NULL, "read-file", link_cmdline, NULL);
 	check(t, did_it(&r) && strstr(r.out, R25_ARG), &r,
