@@ -420,6 +420,23 @@ PROCAGE_API int procage_run_wait_for(struct procage_run *run, int timeout_ms, in
 /* Ends a run that was not waited for (as procage_run_kill), and waits. */
 PROCAGE_API void procage_run_free(struct procage_run *run);
 
+/*
+ * exec mode: the calling process becomes the caged command, with the
+ * same steps as a spawn, in this process, then exec. There is no reaper:
+ * the command's lifetime is the caller's, and a cage with a private
+ * temporary directory or cgroup limits is refused (nothing would remain to
+ * remove them). On tier T1 the process must be single-threaded (it enters
+ * a user namespace) and gets no PID namespace of its own.
+ *
+ * Returns only on failure. When err->step is PROCAGE_STEP_NONE or
+ * PROCAGE_STEP_NAMESPACES nothing in the process has changed. At any other
+ * step it is partly caged (signal handlers reset, namespaces entered,
+ * limits, descriptors or privileges changed) and should _exit at once, as
+ * procage exec does: status 125, or 126 and 127 when exec itself failed.
+ */
+PROCAGE_API int procage_exec(const struct procage_cage *cage,
+			     const struct procage_spawn_opts *opts, struct procage_error *err);
+
 #ifdef __cplusplus
 }
 #endif

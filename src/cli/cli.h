@@ -17,6 +17,7 @@ enum {
 };
 
 int cmd_run(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
 int cmd_facts(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_fit(int argc, char **argv);

@@ -1,4 +1,7 @@
-/* procage run: cage a command, wait for it, exit with its status. */
+/*
+ * procage run: cage a command, wait for it, exit with its status.
+ * procage exec: become the caged command (no supervisor).
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -18,6 +21,7 @@ struct policy_flag {
 };
 
 struct run_options {
+	const char *verb; /* "run" or "exec", for messages */
 	const char *policy_file;
 	const char *cwd;
 	bool json;
@@ -90,22 +94,23 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 		case OPT_TIMEOUT:
 			if (!cli_seconds_parse(optarg, &o->supervise.timeout_seconds) ||
 			    o->supervise.timeout_seconds == 0)
-				return cli_usage_error("run: --timeout %s: expected seconds above 0",
-						       optarg);
+				return cli_usage_error("%s: --timeout %s: expected seconds above 0",
+						       o->verb, optarg);
 			break;
 		case OPT_GRACE:
 			if (!cli_seconds_parse(optarg, &o->supervise.grace_seconds))
-				return cli_usage_error("run: --grace %s: expected seconds", optarg);
+				return cli_usage_error("%s: --grace %s: expected seconds", o->verb,
+						       optarg);
 			break;
 		case '?':
-			return cli_usage_error("run: unknown option or missing value: '%s'",
-					       argv[optind - 1]);
+			return cli_usage_error("%s: unknown option or missing value: '%s'",
+					       o->verb, argv[optind - 1]);
 		default:
 			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg };
 		}
 	}
 	if (optind >= argc)
-		return cli_usage_error("run: no command given");
+		return cli_usage_error("%s: no command given", o->verb);
 	o->command = argv + optind;
 	return 0;
 }
@@ -355,7 +360,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_options o = { .supervise = { .grace_seconds = 5 } };
+	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
 	struct procage_error err = { 0 };
 	struct procage_policy *policy = NULL;
 	struct procage_cage *cage = NULL;
@@ -380,6 +385,59 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	rc = run_and_wait(&o, cage, &err);
+out:
+	procage_cage_free(cage);
+	procage_policy_free(policy);
+	free(o.flags);
+	return rc;
+}
+
+/*
+ * procage exec: become the caged command. There is no supervisor, so the
+ * options of a run (--timeout, --grace, --audit) do not apply, and no
+ * private TMPDIR is made: nothing would remain to remove it. A failure
+ * after the process started to change (err.step past "namespaces") ends
+ * it at once with _exit: it is partly caged.
+ */
+int cmd_exec(int argc, char **argv)
+{
+	struct run_options o = { .verb = "exec", .supervise = { .grace_seconds = 5 } };
+	struct procage_error err = { 0 };
+	struct procage_policy *policy = NULL;
+	struct procage_cage *cage = NULL;
+	char workdir[PATH_MAX];
+	int rc = run_options_parse(argc, argv, &o);
+
+	if (rc != 0)
+		goto out;
+	if (o.supervise.timeout_seconds > 0 || o.audit) {
+		rc = cli_usage_error("exec: --timeout and --audit need a supervisor (procage run)");
+		goto out;
+	}
+	if (o.cwd)
+		snprintf(workdir, sizeof workdir, "%s", o.cwd);
+	else if (!getcwd(workdir, sizeof workdir)) {
+		fprintf(stderr, "procage: cannot find the working directory: %s\n", strerror(errno));
+		rc = EXIT_PROCAGE_FAILED;
+		goto out;
+	}
+	if (policy_build(&o, workdir, &policy, &err) != 0 ||
+	    procage_policy_set_private_tmp(policy, false, &err) != 0 ||
+	    procage_cage_new(policy, &cage, &err) != 0) {
+		if (!err.message[0])
+			snprintf(err.message, sizeof err.message, "cannot build the policy");
+		cli_report_error(&err, o.json);
+		rc = EXIT_PROCAGE_FAILED;
+		goto out;
+	}
+	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command, .cwd = o.cwd };
+	procage_exec(cage, &spawn, &err); /* returns only on failure */
+	cli_report_error(&err, o.json);
+	rc = spawn_failure_exit(&err);
+	if (err.step != PROCAGE_STEP_NONE && err.step != PROCAGE_STEP_NAMESPACES) {
+		fflush(stderr);
+		_exit(rc);
+	}
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);

@@ -6,6 +6,7 @@
 
 static const char usage[] =
 	"usage: procage run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND in a cage\n"
+	"       procage exec [OPTIONS] [--] COMMAND [ARG...]  become COMMAND in a cage\n"
 	"       procage facts [--json]                       what this host's kernel offers\n"
 	"       procage check [--json] POLICY.json           validate a policy against this host\n"
 	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
@@ -50,6 +51,11 @@ static const char usage[] =
 	"  --cwd DIR            run the command in DIR\n"
 	"  --json               errors and the exit status as JSON lines on stderr\n"
 	"\n"
+	"exec takes the same options but --timeout, --grace and --audit: procage becomes\n"
+	"the command, with no supervisor and no private TMPDIR; the command's lifetime is\n"
+	"that of whoever started procage. If the cage fails once procage has begun to\n"
+	"change itself, it exits 125 at once.\n"
+	"\n"
 	"Signals: INT, TERM, HUP, QUIT, WINCH, USR1 and USR2 sent to procage (or typed\n"
 	"at its terminal) go to the command's process group; after TERM or HUP the run\n"
 	"has the grace period, then every process of it is killed. Ctrl-Z stops the\n"
@@ -75,6 +81,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(verb, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(verb, "exec") == 0)
+		return cmd_exec(argc - 1, argv + 1);
 	if (strcmp(verb, "facts") == 0)
 		return cmd_facts(argc - 1, argv + 1);
 	if (strcmp(verb, "check") == 0)

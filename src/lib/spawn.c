@@ -24,6 +24,7 @@
 #include "hardlinks.h"
 #include "plan.h"
 #include "run.h"
+#include "spawn.h"
 #include "tmpdir.h"
 
 extern char **environ;
@@ -55,8 +56,8 @@ PROCAGE_API const char *procage_step_name(int step)
 	return step_names[step];
 }
 
-static int failure_to_error(const struct child_failure *f, const struct plan *plan,
-			    struct procage_error *err)
+int failure_to_error(const struct child_failure *f, const struct plan *plan,
+		     struct procage_error *err)
 {
 	const char *step = procage_step_name(f->step);
 	if (f->step == PROCAGE_STEP_EXEC)
@@ -82,8 +83,8 @@ static int failure_to_error(const struct child_failure *f, const struct plan *pl
 	return error_set_sys(err, f->err, f->step, "step %s", step);
 }
 
-static int spawn_opts_copy(const struct procage_spawn_opts *opts, struct procage_spawn_opts *o,
-			   struct procage_error *err)
+int spawn_opts_copy(const struct procage_spawn_opts *opts, struct procage_spawn_opts *o,
+		    struct procage_error *err)
 {
 	memset(o, 0, sizeof *o);
 	if (!opts || opts->size < offsetof(struct procage_spawn_opts, envp))
@@ -98,17 +99,7 @@ static int spawn_opts_copy(const struct procage_spawn_opts *opts, struct procage
 	return 0;
 }
 
-/* Everything a spawn owns until it hands over to the run. */
-struct spawn_state {
-	char *tmpdir;
-	char **env;
-	char *exec_path;
-	int status_read;
-	int status_write;
-	struct plan plan;
-};
-
-static void spawn_state_release(struct spawn_state *s)
+void spawn_state_release(struct spawn_state *s)
 {
 	plan_release(&s->plan);
 	if (s->status_read >= 0)
@@ -123,8 +114,8 @@ static void spawn_state_release(struct spawn_state *s)
 	}
 }
 
-static int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_opts *o,
-			 struct spawn_state *s, struct procage_error *err)
+int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_opts *o,
+		  struct spawn_state *s, struct procage_error *err)
 {
 	int rc, fds[2];
 	if ((rc = hardlinks_refusal(cage, err)) < 0)

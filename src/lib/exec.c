@@ -1,0 +1,92 @@
+/*
+ * exec mode: the calling process becomes the caged command. The same
+ * preparation as a spawn, then the same steps in the calling process
+ * itself, then exec. There is no reaper and no supervisor: the command's
+ * lifetime is the caller's, and nothing is left to remove a private
+ * temporary directory or a cgroup afterwards, so a cage that needs one is
+ * refused here.
+ *
+ * On tier T1 the namespaces are unshared (a user namespace needs a
+ * single-threaded process); a PID namespace would only hold the caller's
+ * children, not the caller, so exec mode has none, and no /proc of its
+ * own.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cage.h"
+#include "error.h"
+#include "namespaces.h"
+#include "spawn.h"
+
+/* Before anything changes in this process: what exec mode cannot do. */
+static int exec_refusal(const struct procage_cage *cage, struct procage_error *err)
+{
+	if (cage->policy->private_tmp)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot give the command a private temporary directory: "
+				 "nothing would remain to remove it; turn private tmp off");
+	return 0;
+}
+
+/* The namespaces, the id maps and the mounts, in this process. */
+static int exec_namespaces(struct plan *plan, struct child_failure *f)
+{
+	int rc;
+	*f = (struct child_failure){ PROCAGE_STEP_NAMESPACES, 0, -1 };
+	if (unshare((int)plan->clone_namespaces) != 0) {
+		f->err = errno;
+		return -errno;
+	}
+	f->step = PROCAGE_STEP_ID_MAPS;
+	if ((rc = namespaces_id_maps_write(&plan->id_maps)) < 0) {
+		f->err = -rc;
+		return rc;
+	}
+	f->step = PROCAGE_STEP_MOUNTS;
+	if ((rc = namespaces_mounts_apply(plan, &f->index)) < 0) {
+		f->err = -rc;
+		return rc;
+	}
+	return 0;
+}
+
+PROCAGE_API int procage_exec(const struct procage_cage *cage,
+			     const struct procage_spawn_opts *opts, struct procage_error *err)
+{
+	struct procage_spawn_opts o;
+	struct spawn_state s = { .status_read = -1, .status_write = -1,
+				 .plan = { .status_fd = -1, .landlock_fd = -1 } };
+	struct child_failure f;
+	int rc;
+
+	error_clear(err);
+	if (!cage)
+		return error_set(err, -EINVAL, "no cage given");
+	if ((rc = spawn_opts_copy(opts, &o, err)) < 0 || (rc = exec_refusal(cage, err)) < 0 ||
+	    (rc = spawn_prepare(cage, &o, &s, err)) < 0) {
+		spawn_state_release(&s);
+		return rc;
+	}
+	/* No reaper, and the caller stays in its own PID namespace. */
+	s.plan.reaper = false;
+	s.plan.clone_namespaces &= ~(unsigned long)CLONE_NEWPID;
+	s.plan.private_proc = false;
+	s.plan.proc_rights = 0;
+
+	if (s.plan.clone_namespaces && exec_namespaces(&s.plan, &f) < 0) {
+		if (f.step == PROCAGE_STEP_NAMESPACES && f.err == EINVAL)
+			rc = error_set_sys(err, f.err, f.step,
+					   "step namespaces: exec mode on tier T1 needs a "
+					   "single-threaded process to enter a user namespace");
+		else
+			rc = failure_to_error(&f, &s.plan, err);
+	} else {
+		child_steps(&s.plan, &f); /* returns only on failure */
+		rc = failure_to_error(&f, &s.plan, err);
+	}
+	spawn_state_release(&s);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* What a spawn and exec mode (exec.c) share: the preparation in the caller. */
+#ifndef PROCAGE_SPAWN_H
+#define PROCAGE_SPAWN_H
+
+#include "plan.h"
+
+/* Everything a spawn owns until it hands over to the run. */
+struct spawn_state {
+	char *tmpdir;
+	char **env;
+	char *exec_path;
+	int status_read;
+	int status_write;
+	struct plan plan;
+};
+
+/* Check and copy the caller's options (size-versioned). */
+int spawn_opts_copy(const struct procage_spawn_opts *opts, struct procage_spawn_opts *o,
+		    struct procage_error *err);
+/*
+ * The hard-link check, the private temporary directory, the environment,
+ * the command's path, the status pipe and the plan.
+ */
+int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_opts *o,
+		  struct spawn_state *s, struct procage_error *err);
+void spawn_state_release(struct spawn_state *s);
+/* A failed step's record as an error naming the step, and what it was at. */
+int failure_to_error(const struct child_failure *f, const struct plan *plan,
+		     struct procage_error *err);
+
+#endif
