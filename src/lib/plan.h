@@ -72,6 +72,7 @@ struct plan {
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */
 	uint64_t proc_rights; /* Landlock rights of a grant on /proc itself, or 0 */
 	void *target_stack;   /* the top of the target's stack */
+	const char *tmpdir;   /* the run's private temporary directory, or NULL */
 };
 
 /* What the child writes on the status pipe when a step fails. */

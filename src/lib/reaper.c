@@ -20,7 +20,9 @@
  *     target, the caller's commands and the caller's end of the run's
  *     socket, which only the caller holds (close-on-exec): EOF there means
  *     the caller is gone. When the target ends it kills every process
- *     left, reports the target's wait status and exits.
+ *     left, reports the target's wait status and exits. If the caller is
+ *     gone it also removes the run's private temporary directory, which
+ *     the caller would have removed.
  *
  * Processes are only ever signalled through a pidfd, or by pid while they
  * are the reaper's own unreaped children, whose pids cannot be reused.
@@ -29,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
@@ -40,6 +43,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +72,7 @@ struct reaper {
 	pid_t target;     /* in the reaper's PID namespace */
 	pid_t self;       /* the reaper's pid in proc_fd's namespace */
 	bool pid_namespace;
+	char tmpdir[PATH_MAX]; /* the run's private temporary directory, or "" */
 	bool target_reaped;
 	int target_status;
 	bool caller_gone;
@@ -342,15 +347,19 @@ static REAPER_RAW int children_kill_scanned(struct reaper *r)
 }
 
 /*
- * Kill every process left, round by round: each round kills our children;
- * their own children come back to us (we are a child subreaper) and are
- * killed in the next round, until none is left.
+ * Kill every process left, round by round. In a PID namespace of its own
+ * the reaper is its first process: kill(-1) reaches exactly every other
+ * process of the run. Elsewhere each round kills our children; their own
+ * children come back to us (we are a child subreaper) and are killed in
+ * the next round, until none is left.
  */
 static REAPER_RAW void kill_all(struct reaper *r)
 {
 	for (;;) {
-		int n = children_kill_listed(r);
-		if (n < 0)
+		int n;
+		if (r->pid_namespace)
+			n = raw_syscall2(SYS_kill, -1, SIGKILL) == 0 ? 1 : 0;
+		else if ((n = children_kill_listed(r)) < 0)
 			n = children_kill_scanned(r);
 		if (!reap_ended(r))
 			return;
@@ -367,6 +376,72 @@ static REAPER_RAW void kill_all(struct reaper *r)
 		struct timespec t = { 0, n == 0 ? 1000 * 1000 : 100 * 1000 * 1000 };
 		raw_syscall2(SYS_nanosleep, &t, NULL);
 	}
+}
+
+/*
+ * Empty the directory open at fd: never following a symbolic link, never
+ * leaving its file system, at most 32 levels deep (the stack is small).
+ * Entries removed while it is read may hide others: a few passes.
+ */
+static REAPER_RAW void tree_empty(int fd, unsigned long long dev, int depth)
+{
+	char buf[1024];
+	for (int pass = 0; pass < 4; pass++) {
+		int removed = 0;
+		if (raw_syscall3(SYS_lseek, fd, 0, SEEK_SET) < 0)
+			return;
+		for (;;) {
+			long got = raw_syscall3(SYS_getdents64, fd, buf, sizeof buf);
+			if (got <= 0)
+				break;
+			for (long off = 0; off < got;) {
+				struct dirent64_raw *d = (struct dirent64_raw *)(void *)(buf + off);
+				off += d->reclen;
+				const char *name = d->name;
+				if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+					continue;
+				if (raw_syscall3(SYS_unlinkat, fd, name, 0) == 0) {
+					removed++;
+					continue;
+				}
+				if (depth >= 32)
+					continue;
+				long sub = raw_syscall4(SYS_openat, fd, name,
+							O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+				if (sub < 0)
+					continue;
+				struct stat st;
+				if (raw_syscall2(SYS_fstat, sub, &st) == 0 &&
+				    (unsigned long long)st.st_dev == dev) {
+					raw_syscall2(SYS_fchmod, sub, 0700);
+					tree_empty((int)sub, dev, depth + 1);
+				}
+				raw_syscall1(SYS_close, sub);
+				if (raw_syscall3(SYS_unlinkat, fd, name, AT_REMOVEDIR) == 0)
+					removed++;
+			}
+		}
+		if (!removed)
+			return;
+	}
+}
+
+/* The caller is gone and every process of the run too: remove the run's temporary directory. */
+static REAPER_RAW void tmpdir_remove_raw(struct reaper *r)
+{
+	if (!r->tmpdir[0])
+		return;
+	long fd = raw_syscall4(SYS_openat, AT_FDCWD, r->tmpdir,
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (raw_syscall2(SYS_fstat, fd, &st) == 0) {
+		raw_syscall2(SYS_fchmod, fd, 0700);
+		tree_empty((int)fd, (unsigned long long)st.st_dev, 0);
+	}
+	raw_syscall1(SYS_close, fd);
+	raw_syscall3(SYS_unlinkat, AT_FDCWD, r->tmpdir, AT_REMOVEDIR);
 }
 
 /* Close every descriptor but the reaper's own, so it holds nothing of the caller's. */
@@ -417,12 +492,9 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 		if (p[0].revents && !r->target_reaped)
 			command_read(r);
 	}
-	/*
-	 * In a PID namespace of its own the reaper is its first process: its
-	 * exit kills every other, and it exits only when they are gone.
-	 */
-	if (!r->pid_namespace)
-		kill_all(r);
+	kill_all(r);
+	if (r->caller_gone)
+		tmpdir_remove_raw(r);
 	reaper_send(r, REAPER_STATUS, r->target_status, -1);
 	raw_exit(0);
 	__builtin_unreachable();
@@ -490,6 +562,10 @@ static __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void
 		r.proc_self_fd = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		r.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		r.self = (pid_t)raw_syscall0(SYS_getpid);
+	}
+	for (size_t i = 0; plan->tmpdir && plan->tmpdir[i] && i + 1 < sizeof r.tmpdir; i++) {
+		r.tmpdir[i] = plan->tmpdir[i];
+		r.tmpdir[i + 1] = '\0';
 	}
 	if (plan->clone_namespaces) {
 		if ((rc = namespaces_id_maps_write(&plan->id_maps)) < 0)

@@ -136,6 +136,7 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 		return rc;
 	s->plan.exec_path = s->exec_path;
 	s->plan.envp = s->env;
+	s->plan.tmpdir = s->tmpdir;
 	return 0;
 }
 
