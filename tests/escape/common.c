@@ -311,6 +311,14 @@ static const char *host_refuses(const struct tier *t, enum host_rule rule,
 		}
 		return NULL;
 	}
+	case HOST_TIOCSTI:
+		v = sysctl_value("/proc/sys/dev/tty/legacy_tiocsti");
+		if (v == 0 && !has_capability(CAP_SYS_ADMIN_NR)) {
+			snprintf(why, size, "dev.tty.legacy_tiocsti=0 and uid %u lacks CAP_SYS_ADMIN",
+				 (unsigned)geteuid());
+			return why;
+		}
+		return NULL;
 	case HOST_PRIVATE_MOUNTS:
 		if (!t->facts.userns_create && !has_capability(CAP_SYS_ADMIN_NR)) {
 			snprintf(why, size,

@@ -99,6 +99,7 @@ enum host_rule {
 	HOST_PTRACE,
 	HOST_MOUNT,
 	HOST_PRIVATE_MOUNTS, /* a mount namespace of one's own: userns, or root */
+	HOST_TIOCSTI,        /* dev.tty.legacy_tiocsti=0 refuses TIOCSTI to all but CAP_SYS_ADMIN */
 	HOST_FLINK,	     /* linkat(AT_EMPTY_PATH): Linux 6.10, or CAP_DAC_READ_SEARCH */
 };
 
@@ -132,6 +133,15 @@ void r31_files_outside_the_writable_paths_cannot_be_truncated(const struct tier 
 void r34_service_and_engine_sockets_are_unreachable(const struct tier *t);
 void r34_an_abstract_bus_is_scoped(const struct tier *t);
 void r34_a_socket_bound_later_is_refused(const struct tier *t);
+/* lifetime.c: the terminal and outliving the run */
+void r22_terminal_input_injection_is_refused(const struct tier *t);
+void r23_descendants_die_with_the_run(const struct tier *t);
+void r23_a_double_forked_descendant_dies_with_the_run(const struct tier *t);
+void r23_descendants_of_an_exited_child_die_with_the_run(const struct tier *t);
+void r23_sessions_are_locked(const struct tier *t);
+void r23_a_descendant_in_a_group_of_its_own_dies_with_the_run(const struct tier *t);
+void r23_a_user_unit_cannot_be_planted(const struct tier *t);
+void r23_concurrent_runs_are_separate(const struct tier *t);
 void r08_a_hard_link_to_a_hidden_file_is_refused(const struct tier *t);
 void r08_a_hard_link_to_a_protected_file_is_refused(const struct tier *t);
 void r08_no_hard_link_can_be_made_during_the_run(const struct tier *t);

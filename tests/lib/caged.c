@@ -599,6 +599,16 @@ bool caged_proc_wait_for(struct caged_proc *p, const char *text, int timeout_ms)
 	return true;
 }
 
+void caged_proc_kill(struct caged_proc *p)
+{
+	if (!caged_proc_started(p))
+		return;
+	if (p->run)
+		procage_run_kill(p->run, NULL);
+	else
+		kill(p->pid, SIGKILL);
+}
+
 struct caged_result caged_proc_finish(struct caged_proc *p)
 {
 	struct caged_result r;

@@ -132,6 +132,11 @@ pid_t caged_proc_pid(const struct caged_proc *proc);
 const char *caged_proc_tmpdir(const struct caged_proc *proc);
 /* Read its stdout until text appears (true), or EOF or the timeout (false). */
 bool caged_proc_wait_for(struct caged_proc *proc, const char *text, int timeout_ms);
+/*
+ * End it now: a caged run with procage_run_kill (every process of the run),
+ * an uncaged one by killing the probe (and nothing it started).
+ */
+void caged_proc_kill(struct caged_proc *proc);
 /* Wait for the end (killing it after the timeout), free proc, return the outcome. */
 struct caged_result caged_proc_finish(struct caged_proc *proc);
 
