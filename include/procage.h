@@ -226,6 +226,23 @@ PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *policy,
 PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *policy, const char *path,
 						struct procage_error *err);
 
+/*
+ * Limits of the whole run, every process of it together, through a cgroup
+ * v2 of the run's own (where the host has a delegated subtree; see
+ * procage_host_facts). A cage whose policy sets one on a host that cannot
+ * give it is refused, naming what is missing. 0 removes the limit.
+ *   MEMORY  bytes of memory (memory.max; no swap beyond it); out of memory,
+ *           the whole run is ended
+ *   PIDS    processes and threads of the run at once (pids.max)
+ */
+enum procage_cgroup_limit {
+	PROCAGE_CGROUP_MEMORY = 1,
+	PROCAGE_CGROUP_PIDS = 2,
+};
+PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *policy,
+						enum procage_cgroup_limit limit, uint64_t value,
+						struct procage_error *err);
+
 /* The RLIMIT_* number of a name ("nofile", "as", "cpu", ...), or -EINVAL. */
 PROCAGE_API int procage_rlimit_from_name(const char *name);
 
@@ -330,6 +347,15 @@ struct procage_host_facts {
 	 */
 	bool pidns_private_proc;
 	int pidns_errno;         /* why not, or 0 */
+	/*
+	 * Memory and process limits of a whole run (cgroup v2): a delegated
+	 * subtree where runs' cgroups can be made, with the controllers it
+	 * enables for them; cgroup_why says what is missing, if anything.
+	 */
+	bool cgroup_memory;
+	bool cgroup_pids;
+	char cgroup_base[256];
+	char cgroup_why[256];
 };
 
 /* Measured once per process, then returned from memory. */

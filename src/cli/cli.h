@@ -32,6 +32,9 @@ struct cli_supervise_result {
 	bool timed_out; /* the timeout ran out and ended the run */
 	bool killed;    /* the grace period ran out: SIGKILL */
 };
+/* Catch the signals to pass on (before the spawn), and let them go again. */
+void cli_signals_install(void);
+void cli_signals_restore(void);
 /* Pass signals on, apply the timeout, and wait for the run. */
 int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 		  struct cli_supervise_result *result, struct procage_error *err);

@@ -33,6 +33,15 @@ static void facts_print_human(const struct procage_host_facts *f)
 	       f->pidns_private_proc ? "yes, with a /proc of its own (tier T1)"
 	       : f->userns_mount     ? "no (a /proc of its own cannot be mounted)"
 				     : "no (needs tier T1)");
+	printf("cgroup limits       %s%s%s%s\n",
+	       f->cgroup_memory && f->cgroup_pids ? "memory and pids"
+	       : f->cgroup_memory                 ? "memory only"
+	       : f->cgroup_pids                   ? "pids only"
+						  : "no",
+	       f->cgroup_base[0] ? " (runs' cgroups in " : "", f->cgroup_base,
+	       f->cgroup_base[0] ? ")" : "");
+	if (f->cgroup_why[0])
+		printf("  ... why not       %s\n", f->cgroup_why);
 	printf("tier                %s\n", procage_tier_name(f->tier));
 	if (f->tier == PROCAGE_TIER_T2 && f->apparmor_restricts_userns)
 		printf("hint: unprivileged user namespaces are restricted by AppArmor "
@@ -51,12 +60,14 @@ static void facts_print_json(const struct procage_host_facts *f)
 	json_write_string(stdout, f->kernel_release);
 	printf(",\"landlock_abi\":%d,\"landlock_in_lsm_list\":%s,\"seccomp_filter\":%s,"
 	       "\"seccomp_user_notif\":%s,\"userns_create\":%s,\"userns_mount\":%s,"
-	       "\"apparmor_restricts_userns\":%s,\"pidns_private_proc\":%s,\"tier\":",
+	       "\"apparmor_restricts_userns\":%s,\"pidns_private_proc\":%s,"
+	       "\"cgroup_memory\":%s,\"cgroup_pids\":%s,\"tier\":",
 	       f->landlock_abi, f->landlock_in_lsm_list ? "true" : "false",
 	       f->seccomp_filter ? "true" : "false", f->seccomp_user_notif ? "true" : "false",
 	       f->userns_create ? "true" : "false", f->userns_mount ? "true" : "false",
 	       f->apparmor_restricts_userns ? "true" : "false",
-	       f->pidns_private_proc ? "true" : "false");
+	       f->pidns_private_proc ? "true" : "false", f->cgroup_memory ? "true" : "false",
+	       f->cgroup_pids ? "true" : "false");
 	json_write_string(stdout, procage_tier_name(f->tier));
 	printf("}\n");
 }

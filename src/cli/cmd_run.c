@@ -131,6 +131,30 @@ static bool limit_value_parse(const char *s, uint64_t *out)
 	return true;
 }
 
+/* memory=SIZE (bytes, or with K, M, G) and pids=N: limits of the whole run. */
+static int cgroup_limit_apply(struct procage_policy *p, const char *spec, const char *name,
+			      const char *value, struct procage_error *err)
+{
+	bool memory = name[0] == 'm';
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(value, &end, 10);
+	unsigned shift = 0;
+	if (memory && *end && !end[1])
+		shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+			: *end == 'G' || *end == 'g'                       ? 30
+									    : 0;
+	if (errno || end == value || value[0] == '-' || (*end && !shift) ||
+	    (shift && v > (~0ULL >> shift))) {
+		snprintf(err->message, sizeof err->message,
+			 "--limit %s: expected %s", spec,
+			 memory ? "memory=BYTES (or with K, M, G)" : "pids=NUMBER");
+		return err->code = -EINVAL;
+	}
+	return procage_policy_set_cgroup_limit(p, memory ? PROCAGE_CGROUP_MEMORY : PROCAGE_CGROUP_PIDS,
+					       v << shift, err);
+}
+
 static int limit_apply(struct procage_policy *p, const char *spec, struct procage_error *err)
 {
 	char name[32], *colon;
@@ -139,6 +163,8 @@ static int limit_apply(struct procage_policy *p, const char *spec, struct procag
 	if (!eq || (size_t)(eq - spec) >= sizeof name)
 		goto bad;
 	snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+	if (strcmp(name, "memory") == 0 || strcmp(name, "pids") == 0)
+		return cgroup_limit_apply(p, spec, name, eq + 1, err);
 	int resource = procage_rlimit_from_name(name);
 	if (resource < 0) {
 		snprintf(err->message, sizeof err->message, "--limit %s: unknown limit '%s'", spec,
@@ -316,7 +342,9 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;
 	}
+	cli_signals_install(); /* a signal from now on is passed on, not lost */
 	if (procage_spawn(cage, &spawn, &run, err) != 0) {
+		cli_signals_restore();
 		if (err->code == -EMLINK)
 			hardlinks_report(cage, o->json);
 		cli_report_error(err, o->json);

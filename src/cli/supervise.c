@@ -27,6 +27,8 @@ static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
 #define N_FORWARDED (sizeof forwarded / sizeof *forwarded)
 
 static int signal_pipe[2] = { -1, -1 };
+static struct sigaction saved_actions[N_FORWARDED];
+static bool installed[N_FORWARDED];
 
 static void on_signal(int sig)
 {
@@ -74,26 +76,51 @@ static void job_stop(struct procage_run *run, const struct sigaction *handler)
 	procage_run_signal(run, SIGCONT, NULL);
 }
 
+/*
+ * Before the spawn, so that no signal sent once the command runs is lost:
+ * it waits in the pipe until the loop reads it.
+ */
+void cli_signals_install(void)
+{
+	struct sigaction handler = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	if (signal_pipe[0] >= 0 || pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		return;
+	sigemptyset(&handler.sa_mask);
+	for (size_t i = 0; i < N_FORWARDED; i++) {
+		/* A signal we were started ignoring (nohup, a background job) stays so. */
+		installed[i] = false;
+		if (sigaction(forwarded[i], NULL, &saved_actions[i]) != 0 ||
+		    saved_actions[i].sa_handler == SIG_IGN)
+			continue;
+		installed[i] = sigaction(forwarded[i], &handler, NULL) == 0;
+	}
+}
+
+void cli_signals_restore(void)
+{
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		if (installed[i])
+			sigaction(forwarded[i], &saved_actions[i], NULL);
+	if (signal_pipe[0] >= 0) {
+		close(signal_pipe[0]);
+		close(signal_pipe[1]);
+	}
+	signal_pipe[0] = signal_pipe[1] = -1;
+}
+
 int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 		  struct cli_supervise_result *result, struct procage_error *err)
 {
 	struct sigaction handler = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	struct sigaction saved[N_FORWARDED];
-	bool installed[N_FORWARDED] = { false };
 	long long deadline = -1, grace_end = -1;
 	const long long grace_ms = (long long)(o->grace_seconds * 1000);
 	int rc;
 
 	memset(result, 0, sizeof *result);
-	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-		return procage_run_wait(run, &result->status, err);
 	sigemptyset(&handler.sa_mask);
-	for (size_t i = 0; i < N_FORWARDED; i++) {
-		/* A signal we were started ignoring (nohup, a background job) stays so. */
-		if (sigaction(forwarded[i], NULL, &saved[i]) != 0 || saved[i].sa_handler == SIG_IGN)
-			continue;
-		installed[i] = sigaction(forwarded[i], &handler, NULL) == 0;
-	}
+	cli_signals_install();
+	if (signal_pipe[0] < 0)
+		return procage_run_wait(run, &result->status, err);
 	if (o->timeout_seconds > 0)
 		deadline = now_ms() + (long long)(o->timeout_seconds * 1000);
 
@@ -136,11 +163,6 @@ int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 		}
 	}
 	rc = procage_run_wait(run, &result->status, err);
-	for (size_t i = 0; i < N_FORWARDED; i++)
-		if (installed[i])
-			sigaction(forwarded[i], &saved[i], NULL);
-	close(signal_pipe[0]);
-	close(signal_pipe[1]);
-	signal_pipe[0] = signal_pipe[1] = -1;
+	cli_signals_restore();
 	return rc;
 }

@@ -258,6 +258,21 @@ static int terminal_refusal(const struct procage_policy *policy, struct procage_
 			 "refused)");
 }
 
+/* Limits of the whole run need a delegated cgroup v2 subtree with their controller. */
+static int cgroup_refusal(const struct procage_policy *policy, const struct procage_host_facts *f,
+			  struct procage_error *err)
+{
+	bool memory = policy->cgroup_memory && !f->cgroup_memory;
+	bool pids = policy->cgroup_pids && !f->cgroup_pids;
+	if (!memory && !pids)
+		return 0;
+	return error_set(err, -EOPNOTSUPP,
+			 "a %s limit of the whole run needs a delegated cgroup v2 subtree with the %s "
+			 "controller, and this host has none: %s",
+			 memory ? "memory" : "process", memory ? "memory" : "pids",
+			 f->cgroup_why[0] ? f->cgroup_why : "no subtree found");
+}
+
 PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
 				 struct procage_error *err)
 {
@@ -277,6 +292,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	int rc = host_refusal(f, err);
 	if (rc == 0)
 		rc = terminal_refusal(policy, err);
+	if (rc == 0)
+		rc = cgroup_refusal(policy, f, err);
 	if (rc < 0)
 		return rc;
 

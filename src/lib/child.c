@@ -141,6 +141,12 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		step = PROCAGE_STEP_PREPARE;
 		goto fail;
 	}
+	/* First: the target and everything it starts count against the run's limits. */
+	if (plan->cgroup_procs_fd >= 0 && write(plan->cgroup_procs_fd, "0", 1) != 1) {
+		rc = -errno;
+		step = PROCAGE_STEP_CGROUP;
+		goto fail;
+	}
 	if ((rc = step_process_group(plan)) < 0) {
 		step = PROCAGE_STEP_PROCESS_GROUP;
 		goto fail;

@@ -28,6 +28,10 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot give the command a private temporary directory: "
 				 "nothing would remain to remove it; turn private tmp off");
+	if (cage->policy->cgroup_memory || cage->policy->cgroup_pids)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot limit the whole run with a cgroup: nothing would "
+				 "remain to remove it; use resource limits (rlimits) or procage run");
 	return 0;
 }
 
@@ -58,7 +62,8 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 {
 	struct procage_spawn_opts o;
 	struct spawn_state s = { .status_read = -1, .status_write = -1,
-				 .plan = { .status_fd = -1, .landlock_fd = -1 } };
+				 .plan = { .status_fd = -1, .landlock_fd = -1,
+					   .cgroup_procs_fd = -1 } };
 	struct child_failure f;
 	int rc;
 

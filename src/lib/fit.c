@@ -12,6 +12,7 @@
 
 #include "cage.h"
 #include "error.h"
+#include "host.h"
 #include "policy.h"
 
 /* Each change removes one refusal; a policy has only so many. */
@@ -61,6 +62,53 @@ static int fix_apply(struct procage_policy *p, const struct cage_fix *fix)
 	return policy_drop_rule(p, fix->path);
 }
 
+static int note_append(char ***list, size_t *n, const char *text)
+{
+	char *copy = strdup(text);
+	char **grown = copy ? realloc(*list, (*n + 2) * sizeof **list) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*list = grown;
+	(*list)[(*n)++] = copy;
+	(*list)[*n] = NULL;
+	return 0;
+}
+
+/*
+ * What no cage on this host can have, changed before any cage is tried: a
+ * new pseudo-terminal (no host), limits of a cgroup the host cannot give.
+ */
+static int fit_up_front(struct procage_policy *p, char ***list, size_t *n)
+{
+	const struct procage_host_facts *f = host_facts_get();
+	char text[600];
+	int rc = 0;
+	if (p->terminal == PROCAGE_TERMINAL_NEW_PTY) {
+		rc = note_append(list, n, "kept the caller's terminal (terminal \"inherit\"), because "
+					  "a new pseudo-terminal for the command is not supported");
+		p->terminal = PROCAGE_TERMINAL_INHERIT;
+	}
+	if (rc == 0 && p->cgroup_memory && !f->cgroup_memory) {
+		snprintf(text, sizeof text,
+			 "dropped the memory limit of the whole run, because it needs a delegated "
+			 "cgroup v2 subtree with the memory controller: %s",
+			 f->cgroup_why);
+		rc = note_append(list, n, text);
+		p->cgroup_memory = 0;
+	}
+	if (rc == 0 && p->cgroup_pids && !f->cgroup_pids) {
+		snprintf(text, sizeof text,
+			 "dropped the process limit of the whole run, because it needs a delegated "
+			 "cgroup v2 subtree with the pids controller: %s",
+			 f->cgroup_why);
+		rc = note_append(list, n, text);
+		p->cgroup_pids = 0;
+	}
+	return rc;
+}
+
 PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 				   struct procage_policy **fitted, char ***changes,
 				   struct procage_error *err)
@@ -78,20 +126,10 @@ PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 		return error_set(err, -ENOMEM, "out of memory");
 	}
 	/* No host gives a run a pseudo-terminal of its own: the caller's is the nearest. */
-	if (p->terminal == PROCAGE_TERMINAL_NEW_PTY) {
-		char *text = strdup("kept the caller's terminal (terminal \"inherit\"), because a "
-				    "new pseudo-terminal for the command is not supported");
-		char **grown = text ? realloc(list, 2 * sizeof *list) : NULL;
-		if (!grown) {
-			free(text);
-			procage_strings_free(list);
-			procage_policy_free(p);
-			return error_set(err, -ENOMEM, "out of memory");
-		}
-		list = grown;
-		list[n++] = text;
-		list[n] = NULL;
-		p->terminal = PROCAGE_TERMINAL_INHERIT;
+	if ((rc = fit_up_front(p, &list, &n)) < 0) {
+		procage_strings_free(list);
+		procage_policy_free(p);
+		return error_set(err, rc, "out of memory");
 	}
 	for (;;) {
 		struct procage_cage *cage = NULL;

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "error.h"
 #include "syscalls.h"
 
@@ -214,6 +215,7 @@ static void host_measure(struct procage_host_facts *f)
 	f->apparmor_restricts_userns =
 		file_contains_word("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1");
 	userns_measure(f);
+	cgroup_measure(f);
 
 	if (f->landlock_abi < 1 || !f->seccomp_filter)
 		f->tier = PROCAGE_TIER_UNSUPPORTED;

@@ -68,11 +68,12 @@ struct plan {
 	bool reaper;
 	int reaper_socket;    /* the reaper's end of the run's socket */
 	int caller_socket;    /* the caller's end: the reaper closes its copy */
-	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup, or -1 */
+	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */
 	uint64_t proc_rights; /* Landlock rights of a grant on /proc itself, or 0 */
 	void *target_stack;   /* the top of the target's stack */
 	const char *tmpdir;   /* the run's private temporary directory, or NULL */
+	const char *cgroup_dir; /* the run's cgroup, or NULL */
 };
 
 /* What the child writes on the status pipe when a step fails. */

@@ -358,6 +358,29 @@ PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p,
 	return 0;
 }
 
+PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *p,
+						enum procage_cgroup_limit limit, uint64_t value,
+						struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (limit == PROCAGE_CGROUP_MEMORY) {
+		/* Below this an exec alone does not fit. */
+		if (value && value < 1024 * 1024)
+			return error_set(err, -EINVAL,
+					 "memory limit %llu: at least 1 MiB (1048576 bytes)",
+					 (unsigned long long)value);
+		p->cgroup_memory = value;
+		return 0;
+	}
+	if (limit == PROCAGE_CGROUP_PIDS) {
+		p->cgroup_pids = value;
+		return 0;
+	}
+	return error_set(err, -EINVAL, "unknown cgroup limit %d", (int)limit);
+}
+
 /* A new pseudo-terminal is a valid request; the cage refuses it (not supported). */
 PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p,
 					    enum procage_terminal terminal,
@@ -390,6 +413,8 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
 	p->lifetime = src->lifetime;
+	p->cgroup_memory = src->cgroup_memory;
+	p->cgroup_pids = src->cgroup_pids;
 	p->terminal = src->terminal;
 	p->waived_classes = src->waived_classes;
 	p->hardlinks = src->hardlinks;

@@ -34,6 +34,8 @@ struct procage_policy {
 	size_t n_env_set;
 	bool private_tmp;
 	enum procage_lifetime lifetime;
+	uint64_t cgroup_memory; /* 0: no limit */
+	uint64_t cgroup_pids;   /* 0: no limit */
 	enum procage_terminal terminal;
 	struct policy_rlimit rlimits[RLIM_NLIMITS];
 	enum procage_hardlinks hardlinks;

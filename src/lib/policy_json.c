@@ -449,8 +449,28 @@ static int read_soft_hard(struct reader *r, const struct json_value *v, const ch
 	return 0;
 }
 
+/* "memory" and "pids": a limit of the whole run (cgroup), one number. */
+static int read_cgroup_limit(struct reader *r, const struct json_member *m,
+			     enum procage_cgroup_limit limit)
+{
+	struct procage_error inner;
+	uint64_t value;
+	char what[64];
+	snprintf(what, sizeof what, "\"limits.%s\"", m->key);
+	if (m->value->type != JSON_NUMBER || json_number_to_u64(m->value, &value) < 0)
+		return fail_value(r, m->value, -EINVAL,
+				  "%s is a limit of the whole run: a whole number (%s)", what,
+				  limit == PROCAGE_CGROUP_MEMORY ? "bytes" : "processes");
+	int rc = procage_policy_set_cgroup_limit(r->policy, limit, value, &inner);
+	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
+}
+
 static int read_limit(struct reader *r, const struct json_member *m)
 {
+	if (strcmp(m->key, "memory") == 0)
+		return read_cgroup_limit(r, m, PROCAGE_CGROUP_MEMORY);
+	if (strcmp(m->key, "pids") == 0)
+		return read_cgroup_limit(r, m, PROCAGE_CGROUP_PIDS);
 	int resource = procage_rlimit_from_name(m->key);
 	struct procage_error inner;
 	uint64_t soft, hard;

@@ -107,6 +107,13 @@ static void write_limits(FILE *out, const struct procage_policy *p)
 		fputc('}', out);
 		first = false;
 	}
+	if (p->cgroup_memory)
+		fprintf(out, "%s\"memory\": %llu", first ? "" : ", ",
+			(unsigned long long)p->cgroup_memory);
+	first = first && !p->cgroup_memory;
+	if (p->cgroup_pids)
+		fprintf(out, "%s\"pids\": %llu", first ? "" : ", ",
+			(unsigned long long)p->cgroup_pids);
 	fputs("},\n", out);
 }
 

@@ -9,7 +9,7 @@
  *  1. Until the target has exec'd, the caller is blocked on the status
  *     pipe in a raw read. The reaper may then use glibc's wrappers (their
  *     errno lands in the caller's thread, which does not look at it): it
- *     joins the run's cgroup, writes the id maps, makes the mounts (and a
+ *     writes the id maps, makes the mounts (and a
  *     /proc of its own in a PID namespace), becomes a child subreaper,
  *     leads a new session, and clones the target (CLONE_VM | CLONE_VFORK,
  *     child.c). A failing step writes its record on the status pipe.
@@ -73,6 +73,7 @@ struct reaper {
 	pid_t self;       /* the reaper's pid in proc_fd's namespace */
 	bool pid_namespace;
 	char tmpdir[PATH_MAX]; /* the run's private temporary directory, or "" */
+	char cgroup[PATH_MAX]; /* the run's cgroup, or "" */
 	bool target_reaped;
 	int target_status;
 	bool caller_gone;
@@ -493,8 +494,12 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 			command_read(r);
 	}
 	kill_all(r);
-	if (r->caller_gone)
+	if (r->caller_gone) {
 		tmpdir_remove_raw(r);
+		/* Empty now: the target joined it, the reaper never did. */
+		if (r->cgroup[0])
+			raw_syscall3(SYS_unlinkat, AT_FDCWD, r->cgroup, AT_REMOVEDIR);
+	}
 	reaper_send(r, REAPER_STATUS, r->target_status, -1);
 	raw_exit(0);
 	__builtin_unreachable();
@@ -555,8 +560,6 @@ static __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void
 	/* Every signal stays blocked in the reaper; SIGCHLD is read from a signalfd. */
 	if (sigaction(SIGCHLD, &dfl, NULL) != 0)
 		reaper_fail(plan, PROCAGE_STEP_REAPER, errno, -1);
-	if (plan->cgroup_procs_fd >= 0 && write(plan->cgroup_procs_fd, "0", 1) != 1)
-		reaper_fail(plan, PROCAGE_STEP_CGROUP, errno, -1);
 	/* Kept for finding our children later, before any mask can cover /proc. */
 	if (!r.pid_namespace) {
 		r.proc_self_fd = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -566,6 +569,10 @@ static __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void
 	for (size_t i = 0; plan->tmpdir && plan->tmpdir[i] && i + 1 < sizeof r.tmpdir; i++) {
 		r.tmpdir[i] = plan->tmpdir[i];
 		r.tmpdir[i + 1] = '\0';
+	}
+	for (size_t i = 0; plan->cgroup_dir && plan->cgroup_dir[i] && i + 1 < sizeof r.cgroup; i++) {
+		r.cgroup[i] = plan->cgroup_dir[i];
+		r.cgroup[i + 1] = '\0';
 	}
 	if (plan->clone_namespaces) {
 		if ((rc = namespaces_id_maps_write(&plan->id_maps)) < 0)
@@ -584,7 +591,14 @@ static __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void
 	r.sigchld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (r.sigchld_fd < 0)
 		reaper_fail(plan, PROCAGE_STEP_REAPER, errno, -1);
-	r.target = clone(child_main, plan->target_stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
+	/*
+	 * With a memory limit the target does not share the caller's memory
+	 * even until exec: out of memory in the run's cgroup, the kernel kills
+	 * every process that shares the victim's memory, and the caller must
+	 * not be one of them. It gets a copy (CLONE_VFORK without CLONE_VM).
+	 */
+	int shared = plan->cgroup_procs_fd >= 0 ? 0 : CLONE_VM;
+	r.target = clone(child_main, plan->target_stack, shared | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
 			 (void *)plan, &r.target_pidfd);
 	if (r.target < 0)
 		reaper_fail(plan, PROCAGE_STEP_START, errno, -1);

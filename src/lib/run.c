@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "error.h"
 #include "procage.h"
 #include "tmpdir.h"
@@ -71,6 +72,11 @@ static int run_finish(struct procage_run *run, struct procage_error *err)
 		tmpdir_remove(run->tmpdir);
 		free(run->tmpdir);
 		run->tmpdir = NULL;
+	}
+	if (run->cgroup_dir) {
+		cgroup_remove(run->cgroup_dir);
+		free(run->cgroup_dir);
+		run->cgroup_dir = NULL;
 	}
 	run->ended = true;
 	if (rc < 0) {

@@ -12,6 +12,7 @@ struct procage_run {
 	bool ended;   /* the status is known and the reaper reaped */
 	int status;   /* the target's, in waitpid() form */
 	char *tmpdir; /* removed when the run ends */
+	char *cgroup_dir; /* likewise */
 };
 
 #endif

@@ -18,10 +18,12 @@
 #include <unistd.h>
 
 #include "cage.h"
+#include "cgroup.h"
 #include "command.h"
 #include "env.h"
 #include "error.h"
 #include "hardlinks.h"
+#include "host.h"
 #include "plan.h"
 #include "run.h"
 #include "spawn.h"
@@ -99,8 +101,29 @@ int spawn_opts_copy(const struct procage_spawn_opts *opts, struct procage_spawn_
 	return 0;
 }
 
+/* Limits of the whole run: a cgroup of the run's own, which the target joins. */
+static int spawn_cgroup(const struct procage_cage *cage, struct spawn_state *s,
+			struct procage_error *err)
+{
+	const struct procage_policy *p = cage->policy;
+	if (!p->cgroup_memory && !p->cgroup_pids)
+		return 0;
+	int rc = cgroup_create(host_facts_get(), p->cgroup_memory, p->cgroup_pids, &s->cgroup_dir,
+			       &s->plan.cgroup_procs_fd, err);
+	s->plan.cgroup_dir = s->cgroup_dir;
+	return rc;
+}
+
 void spawn_state_release(struct spawn_state *s)
 {
+	if (s->plan.cgroup_procs_fd >= 0)
+		close(s->plan.cgroup_procs_fd);
+	s->plan.cgroup_procs_fd = -1;
+	if (s->cgroup_dir) {
+		cgroup_remove(s->cgroup_dir);
+		free(s->cgroup_dir);
+		s->cgroup_dir = NULL;
+	}
 	plan_release(&s->plan);
 	if (s->status_read >= 0)
 		close(s->status_read);
@@ -137,6 +160,8 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	s->plan.exec_path = s->exec_path;
 	s->plan.envp = s->env;
 	s->plan.tmpdir = s->tmpdir;
+	if ((rc = spawn_cgroup(cage, s, err)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -146,7 +171,8 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 {
 	struct procage_spawn_opts o;
 	struct spawn_state s = { .status_read = -1, .status_write = -1,
-				 .plan = { .status_fd = -1, .landlock_fd = -1 } };
+				 .plan = { .status_fd = -1, .landlock_fd = -1,
+					   .cgroup_procs_fd = -1 } };
 	struct reaper_handle reaper;
 	struct child_failure failure;
 	int rc;
@@ -171,6 +197,8 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	run->reaper = reaper;
 	run->tmpdir = s.tmpdir;
 	s.tmpdir = NULL;
+	run->cgroup_dir = s.cgroup_dir;
+	s.cgroup_dir = NULL;
 	spawn_state_release(&s);
 	*out = run;
 	return 0;

@@ -7,6 +7,7 @@
 /* Everything a spawn owns until it hands over to the run. */
 struct spawn_state {
 	char *tmpdir;
+	char *cgroup_dir; /* the run's cgroup (limits of the whole run), or NULL */
 	char **env;
 	char *exec_path;
 	int status_read;

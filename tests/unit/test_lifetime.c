@@ -208,6 +208,58 @@ static void test_run_api(void)
 	procage_policy_free(p);
 }
 
+/*
+ * Limits of the whole run. This host may have no delegated cgroup v2
+ * subtree: then a policy with a limit is refused (naming it), and fit drops
+ * it; never run without it. Where it has one, a run's target is in the
+ * run's cgroup, with the limits, and the cgroup is gone after the run.
+ */
+static void test_cgroup_limits(void)
+{
+	struct procage_host_facts f;
+	struct procage_error err;
+	struct procage_policy *p = policy_default();
+	struct procage_cage *c = NULL;
+
+	procage_host_facts(&f, NULL);
+	tap_ok(procage_policy_set_cgroup_limit(p, PROCAGE_CGROUP_MEMORY, 4096, &err) == -EINVAL,
+	       "a memory limit below 1 MiB is refused: %s", err.message);
+	tap_ok(procage_policy_set_cgroup_limit(p, (enum procage_cgroup_limit)9, 1, &err) == -EINVAL,
+	       "an unknown cgroup limit is refused");
+	procage_policy_set_cgroup_limit(p, PROCAGE_CGROUP_MEMORY, 64 << 20, NULL);
+	procage_policy_set_cgroup_limit(p, PROCAGE_CGROUP_PIDS, 16, NULL);
+	char *json = NULL;
+	tap_ok(procage_policy_to_json(p, &json, &err) == 0 &&
+		       strstr(json, "\"memory\": 67108864, \"pids\": 16"),
+	       "the limits are written to JSON");
+	free(json);
+	int rc = procage_cage_new(p, &c, &err);
+	if (!f.cgroup_memory || !f.cgroup_pids) {
+		tap_diag("this host has no cgroup limits: %s", f.cgroup_why);
+		tap_ok(rc == -EOPNOTSUPP && !c && strstr(err.message, "cgroup v2") &&
+			       strstr(err.message, f.cgroup_why),
+		       "here a policy with limits of the whole run is refused, naming why: %s",
+		       err.message);
+		struct procage_policy *fitted = NULL;
+		char **changes = NULL;
+		rc = procage_policy_fit(p, &fitted, &changes, &err);
+		tap_ok(rc == 0 && !fitted->cgroup_memory && !fitted->cgroup_pids && changes[0] &&
+			       strstr(changes[0], "dropped the memory limit") && changes[1] &&
+			       strstr(changes[1], "dropped the process limit"),
+		       "fit drops them, saying why");
+		procage_strings_free(changes);
+		procage_policy_free(fitted);
+	} else {
+		struct procage_run *r = rc == 0 ? spawn(c, "cat /proc/self/cgroup; exit 0") : NULL;
+		int status = -1;
+		tap_ok(r && procage_run_wait(r, &status, &err) == 0 && status == 0,
+		       "a run with limits of the whole run starts and ends");
+		procage_run_free(r);
+	}
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -217,6 +269,7 @@ int main(void)
 	test_setters();
 	test_cage();
 	test_run_api();
+	test_cgroup_limits();
 	rmdir(workspace);
 	return tap_done();
 }
