@@ -268,6 +268,9 @@ static REAPER_RAW int children_kill_listed(struct reaper *r)
 	unsigned carry = 0;
 	int n = 0;
 	if (r->proc_self_fd < 0)
+		r->proc_self_fd = (int)raw_syscall4(SYS_openat, AT_FDCWD, "/proc/thread-self",
+						    O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+	if (r->proc_self_fd < 0)
 		return -1;
 	long fd = raw_syscall4(SYS_openat, r->proc_self_fd, "children", O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
@@ -313,6 +316,9 @@ static REAPER_RAW int children_kill_scanned(struct reaper *r)
 {
 	char buf[4096], path[32], stat[512];
 	int n = 0;
+	if (r->proc_fd < 0)
+		r->proc_fd = (int)raw_syscall4(SYS_openat, AT_FDCWD, "/proc",
+					       O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (r->proc_fd < 0 || raw_syscall3(SYS_lseek, r->proc_fd, 0, SEEK_SET) < 0)
 		return -1;
 	for (;;) {
@@ -358,6 +364,9 @@ static REAPER_RAW void kill_all(struct reaper *r)
 {
 	for (;;) {
 		int n;
+		/* Mostly there is nothing left: then /proc is not even read. */
+		if (!reap_ended(r))
+			return;
 		if (r->pid_namespace)
 			n = raw_syscall2(SYS_kill, -1, SIGKILL) == 0 ? 1 : 0;
 		else if ((n = children_kill_listed(r)) < 0)
@@ -560,11 +569,16 @@ static __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void
 	/* Every signal stays blocked in the reaper; SIGCHLD is read from a signalfd. */
 	if (sigaction(SIGCHLD, &dfl, NULL) != 0)
 		reaper_fail(plan, PROCAGE_STEP_REAPER, errno, -1);
-	/* Kept for finding our children later, before any mask can cover /proc. */
-	if (!r.pid_namespace) {
+	/*
+	 * For finding our children later: opened now where masks will be laid
+	 * in our mount namespace (one may cover /proc); elsewhere only if ever
+	 * needed.
+	 */
+	if (!r.pid_namespace)
+		r.self = (pid_t)raw_syscall0(SYS_getpid);
+	if (!r.pid_namespace && plan->clone_namespaces) {
 		r.proc_self_fd = open("/proc/thread-self", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		r.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		r.self = (pid_t)raw_syscall0(SYS_getpid);
 	}
 	for (size_t i = 0; plan->tmpdir && plan->tmpdir[i] && i + 1 < sizeof r.tmpdir; i++) {
 		r.tmpdir[i] = plan->tmpdir[i];
