@@ -62,6 +62,7 @@ enum procage_step {
 	PROCAGE_STEP_ID_MAPS,
 	PROCAGE_STEP_MOUNTS,
 	PROCAGE_STEP_PROC,          /* a /proc of the run's own (PID namespace) */
+	PROCAGE_STEP_PROXY,         /* a proxy-only run's loopback and proxy listener */
 	PROCAGE_STEP_REAPER,        /* the reaper: child subreaper, a new session */
 	PROCAGE_STEP_START,         /* the reaper starts the target */
 	PROCAGE_STEP_PROCESS_GROUP, /* the target leads a process group */
@@ -97,8 +98,10 @@ enum procage_access {
 };
 
 enum procage_network {
-	PROCAGE_NET_OFF = 0, /* no IP socket reaches anything */
-	PROCAGE_NET_ON = 1,  /* the host's network, as the user has it */
+	PROCAGE_NET_OFF = 0,   /* no IP socket reaches anything */
+	PROCAGE_NET_ON = 1,    /* the host's network, as the user has it */
+	PROCAGE_NET_PROXY = 2, /* only the hosts of procage_policy_allow_host, through a
+				* proxy of the run's own (tier T1) */
 };
 
 struct procage_policy;
@@ -123,6 +126,13 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *policy, const char *
 /* Escape classes. */
 PROCAGE_API int procage_policy_set_network(struct procage_policy *policy,
 					   enum procage_network mode, struct procage_error *err);
+/*
+ * With PROCAGE_NET_PROXY: a host the run may reach, "github.com",
+ * "*.npmjs.org" (names below it), "registry.example:8443", or an address
+ * range "10.1.2.0/24", "[fd00::]/64" (docs/proxy.md). Checked at once.
+ */
+PROCAGE_API int procage_policy_allow_host(struct procage_policy *policy, const char *entry,
+					  struct procage_error *err);
 /* Pass a variable the secret filter would otherwise drop. Escape class: R-24. */
 PROCAGE_API int procage_policy_env_pass(struct procage_policy *policy, const char *name,
 					struct procage_error *err);
@@ -320,6 +330,14 @@ struct procage_report {
 PROCAGE_API int procage_policy_set_reports(struct procage_policy *policy, bool on,
 					   struct procage_error *err);
 
+/*
+ * The reports of a run so far (all of them once it has ended): a copy the
+ * caller frees with free(). Empty when the policy has reports off.
+ */
+struct procage_run;
+PROCAGE_API int procage_run_reports(const struct procage_run *run, struct procage_report **out,
+				    size_t *n, struct procage_error *err);
+
 /* ---- host facts ------------------------------------------------------ */
 
 enum procage_tier {
@@ -399,6 +417,8 @@ struct procage_spawn_opts {
 	const char *cwd;          /* NULL: the caller's working directory */
 	const struct procage_fd_map *fds; /* besides 0, 1 and 2, which are inherited */
 	size_t n_fds;
+	/* With reports on: JSON lines of the reports written here as they come. */
+	const char *report_json_path;
 };
 
 /*

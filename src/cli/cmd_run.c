@@ -31,12 +31,15 @@ struct run_options {
 	struct policy_flag *flags;
 	size_t n_flags;
 	char **command;
+	const char *report_json; /* --report-json FILE */
+	bool report;
 };
 
 enum {
 	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
 	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
-	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT,
+	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
+	OPT_REPORT_JSON,
 	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE,
 };
 
@@ -58,6 +61,9 @@ static const struct option run_long_options[] = {
 	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ "hardlinks", required_argument, NULL, OPT_HARDLINKS },
 	{ "audit", no_argument, NULL, OPT_AUDIT },
+	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "report", no_argument, NULL, OPT_REPORT },
+	{ "report-json", required_argument, NULL, OPT_REPORT_JSON },
 	{ "hardlink-exempt", required_argument, NULL, OPT_HARDLINK_EXEMPT },
 	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
 	{ "terminal", required_argument, NULL, OPT_TERMINAL },
@@ -90,6 +96,14 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_AUDIT:
 			o->audit = true;
+			break;
+		case OPT_REPORT_JSON:
+			o->report_json = optarg;
+			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL };
+			break;
+		case OPT_REPORT:
+			o->report = true;
+			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL };
 			break;
 		case OPT_TIMEOUT:
 			if (!cli_seconds_parse(optarg, &o->supervise.timeout_seconds) ||
@@ -257,12 +271,19 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 			 "--terminal %s: expected 'inherit' or 'new-pty'", f->value);
 		return err->code = -EINVAL;
 	case OPT_NET:
-		if (strcmp(f->value, "off") == 0 || strcmp(f->value, "on") == 0)
-			return procage_policy_set_network(
-				p, f->value[1] == 'n' ? PROCAGE_NET_ON : PROCAGE_NET_OFF, err);
+		if (strcmp(f->value, "off") == 0)
+			return procage_policy_set_network(p, PROCAGE_NET_OFF, err);
+		if (strcmp(f->value, "on") == 0)
+			return procage_policy_set_network(p, PROCAGE_NET_ON, err);
+		if (strcmp(f->value, "proxy") == 0)
+			return procage_policy_set_network(p, PROCAGE_NET_PROXY, err);
 		snprintf(err->message, sizeof err->message,
-			 "--net %s: expected 'off' or 'on'", f->value);
+			 "--net %s: expected 'off', 'on' or 'proxy'", f->value);
 		return err->code = -EINVAL;
+	case OPT_ALLOW_HOST:
+		return procage_policy_allow_host(p, f->value, err);
+	case OPT_REPORT:
+		return procage_policy_set_reports(p, true, err);
 	}
 	return -EINVAL;
 }
@@ -300,6 +321,37 @@ static void hardlinks_report(const struct procage_cage *cage, bool json)
 	procage_strings_free(findings);
 }
 
+/* The refused calls of the run, after it: one line each, with their count. */
+static void reports_print(const struct procage_run *run, bool json)
+{
+	struct procage_report *r = NULL;
+	struct procage_error err;
+	size_t n = 0;
+	if (procage_run_reports(run, &r, &n, &err) != 0) {
+		cli_report_error(&err, json);
+		return;
+	}
+	if (!json)
+		fprintf(stderr, "procage: %zu refused call%s (seccomp; Landlock denials of files, "
+				"ports and signals are not seen)\n",
+			n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			fputs("{\"report\":{\"call\":", stderr);
+			json_write_string(stderr, r[i].call);
+			fputs(",\"args\":", stderr);
+			json_write_string(stderr, r[i].args);
+			fprintf(stderr, ",\"pid\":%d,\"count\":%llu}}\n", (int)r[i].pid,
+				(unsigned long long)r[i].count);
+		} else {
+			fprintf(stderr, "procage: refused: %s(%s) by pid %d, %llu time%s\n", r[i].call,
+				r[i].args, (int)r[i].pid, (unsigned long long)r[i].count,
+				r[i].count == 1 ? "" : "s");
+		}
+	}
+	free(r);
+}
+
 /* The handoff audit's findings, after the run: one line each. */
 static void audit_print(struct procage_audit *audit, bool json)
 {
@@ -333,7 +385,8 @@ static int spawn_failure_exit(const struct procage_error *err)
 static int run_and_wait(const struct run_options *o, const struct procage_cage *cage,
 			struct procage_error *err)
 {
-	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o->command, .cwd = o->cwd };
+	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o->command, .cwd = o->cwd,
+					    .report_json_path = o->report_json };
 	struct procage_run *run;
 	struct procage_audit *audit = NULL;
 	struct cli_supervise_result end;
@@ -354,6 +407,8 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
 		hardlinks_report(cage, o->json); /* listed, and the run goes on */
 	int rc = cli_supervise(run, &o->supervise, &end, err);
+	if (o->report)
+		reports_print(run, o->json);
 	procage_run_free(run);
 	if (audit)
 		audit_print(audit, o->json);

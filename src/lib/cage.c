@@ -19,6 +19,7 @@
 #include "entry_grants.h"
 #include "host.h"
 #include "paths.h"
+#include "proxy/allowlist.h"
 #include "seccomp.h"
 
 static int host_refusal(const struct procage_host_facts *f, struct procage_error *err)
@@ -242,6 +243,33 @@ static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *er
 }
 
 /*
+ * A proxy-only run has a network namespace whose only endpoint is its
+ * proxy's listener (R-36): without one (tier T2), port rules alone cannot
+ * bind a destination, so the cage is refused.
+ */
+static int cage_proxy_prepare(struct procage_cage *c, struct procage_error *err)
+{
+	const struct procage_policy *p = c->policy;
+	fix_set(c, CAGE_FIX_NETWORK_OFF, 0, NULL);
+	if (c->tier != PROCAGE_TIER_T1)
+		return error_set(err, -EOPNOTSUPP,
+				 "proxy-only networking needs network namespaces (tier T1); this "
+				 "host is tier T2");
+	if (c->landlock.abi < 4)
+		return error_set(err, -EOPNOTSUPP,
+				 "proxy-only networking needs Landlock TCP rules (ABI 4) as its "
+				 "second layer; this kernel has ABI %d",
+				 c->landlock.abi);
+	fix_set(c, CAGE_FIX_NONE, 0, NULL);
+	if (p->n_allow_hosts == 0)
+		return error_set(err, -EINVAL,
+				 "proxy-only networking with no allowed host; name the hosts the "
+				 "run may reach");
+	return allowlist_new((const char *const *)p->allow_hosts, p->n_allow_hosts,
+			     &c->allowlist, err);
+}
+
+/*
  * A pseudo-terminal of the run's own is not provided (nor by the
  * reference): the command shares the caller's terminal, outside its
  * session, and cannot push input into it (TIOCSTI and TIOCLINUX are
@@ -304,15 +332,22 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	}
 	c->tier = f->tier;
 	c->fix = fix;
-	landlock_config_init(&c->landlock, f->landlock_abi, policy->network == PROCAGE_NET_OFF);
-	rc = cage_resolve_paths(c, err);
+	bool proxy = policy->network == PROCAGE_NET_PROXY;
+	landlock_config_init(&c->landlock, f->landlock_abi, policy->network != PROCAGE_NET_ON,
+			     proxy ? POLICY_PROXY_PORT : 0);
+	if (proxy)
+		rc = cage_proxy_prepare(c, err);
+	if (rc == 0)
+		rc = cage_resolve_paths(c, err);
 	if (rc == 0 && policy->private_tmp)
 		rc = cage_choose_tmp_base(c, err);
 	if (rc == 0) {
 		struct seccomp_options so = {
-			.network_on = policy->network == PROCAGE_NET_ON,
+			/* A proxy-only run needs IP sockets, to reach its proxy. */
+			.network_on = policy->network != PROCAGE_NET_OFF,
 			.unix_sockets = c->tier == PROCAGE_TIER_T1 && c->n_sockets > 0,
 			/* In the session lifetime no process leaves the run's session. */
+			.report = policy->reports,
 			.lock_sessions = policy->lifetime == PROCAGE_LIFETIME_SESSION,
 		};
 		rc = seccomp_program_build(&so, &c->seccomp, err);
@@ -346,6 +381,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	free(c->examined);
 	seccomp_program_free(&c->seccomp);
 	free(c->tmp_base);
+	allowlist_free(c->allowlist);
 	procage_policy_free(c->policy);
 	free(c);
 }

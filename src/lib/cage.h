@@ -22,6 +22,7 @@ struct procage_cage {
 	size_t n_examined;
 	struct sock_fprog seccomp;
 	char *tmp_base; /* where private temporary directories are made, or NULL */
+	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
 };
 
@@ -30,6 +31,7 @@ enum cage_fix_kind {
 	CAGE_FIX_NONE,      /* nothing but a different policy or host */
 	CAGE_FIX_ACCEPT,    /* accept the approximation */
 	CAGE_FIX_DROP_RULE, /* drop the rule for path */
+	CAGE_FIX_NETWORK_OFF, /* turn the network off */
 };
 
 struct cage_fix {

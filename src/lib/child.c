@@ -16,10 +16,13 @@
 #include <linux/close_range.h>
 #include <linux/securebits.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "landlock.h"
+#include "reaper.h"
 #include "seccomp.h"
 #include "syscalls.h"
 
@@ -133,6 +136,39 @@ static int step_process_group(const struct plan *plan)
 	return setpgid(0, 0) == 0 ? 0 : -errno;
 }
 
+/*
+ * A reporting filter's listener goes to the caller, over the run's socket,
+ * before exec; the target keeps no copy (R-32), so nothing in the cage can
+ * answer its own refused calls.
+ */
+static int listener_hand_over(int socket, int listener)
+{
+	struct reaper_message m = { REAPER_SECCOMP_LISTENER, 0 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { &m, sizeof m };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+			     .msg_controllen = sizeof control.buf };
+	struct cmsghdr *c = &control.align;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	memcpy(CMSG_DATA(c), &listener, sizeof listener);
+	int rc = sendmsg(socket, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof m ? 0 : -errno;
+	close(listener);
+	return rc;
+}
+
+static int step_seccomp(const struct plan *plan)
+{
+	if (!plan->seccomp_report)
+		return seccomp_program_install(plan->seccomp);
+	int listener = seccomp_program_install_listener(plan->seccomp);
+	return listener < 0 ? listener : listener_hand_over(plan->reaper_socket, listener);
+}
+
 int child_steps(const struct plan *plan, struct child_failure *f)
 {
 	int index = -1, rc, step;
@@ -179,7 +215,7 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		step = PROCAGE_STEP_LANDLOCK;
 		goto fail;
 	}
-	if ((rc = seccomp_program_install(plan->seccomp)) < 0) {
+	if ((rc = step_seccomp(plan)) < 0) {
 		step = PROCAGE_STEP_SECCOMP;
 		goto fail;
 	}

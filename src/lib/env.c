@@ -8,6 +8,7 @@
 #include "env.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,16 +83,6 @@ static bool is_temporary_directory_name(const char *entry)
 	       entry_has_name(entry, "TEMP") || entry_has_name(entry, "TEMPDIR");
 }
 
-/* Is entry replaced by something the policy or the run sets? */
-static bool entry_overridden(const struct procage_policy *p, const char *entry,
-			     const char *tmpdir)
-{
-	for (size_t i = 0; i < p->n_env_set; i++)
-		if (entry_has_name(entry, p->env_set[i].name))
-			return true;
-	return tmpdir && is_temporary_directory_name(entry);
-}
-
 static char *entry_join(const char *name, const char *value)
 {
 	size_t n = strlen(name), v = strlen(value);
@@ -104,6 +95,48 @@ static char *entry_join(const char *name, const char *value)
 	return s;
 }
 
+/* Set for a proxy-only run, so that programs find its proxy. */
+static const char *const proxy_variables[] = {
+	"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+};
+/* Emptied, so that no inherited value sends a request around it. */
+static const char *const no_proxy_variables[] = { "NO_PROXY", "no_proxy" };
+#define N_PROXY_VARIABLES 8
+
+static bool is_proxy_variable(const char *entry)
+{
+	for (size_t i = 0; i < sizeof proxy_variables / sizeof *proxy_variables; i++)
+		if (entry_has_name(entry, proxy_variables[i]))
+			return true;
+	return entry_has_name(entry, "NO_PROXY") || entry_has_name(entry, "no_proxy");
+}
+
+/* Is entry replaced by something the policy or the run sets? */
+static bool entry_overridden(const struct procage_policy *p, const char *entry,
+			     const char *tmpdir)
+{
+	for (size_t i = 0; i < p->n_env_set; i++)
+		if (entry_has_name(entry, p->env_set[i].name))
+			return true;
+	if (p->network == PROCAGE_NET_PROXY && is_proxy_variable(entry))
+		return true;
+	return tmpdir && is_temporary_directory_name(entry);
+}
+
+static int proxy_variables_add(char **env, size_t *n)
+{
+	char url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", POLICY_PROXY_PORT);
+	for (size_t i = 0; i < sizeof proxy_variables / sizeof *proxy_variables; i++)
+		if (!(env[(*n)++] = entry_join(proxy_variables[i], url)))
+			return -ENOMEM;
+	for (size_t i = 0; i < sizeof no_proxy_variables / sizeof *no_proxy_variables; i++)
+		if (!(env[(*n)++] = entry_join(no_proxy_variables[i], "")))
+			return -ENOMEM;
+	return 0;
+}
+
+
 int env_build(const struct procage_policy *p, char *const *base, const char *tmpdir,
 	      char ***out, struct procage_error *err)
 {
@@ -111,7 +144,7 @@ int env_build(const struct procage_policy *p, char *const *base, const char *tmp
 	size_t n_base = 0;
 	while (base && base[n_base])
 		n_base++;
-	size_t cap = n_base + p->n_env_set + 3 + 1, n = 0;
+	size_t cap = n_base + p->n_env_set + 3 + N_PROXY_VARIABLES + 1, n = 0;
 	char **env = calloc(cap, sizeof *env);
 	if (!env)
 		goto oom;
@@ -136,6 +169,8 @@ int env_build(const struct procage_policy *p, char *const *base, const char *tmp
 	for (size_t i = 0; tmpdir && i < 3; i++)
 		if (!(env[n++] = entry_join(tmp_names[i], tmpdir)))
 			goto oom;
+	if (p->network == PROCAGE_NET_PROXY && proxy_variables_add(env, &n) < 0)
+		goto oom;
 	*out = env;
 	return 0;
 oom:

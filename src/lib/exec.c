@@ -32,6 +32,14 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot limit the whole run with a cgroup: nothing would "
 				 "remain to remove it; use resource limits (rlimits) or procage run");
+	if (cage->policy->reports)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot report refused calls: no supervisor remains to "
+				 "answer them; turn reports off or use procage run");
+	if (cage->policy->network == PROCAGE_NET_PROXY)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot serve a proxy: no supervisor remains; use "
+				 "procage run");
 	return 0;
 }
 

@@ -41,6 +41,8 @@ static int change_record(char ***changes, size_t *n, const struct cage_fix *fix,
 	int len = fix->kind == CAGE_FIX_ACCEPT
 			  ? asprintf(&text, "accepted the approximation %s, because %s",
 				     policy_approximation_name(fix->approximation), reason)
+		  : fix->kind == CAGE_FIX_NETWORK_OFF
+			  ? asprintf(&text, "turned the network off, because %s", reason)
 			  : asprintf(&text, "dropped the rule for %s, because %s", fix->path, reason);
 	char **grown = len < 0 ? NULL : realloc(*changes, (*n + 2) * sizeof *grown);
 	if (!grown) {
@@ -57,6 +59,10 @@ static int fix_apply(struct procage_policy *p, const struct cage_fix *fix)
 {
 	if (fix->kind == CAGE_FIX_ACCEPT) {
 		p->accepted |= 1u << fix->approximation;
+		return 0;
+	}
+	if (fix->kind == CAGE_FIX_NETWORK_OFF) {
+		p->network = PROCAGE_NET_OFF;
 		return 0;
 	}
 	return policy_drop_rule(p, fix->path);

@@ -52,9 +52,11 @@ uint64_t landlock_fs_rights_for_file(uint64_t rights)
 	return rights & FS_RIGHTS_FILE;
 }
 
-void landlock_config_init(struct landlock_config *c, int abi, bool network_off)
+void landlock_config_init(struct landlock_config *c, int abi, bool network_off,
+			  uint16_t connect_port)
 {
 	c->abi = abi;
+	c->connect_port = connect_port;
 	c->handled_fs = landlock_fs_rights_all(abi);
 	c->handled_net = 0;
 	c->scoped = 0;
@@ -91,6 +93,14 @@ int landlock_ruleset_create(const struct landlock_config *c, const struct landlo
 	if (fd < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
 				     "creating the Landlock ruleset (ABI %d)", c->abi);
+	struct landlock_net_port_attr_v4 port = { LANDLOCK_ACCESS_NET_CONNECT_TCP, c->connect_port };
+	if (c->handled_net && c->connect_port &&
+	    sys_landlock_add_rule(fd, LANDLOCK_RULE_NET_PORT, &port, 0) != 0) {
+		int e = errno;
+		close(fd);
+		return error_set_sys(err, e, PROCAGE_STEP_PREPARE,
+				     "adding the Landlock rule for TCP port %u", c->connect_port);
+	}
 	for (size_t i = 0; i < n_grants; i++) {
 		struct landlock_path_beneath_attr_packed rule = {
 			.allowed_access = grants[i].access & c->handled_fs,

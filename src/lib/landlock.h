@@ -19,6 +19,7 @@ struct landlock_config {
 	uint64_t handled_fs;
 	uint64_t handled_net; /* 0: TCP is not restricted by Landlock */
 	uint64_t scoped;
+	uint16_t connect_port; /* with handled_net: the one TCP port connect may reach */
 };
 
 /* Every file right the ABI knows. */
@@ -28,8 +29,13 @@ uint64_t landlock_fs_rights_read(void);
 /* The subset of rights the kernel accepts on a non-directory. */
 uint64_t landlock_fs_rights_for_file(uint64_t rights);
 
-/* The handled rights and scopes for a cage on this ABI. */
-void landlock_config_init(struct landlock_config *config, int abi, bool network_off);
+/*
+ * The handled rights and scopes for a cage on this ABI. With network_off,
+ * TCP bind and connect are handled with no rule, or with one rule for
+ * connect_port when it is not 0 (the run's proxy).
+ */
+void landlock_config_init(struct landlock_config *config, int abi, bool network_off,
+			  uint16_t connect_port);
 
 /*
  * Create a ruleset fd (close-on-exec) holding grants; the caller closes it.

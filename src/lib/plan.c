@@ -128,10 +128,12 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->argv = opts->argv;
 	plan->seccomp = &cage->seccomp;
 	plan->holds_setpcap = caller_holds_setpcap();
+	plan->seccomp_report = cage->policy->reports;
+	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY ? POLICY_PROXY_PORT : 0;
 	if (cage->tier == PROCAGE_TIER_T1) {
 		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS;
 		/* A network namespace of its own has nothing to reach. */
-		if (cage->policy->network == PROCAGE_NET_OFF)
+		if (cage->policy->network != PROCAGE_NET_ON)
 			plan->clone_namespaces |= CLONE_NEWNET;
 		/*
 		 * A PID namespace of its own, whose first process is the run's

@@ -67,6 +67,8 @@ struct plan {
 	 */
 	bool reaper;
 	int reaper_socket;    /* the reaper's end of the run's socket */
+	bool seccomp_report;  /* hand the filter's listener to the caller */
+	uint16_t proxy_port;  /* a proxy-only run: its listener's port, or 0 */
 	int caller_socket;    /* the caller's end: the reaper closes its copy */
 	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "classes.h"
+#include "proxy/allowlist.h"
 #include "error.h"
 
 /* Bounds that keep a policy's checks linear in practice. */
@@ -85,6 +86,7 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	env_vars_free(p->env_pass, p->n_env_pass);
 	env_vars_free(p->env_set, p->n_env_set);
 	procage_strings_free(p->hardlink_exempt);
+	procage_strings_free(p->allow_hosts);
 	free(p);
 }
 
@@ -148,7 +150,7 @@ PROCAGE_API int procage_policy_set_network(struct procage_policy *p, enum procag
 	error_clear(err);
 	if (!p)
 		return error_set(err, -EINVAL, "no policy given");
-	if (mode != PROCAGE_NET_OFF && mode != PROCAGE_NET_ON)
+	if (mode != PROCAGE_NET_OFF && mode != PROCAGE_NET_ON && mode != PROCAGE_NET_PROXY)
 		return error_set(err, -EINVAL, "unknown network mode %d", (int)mode);
 	p->network = mode;
 	return 0;
@@ -345,6 +347,22 @@ PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *p, const 
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
 
+PROCAGE_API int procage_policy_allow_host(struct procage_policy *p, const char *entry,
+					  struct procage_error *err)
+{
+	struct allowlist *one = NULL;
+	error_clear(err);
+	if (!p || !entry)
+		return error_set(err, -EINVAL, "no policy or no host given");
+	/* The proxy's own reader judges the entry, so the two never differ. */
+	int rc = allowlist_new(&entry, 1, &one, err);
+	allowlist_free(one);
+	if (rc < 0)
+		return rc;
+	rc = strings_append(&p->allow_hosts, &p->n_allow_hosts, entry);
+	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
+}
+
 PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p,
 					    enum procage_lifetime lifetime,
 					    struct procage_error *err)
@@ -418,6 +436,9 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	p->terminal = src->terminal;
 	p->waived_classes = src->waived_classes;
 	p->hardlinks = src->hardlinks;
+	for (size_t i = 0; i < src->n_allow_hosts; i++)
+		if (strings_append(&p->allow_hosts, &p->n_allow_hosts, src->allow_hosts[i]) < 0)
+			goto fail;
 	p->reports = src->reports;
 	for (size_t i = 0; i < src->n_hardlink_exempt; i++)
 		if (strings_append(&p->hardlink_exempt, &p->n_hardlink_exempt,

@@ -38,6 +38,8 @@ struct procage_policy {
 	uint64_t cgroup_pids;   /* 0: no limit */
 	enum procage_terminal terminal;
 	struct policy_rlimit rlimits[RLIM_NLIMITS];
+	char **allow_hosts; /* proxy allowlist entries, NULL-terminated */
+	size_t n_allow_hosts;
 	enum procage_hardlinks hardlinks;
 	char **hardlink_exempt; /* canonical subtrees, NULL-terminated */
 	size_t n_hardlink_exempt;
@@ -45,6 +47,12 @@ struct procage_policy {
 	unsigned waived_classes; /* 1 << enum class_id */
 	unsigned accepted;       /* 1 << enum policy_approximation */
 };
+
+/*
+ * Inside a proxy-only run's own network namespace the run's proxy listens
+ * on 127.0.0.1 at this port; nothing else listens there.
+ */
+#define POLICY_PROXY_PORT 3128
 
 /* Approximations a caller accepts by name; see procage_policy_accept. */
 enum policy_approximation {

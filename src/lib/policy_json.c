@@ -284,9 +284,11 @@ static int read_network(struct reader *r, const struct json_member *m, int unuse
 		mode = PROCAGE_NET_OFF;
 	else if (strcmp(v->u.string, "on") == 0)
 		mode = PROCAGE_NET_ON;
+	else if (strcmp(v->u.string, "proxy") == 0)
+		mode = PROCAGE_NET_PROXY;
 	else
 		return fail_value(r, v, -EINVAL,
-				  "unknown network mode %s; expected \"off\" or \"on\"",
+				  "unknown network mode %s; expected \"off\", \"on\" or \"proxy\"",
 				  quote(&q, v->u.string));
 	rc = procage_policy_set_network(r->policy, mode, &inner);
 	return rc < 0 ? fail_setter(r, v->line, v->column, rc, &inner) : 0;
@@ -349,6 +351,11 @@ static int read_name_list(struct reader *r, const struct json_member *m, const c
 static int read_env_pass(struct reader *r, const struct json_member *m, int unused)
 {
 	return read_name_list(r, m, "\"env.pass\"", procage_policy_env_pass);
+}
+
+static int read_allow_hosts(struct reader *r, const struct json_member *m, int unused)
+{
+	return read_name_list(r, m, "\"allow_hosts\"", procage_policy_allow_host);
 }
 
 static int read_accept(struct reader *r, const struct json_member *m, int unused)
@@ -607,6 +614,7 @@ static const struct key_reader top_keys[] = {
 	{ "version", read_nothing, 0 },      { "paths", read_paths, 0 },
 	{ "network", read_network, 0 },      { "env", read_env, 0 },
 	{ "private_tmp", read_private_tmp, 0 }, { "limits", read_limits, 0 },
+	{ "allow_hosts", read_allow_hosts, 0 },
 	{ "accept", read_accept, 0 },        { "waive", read_waive, 0 },
 	{ "hardlinks", read_hardlinks, 0 },  { "reports", read_reports, 0 },
 	{ "lifetime", read_lifetime, 0 },    { "terminal", read_terminal, 0 },

@@ -598,6 +598,14 @@ static __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void
 		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
 			reaper_fail(plan, PROCAGE_STEP_MOUNTS, -rc, index);
 	}
+	/* In the run's own network namespace, the one thing it can reach. */
+	if (plan->proxy_port) {
+		int listener = namespaces_proxy_listener(plan->proxy_port);
+		if (listener < 0)
+			reaper_fail(plan, PROCAGE_STEP_PROXY, -listener, -1);
+		reaper_send(&r, REAPER_PROXY_LISTENER, 0, listener);
+		close(listener);
+	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 || setsid() < 0)
 		reaper_fail(plan, PROCAGE_STEP_REAPER, errno, -1);
 	sigemptyset(&chld);
@@ -634,6 +642,11 @@ void reaper_handle_release(struct reaper_handle *h)
 	if (h->socket >= 0)
 		close(h->socket); /* if the run still lives, the reaper ends it */
 	h->socket = -1;
+	if (h->proxy_listener >= 0)
+		close(h->proxy_listener);
+	if (h->seccomp_listener >= 0)
+		close(h->seccomp_listener);
+	h->proxy_listener = h->seccomp_listener = -1;
 	if (h->pidfd >= 0) {
 		siginfo_t info;
 		while (waitid(P_PIDFD, (id_t)h->pidfd, &info, WEXITED) < 0 && errno == EINTR)
@@ -673,16 +686,37 @@ static int started_read(struct reaper_handle *h, bool pid_namespace, struct proc
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
 			     .msg_controllen = sizeof control.buf };
 	ssize_t n;
-	do
-		n = recvmsg(h->socket, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof m || m.kind != REAPER_STARTED)
-		return error_set(err, -EIO, "the run's reaper did not report the start (%zd bytes)",
-				 n);
-	int fd = -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	int fd;
+	/* Listeners handed over before the start come first, in order. */
+	for (;;) {
+		mh.msg_controllen = sizeof control.buf;
+		do
+			n = recvmsg(h->socket, &mh, MSG_CMSG_CLOEXEC);
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof m)
+			return error_set(err, -EIO,
+					 "the run's reaper did not report the start (%zd bytes)", n);
+		fd = -1;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof fd);
+		int *slot = m.kind == REAPER_PROXY_LISTENER	? &h->proxy_listener
+			    : m.kind == REAPER_SECCOMP_LISTENER ? &h->seccomp_listener
+								: NULL;
+		if (!slot)
+			break;
+		if (*slot >= 0 || fd < 0) {
+			if (fd >= 0)
+				close(fd);
+			return error_set(err, -EIO, "the run handed over an unexpected listener");
+		}
+		*slot = fd;
+	}
+	if (m.kind != REAPER_STARTED) {
+		if (fd >= 0)
+			close(fd);
+		return error_set(err, -EIO, "the run's reaper did not report the start");
+	}
 	h->target = pid_namespace ? (fd >= 0 ? pidfd_pid(fd) : -1) : m.value;
 	if (fd >= 0)
 		close(fd);
@@ -696,7 +730,8 @@ int reaper_launch(struct plan *plan, int status_read, struct reaper_handle *h,
 	int sv[2], rc = 0;
 	sigset_t all, saved;
 
-	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1 };
+	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1,
+				     .proxy_listener = -1, .seccomp_listener = -1 };
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
 		plan->caller_socket = plan->reaper_socket = -1;
 		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "creating the run's socket");

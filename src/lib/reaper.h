@@ -26,6 +26,10 @@ enum reaper_message_kind {
 			     * every other process of the run is gone */
 	REAPER_SIGNAL = 3,  /* caller -> reaper: forward signal value to the target */
 	REAPER_KILL = 4,    /* caller -> reaper: end the run now */
+	REAPER_PROXY_LISTENER = 5,   /* reaper -> caller: a proxy-only run's listener
+				      * (SCM_RIGHTS), made in the run's network namespace */
+	REAPER_SECCOMP_LISTENER = 6, /* target -> caller, before exec: the listener of
+				      * a reporting filter (SCM_RIGHTS) */
 };
 
 struct reaper_message {
@@ -39,6 +43,8 @@ struct reaper_handle {
 	int pidfd;       /* readable once the reaper, and so the run, is gone */
 	int socket;      /* the caller's end of the run's socket */
 	pid_t target;    /* the target's pid in the caller's PID namespace */
+	int proxy_listener;   /* received before the start, or -1 */
+	int seccomp_listener; /* likewise */
 	void *stacks;    /* the reaper's and the target's stacks */
 	size_t stacks_size;
 };

@@ -68,6 +68,8 @@ static int run_finish(struct procage_run *run, struct procage_error *err)
 	int status = 0;
 	int rc = reaper_status_read(&run->reaper, false, &status);
 	reaper_handle_release(&run->reaper);
+	/* Every process of the run is gone: nothing more to answer or serve. */
+	supervision_stop(&run->supervision);
 	if (run->tmpdir) {
 		tmpdir_remove(run->tmpdir);
 		free(run->tmpdir);
@@ -140,5 +142,22 @@ PROCAGE_API void procage_run_free(struct procage_run *run)
 		reaper_command(&run->reaper, REAPER_KILL, 0);
 		run_finish(run, NULL);
 	}
+	supervision_release(&run->supervision);
 	free(run);
+}
+
+PROCAGE_API int procage_run_reports(const struct procage_run *run, struct procage_report **out,
+				    size_t *n, struct procage_error *err)
+{
+	error_clear(err);
+	if (!run || !out || !n)
+		return error_set(err, -EINVAL, "no run or no place for the reports given");
+	if (!run->supervision.reports_on) {
+		*out = calloc(1, sizeof **out);
+		*n = 0;
+		return *out ? 0 : error_set(err, -ENOMEM, "out of memory");
+	}
+	/* The store is only read here; its lock is the store's own. */
+	int rc = report_store_snapshot((struct report_store *)&run->supervision.reports, out, n);
+	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }

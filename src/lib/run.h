@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "reaper.h"
+#include "supervise.h"
 
 struct procage_run {
 	struct reaper_handle reaper;
@@ -13,6 +14,7 @@ struct procage_run {
 	int status;   /* the target's, in waitpid() form */
 	char *tmpdir; /* removed when the run ends */
 	char *cgroup_dir; /* likewise */
+	struct run_supervision supervision; /* reports and the proxy, while it goes on */
 };
 
 #endif

@@ -56,3 +56,10 @@ int seccomp_program_install(const struct sock_fprog *prog)
 		return 0;
 	return -errno;
 }
+
+int seccomp_program_install_listener(const struct sock_fprog *prog)
+{
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			  prog);
+	return fd < 0 ? -errno : (int)fd;
+}

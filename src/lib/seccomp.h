@@ -48,5 +48,10 @@ void seccomp_program_free(struct sock_fprog *prog);
  * Needs no_new_privs set first. Returns 0 or a negative errno.
  */
 int seccomp_program_install(const struct sock_fprog *prog);
+/*
+ * The same for a report variant: returns the listener the supervisor
+ * answers on (close-on-exec), or a negative errno.
+ */
+int seccomp_program_install_listener(const struct sock_fprog *prog);
 
 #endif

@@ -38,6 +38,7 @@ static const char *const step_names[PROCAGE_STEP__COUNT] = {
 	[PROCAGE_STEP_ID_MAPS] = "id_maps",
 	[PROCAGE_STEP_MOUNTS] = "mounts",
 	[PROCAGE_STEP_PROC] = "proc",
+	[PROCAGE_STEP_PROXY] = "proxy",
 	[PROCAGE_STEP_REAPER] = "reaper",
 	[PROCAGE_STEP_START] = "start",
 	[PROCAGE_STEP_PROCESS_GROUP] = "process_group",
@@ -195,6 +196,19 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	if (rc < 0)
 		goto fail;
 	run->reaper = reaper;
+	/* The listeners are the supervision's from here, also on failure. */
+	if (cage->policy->reports || cage->policy->network == PROCAGE_NET_PROXY) {
+		rc = supervision_start(&run->supervision, cage, reaper.seccomp_listener,
+				       reaper.proxy_listener, o.report_json_path, err);
+		run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
+		if (rc < 0) {
+			run->tmpdir = s.tmpdir;
+			s.tmpdir = NULL;
+			procage_run_free(run);
+			spawn_state_release(&s);
+			return rc;
+		}
+	}
 	run->tmpdir = s.tmpdir;
 	s.tmpdir = NULL;
 	run->cgroup_dir = s.cgroup_dir;

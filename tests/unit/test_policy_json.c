@@ -234,19 +234,19 @@ static const struct refused refused_cases[] = {
 	{ "not an object", "`[]", -EINVAL, "a policy must be an object, not an array" },
 	{ "unknown top-level key", "{\n  \"network\": \"off\",\n  `\"netwrok\": \"on\"\n}", -EINVAL,
 	  "unknown key \"netwrok\" at the top level (known: version, paths, network, env, "
-	  "private_tmp, limits, accept, waive, hardlinks, reports, lifetime, terminal)" },
+	  "private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal)" },
 	{ "unknown key in paths", "{\"paths\": {\n   `\"raed\": []}}", -EINVAL,
 	  "unknown key \"raed\" in \"paths\" (known: read, write, protect, hide, connect)" },
 	{ "control characters in a key are escaped", "{`\"\\u001b]0;x\\u0007\\u0085\": 1}",
 	  -EINVAL,
 	  "unknown key \"\\x1B]0;x\\x07\\u0085\" at the top level (known: version, paths, "
-	  "network, env, private_tmp, limits, accept, waive, hardlinks, reports, lifetime, terminal)" },
+	  "network, env, private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal)" },
 	{ "a long key is cut",
 	  "{`\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	  "aaaaaaaaaaaaaaaaaaaa\": 1}",
 	  -EINVAL,
 	  "unknown key \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"... "
-	  "at the top level (known: version, paths, network, env, private_tmp, limits, accept, waive, hardlinks, reports, lifetime, terminal)" },
+	  "at the top level (known: version, paths, network, env, private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal)" },
 	/* version */
 	{ "version 2", "{\"version\": `2}", -EINVAL,
 	  "unsupported \"version\" 2; this reader knows version 1 only" },
@@ -276,8 +276,8 @@ static const struct refused refused_cases[] = {
 	/* network */
 	{ "network not a string", "{\"network\": `false}", -EINVAL,
 	  "\"network\" must be a string, not a boolean" },
-	{ "unknown network mode", "{\n\t\"network\": `\"proxy\"\n}", -EINVAL,
-	  "unknown network mode \"proxy\"; expected \"off\" or \"on\"" },
+	{ "unknown network mode", "{\n\t\"network\": `\"loopback\"\n}", -EINVAL,
+	  "unknown network mode \"loopback\"; expected \"off\", \"on\" or \"proxy\"" },
 	/* env */
 	{ "env not an object", "{\"env\": `[\"HOME\"]}", -EINVAL,
 	  "\"env\" must be an object, not an array" },
@@ -341,7 +341,7 @@ static const struct refused refused_cases[] = {
 	  "\"limits.cpu.hard\" must be a number or \"unlimited\", not an array" },
 	/* an error after setters succeeded: the partial policy must not leak */
 	{ "error after good rules", "{\"paths\": {\"read\": [\"@T/ro\"]}, \"network\": `\"up\"}",
-	  -EINVAL, "unknown network mode \"up\"; expected \"off\" or \"on\"" },
+	  -EINVAL, "unknown network mode \"up\"; expected \"off\", \"on\" or \"proxy\"" },
 };
 
 static void check_refused(const struct refused *c)

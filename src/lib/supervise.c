@@ -1,0 +1,85 @@
+#include "supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cage.h"
+#include "error.h"
+#include "proxy/proxy.h"
+
+/* A request the proxy refused is a violation report too. */
+static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
+{
+	struct run_supervision *s = ctx;
+	char args[384];
+	snprintf(args, sizeof args, "\"%s\" (untrusted): %d %s", r->host, r->status, r->reason);
+	report_store_add(&s->reports, "proxy", args, 0);
+}
+
+static int proxy_serve(struct run_supervision *s, const struct procage_cage *cage, int listener,
+		       struct procage_error *err)
+{
+	struct proxy_options options = { .report = proxy_refusal_record, .report_ctx = s };
+	s->proxy_listener = listener;
+	return proxy_start(listener, cage->allowlist, &options, &s->proxy, err);
+}
+
+int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
+		      int seccomp_listener, int proxy_listener, const char *json_path,
+		      struct procage_error *err)
+{
+	int rc = 0;
+	memset(s, 0, sizeof *s);
+	s->proxy_listener = -1;
+	s->json_fd = -1;
+	if (json_path &&
+	    (s->json_fd = open(json_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0)
+		rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "opening the report file %s",
+				   json_path);
+	report_store_init(&s->reports, s->json_fd);
+	s->reports_on = true;
+	if (rc == 0 && seccomp_listener >= 0) {
+		rc = notify_start(&s->notify, seccomp_listener, &s->reports, err);
+		seccomp_listener = -1;
+	}
+	if (rc == 0 && proxy_listener >= 0) {
+		rc = proxy_serve(s, cage, proxy_listener, err);
+		proxy_listener = -1;
+	}
+	if (seccomp_listener >= 0)
+		close(seccomp_listener);
+	if (proxy_listener >= 0)
+		close(proxy_listener);
+	if (rc < 0)
+		supervision_release(s);
+	return rc;
+}
+
+void supervision_stop(struct run_supervision *s)
+{
+	if (!s->reports_on || s->stopped)
+		return;
+	s->stopped = true;
+	proxy_stop(s->proxy);
+	s->proxy = NULL;
+	if (s->proxy_listener >= 0)
+		close(s->proxy_listener);
+	s->proxy_listener = -1;
+	notify_stop(&s->notify);
+	report_store_finish(&s->reports);
+	if (s->json_fd >= 0)
+		close(s->json_fd);
+	s->json_fd = -1;
+}
+
+void supervision_release(struct run_supervision *s)
+{
+	if (!s->reports_on)
+		return;
+	supervision_stop(s);
+	report_store_destroy(&s->reports);
+	s->reports_on = false;
+}

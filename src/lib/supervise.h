@@ -1,0 +1,38 @@
+/*
+ * What the caller's process does for a run while it goes on, beyond
+ * waiting: answer and record its refused system calls (violation reports)
+ * and serve its proxy (proxy-only networking).
+ */
+#ifndef PROCAGE_SUPERVISE_H
+#define PROCAGE_SUPERVISE_H
+
+#include "notify.h"
+#include "report.h"
+
+struct procage_cage;
+struct proxy;
+
+struct run_supervision {
+	struct report_store reports;
+	bool reports_on; /* the store is there (until supervision_release) */
+	bool stopped;
+	struct notify_supervisor notify;
+	struct proxy *proxy;
+	int proxy_listener; /* owned while the proxy serves it */
+	int json_fd;        /* report lines, or -1 */
+};
+
+/*
+ * Start supervising: the seccomp listener (or -1) is answered on a thread,
+ * the proxy listener (or -1) served by the cage's allowlist. Both are taken
+ * over, also on failure. json_path, when not NULL, receives JSON lines.
+ */
+int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
+		      int seccomp_listener, int proxy_listener, const char *json_path,
+		      struct procage_error *err);
+/* Once the run has ended: stop, and write the final report lines. */
+void supervision_stop(struct run_supervision *s);
+/* Stop if still going, and free the reports. */
+void supervision_release(struct run_supervision *s);
+
+#endif
