@@ -441,32 +441,45 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	return code;
 }
 
+/*
+ * The policy the options describe, checked against this host. exec mode
+ * turns the private TMPDIR off: nothing would remain to remove it.
+ * Returns 0, or the exit status after the error was reported.
+ */
+static int cage_from_options(const struct run_options *o, bool for_exec,
+			     struct procage_policy **policy, struct procage_cage **cage,
+			     struct procage_error *err)
+{
+	char workdir[PATH_MAX];
+	if (o->cwd) {
+		snprintf(workdir, sizeof workdir, "%s", o->cwd);
+	} else if (!getcwd(workdir, sizeof workdir)) {
+		fprintf(stderr, "procage: cannot find the working directory: %s\n", strerror(errno));
+		return EXIT_PROCAGE_FAILED;
+	}
+	if (policy_build(o, workdir, policy, err) != 0 ||
+	    (for_exec && procage_policy_set_private_tmp(*policy, false, err) != 0) ||
+	    procage_cage_new(*policy, cage, err) != 0) {
+		if (!err->message[0])
+			snprintf(err->message, sizeof err->message, "cannot build the policy");
+		cli_report_error(err, o->json);
+		return EXIT_PROCAGE_FAILED;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
 	struct procage_error err = { 0 };
 	struct procage_policy *policy = NULL;
 	struct procage_cage *cage = NULL;
-	char workdir[PATH_MAX];
 	int rc = run_options_parse(argc, argv, &o);
 
 	if (rc != 0)
 		goto out;
-	if (o.cwd)
-		snprintf(workdir, sizeof workdir, "%s", o.cwd);
-	else if (!getcwd(workdir, sizeof workdir)) {
-		fprintf(stderr, "procage: cannot find the working directory: %s\n", strerror(errno));
-		rc = EXIT_PROCAGE_FAILED;
+	if ((rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
-	}
-	if (policy_build(&o, workdir, &policy, &err) != 0 ||
-	    procage_cage_new(policy, &cage, &err) != 0) {
-		if (!err.message[0])
-			snprintf(err.message, sizeof err.message, "cannot build the policy");
-		cli_report_error(&err, o.json);
-		rc = EXIT_PROCAGE_FAILED;
-		goto out;
-	}
 	rc = run_and_wait(&o, cage, &err);
 out:
 	procage_cage_free(cage);
@@ -488,7 +501,6 @@ int cmd_exec(int argc, char **argv)
 	struct procage_error err = { 0 };
 	struct procage_policy *policy = NULL;
 	struct procage_cage *cage = NULL;
-	char workdir[PATH_MAX];
 	int rc = run_options_parse(argc, argv, &o);
 
 	if (rc != 0)
@@ -497,22 +509,8 @@ int cmd_exec(int argc, char **argv)
 		rc = cli_usage_error("exec: --timeout and --audit need a supervisor (procage run)");
 		goto out;
 	}
-	if (o.cwd)
-		snprintf(workdir, sizeof workdir, "%s", o.cwd);
-	else if (!getcwd(workdir, sizeof workdir)) {
-		fprintf(stderr, "procage: cannot find the working directory: %s\n", strerror(errno));
-		rc = EXIT_PROCAGE_FAILED;
+	if ((rc = cage_from_options(&o, true, &policy, &cage, &err)) != 0)
 		goto out;
-	}
-	if (policy_build(&o, workdir, &policy, &err) != 0 ||
-	    procage_policy_set_private_tmp(policy, false, &err) != 0 ||
-	    procage_cage_new(policy, &cage, &err) != 0) {
-		if (!err.message[0])
-			snprintf(err.message, sizeof err.message, "cannot build the policy");
-		cli_report_error(&err, o.json);
-		rc = EXIT_PROCAGE_FAILED;
-		goto out;
-	}
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command, .cwd = o.cwd };
 	procage_exec(cage, &spawn, &err); /* returns only on failure */
 	cli_report_error(&err, o.json);
