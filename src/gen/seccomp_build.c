@@ -130,6 +130,20 @@ static int add_handoffs(scmp_filter_ctx ctx, struct procage_error *err)
  * The kernel reads the ioctl command as 32 bits: compare only those, so a
  * caller setting upper bits of the register does not slip past.
  */
+/*
+ * A filter of the caged process's own may not bring a listener: if the
+ * supervisor's listener were ever gone while the run lives, a listener
+ * inside the cage would be handed the calls our filter refuses, and could
+ * let them through (R-32). More filters without one stay allowed.
+ */
+static int add_seccomp_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+			     struct procage_error *err)
+{
+	struct scmp_arg_cmp cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+					  SECCOMP_FILTER_FLAG_NEW_LISTENER);
+	return add_rule(ctx, opts, "seccomp", EPERM, 1, &cmp, err);
+}
+
 static int add_ioctl_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
 			   struct procage_error *err)
 {
@@ -297,6 +311,8 @@ int seccomp_build_program(const struct seccomp_options *opts, struct sock_fprog 
 		rc = add_handoffs(ctx, err);
 	if (rc == 0)
 		rc = add_ioctl_rules(ctx, opts, err);
+	if (rc == 0)
+		rc = add_seccomp_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = export_program(ctx, opts, prog, err);
 	seccomp_release(ctx);

@@ -76,6 +76,7 @@ static void write_names(FILE *out)
 		for (size_t i = 0; i < seccomp_n_handoffs; i++)
 			write_name_row(out, arches[a], seccomp_handoffs[i].name);
 		write_name_row(out, arches[a], "ioctl");
+		write_name_row(out, arches[a], "seccomp");
 		for (size_t i = 0; i < seccomp_n_refused_new_calls; i++)
 			fprintf(out, "\t{ 0x%08x, %u, \"%s\" },\n",
 				arches[a] == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : arches[a],

@@ -367,6 +367,15 @@ static void check_namespaces_and_ioctl(int v, const struct abi *abi)
 	       "(TIOCSTI | 0xdead00000000) refused");
 	expect(v, abi, "ioctl", ARGS(0, TIOCLINUX | 0xffffffff00000000ull), RET_EPERM,
 	       "(TIOCLINUX | upper bits) refused");
+	/* A filter of the cage's own may not bring a listener. */
+	expect(v, abi, "seccomp", ARGS(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER),
+	       RET_EPERM, "(NEW_LISTENER) refused");
+	expect(v, abi, "seccomp",
+	       ARGS(SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_TSYNC_ESRCH),
+	       RET_EPERM, "(NEW_LISTENER | TSYNC_ESRCH) refused");
+	expect(v, abi, "seccomp", ARGS(SECCOMP_SET_MODE_FILTER, 0), SECCOMP_RET_ALLOW,
+	       "(a filter without a listener) allowed");
 }
 
 static void test_namespaces_and_ioctl(void)
