@@ -105,7 +105,8 @@ int report_store_snapshot(struct report_store *s, struct procage_report **out, s
 	pthread_mutex_lock(&s->lock);
 	struct procage_report *copy = malloc((s->n ? s->n : 1) * sizeof *copy);
 	if (copy) {
-		memcpy(copy, s->items, s->n * sizeof *copy);
+		if (s->n)
+			memcpy(copy, s->items, s->n * sizeof *copy);
 		*n = s->n;
 	}
 	pthread_mutex_unlock(&s->lock);

@@ -1,0 +1,45 @@
+# procage run --report and --report-json: the system calls the filter
+# refused, exactly, with the process that made them.
+. "$(dirname "$0")/lib.sh"
+
+script='unshare -U true 2>/dev/null; /usr/bin/python3 -c "
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall(425, 1, 0)          # io_uring_setup
+libc.syscall(101, 0, 0, 0, 0)    # ptrace(PTRACE_TRACEME)
+print(os.getpid())
+"'
+"$PROCAGE" run --report -- sh -c "$script" >/dev/null 2>"$work/err"; st=$?
+is "$st" 0 "a run that makes refused calls still ends normally"
+like "$(cat "$work/err")" "procage: 3 refused calls" "the summary counts exactly three refused calls"
+like "$(cat "$work/err")" "refused: unshare\(flags 0x10000000\)" "unshare(CLONE_NEWUSER) is listed"
+# Pids are the caller's view (the run may have a PID namespace of its own):
+# the two calls python made carry one pid, the shell's unshare another.
+py_io=$(sed -n 's/.*refused: io_uring_setup(.*) by pid \([0-9]*\), 1 time/\1/p' "$work/err")
+py_ptrace=$(sed -n 's/.*refused: ptrace(.*) by pid \([0-9]*\), 1 time/\1/p' "$work/err")
+sh_pid=$(sed -n 's/.*refused: unshare(.*) by pid \([0-9]*\), 1 time/\1/p' "$work/err")
+ok $([ -n "$py_io" ] && [ "$py_io" -gt 0 ] && echo 0 || echo 1) "io_uring_setup is listed once, with its process ($py_io)"
+is "$py_ptrace" "$py_io" "ptrace is listed once, with the same process"
+ok $([ -n "$sh_pid" ] && [ "$sh_pid" != "$py_io" ] && echo 0 || echo 1) \
+	"unshare is listed with another process, the one that ran it ($sh_pid)"
+
+"$PROCAGE" run --report-json "$work/r.jsonl" -- sh -c "$script" >/dev/null 2>&1; st=$?
+is "$st" 0 "--report-json runs"
+calls=$(/usr/bin/python3 - "$work/r.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+final = sorted(l["call"] for l in lines if l["final"])
+print(" ".join(final))
+PY
+)
+is "$calls" "io_uring_setup ptrace unshare" "its final JSON lines name exactly the refused calls"
+
+"$PROCAGE" run --report -- true 2>"$work/err"; st=$?
+like "$(cat "$work/err")" "procage: 0 refused calls" "a run that refuses nothing reports nothing"
+
+out=$("$PROCAGE" run -- /usr/bin/python3 -c "
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.syscall(425, 1, 0), ctypes.get_errno())" 2>&1)
+is "$out" "-1 1" "control: without reports the same call is refused with EPERM by the filter itself"
+done_testing
