@@ -59,6 +59,12 @@ struct reaper_handle {
 int reaper_launch(struct plan *plan, int status_read, struct reaper_handle *out,
 		  struct child_failure *failure, struct procage_error *err);
 
+/*
+ * The reaper process's entry point (reaper.c), for reaper_launch's clone:
+ * arg is the plan.
+ */
+int reaper_main(void *arg);
+
 /* Wait until the reaper has exited; release its stacks and descriptors. */
 void reaper_handle_release(struct reaper_handle *h);
 
