@@ -8,6 +8,8 @@
 
 #include "cage.h"
 #include "error.h"
+#include "policy.h"
+#include "proxy/allowlist.h"
 #include "proxy/proxy.h"
 
 /* A request the proxy refused is a violation report too. */
@@ -24,7 +26,17 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 {
 	struct proxy_options options = { .report = proxy_refusal_record, .report_ctx = s };
 	s->proxy_listener = listener;
-	return proxy_start(listener, cage->allowlist, &options, &s->proxy, err);
+	/*
+	 * The run may outlive its cage (procage_cage_free right after the
+	 * spawn is allowed), so the proxy serves a list of its own, built
+	 * from the cage's entries by the same reader.
+	 */
+	const struct procage_policy *p = cage->policy;
+	int rc = allowlist_new((const char *const *)p->allow_hosts, p->n_allow_hosts,
+			       &s->allowlist, err);
+	if (rc < 0)
+		return rc;
+	return proxy_start(listener, s->allowlist, &options, &s->proxy, err);
 }
 
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
@@ -65,6 +77,8 @@ void supervision_stop(struct run_supervision *s)
 	s->stopped = true;
 	proxy_stop(s->proxy);
 	s->proxy = NULL;
+	allowlist_free(s->allowlist);
+	s->allowlist = NULL;
 	if (s->proxy_listener >= 0)
 		close(s->proxy_listener);
 	s->proxy_listener = -1;

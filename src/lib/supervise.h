@@ -18,6 +18,7 @@ struct run_supervision {
 	bool stopped;
 	struct notify_supervisor notify;
 	struct proxy *proxy;
+	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
 	int proxy_listener; /* owned while the proxy serves it */
 	int json_fd;        /* report lines, or -1 */
 };

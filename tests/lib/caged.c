@@ -392,6 +392,7 @@ static void spawn_caged(struct caged_proc *p, struct caged_ws *ws, const struct 
 	    .cwd = ws->rw,
 	    .fds = maps,
 	    .n_fds = n_maps,
+	    .report_json_path = o ? o->report_json_path : NULL,
 	};
 	rc = procage_spawn(cage, &so, &p->run, &err);
 	if (cage != ws->held)

@@ -63,6 +63,7 @@ struct caged_opts {
 	    *fds; /* child_fd 0, 1, 2 are set by the harness unless mapped */
 	size_t n_fds;
 	int timeout_ms; /* 0: 20 s; then the run is killed */
+	const char *report_json_path; /* caged runs: the run's reports as JSON lines here */
 };
 
 enum caged_how {
