@@ -1,0 +1,101 @@
+# Proxy-only networking (--net proxy, --allow-host): real clients in the cage
+# (curl, python3's urllib, git over dumb HTTP) reach a loopback server this
+# test starts through the run's proxy, and a host not on the list gets the
+# refusal. Nothing but 127.0.0.1 is ever contacted.
+. "$(dirname "$0")/lib.sh"
+
+if ! "$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- true 2>"$work/why"; then
+	echo "# SKIP proxy-only networking is refused on this host: $(cat "$work/why")"
+	err=$(cat "$work/why")
+	like "$err" "tier T1|namespaces|Landlock" "a proxy cage is refused naming what is missing"
+	done_testing
+	exit $?
+fi
+
+# A loopback HTTP server with a bounded lifetime, serving $work/site.
+mkdir -p "$work/site"
+echo "page-from-loopback" >"$work/site/index.html"
+port_file="$work/port"
+/usr/bin/python3 - "$port_file" "$work/site" <<'PY' >/dev/null 2>&1 &
+import functools, http.server, sys, threading
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[2])
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), h)
+open(sys.argv[1], "w").write(str(s.server_address[1]))
+threading.Timer(60, s.shutdown).start()
+s.serve_forever()
+PY
+server=$!
+for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+port=$(cat "$port_file")
+
+out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- curl -sS "http://127.0.0.1:$port/" 2>&1)
+is "$out" "page-from-loopback" "curl (no proxy flags) gets the page through the run's proxy"
+
+out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
+	curl -sS --noproxy '' --max-time 5 "http://127.0.0.1:$port/" 2>&1)
+is "$out" "page-from-loopback" "curl told to ignore nothing still goes through the proxy"
+
+out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
+	curl -sS --noproxy '*' --max-time 5 "http://127.0.0.1:$port/" 2>&1); st=$?
+ok $([ $st -ne 0 ] && ! printf '%s' "$out" | grep -q page-from-loopback && echo 0 || echo 1) \
+	"curl bypassing the proxy (--noproxy '*') reaches nothing"
+
+out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
+	curl -sS -p --max-time 5 "http://127.0.0.1:$port/" 2>&1)
+is "$out" "page-from-loopback" "curl through a CONNECT tunnel (-p) gets the page"
+
+out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 --report -- \
+	curl -fsS --max-time 5 "http://127.0.0.1:$port/" 2>&1); st=$?
+ok $([ $st -ne 0 ] && echo 0 || echo 1) "a host not on the list: curl fails"
+like "$out" "curl: \(22\).*403" "with curl's error naming the 403"
+like "$out" "refused: proxy\(\"127.0.0.1:$port\".*403" "and --report lists the proxy refusal"
+ok $(printf '%s' "$out" | grep -q page-from-loopback && echo 1 || echo 0) "and the page never comes"
+
+out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 -- \
+	curl -sS -p --max-time 5 "http://127.0.0.1:$port/" 2>&1); st=$?
+ok $([ $st -ne 0 ] && echo 0 || echo 1) "a CONNECT to a host not on the list fails"
+like "$out" "403" "with the proxy's 403"
+
+json="$work/report.json"
+"$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 --report-json "$json" -- \
+	curl -fsS --max-time 5 "http://0x7f.1:$port/" >/dev/null 2>&1
+like "$(cat "$json" 2>/dev/null)" '"proxy"' "--report-json records the refusal of 0x7f.1 (127.0.0.1)"
+
+err=$("$PROCAGE" run --net proxy -- true 2>&1); st=$?
+is "$st" 125 "--net proxy without --allow-host is refused"
+like "$err" "no allowed host; name the hosts" "with a clear message"
+
+err=$("$PROCAGE" run --net proxy --allow-host '0.0.0.0/0' -- true 2>&1); st=$?
+is "$st" 125 "a too-wide list (0.0.0.0/0) is refused"
+
+urllib='import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode().strip())'
+out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
+	/usr/bin/python3 -c "$urllib" "http://127.0.0.1:$port/" 2>&1)
+is "$out" "page-from-loopback" "python3 urllib (the proxy environment) gets the page"
+out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 -- \
+	/usr/bin/python3 -c "$urllib" "http://127.0.0.1:$port/" 2>&1); st=$?
+ok $([ $st -ne 0 ] && echo 0 || echo 1) "python3 urllib to a host not on the list fails"
+like "$out" "403" "with the 403"
+
+# git over dumb HTTP: a bare repository served by the same loopback server.
+if command -v git >/dev/null 2>&1; then
+	(
+		cd "$work" && git init -q src && cd src &&
+			echo through-the-proxy >file &&
+			git add file && git -c user.name=t -c user.email=t@t commit -qm one &&
+			git clone -q --bare . "$work/site/repo.git" &&
+			git -C "$work/site/repo.git" update-server-info
+	) >/dev/null 2>&1
+	out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
+		sh -c "git clone -q http://127.0.0.1:$port/repo.git clone && cat clone/file" 2>&1)
+	is "$out" "through-the-proxy" "git clones over HTTP through the proxy"
+	out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 -- \
+		git clone -q "http://127.0.0.1:$port/repo.git" clone2 2>&1); st=$?
+	ok $([ $st -ne 0 ] && echo 0 || echo 1) "git clone from a host not on the list fails"
+else
+	echo "# SKIP git is not installed: git over HTTP not tried"
+fi
+
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+done_testing
