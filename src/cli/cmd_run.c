@@ -300,6 +300,20 @@ static int policy_build(const struct run_options *o, const char *workdir,
 	return rc;
 }
 
+/* A list of findings on stderr: {"KEY": text} lines, or PREFIX text lines. */
+static void findings_print(char **findings, bool json, const char *key, const char *prefix)
+{
+	for (size_t i = 0; findings[i]; i++) {
+		if (json) {
+			fprintf(stderr, "{\"%s\":", key);
+			json_write_string(stderr, findings[i]);
+			fputs("}\n", stderr);
+		} else {
+			fprintf(stderr, "%s%s\n", prefix, findings[i]);
+		}
+	}
+}
+
 /* In report mode the hard-link findings are listed, and the run goes on. */
 static void hardlinks_report(const struct procage_cage *cage, bool json)
 {
@@ -309,15 +323,7 @@ static void hardlinks_report(const struct procage_cage *cage, bool json)
 		cli_report_error(&err, json);
 		return;
 	}
-	for (size_t i = 0; findings[i]; i++) {
-		if (json) {
-			fputs("{\"hardlink\":", stderr);
-			json_write_string(stderr, findings[i]);
-			fputs("}\n", stderr);
-		} else {
-			fprintf(stderr, "procage: warning: %s\n", findings[i]);
-		}
-	}
+	findings_print(findings, json, "hardlink", "procage: warning: ");
 	procage_strings_free(findings);
 }
 
@@ -361,15 +367,7 @@ static void audit_print(struct procage_audit *audit, bool json)
 		cli_report_error(&err, json);
 		return;
 	}
-	for (size_t i = 0; findings[i]; i++) {
-		if (json) {
-			fputs("{\"audit\":", stderr);
-			json_write_string(stderr, findings[i]);
-			fputs("}\n", stderr);
-		} else {
-			fprintf(stderr, "procage: audit: %s\n", findings[i]);
-		}
-	}
+	findings_print(findings, json, "audit", "procage: audit: ");
 	if (!findings[0] && !json)
 		fprintf(stderr, "procage: audit: nothing changed in trust-handoff locations\n");
 	procage_strings_free(findings);
