@@ -54,7 +54,7 @@ STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
 CLI := $(BUILD)/procage
 
-.PHONY: all setup demo fuzz deps check check-threat-model tests-built check-fast check-escape check-asan bench install clean format
+.PHONY: all setup demo fuzz fuzz-smoke deps check check-threat-model tests-built check-fast check-escape check-asan bench install clean format
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI)
 
 deps:
@@ -149,6 +149,7 @@ $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 # built with ASan+UBSan.
 check: all $(UNIT_BINS) $(SUITE_BINS)
 	scripts/check-threat-model
+	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 tests-built
 	BUILD=$(BUILD) ASAN_BUILD=build-asan scripts/run-tests all
 
@@ -171,7 +172,8 @@ bench: all $(BENCH_BINS)
 
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 60
-FUZZ_LIB_SRCS := src/lib/json.c src/lib/policy_json.c src/lib/policy.c src/lib/error.c
+FUZZ_LIB_SRCS := src/lib/json.c src/lib/policy_json.c src/lib/policy.c src/lib/error.c \
+	src/lib/classes.c src/lib/proxy/allowlist.c src/lib/proxy/dest.c
 fuzz:
 	@mkdir -p $(BUILD)/fuzz
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
@@ -182,6 +184,16 @@ fuzz:
 		-Iinclude -iquote src/lib tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
 		src/lib/proxy/allowlist.c src/lib/error.c -o $(BUILD)/fuzz/fuzz_allowlist
 	$(BUILD)/fuzz/fuzz_allowlist -max_total_time=$(FUZZ_SECONDS)
+
+# A bounded run of every fuzz target, part of make check (clang needed).
+fuzz-smoke:
+	@mkdir -p $(BUILD)
+	@if command -v clang >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10 >$(BUILD)/fuzz.log 2>&1; rc=$$?; \
+		grep -E '^Done|ERROR|SUMMARY' $(BUILD)/fuzz.log; exit $$rc; \
+	else \
+		echo "fuzz-smoke: SKIPPED LOUDLY: clang is missing (make deps installs it); the fuzz targets did not run"; \
+	fi
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)

@@ -160,10 +160,3 @@ PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 	*changes = list;
 	return 0;
 }
-
-PROCAGE_API void procage_strings_free(char **strings)
-{
-	for (size_t i = 0; strings && strings[i]; i++)
-		free(strings[i]);
-	free(strings);
-}

@@ -464,3 +464,10 @@ fail:
 	procage_policy_free(p);
 	return NULL;
 }
+
+PROCAGE_API void procage_strings_free(char **strings)
+{
+	for (size_t i = 0; strings && strings[i]; i++)
+		free(strings[i]);
+	free(strings);
+}
