@@ -131,9 +131,10 @@ $(BUILD)/tests/kernel_facts: tests/kernel_facts.c $(wildcard tests/facts/*.[ch] 
 
 # The probe runs inside cages; it is kept free of sanitizers so that the
 # escapes it attempts are the only thing measured.
-$(BUILD)/tests/probe: tests/probe.c
+PROBE_SRCS := tests/probe.c $(sort $(wildcard tests/probe/*.c))
+$(BUILD)/tests/probe: $(PROBE_SRCS) tests/probe/probe.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -o $@ $<
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -o $@ $(PROBE_SRCS)
 
 $(BUILD)/tests/without_userns: tests/without_userns.c
 	@mkdir -p $(dir $@)
