@@ -206,6 +206,14 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		procage.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/procage.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+	scripts/apparmor-profile install $(BINDIR) $(DESTDIR)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/procage $(DESTDIR)$(INCLUDEDIR)/procage.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/procage.pc $(DESTDIR)$(LIBDIR)/libprocage.a \
+		$(DESTDIR)$(LIBDIR)/libprocage.so $(DESTDIR)$(LIBDIR)/libprocage.so.$(SOVERSION) \
+		$(DESTDIR)$(LIBDIR)/libprocage.so.$(VERSION)
+	scripts/apparmor-profile uninstall $(DESTDIR)
 
 format:
 	clang-format -i include/*.h src/lib/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c

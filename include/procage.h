@@ -379,6 +379,14 @@ struct procage_host_facts {
 /* Measured once per process, then returned from memory. */
 PROCAGE_API int procage_host_facts(struct procage_host_facts *out, struct procage_error *err);
 PROCAGE_API const char *procage_tier_name(int tier);
+/*
+ * Why this host is tier T2 and what would give it tier T1 (AppArmor's
+ * restriction of user namespaces and the profile that lifts it, a sysctl
+ * that switches them off, a container's seccomp filter, ...), as one
+ * sentence in buf. Returns the text's length (like snprintf: it may be
+ * longer than size - 1), 0 on a host that is not tier T2.
+ */
+PROCAGE_API size_t procage_host_tier_hint(char *buf, size_t size);
 
 /* ---- cage ------------------------------------------------------------ */
 

@@ -43,15 +43,11 @@ static void facts_print_human(const struct procage_host_facts *f)
 	if (f->cgroup_why[0])
 		printf("  ... why not       %s\n", f->cgroup_why);
 	printf("tier                %s\n", procage_tier_name(f->tier));
-	if (f->tier == PROCAGE_TIER_T2 && f->apparmor_restricts_userns)
-		printf("hint: unprivileged user namespaces are restricted by AppArmor "
-		       "(kernel.apparmor_restrict_unprivileged_userns=1), so this host is tier T2\n");
-	else if (f->tier == PROCAGE_TIER_T2)
-		printf("hint: user namespaces cannot be used here (%s), so this host is tier T2\n",
-		       f->userns_errno ? strerror(f->userns_errno) : "refused");
+	char hint[1024];
+	if (procage_host_tier_hint(hint, sizeof hint) > 0)
+		printf("hint: %s\n", hint);
 	if (f->tier == PROCAGE_TIER_UNSUPPORTED)
 		printf("hint: procage needs Landlock and seccomp filters; no cage can be made here\n");
-
 }
 
 static void facts_print_json(const struct procage_host_facts *f)
@@ -69,6 +65,11 @@ static void facts_print_json(const struct procage_host_facts *f)
 	       f->pidns_private_proc ? "true" : "false", f->cgroup_memory ? "true" : "false",
 	       f->cgroup_pids ? "true" : "false");
 	json_write_string(stdout, procage_tier_name(f->tier));
+	char hint[1024];
+	if (procage_host_tier_hint(hint, sizeof hint) > 0) {
+		printf(",\"tier_hint\":");
+		json_write_string(stdout, hint);
+	}
 	printf("}\n");
 }
 

@@ -52,6 +52,10 @@ static const char *error_hint(const struct procage_error *err)
 	if (f.landlock_abi == 0)
 		return "this kernel was built without CONFIG_SECURITY_LANDLOCK; procage needs "
 		       "Linux 6.2 or later with Landlock";
+	/* What tier T2 cannot enforce: say why the host is T2 and how to get T1. */
+	static char tier_hint[1024];
+	if (f.tier == PROCAGE_TIER_T2 && procage_host_tier_hint(tier_hint, sizeof tier_hint) > 0)
+		return tier_hint;
 	return NULL;
 }
 
