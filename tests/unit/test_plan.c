@@ -248,12 +248,43 @@ static void test_plan(void)
 	procage_policy_free(p);
 }
 
+/* A policy that grants no path ("{}"): the plan has no grant to copy (UBSan saw a NULL copy). */
+static void test_plan_no_grants(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = NULL;
+	struct procage_cage *c = NULL;
+	char *argv[] = { "true", NULL };
+	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv };
+	struct plan plan;
+	int pipe_fds[2];
+
+	int rc = procage_policy_from_json_text("{}", "empty", &p, &err);
+	if (rc == 0)
+		rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0 && c->n_grants == 0, "a policy granting no path makes a cage with no grant: %s",
+	       rc ? err.message : "ok");
+	if (rc == 0) {
+		pipe2(pipe_fds, O_CLOEXEC);
+		rc = plan_build(c, &o, NULL, pipe_fds[1], &plan, &err);
+		tap_ok(rc == 0 && plan.landlock_fd >= 0,
+		       "its plan is built, with a ruleset that grants nothing: %s",
+		       rc ? err.message : "ok");
+		if (rc == 0)
+			plan_release(&plan);
+		close(pipe_fds[0]);
+	}
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
 int main(void)
 {
 	workspace_make();
 	test_cage_grants();
 	test_deny_inside_grant();
 	test_plan();
+	test_plan_no_grants();
 	test_private_tmp_base();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();
