@@ -287,6 +287,12 @@ PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 				   struct procage_policy **fitted, char ***changes,
 				   struct procage_error *err);
 PROCAGE_API void procage_strings_free(char **strings);
+/*
+ * Free memory the library handed out as a plain block (the text of
+ * procage_policy_to_json, the array of procage_run_reports). NULL is
+ * accepted. Use it rather than free(): a binding may load another C library.
+ */
+PROCAGE_API void procage_free(void *memory);
 
 /* ---- handoff audit ---------------------------------------------------- */
 

@@ -465,6 +465,12 @@ fail:
 	return NULL;
 }
 
+/* The library's allocator, so a binding never pairs our memory with another free. */
+PROCAGE_API void procage_free(void *memory)
+{
+	free(memory);
+}
+
 PROCAGE_API void procage_strings_free(char **strings)
 {
 	for (size_t i = 0; strings && strings[i]; i++)

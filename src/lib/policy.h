@@ -64,6 +64,13 @@ enum policy_approximation {
 
 const char *policy_approximation_name(enum policy_approximation a);
 
+/*
+ * The top-level keys the JSON reader takes, i from 0 until NULL: the
+ * writer must write each of them, or a policy would not survive its
+ * own JSON (a test holds the two together).
+ */
+const char *policy_json_key(size_t i);
+
 /* A deep copy, for the cage to keep; NULL when out of memory. */
 struct procage_policy *policy_copy(const struct procage_policy *policy);
 const char *policy_access_name(enum procage_access access);

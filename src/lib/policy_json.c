@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "json.h"
+#include "policy.h"
 
 struct reader {
 	const char *name; /* what messages call the input */
@@ -619,6 +620,11 @@ static const struct key_reader top_keys[] = {
 	{ "hardlinks", read_hardlinks, 0 },  { "reports", read_reports, 0 },
 	{ "lifetime", read_lifetime, 0 },    { "terminal", read_terminal, 0 },
 };
+
+const char *policy_json_key(size_t i)
+{
+	return i < N_KEYS(top_keys) ? top_keys[i].key : NULL;
+}
 
 static int read_policy(struct reader *r, const struct json_value *root)
 {
