@@ -20,6 +20,7 @@
 #include "host.h"
 #include "paths.h"
 #include "proxy/allowlist.h"
+#include "rlimits.h"
 #include "seccomp.h"
 
 static int host_refusal(const struct procage_host_facts *f, struct procage_error *err)
@@ -322,6 +323,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		rc = terminal_refusal(policy, err);
 	if (rc == 0)
 		rc = cgroup_refusal(policy, f, err);
+	if (rc == 0)
+		rc = rlimits_refusal(policy, f->tier, err);
 	if (rc < 0)
 		return rc;
 

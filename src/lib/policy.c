@@ -40,6 +40,14 @@ PROCAGE_API int procage_rlimit_from_name(const char *name)
 	return -EINVAL;
 }
 
+const char *policy_rlimit_name(int resource)
+{
+	for (size_t i = 0; i < sizeof rlimit_names / sizeof rlimit_names[0]; i++)
+		if (rlimit_names[i].resource == resource)
+			return rlimit_names[i].name;
+	return "unknown";
+}
+
 const char *policy_access_name(enum procage_access access)
 {
 	switch (access) {
@@ -245,8 +253,9 @@ PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *p, int resource
 		return error_set(err, -EINVAL, "unknown resource limit %d", resource);
 	if (soft > hard)
 		return error_set(err, -EINVAL,
-				 "resource limit %d: soft limit %llu is above hard limit %llu",
-				 resource, (unsigned long long)soft, (unsigned long long)hard);
+				 "resource limit %s: soft limit %llu is above hard limit %llu",
+				 policy_rlimit_name(resource), (unsigned long long)soft,
+				 (unsigned long long)hard);
 	p->rlimits[resource] = (struct policy_rlimit){ true, soft, hard };
 	return 0;
 }

@@ -74,5 +74,7 @@ const char *policy_json_key(size_t i);
 /* A deep copy, for the cage to keep; NULL when out of memory. */
 struct procage_policy *policy_copy(const struct procage_policy *policy);
 const char *policy_access_name(enum procage_access access);
+/* The name of an RLIMIT_* ("nofile"), as the policy and --limit spell it, or "unknown". */
+const char *policy_rlimit_name(int resource);
 
 #endif

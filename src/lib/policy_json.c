@@ -465,10 +465,12 @@ static int read_cgroup_limit(struct reader *r, const struct json_member *m,
 	uint64_t value;
 	char what[64];
 	snprintf(what, sizeof what, "\"limits.%s\"", m->key);
-	if (m->value->type != JSON_NUMBER || json_number_to_u64(m->value, &value) < 0)
+	/* 0 is refused, not read as "no limit": leaving the key out says that. */
+	if (m->value->type != JSON_NUMBER || json_number_to_u64(m->value, &value) < 0 ||
+	    value == 0)
 		return fail_value(r, m->value, -EINVAL,
-				  "%s is a limit of the whole run: a whole number (%s)", what,
-				  limit == PROCAGE_CGROUP_MEMORY ? "bytes" : "processes");
+				  "%s is a limit of the whole run: a whole number above 0 (%s)",
+				  what, limit == PROCAGE_CGROUP_MEMORY ? "bytes" : "processes");
 	int rc = procage_policy_set_cgroup_limit(r->policy, limit, value, &inner);
 	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
 }

@@ -73,8 +73,8 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 				     step, plan->fds[f->index].parent_fd,
 				     plan->fds[f->index].child_fd);
 	if (f->step == PROCAGE_STEP_RLIMITS && f->index >= 0)
-		return error_set_sys(err, f->err, f->step, "step %s: setting resource limit %d",
-				     step, plan->rlimits[f->index].resource);
+		return error_set_sys(err, f->err, f->step, "step %s: setting resource limit %s",
+				     step, policy_rlimit_name(plan->rlimits[f->index].resource));
 	if (f->step == PROCAGE_STEP_MOUNTS && f->index >= 0)
 		return error_set_sys(err, f->err, f->step, "step %s: %s %s", step,
 				     plan->mounts[f->index].kind == PLAN_MOUNT_READ_ONLY

@@ -278,6 +278,47 @@ static void test_plan_no_grants(void)
 	procage_policy_free(p);
 }
 
+/*
+ * A hard limit above the caller's own: on T1 no process of the run may
+ * raise it, so the cage is refused and names the limit; a limit within
+ * the caller's is accepted (control).
+ */
+static void test_rlimit_refusal(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = procage_policy_new();
+	struct procage_cage *c = NULL;
+	struct rlimit now;
+	getrlimit(RLIMIT_NOFILE, &now);
+	procage_policy_set_private_tmp(p, false, &err);
+	procage_policy_set_rlimit(p, RLIMIT_NOFILE, now.rlim_cur, now.rlim_max, &err);
+	int rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0, "a nofile limit within the caller's own is accepted: %s",
+	       rc ? err.message : "ok");
+	procage_cage_free(c);
+	c = NULL;
+	if (now.rlim_max == RLIM_INFINITY) {
+		tap_skip("the caller's nofile hard limit is unlimited: nothing lies above it");
+		procage_policy_free(p);
+		return;
+	}
+	procage_policy_set_rlimit(p, RLIMIT_NOFILE, now.rlim_cur, now.rlim_max + 1, &err);
+	rc = procage_cage_new(p, &c, &err);
+	struct procage_host_facts f;
+	procage_host_facts(&f, NULL);
+	if (f.tier == PROCAGE_TIER_T1)
+		tap_ok(rc == -EPERM && strstr(err.message, "resource limit nofile") &&
+			       strstr(err.message, "user namespace"),
+		       "on T1 a hard limit above the caller's is refused, by name: %s", err.message);
+	else
+		tap_ok(rc == 0 || (rc == -EPERM && strstr(err.message, "resource limit nofile")),
+		       "on T2 a hard limit above the caller's is refused by name unless the "
+		       "caller may raise it: %s",
+		       rc ? err.message : "accepted");
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
 int main(void)
 {
 	workspace_make();
@@ -285,6 +326,7 @@ int main(void)
 	test_deny_inside_grant();
 	test_plan();
 	test_plan_no_grants();
+	test_rlimit_refusal();
 	test_private_tmp_base();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();
