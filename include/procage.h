@@ -253,6 +253,14 @@ PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *policy,
 						enum procage_cgroup_limit limit, uint64_t value,
 						struct procage_error *err);
 
+/*
+ * The limit the policy sets for resource: 0 and its values, -ENOENT when
+ * it sets none (the child keeps the caller's), -EINVAL for no policy or an
+ * unknown resource.
+ */
+PROCAGE_API int procage_policy_get_rlimit(const struct procage_policy *policy, int resource,
+					  uint64_t *soft, uint64_t *hard);
+
 /* The RLIMIT_* number of a name ("nofile", "as", "cpu", ...), or -EINVAL. */
 PROCAGE_API int procage_rlimit_from_name(const char *name);
 

@@ -335,6 +335,8 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		rc = flag_apply(*out, &o->flags[i], err);
 	if (rc == 0 && o->no_private_tmp)
 		rc = procage_policy_set_private_tmp(*out, false, err);
+	if (rc == 0)
+		rc = cli_nofile_prepare(*out, err);
 	return rc;
 }
 

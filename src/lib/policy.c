@@ -260,6 +260,20 @@ PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *p, int resource
 	return 0;
 }
 
+PROCAGE_API int procage_policy_get_rlimit(const struct procage_policy *p, int resource,
+					  uint64_t *soft, uint64_t *hard)
+{
+	if (!p || resource < 0 || resource >= RLIM_NLIMITS)
+		return -EINVAL;
+	if (!p->rlimits[resource].set)
+		return -ENOENT;
+	if (soft)
+		*soft = p->rlimits[resource].soft;
+	if (hard)
+		*hard = p->rlimits[resource].hard;
+	return 0;
+}
+
 static int env_list_copy(const struct policy_env_var *src, size_t n, struct policy_env_var **dst,
 			 size_t *dst_n)
 {

@@ -46,6 +46,22 @@ else
 	fi
 fi
 
+# procage serves a proxy-only run's connections from its own descriptors:
+# it raises its soft limit to the hard one, while the command keeps the
+# limit procage was started with. The command says it is running through a
+# FIFO; procage's limit is read from outside while it waits on another.
+hard=$(ulimit -Hn)
+mkfifo "$work/ws/ready" "$work/ws/go"
+(ulimit -Sn 128 && exec "$PROCAGE" run -- sh -c 'ulimit -Sn >ready; cat go >/dev/null') &
+pid=$!
+read -r inside <"$work/ws/ready"
+outside=$(awk '/^Max open files/ {print $4}' "/proc/$pid/limits")
+echo go >"$work/ws/go"
+wait $pid; st=$?
+is "$st" 0 "a run started with a soft descriptor limit of 128 ends well"
+is "$inside" 128 "the command keeps the soft limit procage was started with"
+is "$outside" "$hard" "procage itself serves the run with its soft limit raised to the hard one"
+
 err=$("$PROCAGE" run --timeout 1e10 -- true 2>&1); st=$?
 is "$st" 2 "--timeout 1e10 is a usage error"
 like "$err" "--timeout 1e10: at most [0-9]+ seconds" "saying the most it takes"
