@@ -36,7 +36,7 @@ static int fit_print(const struct procage_policy *fitted, char **changes, bool j
 			printf("  - %s\n", changes[i]);
 		printf("the fitted policy:\n%s", text);
 	}
-	free(text);
+	procage_free(text);
 	return 0;
 }
 

@@ -395,7 +395,7 @@ static void reports_print(const struct procage_run *run, bool json)
 				r[i].count == 1 ? "" : "s");
 		}
 	}
-	free(r);
+	procage_free(r);
 }
 
 /* The handoff audit's findings, after the run: one line each. */

@@ -109,8 +109,20 @@ static void *array_grow(void *array, size_t *n, size_t elem_size)
 	return grown;
 }
 
-PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
-				     enum procage_access access, struct procage_error *err)
+/* The bytes of s's first characters within max bytes: never half a UTF-8 character. */
+static int utf8_prefix_len(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+	if (n <= max)
+		return (int)n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return (int)n;
+}
+
+PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path, int access,
+				     struct procage_error *err)
 {
 	struct stat st;
 
@@ -123,7 +135,8 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 		return error_set(err, -EINVAL, "path %s is relative; rules take absolute paths",
 				 path);
 	if (strlen(path) >= 4096)
-		return error_set(err, -ENAMETOOLONG, "path %.64s... is too long", path);
+		return error_set(err, -ENAMETOOLONG, "path %.*s... is too long",
+				 utf8_prefix_len(path, 64), path);
 	if (stat(path, &st) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
 				     policy_access_name(access), path);
@@ -132,7 +145,7 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 	if (p->n_paths >= POLICY_MAX_PATHS)
 		return error_set(err, -E2BIG, "too many path rules (at most %d)", POLICY_MAX_PATHS);
 	for (size_t i = 0; i < p->n_paths; i++)
-		if (strcmp(p->paths[i].path, path) == 0 && p->paths[i].access != access)
+		if (strcmp(p->paths[i].path, path) == 0 && (int)p->paths[i].access != access)
 			return error_set(err, -EINVAL,
 					 "conflicting rules for %s: %s and %s", path,
 					 policy_access_name(p->paths[i].access),
@@ -152,7 +165,7 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 	return 0;
 }
 
-PROCAGE_API int procage_policy_set_network(struct procage_policy *p, enum procage_network mode,
+PROCAGE_API int procage_policy_set_network(struct procage_policy *p, int mode,
 					   struct procage_error *err)
 {
 	error_clear(err);
@@ -233,13 +246,13 @@ PROCAGE_API int procage_policy_env_set(struct procage_policy *p, const char *nam
 	return env_list_put(&p->env_set, &p->n_env_set, name, value, err);
 }
 
-PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *p, bool on,
+PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *p, int on,
 					       struct procage_error *err)
 {
 	error_clear(err);
 	if (!p)
 		return error_set(err, -EINVAL, "no policy given");
-	p->private_tmp = on;
+	p->private_tmp = on != 0;
 	return 0;
 }
 
@@ -327,7 +340,7 @@ PROCAGE_API int procage_policy_waive(struct procage_policy *p, const char *name,
 	return 0;
 }
 
-PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *p, enum procage_hardlinks mode,
+PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *p, int mode,
 					     struct procage_error *err)
 {
 	error_clear(err);
@@ -386,8 +399,7 @@ PROCAGE_API int procage_policy_allow_host(struct procage_policy *p, const char *
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
 
-PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p,
-					    enum procage_lifetime lifetime,
+PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p, int lifetime,
 					    struct procage_error *err)
 {
 	error_clear(err);
@@ -399,9 +411,8 @@ PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p,
 	return 0;
 }
 
-PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *p,
-						enum procage_cgroup_limit limit, uint64_t value,
-						struct procage_error *err)
+PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *p, int limit,
+						uint64_t value, struct procage_error *err)
 {
 	error_clear(err);
 	if (!p)
@@ -423,8 +434,7 @@ PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *p,
 }
 
 /* A new pseudo-terminal is a valid request; the cage refuses it (not supported). */
-PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p,
-					    enum procage_terminal terminal,
+PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p, int terminal,
 					    struct procage_error *err)
 {
 	error_clear(err);
@@ -436,13 +446,13 @@ PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p,
 	return 0;
 }
 
-PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, bool on,
+PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, int on,
 					   struct procage_error *err)
 {
 	error_clear(err);
 	if (!p)
 		return error_set(err, -EINVAL, "no policy given");
-	p->reports = on;
+	p->reports = on != 0;
 	return 0;
 }
 
