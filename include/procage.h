@@ -60,10 +60,13 @@
  * starts short-lived child processes to measure the kernel and reaps them.
  *
  * Environment. The library reads the calling process's environment:
- *   HOME             the home of the hard-deny classes and of the default
- *                    policy, and "~/" in JSON policy paths
+ *   HOME             the home of the hard-deny classes and "~/" in JSON
+ *                    policy paths, unless procage_policy_set_home gives one;
+ *                    the default policy's readable home and the check that
+ *                    its working directory does not contain it
  *   XDG_RUNTIME_DIR  where the user's service sockets are (service-handoff)
- *   TMPDIR           where private temporary directories are made (else /tmp)
+ *   TMPDIR           where private temporary directories are made (else
+ *                    /tmp), unless procage_policy_set_tmp_base gives a base
  *   PROCAGE_CGROUP_PARENT  the cgroup v2 directory under which runs' cgroups
  *                    are made, instead of the one found
  *   environ          the child's environment, filtered, when the spawn options
@@ -251,6 +254,22 @@ PROCAGE_API int procage_policy_set_terminal(struct procage_policy *policy, int t
  */
 PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, int on,
 					       struct procage_error *err) PROCAGE_NONNULL(1);
+/*
+ * The home directory whose secrets, startup files and the like the
+ * hard-deny classes cover, and that "~/" in a JSON policy names, instead
+ * of the calling process's $HOME (a harness running for another user, or
+ * with a HOME of its own). The temporary-directory base: where each run's
+ * private temporary directory is made, instead of $TMPDIR or /tmp; no
+ * grant may reach it. Either must be an absolute path to an existing
+ * directory; NULL goes back to the environment. (procage_policy_new_default
+ * still grants reading $HOME: build the policy with the setters to grant
+ * another.) Escape classes: every class under the home; R-10.
+ */
+PROCAGE_API int procage_policy_set_home(struct procage_policy *policy, const char *home,
+					struct procage_error *err) PROCAGE_NONNULL(1);
+PROCAGE_API int procage_policy_set_tmp_base(struct procage_policy *policy, const char *base,
+					    struct procage_error *err) PROCAGE_NONNULL(1);
+
 /*
  * resource is RLIMIT_*; the child's soft and hard limits. Escape classes:
  * none (denial of service beyond these limits is out of scope).

@@ -95,6 +95,8 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	env_vars_free(p->env_set, p->n_env_set);
 	procage_strings_free(p->hardlink_exempt);
 	procage_strings_free(p->allow_hosts);
+	free(p->home);
+	free(p->tmp_base);
 	free(p);
 }
 
@@ -456,11 +458,57 @@ PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, int on,
 	return 0;
 }
 
+const char *policy_home(const struct procage_policy *p)
+{
+	return p->home ? p->home : getenv("HOME");
+}
+
+/* An absolute path to an existing directory, kept as given; NULL clears it. */
+static int directory_set(char **field, const char *what, const char *path,
+			 struct procage_error *err)
+{
+	struct stat st;
+	char *copy = NULL;
+	if (path && path[0] != '/')
+		return error_set(err, -EINVAL, "%s %s is relative; it must be an absolute path",
+				 what, path);
+	if (path && stat(path, &st) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s %s", what, path);
+	if (path && !S_ISDIR(st.st_mode))
+		return error_set(err, -ENOTDIR, "%s %s is not a directory", what, path);
+	if (path && !(copy = strdup(path)))
+		return error_set(err, -ENOMEM, "out of memory");
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+PROCAGE_API int procage_policy_set_home(struct procage_policy *p, const char *home,
+					struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	return directory_set(&p->home, "home", home, err);
+}
+
+PROCAGE_API int procage_policy_set_tmp_base(struct procage_policy *p, const char *base,
+					    struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	return directory_set(&p->tmp_base, "temporary-directory base", base, err);
+}
+
 struct procage_policy *policy_copy(const struct procage_policy *src)
 {
 	struct procage_policy *p = procage_policy_new();
 	if (!p)
 		return NULL;
+	if ((src->home && !(p->home = strdup(src->home))) ||
+	    (src->tmp_base && !(p->tmp_base = strdup(src->tmp_base))))
+		goto fail;
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
 	p->lifetime = src->lifetime;

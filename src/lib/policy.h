@@ -44,6 +44,8 @@ struct procage_policy {
 	char **hardlink_exempt; /* canonical subtrees, NULL-terminated */
 	size_t n_hardlink_exempt;
 	bool reports;
+	char *home;     /* the home of the classes and of "~/", or NULL: $HOME */
+	char *tmp_base; /* where private temporary directories go, or NULL: $TMPDIR, /tmp */
 	unsigned waived_classes; /* 1 << enum class_id */
 	unsigned accepted;       /* 1 << enum policy_approximation */
 };
@@ -70,6 +72,9 @@ const char *policy_approximation_name(enum policy_approximation a);
  * own JSON (a test holds the two together).
  */
 const char *policy_json_key(size_t i);
+
+/* The policy's home, else the calling process's $HOME (may be NULL). */
+const char *policy_home(const struct procage_policy *policy);
 
 /* A deep copy, for the cage to keep; NULL when out of memory. */
 struct procage_policy *policy_copy(const struct procage_policy *policy);

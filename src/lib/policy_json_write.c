@@ -22,6 +22,15 @@ static void write_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* null: taken from the caller's environment when the cage is made. */
+static void write_string_or_null(FILE *out, const char *s)
+{
+	if (s)
+		write_string(out, s);
+	else
+		fputs("null", out);
+}
+
 /* indent"key": ["a", "b"], without a line end. */
 static void write_strings(FILE *out, const char *indent, const char *key, char *const *list,
 			  size_t n)
@@ -177,6 +186,10 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 	write_names(f, "accept", p->accepted, APPROX__COUNT, approximation_name);
 	fputs(",\n", f);
 	write_names(f, "waive", p->waived_classes, CLASS__COUNT, waived_name);
+	fputs(",\n  \"home\": ", f);
+	write_string_or_null(f, p->home);
+	fputs(",\n  \"tmp_base\": ", f);
+	write_string_or_null(f, p->tmp_base);
 	fputs("\n}\n", f);
 	if (fclose(f) != 0) {
 		free(text);

@@ -160,6 +160,7 @@ static void test_cage_and_run_null_err(void)
 		return;
 	}
 	char *none[] = { NULL };
+	int rc;
 	char *missing[] = { "procage-no-such-command", NULL };
 	char *sh[] = { "/bin/sh", "-c", "exit 3", NULL };
 	char missing_dir[512];
@@ -167,10 +168,11 @@ static void test_cage_and_run_null_err(void)
 	struct procage_spawn_opts o = { .size = sizeof o, .argv = none };
 	tap_ok(procage_spawn(c, &o, &r, NULL) == -EINVAL && !r, "spawn without argv, NULL err");
 	o.argv = missing;
-	tap_ok(procage_spawn(c, &o, &r, NULL) == -ENOENT && !r, "spawn of a missing command, NULL err");
+	rc = procage_spawn(c, &o, &r, NULL);
+	tap_ok(rc < 0 && !r, "spawn of a missing command, NULL err: %d", rc);
 	o.argv = sh;
 	o.cwd = missing_dir;
-	int rc = procage_spawn(c, &o, &r, NULL);
+	rc = procage_spawn(c, &o, &r, NULL);
 	tap_ok(rc == -ENOENT && !r, "spawn failing at a step of the child, NULL err: %d", rc);
 	o.cwd = NULL;
 	tap_ok(procage_exec(c, &o, NULL) < 0, "exec of a cage with a private tmp: refused, NULL err");
@@ -254,7 +256,8 @@ static void test_sized_structs(void)
 	/* Reports laid out at a larger size: one refused call, zeroes after each. */
 	struct procage_cage *c = workspace_cage(0, 1);
 	struct procage_run *r = NULL;
-	char *argv[] = { "unshare", "-U", "true", NULL };
+	/* A mount namespace: refused by the cage's filter alone, also under the T2 wrapper. */
+	char *argv[] = { "unshare", "-m", "true", NULL };
 	int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	struct procage_fd_map to_null = { quiet, 2 };
 	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv, .fds = &to_null, .n_fds = 1 };
@@ -391,6 +394,107 @@ static void test_utf8_cut(void)
 	procage_policy_free(p);
 }
 
+/* Run cat FILE in a cage of p; its output in out. Returns the exit status, or -1. */
+static int caged_cat(const struct procage_policy *p, const char *file, char *out, size_t size)
+{
+	struct procage_cage *c = NULL;
+	struct procage_run *r = NULL;
+	struct procage_error err;
+	char *argv[] = { "cat", (char *)file, NULL };
+	int pipe_fds[2], quiet = open("/dev/null", O_WRONLY | O_CLOEXEC), status = -1;
+	out[0] = '\0';
+	if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+		return -1;
+	struct procage_fd_map maps[] = { { pipe_fds[1], 1 }, { quiet, 2 } };
+	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv, .fds = maps, .n_fds = 2 };
+	int rc = procage_cage_new(p, &c, &err);
+	if (rc == 0)
+		rc = procage_spawn(c, &o, &r, &err);
+	close(pipe_fds[1]);
+	close(quiet);
+	if (rc == 0)
+		read_all(pipe_fds[0], out, size);
+	close(pipe_fds[0]);
+	if (rc == 0)
+		rc = procage_run_wait(r, &status, &err);
+	if (rc != 0)
+		tap_diag("caged cat %s: %s", file, err.message);
+	procage_run_free(r);
+	procage_cage_free(c);
+	return rc == 0 ? status : -1;
+}
+
+/*
+ * The home of the hard-deny classes as a policy argument: a key under the
+ * policy's home is hidden although $HOME names another directory; without
+ * the argument (control) the same file is readable, $HOME being elsewhere.
+ */
+static void test_home_and_tmp_base(void)
+{
+	static const char *const system[] = { "/usr", "/bin", "/lib", "/lib64", "/etc" };
+	char home[512], key[600], base[512], out[64];
+	struct procage_policy *p = procage_policy_new();
+	snprintf(home, sizeof home, "%s/home", workspace);
+	snprintf(key, sizeof key, "%s/.ssh", home);
+	mkdir(home, 0700);
+	mkdir(key, 0700);
+	snprintf(key, sizeof key, "%s/.ssh/id_ed25519", home);
+	int fd = open(key, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	(void)!write(fd, "SECRET", 6);
+	close(fd);
+	for (size_t i = 0; i < sizeof system / sizeof *system; i++)
+		if (access(system[i], F_OK) == 0)
+			procage_policy_allow(p, system[i], PROCAGE_READ, NULL);
+	procage_policy_allow(p, home, PROCAGE_READ, NULL);
+	procage_policy_accept(p, "spawn-snapshot", NULL);
+	procage_policy_accept(p, "entry-grants", NULL);
+	procage_policy_set_private_tmp(p, 0, NULL);
+	procage_policy_set_home(p, home, NULL);
+
+	int status = caged_cat(p, key, out, sizeof out);
+	tap_ok(status > 0 && !strstr(out, "SECRET"),
+	       "with the policy's home, a key under it is hidden (status %d)", status);
+	procage_policy_set_home(p, NULL, NULL);
+	const char *env_home = getenv("HOME");
+	if (env_home && strncmp(env_home, home, strlen(home)) == 0) {
+		tap_skip("$HOME is the test's own home: no control");
+	} else {
+		status = caged_cat(p, key, out, sizeof out);
+		tap_ok(status == 0 && strcmp(out, "SECRET") == 0,
+		       "control: with $HOME elsewhere the same file is readable");
+	}
+	procage_policy_set_home(p, home, NULL);
+
+	struct procage_error err;
+	tap_ok(procage_policy_set_home(p, "relative", &err) == -EINVAL &&
+		       procage_policy_set_tmp_base(p, key, &err) == -ENOTDIR,
+	       "a relative home or a base that is no directory is refused: %s", err.message);
+	snprintf(base, sizeof base, "%s/tmpbase", workspace);
+	mkdir(base, 0700);
+	procage_policy_set_tmp_base(p, base, NULL);
+	procage_policy_set_private_tmp(p, 1, NULL);
+	struct procage_cage *c = NULL;
+	struct procage_run *r = NULL;
+	char *argv[] = { "true", NULL };
+	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv };
+	int rc = procage_cage_new(p, &c, &err);
+	if (rc == 0)
+		rc = procage_spawn(c, &o, &r, &err);
+	tap_ok(rc == 0 && procage_run_tmpdir(r) &&
+		       strncmp(procage_run_tmpdir(r), base, strlen(base)) == 0,
+	       "the private temporary directory is made in the policy's base: %s",
+	       rc ? err.message : procage_run_tmpdir(r));
+	procage_run_free(r);
+	procage_cage_free(c);
+	c = NULL;
+	procage_policy_allow(p, base, PROCAGE_READ, NULL);
+	rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == -EINVAL && strstr(err.message, base),
+	       "a base that a grant reaches is refused: %s", err.message);
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -410,6 +514,7 @@ int main(void)
 	test_sized_structs();
 	test_standard_fds();
 	test_utf8_cut();
+	test_home_and_tmp_base();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();
 }

@@ -2,7 +2,8 @@
  * A policy survives its own JSON: JSON -> policy -> JSON -> policy gives an
  * equal policy and the same text, for a policy that sets every key the
  * reader takes to a value other than its default, for the empty policy,
- * and for each network mode. The writer writes every key the reader knows,
+ * and for each network mode; "home" is read before the paths whose "~/" it
+ * names, wherever it stands. The writer writes every key the reader knows,
  * so a key added to one and not the other fails here.
  */
 #include <errno.h>
@@ -90,6 +91,10 @@ static bool policy_equal(const struct procage_policy *a, const struct procage_po
 	SAME(a->reports == b->reports, "reports");
 	SAME(a->waived_classes == b->waived_classes, "waive");
 	SAME(a->accepted == b->accepted, "accept");
+	SAME(!a->home == !b->home && (!a->home || strcmp(a->home, b->home) == 0), "home");
+	SAME(!a->tmp_base == !b->tmp_base &&
+		     (!a->tmp_base || strcmp(a->tmp_base, b->tmp_base) == 0),
+	     "tmp_base");
 #undef SAME
 	return true;
 }
@@ -157,6 +162,8 @@ static void make_fixture(void)
 	mkdir(path, 0700);
 	snprintf(path, sizeof path, "%s/w/store", tmp);
 	mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/w/r", tmp);
+	mkdir(path, 0700);
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (strlen(tmp) + sizeof "/sock" > sizeof sun.sun_path)
@@ -175,7 +182,7 @@ int main(void)
 	/* Every key, each away from its default; the tmp path has no character JSON escapes. */
 	if (asprintf(&every,
 		     "{\"version\": 1,\n"
-		     " \"paths\": {\"read\": [\"/usr\", \"/etc\"], \"write\": [\"%s/w\"],\n"
+		     " \"paths\": {\"read\": [\"/usr\", \"/etc\", \"~/r\"], \"write\": [\"%s/w\"],\n"
 		     "   \"protect\": [\"%s/w/p\"], \"hide\": [\"%s/w/h\"], \"connect\": [\"%s/sock\"]},\n"
 		     " \"network\": \"proxy\",\n"
 		     " \"allow_hosts\": [\"github.com\", \"*.npmjs.org\", \"registry.example:8443\",\n"
@@ -192,8 +199,9 @@ int main(void)
 		     " \"hardlinks\": {\"mode\": \"report\", \"exempt\": [\"%s/w/store\"]},\n"
 		     " \"reports\": true,\n"
 		     " \"lifetime\": \"tree\",\n"
-		     " \"terminal\": \"new-pty\"}\n",
-		     tmp, tmp, tmp, tmp, tmp) < 0)
+		     " \"terminal\": \"new-pty\",\n"
+		     " \"home\": \"%s/w\", \"tmp_base\": \"%s\"}\n",
+		     tmp, tmp, tmp, tmp, tmp, tmp, tmp) < 0)
 		return 99;
 	round_trip("every key", every);
 	round_trip("the empty policy", "{}");
