@@ -110,10 +110,12 @@ extern "C" {
  * A result that must not be dropped (an allocation, or a check whose
  * failure leaves nothing made), and arguments that must not be NULL. The
  * library itself still checks them and returns -EINVAL, so the compiler
- * is not told while it builds the library (it could drop the checks).
+ * is not told while it builds the library (it could drop the checks);
+ * a caller that means to pass NULL anyway, as a test of those checks,
+ * defines PROCAGE_NO_NONNULL.
  */
 #define PROCAGE_MUST_USE __attribute__((warn_unused_result))
-#if defined(PROCAGE_BUILDING)
+#if defined(PROCAGE_BUILDING) || defined(PROCAGE_NO_NONNULL)
 #define PROCAGE_NONNULL(...)
 #else
 #define PROCAGE_NONNULL(...) __attribute__((nonnull(__VA_ARGS__)))

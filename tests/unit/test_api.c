@@ -12,6 +12,8 @@
  *   - procage_run_fd closed by procage_run_wait, and -1 after;
  *   - messages cut at the buffer's end stay valid UTF-8.
  */
+/* NULL is passed on purpose, as a binding may: the library's checks are tested. */
+#define PROCAGE_NO_NONNULL
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
