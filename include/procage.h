@@ -41,7 +41,7 @@
  * a setter needs the caller's lock. A cage is never changed after
  * procage_cage_new: any number of threads may spawn from one cage at once,
  * and a run does not need its cage (the cage may be freed while its runs
- * live). One run is used by one thread at a time, except procage_run_fd.
+ * live). One run is used by one thread at a time.
  * The library starts these threads, each with every signal blocked, and
  * joins them when the run ends (in procage_run_wait or procage_run_free):
  *   - with violation reports on (procage_policy_set_reports), one per run
@@ -183,6 +183,9 @@ struct procage_policy;
 
 /* An empty policy (nothing granted, network off, private tmp on), or NULL out of memory. */
 PROCAGE_API struct procage_policy *procage_policy_new(void) PROCAGE_MUST_USE;
+/* The same in the style of every other constructor: 0 or -ENOMEM, *out set. */
+PROCAGE_API int procage_policy_create(struct procage_policy **out, struct procage_error *err)
+	PROCAGE_MUST_USE PROCAGE_NONNULL(1);
 PROCAGE_API void procage_policy_free(struct procage_policy *policy);
 
 /*
@@ -607,7 +610,7 @@ PROCAGE_API int procage_run_kill(struct procage_run *run, struct procage_error *
  * procage_run_wait returns at once. Owned by the run: the caller never
  * closes it, and procage_run_wait (or _wait_for, once the run has ended)
  * and procage_run_free close it; after that this returns -1. Remove it
- * from an epoll set before the wait. Safe to call from any thread.
+ * from an epoll set before the wait.
  */
 PROCAGE_API int procage_run_fd(const struct procage_run *run);
 /*

@@ -77,6 +77,12 @@ static void test_policy_null_err(void)
 					     &out, NULL) == -ENOENT,
 	       "from_json_text: a setter refusing, NULL err");
 	tap_ok(procage_policy_to_json(null_pointer, &text, NULL) == -EINVAL, "to_json: NULL err");
+	struct procage_policy *created = NULL;
+	tap_ok(procage_policy_create(null_pointer, NULL) == -EINVAL &&
+		       procage_policy_create(&created, NULL) == 0 && created &&
+		       created->private_tmp && created->network == PROCAGE_NET_OFF,
+	       "policy_create: the constructor with an out parameter, NULL err");
+	procage_policy_free(created);
 	tap_ok(procage_policy_get_rlimit(null_pointer, RLIMIT_NOFILE, NULL, NULL) == -EINVAL &&
 		   procage_policy_get_rlimit(p, RLIMIT_NOFILE, NULL, NULL) == -ENOENT,
 	       "get_rlimit: no policy, or no limit set");
