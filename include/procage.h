@@ -50,10 +50,11 @@
  *     proxy and four that resolve host names for it.
  *
  * Processes and signals. Each run has a reaper (see struct procage_run),
- * a child process of the caller: when it exits the caller gets one SIGCHLD,
- * and a wait(), waitpid(-1, ...) or SIGCHLD set to SIG_IGN in the caller
- * can reap it first; let it be (the run's status comes by its own channel,
- * but the run is then ended early). procage_spawn blocks every signal in the
+ * a child process of the caller: when it exits the caller gets one SIGCHLD.
+ * A caller that reaps any child (wait(), waitpid(-1, ...), SIGCHLD set to
+ * SIG_IGN) may reap it before the library does; the run's status comes
+ * through the reaper's socket, not its exit status, but such a caller must
+ * not take it for a child of its own. procage_spawn blocks every signal in the
  * calling thread from the reaper's start until the target has started
  * (the reaper and the target begin on the caller's memory), then restores
  * the mask. The first procage_host_facts (also made by procage_cage_new)
@@ -72,7 +73,8 @@
  *   environ          the child's environment, filtered, when the spawn options
  *                    give none; PATH of the child's environment finds argv[0]
  *
- * Descriptors. A cage holds one descriptor per path rule it grants, until
+ * Descriptors. A cage holds one descriptor per location it grants (on tier
+ * T2 a grant around a denied path becomes one per entry), until
  * procage_cage_free. A run holds a few (its reaper's pidfd, socket and
  * stacks), closed when it is waited for; a proxy-only run also uses six per
  * proxied connection at once, out of the calling process's RLIMIT_NOFILE:
