@@ -58,7 +58,9 @@
  * calling thread from the reaper's start until the target has started
  * (the reaper and the target begin on the caller's memory), then restores
  * the mask. The first procage_host_facts (also made by procage_cage_new)
- * starts short-lived child processes to measure the kernel and reaps them.
+ * starts short-lived child processes to measure the kernel and reaps them,
+ * as procage_cage_new does on tier T2 to ask whether a hard resource limit
+ * above the caller's may be set.
  *
  * Environment. The library reads the calling process's environment:
  *   HOME             the home of the hard-deny classes and "~/" in JSON
