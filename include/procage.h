@@ -29,8 +29,69 @@
  *
  * Every function that can fail returns 0 or a negative errno and, when err is
  * not NULL, fills it. The library never prints, exits or aborts. Free
- * functions accept NULL. Handles are not shared between threads without the
- * caller's own locking.
+ * functions accept NULL.
+ *
+ * Memory. What the library hands out is freed by the library: handles by
+ * their own free function, lists of strings by procage_strings_free, and
+ * plain blocks (procage_policy_to_json's text, procage_run_reports' array)
+ * by procage_free. Never pass them to another allocator's free().
+ *
+ * Threads. A policy is plain data: concurrent calls that only read it
+ * (procage_cage_new, procage_policy_fit, procage_policy_to_json) are safe,
+ * a setter needs the caller's lock. A cage is never changed after
+ * procage_cage_new: any number of threads may spawn from one cage at once,
+ * and a run does not need its cage (the cage may be freed while its runs
+ * live). One run is used by one thread at a time.
+ * The library starts these threads, each with every signal blocked, and
+ * joins them when the run ends (in procage_run_wait or procage_run_free):
+ *   - with violation reports on (procage_policy_set_reports), one per run
+ *     that answers the seccomp filter's notifications;
+ *   - with the network PROCAGE_NET_PROXY, one per run serving the run's
+ *     proxy and four that resolve host names for it.
+ *
+ * Processes and signals. Each run has a reaper (see struct procage_run),
+ * a child process of the caller: when it exits the caller gets one SIGCHLD.
+ * A caller that reaps any child (wait(), waitpid(-1, ...), SIGCHLD set to
+ * SIG_IGN) may reap it before the library does; the run's status comes
+ * through the reaper's socket, not its exit status, but such a caller must
+ * not take it for a child of its own. procage_spawn blocks every signal in the
+ * calling thread from the reaper's start until the target has started
+ * (the reaper and the target begin on the caller's memory), then restores
+ * the mask. The first procage_host_facts (also made by procage_cage_new)
+ * starts short-lived child processes to measure the kernel and reaps them,
+ * as procage_cage_new does on tier T2 to ask whether a hard resource limit
+ * above the caller's may be set.
+ *
+ * Environment. The library reads the calling process's environment:
+ *   HOME             the home of the hard-deny classes and "~/" in JSON
+ *                    policy paths, unless procage_policy_set_home gives one;
+ *                    the default policy's readable home and the check that
+ *                    its working directory does not contain it
+ *   XDG_RUNTIME_DIR  where the user's service sockets are (service-handoff)
+ *   TMPDIR           where private temporary directories are made (else
+ *                    /tmp), unless procage_policy_set_tmp_base gives a base
+ *   PROCAGE_CGROUP_PARENT  the cgroup v2 directory under which runs' cgroups
+ *                    are made, instead of the one found
+ *   environ          the child's environment, filtered, when the spawn options
+ *                    give none; PATH of the child's environment finds argv[0]
+ *
+ * Descriptors. A cage holds one descriptor per location it grants (on tier
+ * T2 a grant around a denied path becomes one per entry), until
+ * procage_cage_free. A run holds a few (its reaper's pidfd, socket and
+ * stacks), closed when it is waited for; a proxy-only run also uses six per
+ * proxied connection at once, out of the calling process's RLIMIT_NOFILE:
+ * the library does not raise that limit, which is the whole process's
+ * (procage run raises its soft limit to the hard one, and gives the
+ * command the limit it had).
+ *
+ * Versions. procage_version() is the library's version; PROCAGE_VERSION the
+ * header's. Structs the library fills that may grow are passed with their
+ * size (procage_host_facts, procage_run_reports: in C the macros pass it);
+ * struct procage_spawn_opts carries its size, and bytes of a newer, larger
+ * struct that this library does not know must be zero (else -E2BIG, as the
+ * kernel's copy_struct_from_user). struct procage_error keeps its size:
+ * later fields come out of its reserved room. Enumerations are passed as
+ * int, so a value a binding makes up is refused (-EINVAL), never undefined.
  */
 #ifndef PROCAGE_H
 #define PROCAGE_H
@@ -38,8 +99,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
-#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,7 +110,25 @@ extern "C" {
 #define PROCAGE_API
 #endif
 
+/*
+ * A result that must not be dropped (an allocation, or a check whose
+ * failure leaves nothing made), and arguments that must not be NULL. The
+ * library itself still checks them and returns -EINVAL, so the compiler
+ * is not told while it builds the library (it could drop the checks);
+ * a caller that means to pass NULL anyway, as a test of those checks,
+ * defines PROCAGE_NO_NONNULL.
+ */
+#define PROCAGE_MUST_USE __attribute__((warn_unused_result))
+#if defined(PROCAGE_BUILDING) || defined(PROCAGE_NO_NONNULL)
+#define PROCAGE_NONNULL(...)
+#else
+#define PROCAGE_NONNULL(...) __attribute__((nonnull(__VA_ARGS__)))
+#endif
+
 #define PROCAGE_VERSION "0.1.0"
+
+/* The library's version ("0.1.0"), which may be newer than PROCAGE_VERSION. */
+PROCAGE_API const char *procage_version(void);
 
 /* Steps of a spawn, in the order the child runs them. */
 enum procage_step {
@@ -77,11 +154,13 @@ enum procage_step {
 	PROCAGE_STEP__COUNT
 };
 
+/* Its size never changes: later fields take the reserved room. */
 struct procage_error {
 	int code;          /* negative errno; 0 when nothing failed */
 	int sys_errno;     /* the errno of the failing system call, or 0 */
 	int step;          /* enum procage_step, PROCAGE_STEP_NONE outside a spawn */
-	char message[512]; /* names the path, host, capability or step */
+	int reserved[5];   /* zero */
+	char message[512]; /* names the path, host, capability or step; UTF-8 */
 };
 
 /* The name of a step ("landlock", "exec", ...), or "unknown". */
@@ -106,7 +185,11 @@ enum procage_network {
 
 struct procage_policy;
 
-PROCAGE_API struct procage_policy *procage_policy_new(void);
+/* An empty policy (nothing granted, network off, private tmp on), or NULL out of memory. */
+PROCAGE_API struct procage_policy *procage_policy_new(void) PROCAGE_MUST_USE;
+/* The same in the style of every other constructor: 0 or -ENOMEM, *out set. */
+PROCAGE_API int procage_policy_create(struct procage_policy **out, struct procage_error *err)
+	PROCAGE_MUST_USE PROCAGE_NONNULL(1);
 PROCAGE_API void procage_policy_free(struct procage_policy *policy);
 
 /*
@@ -115,30 +198,32 @@ PROCAGE_API void procage_policy_free(struct procage_policy *policy);
  * Escape classes (THREAT_MODEL.md): R-07, R-09, R-10, R-23, R-25, R-34.
  */
 PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_policy **out,
-					   struct procage_error *err);
+					   struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(2);
 
 /*
  * path must be absolute and exist; it is resolved when the cage is made.
  * Escape classes: R-02, R-04, R-08, R-30, R-31; CONNECT: R-09, R-34.
  */
 PROCAGE_API int procage_policy_allow(struct procage_policy *policy, const char *path,
-				     enum procage_access access, struct procage_error *err);
-/* Escape classes. */
-PROCAGE_API int procage_policy_set_network(struct procage_policy *policy,
-					   enum procage_network mode, struct procage_error *err);
+				     int access, struct procage_error *err) PROCAGE_NONNULL(1, 2);
+/* mode: enum procage_network. Escape classes. */
+PROCAGE_API int procage_policy_set_network(struct procage_policy *policy, int mode,
+					   struct procage_error *err) PROCAGE_NONNULL(1);
 /*
  * With PROCAGE_NET_PROXY: a host the run may reach, "github.com",
  * "*.npmjs.org" (names below it), "registry.example:8443", or an address
  * range "10.1.2.0/24", "[fd00::]/64" (docs/proxy.md). Checked at once.
  */
 PROCAGE_API int procage_policy_allow_host(struct procage_policy *policy, const char *entry,
-					  struct procage_error *err);
+					  struct procage_error *err) PROCAGE_NONNULL(1, 2);
 /* Pass a variable the secret filter would otherwise drop. Escape class: R-24. */
 PROCAGE_API int procage_policy_env_pass(struct procage_policy *policy, const char *name,
-					struct procage_error *err);
+					struct procage_error *err) PROCAGE_NONNULL(1, 2);
 /* Set a variable in the child's environment (never filtered). Escape class: R-24. */
 PROCAGE_API int procage_policy_env_set(struct procage_policy *policy, const char *name,
-				       const char *value, struct procage_error *err);
+				       const char *value, struct procage_error *err)
+	PROCAGE_NONNULL(1, 2, 3);
 /*
  * Which processes a run may leave behind: none, in either lifetime. When
  * the run's target ends every process left of the run is killed.
@@ -152,9 +237,9 @@ enum procage_lifetime {
 	PROCAGE_LIFETIME_SESSION = 0,
 	PROCAGE_LIFETIME_TREE = 1,
 };
-PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *policy,
-					    enum procage_lifetime lifetime,
-					    struct procage_error *err);
+/* lifetime: enum procage_lifetime. */
+PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *policy, int lifetime,
+					    struct procage_error *err) PROCAGE_NONNULL(1);
 /*
  * The command's terminal (R-22).
  *   INHERIT (default)  it shares the caller's descriptors, and so a
@@ -169,21 +254,38 @@ enum procage_terminal {
 	PROCAGE_TERMINAL_INHERIT = 0,
 	PROCAGE_TERMINAL_NEW_PTY = 1,
 };
-PROCAGE_API int procage_policy_set_terminal(struct procage_policy *policy,
-					    enum procage_terminal terminal,
-					    struct procage_error *err);
+/* terminal: enum procage_terminal. */
+PROCAGE_API int procage_policy_set_terminal(struct procage_policy *policy, int terminal,
+					    struct procage_error *err) PROCAGE_NONNULL(1);
 /*
  * On by default: each run gets a temporary directory of its own as TMPDIR.
- * Escape class: R-10.
+ * on: non-zero for on. Escape class: R-10.
  */
-PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, bool on,
-					       struct procage_error *err);
+PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, int on,
+					       struct procage_error *err) PROCAGE_NONNULL(1);
+/*
+ * The home directory whose secrets, startup files and the like the
+ * hard-deny classes cover, and that "~/" in a JSON policy names, instead
+ * of the calling process's $HOME (a harness running for another user, or
+ * with a HOME of its own). The temporary-directory base: where each run's
+ * private temporary directory is made, instead of $TMPDIR or /tmp; no
+ * grant may reach it. Either must be an absolute path to an existing
+ * directory; NULL goes back to the environment. (procage_policy_new_default
+ * still grants reading $HOME: build the policy with the setters to grant
+ * another.) Escape classes: every class under the home; R-10.
+ */
+PROCAGE_API int procage_policy_set_home(struct procage_policy *policy, const char *home,
+					struct procage_error *err) PROCAGE_NONNULL(1);
+PROCAGE_API int procage_policy_set_tmp_base(struct procage_policy *policy, const char *base,
+					    struct procage_error *err) PROCAGE_NONNULL(1);
+
 /*
  * resource is RLIMIT_*; the child's soft and hard limits. Escape classes:
  * none (denial of service beyond these limits is out of scope).
  */
 PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *policy, int resource,
-					  uint64_t soft, uint64_t hard, struct procage_error *err);
+					  uint64_t soft, uint64_t hard, struct procage_error *err)
+	PROCAGE_NONNULL(1);
 /*
  * Accept an approximation by name, where the host cannot enforce a
  * construct exactly:
@@ -202,7 +304,7 @@ PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *policy, int res
  * R-23, R-30; proc-other-processes R-25.
  */
 PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char *approximation,
-				      struct procage_error *err);
+				      struct procage_error *err) PROCAGE_NONNULL(1, 2);
 /*
  * Waive a hard-deny class by name: "secrets", "trust-handoff",
  * "persistence", "service-handoff", "container-engines", "process-access"
@@ -211,7 +313,7 @@ PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char 
  * R-25, service-handoff and container-engines R-34; secrets: every class.
  */
 PROCAGE_API int procage_policy_waive(struct procage_policy *policy, const char *class_name,
-				     struct procage_error *err);
+				     struct procage_error *err) PROCAGE_NONNULL(1, 2);
 
 /*
  * Before every spawn, the hidden and protected locations (the policy's and
@@ -224,17 +326,16 @@ enum procage_hardlinks {
 	PROCAGE_HARDLINKS_REFUSE = 0,
 	PROCAGE_HARDLINKS_REPORT = 1,
 };
-/* Escape class: R-08. */
-PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *policy,
-					     enum procage_hardlinks mode,
-					     struct procage_error *err);
+/* mode: enum procage_hardlinks. Escape class: R-08. */
+PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *policy, int mode,
+					     struct procage_error *err) PROCAGE_NONNULL(1);
 /*
  * A subtree never rewritten in place (a store such as .git/objects) whose
  * protected files are not examined; hidden files are examined everywhere.
  * Escape class: R-08 (an exempt subtree is an open variant).
  */
 PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *policy, const char *path,
-						struct procage_error *err);
+						struct procage_error *err) PROCAGE_NONNULL(1, 2);
 
 /*
  * Limits of the whole run, every process of it together, through a cgroup
@@ -249,9 +350,18 @@ enum procage_cgroup_limit {
 	PROCAGE_CGROUP_MEMORY = 1,
 	PROCAGE_CGROUP_PIDS = 2,
 };
-PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *policy,
-						enum procage_cgroup_limit limit, uint64_t value,
-						struct procage_error *err);
+/* limit: enum procage_cgroup_limit. */
+PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *policy, int limit,
+						uint64_t value, struct procage_error *err)
+	PROCAGE_NONNULL(1);
+
+/*
+ * The limit the policy sets for resource: 0 and its values, -ENOENT when
+ * it sets none (the child keeps the caller's), -EINVAL for no policy or an
+ * unknown resource.
+ */
+PROCAGE_API int procage_policy_get_rlimit(const struct procage_policy *policy, int resource,
+					  uint64_t *soft, uint64_t *hard);
 
 /* The RLIMIT_* number of a name ("nofile", "as", "cpu", ...), or -EINVAL. */
 PROCAGE_API int procage_rlimit_from_name(const char *name);
@@ -262,18 +372,22 @@ PROCAGE_API int procage_rlimit_from_name(const char *name);
  * the calling process.
  */
 PROCAGE_API int procage_policy_from_json_file(const char *path, struct procage_policy **out,
-					      struct procage_error *err);
+					      struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(1, 2);
 /* The same from text; name is what errors call it. */
 PROCAGE_API int procage_policy_from_json_text(const char *text, const char *name,
 					      struct procage_policy **out,
-					      struct procage_error *err);
+					      struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(1, 3);
 
 /*
- * The policy as JSON text in the schema procage_policy_from_json_* reads;
- * *out is allocated (free()).
+ * The policy as JSON text in the schema procage_policy_from_json_* reads,
+ * every key written, so that reading it back gives the same policy; *out is
+ * allocated (procage_free).
  */
 PROCAGE_API int procage_policy_to_json(const struct procage_policy *policy, char **out,
-				       struct procage_error *err);
+				       struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(1, 2);
 
 /*
  * Fit a policy to this host: the nearest policy a cage can enforce here,
@@ -285,8 +399,15 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *policy, char
  */
 PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 				   struct procage_policy **fitted, char ***changes,
-				   struct procage_error *err);
+				   struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(1, 2, 3);
 PROCAGE_API void procage_strings_free(char **strings);
+/*
+ * Free memory the library handed out as a plain block (the text of
+ * procage_policy_to_json, the array of procage_run_reports). NULL is
+ * accepted. Use it rather than free(): a binding may load another C library.
+ */
+PROCAGE_API void procage_free(void *memory);
 
 /* ---- handoff audit ---------------------------------------------------- */
 
@@ -301,9 +422,10 @@ PROCAGE_API void procage_strings_free(char **strings);
 struct procage_cage;
 struct procage_audit;
 PROCAGE_API int procage_audit_begin(const struct procage_cage *cage, struct procage_audit **out,
-				    struct procage_error *err);
+				    struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(1, 2);
 PROCAGE_API int procage_audit_end(struct procage_audit *audit, char ***findings,
-				  struct procage_error *err);
+				  struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
 PROCAGE_API void procage_audit_free(struct procage_audit *audit);
 
 /* ---- violation reports --------------------------------------------- */
@@ -315,28 +437,49 @@ PROCAGE_API void procage_audit_free(struct procage_audit *audit);
  * are not seen and not reported. Arguments were read from the caged
  * process's memory: text it chose, marked "(untrusted)".
  */
+/* A time of CLOCK_REALTIME: seconds and nanoseconds since the epoch. */
+struct procage_time {
+	int64_t tv_sec;
+	int64_t tv_nsec;
+};
+
 struct procage_report {
 	char call[32];   /* the system call's name */
 	char args[384];  /* its arguments, as read */
-	pid_t pid;       /* the calling process, in the caller's PID namespace (0: unknown) */
+	int32_t pid;     /* the calling process, in the caller's PID namespace (0: unknown) */
+	uint32_t reserved; /* zero */
 	uint64_t count;  /* how often this call with these arguments was refused */
-	struct timespec first, last; /* CLOCK_REALTIME */
+	struct procage_time first, last;
 };
 
 /*
  * Off by default: refused calls are refused by the filter itself.
  * Escape class: R-32.
  */
-PROCAGE_API int procage_policy_set_reports(struct procage_policy *policy, bool on,
-					   struct procage_error *err);
+PROCAGE_API int procage_policy_set_reports(struct procage_policy *policy, int on,
+					   struct procage_error *err) PROCAGE_NONNULL(1);
 
 /*
- * The reports of a run so far (all of them once it has ended): a copy the
- * caller frees with free(). Empty when the policy has reports off.
+ * The reports of a run so far (all of them once it has ended): *n of them,
+ * in an array the caller frees with procage_free. Empty when the policy has
+ * reports off. procage_run_reports_sized lays the array out with
+ * report_size bytes per report (the caller's sizeof(struct procage_report),
+ * at least this first version's): fields the library does not know are
+ * zero, fields the caller does not know are left out. In C the macro
+ * procage_run_reports passes it.
  */
 struct procage_run;
+PROCAGE_API int procage_run_reports_sized(const struct procage_run *run, size_t report_size,
+					  struct procage_report **out, size_t *n,
+					  struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(1, 3, 4);
+/* The same for this first version's size. */
 PROCAGE_API int procage_run_reports(const struct procage_run *run, struct procage_report **out,
 				    size_t *n, struct procage_error *err);
+#ifndef PROCAGE_BUILDING
+#define procage_run_reports(run, out, n, err)                                                  \
+	procage_run_reports_sized((run), sizeof **(out), (out), (n), (err))
+#endif
 
 /* ---- host facts ------------------------------------------------------ */
 
@@ -376,8 +519,19 @@ struct procage_host_facts {
 	char cgroup_why[256];
 };
 
-/* Measured once per process, then returned from memory. */
+/*
+ * Measured once per process, then returned from memory. size is the
+ * caller's sizeof(struct procage_host_facts), at least this first
+ * version's: fields the library does not know are zero, fields the caller
+ * does not know are left out. In C the macro procage_host_facts passes it.
+ */
+PROCAGE_API int procage_host_facts_sized(struct procage_host_facts *out, size_t size,
+					 struct procage_error *err) PROCAGE_NONNULL(1);
+/* The same for this first version's size. */
 PROCAGE_API int procage_host_facts(struct procage_host_facts *out, struct procage_error *err);
+#ifndef PROCAGE_BUILDING
+#define procage_host_facts(out, err) procage_host_facts_sized((out), sizeof *(out), (err))
+#endif
 PROCAGE_API const char *procage_tier_name(int tier);
 /*
  * Why this host is tier T2 and what would give it tier T1 (AppArmor's
@@ -398,7 +552,7 @@ struct procage_cage;
  * the policy may be changed or freed afterwards.
  */
 PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
-				 struct procage_error *err);
+				 struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
 PROCAGE_API void procage_cage_free(struct procage_cage *cage);
 /* The tier the cage is enforced with. */
 PROCAGE_API int procage_cage_tier(const struct procage_cage *cage);
@@ -407,9 +561,10 @@ PROCAGE_API int procage_cage_tier(const struct procage_cage *cage);
  * messages, each naming a file (procage_strings_free); empty when clean.
  */
 PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***findings,
-				       struct procage_error *err);
-/* The cage's hard-link check mode, from its policy. */
-PROCAGE_API enum procage_hardlinks procage_cage_hardlink_mode(const struct procage_cage *cage);
+				       struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(1, 2);
+/* The cage's hard-link check mode (enum procage_hardlinks), from its policy. */
+PROCAGE_API int procage_cage_hardlink_mode(const struct procage_cage *cage);
 
 /* ---- spawn and run --------------------------------------------------- */
 
@@ -423,7 +578,13 @@ struct procage_spawn_opts {
 	char *const *argv;        /* argv[0] is looked up in PATH when it has no '/' */
 	char *const *envp;        /* base environment before filtering; NULL: environ */
 	const char *cwd;          /* NULL: the caller's working directory */
-	const struct procage_fd_map *fds; /* besides 0, 1 and 2, which are inherited */
+	/*
+	 * Descriptors the child gets, each at its child_fd. 0, 1 and 2 are the
+	 * caller's own unless mapped here: a map to 0, 1 or 2 gives the child
+	 * that descriptor as its standard input, output or error (a pipe's end,
+	 * say). Every other descriptor of the caller is closed in the child.
+	 */
+	const struct procage_fd_map *fds;
 	size_t n_fds;
 	/* With reports on: JSON lines of the reports written here as they come. */
 	const char *report_json_path;
@@ -442,9 +603,9 @@ struct procage_run;
 
 PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 			      const struct procage_spawn_opts *opts, struct procage_run **out,
-			      struct procage_error *err);
+			      struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2, 3);
 /* The target's pid, in the caller's PID namespace. */
-PROCAGE_API pid_t procage_run_pid(const struct procage_run *run);
+PROCAGE_API int32_t procage_run_pid(const struct procage_run *run);
 /* The run's private temporary directory, or NULL. */
 PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run);
 /*
@@ -458,13 +619,17 @@ PROCAGE_API int procage_run_kill(struct procage_run *run, struct procage_error *
 /*
  * A descriptor that becomes readable (poll, epoll) when the run has ended:
  * the target and every other process of the run are gone, and
- * procage_run_wait returns at once. Owned by the run.
+ * procage_run_wait returns at once. Owned by the run: the caller never
+ * closes it, and procage_run_wait (or _wait_for, once the run has ended)
+ * and procage_run_free close it; after that this returns -1. Remove it
+ * from an epoll set before the wait.
  */
 PROCAGE_API int procage_run_fd(const struct procage_run *run);
 /*
  * Wait for the run to end; status is the target's, in waitpid() form. The
- * private temporary directory is then removed. A target that stops under
- * ptrace is killed, never taken for ended.
+ * private temporary directory is then removed, and the descriptor of
+ * procage_run_fd closed. A target that stops under ptrace is killed, never
+ * taken for ended.
  */
 PROCAGE_API int procage_run_wait(struct procage_run *run, int *status,
 				 struct procage_error *err);
@@ -482,6 +647,13 @@ PROCAGE_API void procage_run_free(struct procage_run *run);
  * remove them). On tier T1 the process must be single-threaded (it enters
  * a user namespace) and gets no PID namespace of its own.
  *
+ * What it needs: a process whose other threads may be abandoned (on T1 it
+ * must have none); descriptors to keep given in opts->fds (0, 1 and 2 are
+ * kept; every other is closed); no private temporary directory and no
+ * cgroup limit in the cage's policy. It resets every signal handler and
+ * the signal mask, and the command keeps the process's pid, session and
+ * terminal.
+ *
  * Returns only on failure. When err->step is PROCAGE_STEP_NONE or
  * PROCAGE_STEP_NAMESPACES nothing in the process has changed. At any other
  * step it is partly caged (signal handlers reset, namespaces entered,
@@ -489,7 +661,8 @@ PROCAGE_API void procage_run_free(struct procage_run *run);
  * procage exec does: status 125, or 126 and 127 when exec itself failed.
  */
 PROCAGE_API int procage_exec(const struct procage_cage *cage,
-			     const struct procage_spawn_opts *opts, struct procage_error *err);
+			     const struct procage_spawn_opts *opts, struct procage_error *err)
+	PROCAGE_NONNULL(1, 2);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,13 @@ int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 /* Seconds as a decimal number ("1", "0.5"). */
 bool cli_seconds_parse(const char *s, double *out);
 
+/*
+ * Before a spawn: raise procage's soft descriptor limit to the hard one
+ * (the run's proxy lives in this process) and give the command the limit
+ * procage had, unless the policy sets one.
+ */
+int cli_nofile_prepare(struct procage_policy *policy, struct procage_error *err);
+
 /* Print "procage: MESSAGE" (and a hint when one helps) or its JSON form. */
 void cli_report_error(const struct procage_error *err, bool json);
 /* Print a usage problem and return EXIT_USAGE. */

@@ -1,4 +1,5 @@
 /* procage fit: what a policy becomes on this host, change by change. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +36,24 @@ static int fit_print(const struct procage_policy *fitted, char **changes, bool j
 			printf("  - %s\n", changes[i]);
 		printf("the fitted policy:\n%s", text);
 	}
-	free(text);
+	procage_free(text);
 	return 0;
+}
+
+/*
+ * The default policy makes the working directory writable; without one
+ * (it was removed, or is out of reach) there is nothing to make it from.
+ */
+static int cwd_failure(struct procage_error *err)
+{
+	int e = errno;
+	snprintf(err->message, sizeof err->message,
+		 "cannot find the working directory, which the default policy makes writable: "
+		 "%s; change to an existing directory or give --policy FILE",
+		 strerror(e));
+	err->sys_errno = e;
+	err->step = PROCAGE_STEP_NONE;
+	return err->code = -e;
 }
 
 int cmd_fit(int argc, char **argv)
@@ -55,9 +72,13 @@ int cmd_fit(int argc, char **argv)
 	struct procage_error err = { 0 };
 	struct procage_policy *policy = NULL, *fitted = NULL;
 	char **changes = NULL;
-	int rc = file ? procage_policy_from_json_file(file, &policy, &err)
-		      : (getcwd(cwd, sizeof cwd) ? procage_policy_new_default(cwd, &policy, &err)
-						 : -1);
+	int rc;
+	if (file)
+		rc = procage_policy_from_json_file(file, &policy, &err);
+	else if (getcwd(cwd, sizeof cwd))
+		rc = procage_policy_new_default(cwd, &policy, &err);
+	else
+		rc = cwd_failure(&err);
 	if (rc == 0)
 		rc = procage_policy_fit(policy, &fitted, &changes, &err);
 	if (rc == 0)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,33 @@ static const struct option run_long_options[] = {
 	{ 0 },
 };
 
+/*
+ * The longest --timeout or --grace: the supervisor waits in poll(), whose
+ * timeout is an int of milliseconds.
+ */
+#define SECONDS_OPTION_MAX (INT_MAX / 1000)
+
+/* Seconds as a decimal number ("10", "0.5", "1e3"), each problem named. */
+static bool seconds_option_parse(const char *verb, const char *option, const char *s,
+				 bool zero_ok, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end || isnan(v) || v < 0 || (v == 0 && !zero_ok)) {
+		cli_usage_error("%s: %s %s: expected a number of seconds%s, such as 10 or 0.5",
+				verb, option, s, zero_ok ? "" : " above 0");
+		return false;
+	}
+	if (v > SECONDS_OPTION_MAX) {
+		cli_usage_error("%s: %s %s: at most %d seconds (about 24 days)", verb, option, s,
+				SECONDS_OPTION_MAX);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
 static int run_options_parse(int argc, char **argv, struct run_options *o)
 {
 	int c;
@@ -106,15 +134,14 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL };
 			break;
 		case OPT_TIMEOUT:
-			if (!cli_seconds_parse(optarg, &o->supervise.timeout_seconds) ||
-			    o->supervise.timeout_seconds == 0)
-				return cli_usage_error("%s: --timeout %s: expected seconds above 0",
-						       o->verb, optarg);
+			if (!seconds_option_parse(o->verb, "--timeout", optarg, false,
+						  &o->supervise.timeout_seconds))
+				return EXIT_USAGE;
 			break;
 		case OPT_GRACE:
-			if (!cli_seconds_parse(optarg, &o->supervise.grace_seconds))
-				return cli_usage_error("%s: --grace %s: expected seconds", o->verb,
-						       optarg);
+			if (!seconds_option_parse(o->verb, "--grace", optarg, true,
+						  &o->supervise.grace_seconds))
+				return EXIT_USAGE;
 			break;
 		case '?':
 			return cli_usage_error("%s: unknown option or missing value: '%s'",
@@ -163,6 +190,17 @@ static int cgroup_limit_apply(struct procage_policy *p, const char *spec, const 
 		snprintf(err->message, sizeof err->message,
 			 "--limit %s: expected %s", spec,
 			 memory ? "memory=BYTES (or with K, M, G)" : "pids=NUMBER");
+		return err->code = -EINVAL;
+	}
+	/*
+	 * 0 would reach the library as "no limit" and lift a limit the
+	 * policy file set; a limit that lets nothing run is no request either.
+	 */
+	if (v == 0) {
+		snprintf(err->message, sizeof err->message,
+			 "--limit %s: a limit of the whole run must be above 0 (leave the option "
+			 "out for no %s limit)",
+			 spec, memory ? "memory" : "process");
 		return err->code = -EINVAL;
 	}
 	return procage_policy_set_cgroup_limit(p, memory ? PROCAGE_CGROUP_MEMORY : PROCAGE_CGROUP_PIDS,
@@ -297,6 +335,8 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		rc = flag_apply(*out, &o->flags[i], err);
 	if (rc == 0 && o->no_private_tmp)
 		rc = procage_policy_set_private_tmp(*out, false, err);
+	if (rc == 0)
+		rc = cli_nofile_prepare(*out, err);
 	return rc;
 }
 
@@ -355,7 +395,7 @@ static void reports_print(const struct procage_run *run, bool json)
 				r[i].count == 1 ? "" : "s");
 		}
 	}
-	free(r);
+	procage_free(r);
 }
 
 /* The handoff audit's findings, after the run: one line each. */

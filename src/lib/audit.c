@@ -38,6 +38,7 @@ struct audit_state {
 
 struct procage_audit {
 	char **trees; /* canonical writable trees */
+	char *home;   /* the cage's home, or NULL */
 	size_t n_trees;
 	struct audit_state before;
 };
@@ -114,7 +115,7 @@ static int audit_scan(const struct procage_audit *a, struct audit_state *s,
 	unsigned others = ~((1u << CLASS_TRUST_HANDOFF) | (1u << CLASS_PERSISTENCE));
 	struct class_locations found;
 	char path[PATH_MAX];
-	int rc = classes_expand(others, getenv("HOME"), NULL, (const char *const *)a->trees,
+	int rc = classes_expand(others, a->home, NULL, (const char *const *)a->trees,
 				a->n_trees, &found, err);
 	if (rc < 0)
 		return rc;
@@ -162,6 +163,11 @@ PROCAGE_API int procage_audit_begin(const struct procage_cage *cage, struct proc
 	struct procage_audit *a = calloc(1, sizeof *a);
 	if (!a || !(a->trees = calloc(cage->policy->n_paths + 1, sizeof *a->trees))) {
 		free(a);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	const char *home = policy_home(cage->policy);
+	if (home && !(a->home = strdup(home))) {
+		procage_audit_free(a);
 		return error_set(err, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < cage->policy->n_paths; i++) {
@@ -262,6 +268,7 @@ PROCAGE_API void procage_audit_free(struct procage_audit *a)
 	for (size_t i = 0; i < a->n_trees; i++)
 		free(a->trees[i]);
 	free(a->trees);
+	free(a->home);
 	state_free(&a->before);
 	free(a);
 }

@@ -20,6 +20,7 @@
 #include "host.h"
 #include "paths.h"
 #include "proxy/allowlist.h"
+#include "rlimits.h"
 #include "seccomp.h"
 
 static int host_refusal(const struct procage_host_facts *f, struct procage_error *err)
@@ -219,7 +220,9 @@ static const char *grant_containing(const struct procage_cage *c, const char *pa
  */
 static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err)
 {
-	const char *candidates[] = { getenv("TMPDIR"), "/tmp" };
+	const char *policy_base = c->policy->tmp_base;
+	const char *candidates[] = { policy_base ? policy_base : getenv("TMPDIR"),
+				     policy_base ? NULL : "/tmp" };
 	const char *granted_by[] = { "nothing usable", "nothing usable" };
 	for (size_t i = 0; i < 2; i++) {
 		struct stat st;
@@ -235,6 +238,11 @@ static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *er
 			granted_by[i] = grant;
 		free(base);
 	}
+	if (policy_base)
+		return error_set(err, -EINVAL,
+				 "cannot make private temporary directories in the policy's base %s: "
+				 "it lies in the granted %s, so other runs could reach them",
+				 policy_base, granted_by[0]);
 	return error_set(err, -EINVAL,
 			 "cannot make private temporary directories: $TMPDIR lies in the granted %s and "
 			 "/tmp in the granted %s, so other runs could reach them; set TMPDIR to a "
@@ -322,6 +330,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		rc = terminal_refusal(policy, err);
 	if (rc == 0)
 		rc = cgroup_refusal(policy, f, err);
+	if (rc == 0)
+		rc = rlimits_refusal(policy, f->tier, err);
 	if (rc < 0)
 		return rc;
 

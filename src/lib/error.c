@@ -9,10 +9,41 @@ void error_clear(struct procage_error *err)
 {
 	if (!err)
 		return;
-	err->code = 0;
-	err->sys_errno = 0;
+	memset(err, 0, sizeof *err);
 	err->step = PROCAGE_STEP_NONE;
-	err->message[0] = '\0';
+}
+
+/*
+ * A message cut at the buffer's end must not end inside a UTF-8 sequence:
+ * a binding decoding it strictly would fail on the error itself. The
+ * incomplete sequence at the end, if any, is dropped.
+ */
+static void utf8_trim_cut(char *text, size_t len)
+{
+	size_t start = len;
+	while (start > 0 && len - start < 3 && ((unsigned char)text[start - 1] & 0xC0) == 0x80)
+		start--;
+	if (start == 0)
+		return;
+	unsigned char lead = (unsigned char)text[start - 1];
+	size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+	if (lead >= 0xC0 && len - (start - 1) < need)
+		text[start - 1] = '\0';
+}
+
+static void message_format(struct procage_error *err, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
+	if (n >= (int)sizeof err->message)
+		utf8_trim_cut(err->message, sizeof err->message - 1);
+}
+
+static void fill(struct procage_error *err, int code, int sys_errno, int step)
+{
+	memset(err->reserved, 0, sizeof err->reserved);
+	err->code = code;
+	err->sys_errno = sys_errno;
+	err->step = step;
 }
 
 int error_set(struct procage_error *err, int code, const char *fmt, ...)
@@ -21,12 +52,21 @@ int error_set(struct procage_error *err, int code, const char *fmt, ...)
 		return code;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	message_format(err, fmt, ap);
 	va_end(ap);
-	err->code = code;
-	err->sys_errno = 0;
-	err->step = PROCAGE_STEP_NONE;
+	fill(err, code, 0, PROCAGE_STEP_NONE);
 	return code;
+}
+
+static void message_printf(struct procage_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void message_printf(struct procage_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	message_format(err, fmt, ap);
+	va_end(ap);
 }
 
 int error_set_sys(struct procage_error *err, int sys_errno, int step, const char *fmt, ...)
@@ -37,11 +77,11 @@ int error_set_sys(struct procage_error *err, int sys_errno, int step, const char
 	char what[384];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	int n = vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	snprintf(err->message, sizeof err->message, "%s: %s", what, strerror(sys_errno));
-	err->code = code;
-	err->sys_errno = sys_errno;
-	err->step = step;
+	if (n >= (int)sizeof what)
+		utf8_trim_cut(what, sizeof what - 1);
+	message_printf(err, "%s: %s", what, strerror(sys_errno));
+	fill(err, code, sys_errno, step);
 	return code;
 }

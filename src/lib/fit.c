@@ -120,10 +120,14 @@ PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 				   struct procage_error *err)
 {
 	struct procage_policy *p;
+	struct procage_error local;
 	char **list = NULL;
 	size_t n = 0;
 	int rc = 0;
 
+	/* Each refusal's message becomes a change's reason, so one is always kept. */
+	if (!err)
+		err = &local;
 	error_clear(err);
 	if (!policy || !fitted || !changes)
 		return error_set(err, -EINVAL, "no policy or no place for the result given");

@@ -216,7 +216,7 @@ PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***
 			       cage->policy->n_hardlink_exempt, findings, err);
 }
 
-PROCAGE_API enum procage_hardlinks procage_cage_hardlink_mode(const struct procage_cage *cage)
+PROCAGE_API int procage_cage_hardlink_mode(const struct procage_cage *cage)
 {
 	return cage ? cage->policy->hardlinks : PROCAGE_HARDLINKS_REFUSE;
 }

@@ -175,7 +175,7 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	/* Accepting the /proc approximation lifts that one location. */
 	if (p->accepted & (1u << APPROX_PROC_OTHER_PROCESSES))
 		skipped |= 1u << CLASS_PROCESS_ACCESS;
-	int rc = classes_expand(skipped, getenv("HOME"), runtime_directory(runtime, sizeof runtime),
+	int rc = classes_expand(skipped, policy_home(p), runtime_directory(runtime, sizeof runtime),
 				writable, n_writable, &found, err);
 	free(writable);
 	if (rc < 0)

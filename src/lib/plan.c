@@ -78,7 +78,9 @@ static int plan_ruleset(const struct procage_cage *cage, const char *tmpdir,
 
 	if (!grants)
 		return error_set(err, -ENOMEM, "out of memory");
-	memcpy(grants, cage->grants, n * sizeof *grants);
+	/* A policy may grant no path at all: then there is no array to copy. */
+	if (n)
+		memcpy(grants, cage->grants, n * sizeof *grants);
 	if (tmpdir) {
 		tmp_fd = open(tmpdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (tmp_fd < 0) {

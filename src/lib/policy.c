@@ -40,6 +40,14 @@ PROCAGE_API int procage_rlimit_from_name(const char *name)
 	return -EINVAL;
 }
 
+const char *policy_rlimit_name(int resource)
+{
+	for (size_t i = 0; i < sizeof rlimit_names / sizeof rlimit_names[0]; i++)
+		if (rlimit_names[i].resource == resource)
+			return rlimit_names[i].name;
+	return "unknown";
+}
+
 const char *policy_access_name(enum procage_access access)
 {
 	switch (access) {
@@ -67,6 +75,15 @@ PROCAGE_API struct procage_policy *procage_policy_new(void)
 	return p;
 }
 
+PROCAGE_API int procage_policy_create(struct procage_policy **out, struct procage_error *err)
+{
+	error_clear(err);
+	if (!out)
+		return error_set(err, -EINVAL, "no place for the policy given");
+	*out = procage_policy_new();
+	return *out ? 0 : error_set(err, -ENOMEM, "out of memory");
+}
+
 static void env_vars_free(struct policy_env_var *vars, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -87,6 +104,8 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	env_vars_free(p->env_set, p->n_env_set);
 	procage_strings_free(p->hardlink_exempt);
 	procage_strings_free(p->allow_hosts);
+	free(p->home);
+	free(p->tmp_base);
 	free(p);
 }
 
@@ -101,8 +120,20 @@ static void *array_grow(void *array, size_t *n, size_t elem_size)
 	return grown;
 }
 
-PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
-				     enum procage_access access, struct procage_error *err)
+/* The bytes of s's first characters within max bytes: never half a UTF-8 character. */
+static int utf8_prefix_len(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+	if (n <= max)
+		return (int)n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return (int)n;
+}
+
+PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path, int access,
+				     struct procage_error *err)
 {
 	struct stat st;
 
@@ -115,7 +146,8 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 		return error_set(err, -EINVAL, "path %s is relative; rules take absolute paths",
 				 path);
 	if (strlen(path) >= 4096)
-		return error_set(err, -ENAMETOOLONG, "path %.64s... is too long", path);
+		return error_set(err, -ENAMETOOLONG, "path %.*s... is too long",
+				 utf8_prefix_len(path, 64), path);
 	if (stat(path, &st) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
 				     policy_access_name(access), path);
@@ -124,7 +156,7 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 	if (p->n_paths >= POLICY_MAX_PATHS)
 		return error_set(err, -E2BIG, "too many path rules (at most %d)", POLICY_MAX_PATHS);
 	for (size_t i = 0; i < p->n_paths; i++)
-		if (strcmp(p->paths[i].path, path) == 0 && p->paths[i].access != access)
+		if (strcmp(p->paths[i].path, path) == 0 && (int)p->paths[i].access != access)
 			return error_set(err, -EINVAL,
 					 "conflicting rules for %s: %s and %s", path,
 					 policy_access_name(p->paths[i].access),
@@ -144,7 +176,7 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 	return 0;
 }
 
-PROCAGE_API int procage_policy_set_network(struct procage_policy *p, enum procage_network mode,
+PROCAGE_API int procage_policy_set_network(struct procage_policy *p, int mode,
 					   struct procage_error *err)
 {
 	error_clear(err);
@@ -225,13 +257,13 @@ PROCAGE_API int procage_policy_env_set(struct procage_policy *p, const char *nam
 	return env_list_put(&p->env_set, &p->n_env_set, name, value, err);
 }
 
-PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *p, bool on,
+PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *p, int on,
 					       struct procage_error *err)
 {
 	error_clear(err);
 	if (!p)
 		return error_set(err, -EINVAL, "no policy given");
-	p->private_tmp = on;
+	p->private_tmp = on != 0;
 	return 0;
 }
 
@@ -245,9 +277,24 @@ PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *p, int resource
 		return error_set(err, -EINVAL, "unknown resource limit %d", resource);
 	if (soft > hard)
 		return error_set(err, -EINVAL,
-				 "resource limit %d: soft limit %llu is above hard limit %llu",
-				 resource, (unsigned long long)soft, (unsigned long long)hard);
+				 "resource limit %s: soft limit %llu is above hard limit %llu",
+				 policy_rlimit_name(resource), (unsigned long long)soft,
+				 (unsigned long long)hard);
 	p->rlimits[resource] = (struct policy_rlimit){ true, soft, hard };
+	return 0;
+}
+
+PROCAGE_API int procage_policy_get_rlimit(const struct procage_policy *p, int resource,
+					  uint64_t *soft, uint64_t *hard)
+{
+	if (!p || resource < 0 || resource >= RLIM_NLIMITS)
+		return -EINVAL;
+	if (!p->rlimits[resource].set)
+		return -ENOENT;
+	if (soft)
+		*soft = p->rlimits[resource].soft;
+	if (hard)
+		*hard = p->rlimits[resource].hard;
 	return 0;
 }
 
@@ -304,7 +351,7 @@ PROCAGE_API int procage_policy_waive(struct procage_policy *p, const char *name,
 	return 0;
 }
 
-PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *p, enum procage_hardlinks mode,
+PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *p, int mode,
 					     struct procage_error *err)
 {
 	error_clear(err);
@@ -363,8 +410,7 @@ PROCAGE_API int procage_policy_allow_host(struct procage_policy *p, const char *
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
 
-PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p,
-					    enum procage_lifetime lifetime,
+PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p, int lifetime,
 					    struct procage_error *err)
 {
 	error_clear(err);
@@ -376,9 +422,8 @@ PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p,
 	return 0;
 }
 
-PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *p,
-						enum procage_cgroup_limit limit, uint64_t value,
-						struct procage_error *err)
+PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *p, int limit,
+						uint64_t value, struct procage_error *err)
 {
 	error_clear(err);
 	if (!p)
@@ -400,8 +445,7 @@ PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *p,
 }
 
 /* A new pseudo-terminal is a valid request; the cage refuses it (not supported). */
-PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p,
-					    enum procage_terminal terminal,
+PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p, int terminal,
 					    struct procage_error *err)
 {
 	error_clear(err);
@@ -413,14 +457,57 @@ PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p,
 	return 0;
 }
 
-PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, bool on,
+PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, int on,
 					   struct procage_error *err)
 {
 	error_clear(err);
 	if (!p)
 		return error_set(err, -EINVAL, "no policy given");
-	p->reports = on;
+	p->reports = on != 0;
 	return 0;
+}
+
+const char *policy_home(const struct procage_policy *p)
+{
+	return p->home ? p->home : getenv("HOME");
+}
+
+/* An absolute path to an existing directory, kept as given; NULL clears it. */
+static int directory_set(char **field, const char *what, const char *path,
+			 struct procage_error *err)
+{
+	struct stat st;
+	char *copy = NULL;
+	if (path && path[0] != '/')
+		return error_set(err, -EINVAL, "%s %s is relative; it must be an absolute path",
+				 what, path);
+	if (path && stat(path, &st) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s %s", what, path);
+	if (path && !S_ISDIR(st.st_mode))
+		return error_set(err, -ENOTDIR, "%s %s is not a directory", what, path);
+	if (path && !(copy = strdup(path)))
+		return error_set(err, -ENOMEM, "out of memory");
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+PROCAGE_API int procage_policy_set_home(struct procage_policy *p, const char *home,
+					struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	return directory_set(&p->home, "home", home, err);
+}
+
+PROCAGE_API int procage_policy_set_tmp_base(struct procage_policy *p, const char *base,
+					    struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	return directory_set(&p->tmp_base, "temporary-directory base", base, err);
 }
 
 struct procage_policy *policy_copy(const struct procage_policy *src)
@@ -428,6 +515,9 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	struct procage_policy *p = procage_policy_new();
 	if (!p)
 		return NULL;
+	if ((src->home && !(p->home = strdup(src->home))) ||
+	    (src->tmp_base && !(p->tmp_base = strdup(src->tmp_base))))
+		goto fail;
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
 	p->lifetime = src->lifetime;
@@ -463,6 +553,12 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 fail:
 	procage_policy_free(p);
 	return NULL;
+}
+
+/* The library's allocator, so a binding never pairs our memory with another free. */
+PROCAGE_API void procage_free(void *memory)
+{
+	free(memory);
 }
 
 PROCAGE_API void procage_strings_free(char **strings)

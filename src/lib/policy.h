@@ -44,6 +44,8 @@ struct procage_policy {
 	char **hardlink_exempt; /* canonical subtrees, NULL-terminated */
 	size_t n_hardlink_exempt;
 	bool reports;
+	char *home;     /* the home of the classes and of "~/", or NULL: $HOME */
+	char *tmp_base; /* where private temporary directories go, or NULL: $TMPDIR, /tmp */
 	unsigned waived_classes; /* 1 << enum class_id */
 	unsigned accepted;       /* 1 << enum policy_approximation */
 };
@@ -64,8 +66,20 @@ enum policy_approximation {
 
 const char *policy_approximation_name(enum policy_approximation a);
 
+/*
+ * The top-level keys the JSON reader takes, i from 0 until NULL: the
+ * writer must write each of them, or a policy would not survive its
+ * own JSON (a test holds the two together).
+ */
+const char *policy_json_key(size_t i);
+
+/* The policy's home, else the calling process's $HOME (may be NULL). */
+const char *policy_home(const struct procage_policy *policy);
+
 /* A deep copy, for the cage to keep; NULL when out of memory. */
 struct procage_policy *policy_copy(const struct procage_policy *policy);
 const char *policy_access_name(enum procage_access access);
+/* The name of an RLIMIT_* ("nofile"), as the policy and --limit spell it, or "unknown". */
+const char *policy_rlimit_name(int resource);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "json.h"
+#include "policy.h"
 
 struct reader {
 	const char *name; /* what messages call the input */
@@ -181,7 +182,7 @@ static int read_members(struct reader *r, const struct json_value *object, const
  */
 static int expand_home(struct reader *r, const struct json_value *item, char **out)
 {
-	const char *path = item->u.string, *home = getenv("HOME");
+	const char *path = item->u.string, *home = policy_home(r->policy);
 	struct quoted q, q_home;
 
 	if (path[1] != '\0' && path[1] != '/')
@@ -464,10 +465,12 @@ static int read_cgroup_limit(struct reader *r, const struct json_member *m,
 	uint64_t value;
 	char what[64];
 	snprintf(what, sizeof what, "\"limits.%s\"", m->key);
-	if (m->value->type != JSON_NUMBER || json_number_to_u64(m->value, &value) < 0)
+	/* 0 is refused, not read as "no limit": leaving the key out says that. */
+	if (m->value->type != JSON_NUMBER || json_number_to_u64(m->value, &value) < 0 ||
+	    value == 0)
 		return fail_value(r, m->value, -EINVAL,
-				  "%s is a limit of the whole run: a whole number (%s)", what,
-				  limit == PROCAGE_CGROUP_MEMORY ? "bytes" : "processes");
+				  "%s is a limit of the whole run: a whole number above 0 (%s)",
+				  what, limit == PROCAGE_CGROUP_MEMORY ? "bytes" : "processes");
 	int rc = procage_policy_set_cgroup_limit(r->policy, limit, value, &inner);
 	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
 }
@@ -516,10 +519,26 @@ static int read_limits(struct reader *r, const struct json_member *m, int unused
 
 /* ---- the whole policy ------------------------------------------------- */
 
-/* The version was checked before anything else was read. */
+/* The version was checked, and the home read, before anything else. */
 static int read_nothing(struct reader *r, const struct json_member *m, int unused)
 {
 	return 0;
+}
+
+/* "home" and "tmp_base": a directory, or null for the caller's environment. */
+static int read_directory(struct reader *r, const struct json_member *m, int is_home)
+{
+	struct procage_error inner;
+	char what[16];
+	snprintf(what, sizeof what, "\"%s\"", m->key);
+	if (m->value->type == JSON_NULL)
+		return 0;
+	int rc = expect_type(r, m->value, JSON_STRING, what);
+	if (rc < 0)
+		return rc;
+	rc = (is_home ? procage_policy_set_home : procage_policy_set_tmp_base)(
+		r->policy, m->value->u.string, &inner);
+	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
 }
 
 static int read_hardlink_exempt(struct reader *r, const struct json_member *m, int unused)
@@ -618,17 +637,27 @@ static const struct key_reader top_keys[] = {
 	{ "accept", read_accept, 0 },        { "waive", read_waive, 0 },
 	{ "hardlinks", read_hardlinks, 0 },  { "reports", read_reports, 0 },
 	{ "lifetime", read_lifetime, 0 },    { "terminal", read_terminal, 0 },
+	{ "home", read_nothing, 0 },         { "tmp_base", read_directory, 0 },
 };
+
+const char *policy_json_key(size_t i)
+{
+	return i < N_KEYS(top_keys) ? top_keys[i].key : NULL;
+}
 
 static int read_policy(struct reader *r, const struct json_value *root)
 {
 	const struct json_member *version = json_object_find(root, "version");
+	const struct json_member *home = json_object_find(root, "home");
 	int rc;
 
 	if (root->type != JSON_OBJECT)
 		return fail_value(r, root, -EINVAL, "a policy must be an object, not %s",
 				  json_type_name(root->type));
 	if (version && (rc = read_version(r, version, 0)) < 0)
+		return rc;
+	/* Before the paths, whose "~/" it names. */
+	if (home && (rc = read_directory(r, home, 1)) < 0)
 		return rc;
 	return read_members(r, root, "at the top level", top_keys, N_KEYS(top_keys));
 }

@@ -22,6 +22,45 @@ static void write_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* null: taken from the caller's environment when the cage is made. */
+static void write_string_or_null(FILE *out, const char *s)
+{
+	if (s)
+		write_string(out, s);
+	else
+		fputs("null", out);
+}
+
+/* indent"key": ["a", "b"], without a line end. */
+static void write_strings(FILE *out, const char *indent, const char *key, char *const *list,
+			  size_t n)
+{
+	fprintf(out, "%s\"%s\": [", indent, key);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", out);
+		write_string(out, list[i]);
+	}
+	fputc(']', out);
+}
+
+/*
+ * Every mode is written by name: a mode the writer did not know would
+ * otherwise come back as a different one (a proxy-only policy read back
+ * with the network off looked "enforced as it is").
+ */
+static const char *network_name(enum procage_network mode)
+{
+	switch (mode) {
+	case PROCAGE_NET_OFF:
+		return "off";
+	case PROCAGE_NET_ON:
+		return "on";
+	case PROCAGE_NET_PROXY:
+		return "proxy";
+	}
+	return "off";
+}
+
 static void write_paths(FILE *out, const struct procage_policy *p)
 {
 	static const enum procage_access order[] = { PROCAGE_READ, PROCAGE_WRITE, PROCAGE_PROTECT,
@@ -130,7 +169,9 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 		return error_set(err, -ENOMEM, "out of memory");
 	fputs("{\n  \"version\": 1,\n", f);
 	write_paths(f, p);
-	fprintf(f, "  \"network\": \"%s\",\n", p->network == PROCAGE_NET_ON ? "on" : "off");
+	fprintf(f, "  \"network\": \"%s\",\n", network_name(p->network));
+	write_strings(f, "  ", "allow_hosts", p->allow_hosts, p->n_allow_hosts);
+	fputs(",\n", f);
 	write_env(f, p);
 	fprintf(f, "  \"private_tmp\": %s,\n", p->private_tmp ? "true" : "false");
 	fprintf(f, "  \"lifetime\": \"%s\",\n",
@@ -138,16 +179,17 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 	fprintf(f, "  \"terminal\": \"%s\",\n",
 		p->terminal == PROCAGE_TERMINAL_NEW_PTY ? "new-pty" : "inherit");
 	write_limits(f, p);
-	fprintf(f, "  \"hardlinks\": {\"mode\": \"%s\", \"exempt\": [",
+	fprintf(f, "  \"hardlinks\": {\"mode\": \"%s\", ",
 		p->hardlinks == PROCAGE_HARDLINKS_REPORT ? "report" : "refuse");
-	for (size_t i = 0; i < p->n_hardlink_exempt; i++) {
-		fputs(i ? ", " : "", f);
-		write_string(f, p->hardlink_exempt[i]);
-	}
-	fprintf(f, "]},\n  \"reports\": %s,\n", p->reports ? "true" : "false");
+	write_strings(f, "", "exempt", p->hardlink_exempt, p->n_hardlink_exempt);
+	fprintf(f, "},\n  \"reports\": %s,\n", p->reports ? "true" : "false");
 	write_names(f, "accept", p->accepted, APPROX__COUNT, approximation_name);
 	fputs(",\n", f);
 	write_names(f, "waive", p->waived_classes, CLASS__COUNT, waived_name);
+	fputs(",\n  \"home\": ", f);
+	write_string_or_null(f, p->home);
+	fputs(",\n  \"tmp_base\": ", f);
+	write_string_or_null(f, p->tmp_base);
 	fputs("\n}\n", f);
 	if (fclose(f) != 0) {
 		free(text);

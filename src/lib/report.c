@@ -58,8 +58,8 @@ static void json_line_write(int fd, const struct procage_report *r, bool final)
 			   "{\"call\":%s,\"args\":%s,\"pid\":%d,\"count\":%llu,\"first\":%lld.%09ld,"
 			   "\"last\":%lld.%09ld,\"final\":%s}\n",
 			   call, args, (int)r->pid, (unsigned long long)r->count,
-			   (long long)r->first.tv_sec, r->first.tv_nsec, (long long)r->last.tv_sec,
-			   r->last.tv_nsec, final ? "true" : "false");
+			   (long long)r->first.tv_sec, (long)r->first.tv_nsec, (long long)r->last.tv_sec,
+			   (long)r->last.tv_nsec, final ? "true" : "false");
 	if (len > 0 && (size_t)len < sizeof line)
 		(void)!write(fd, line, (size_t)len);
 }
@@ -74,7 +74,7 @@ void report_store_add(struct report_store *s, const char *call, const char *args
 		struct procage_report *r = &s->items[i];
 		if (r->pid == pid && strcmp(r->call, call) == 0 && strcmp(r->args, args) == 0) {
 			r->count++;
-			r->last = now;
+			r->last = (struct procage_time){ now.tv_sec, now.tv_nsec };
 			pthread_mutex_unlock(&s->lock);
 			return;
 		}
@@ -94,7 +94,7 @@ void report_store_add(struct report_store *s, const char *call, const char *args
 		snprintf(r->args, sizeof r->args, "%s", args);
 		r->pid = pid;
 		r->count = 1;
-		r->first = r->last = now;
+		r->first = r->last = (struct procage_time){ now.tv_sec, now.tv_nsec };
 		json_line_write(s->json_fd, r, false);
 	}
 	pthread_mutex_unlock(&s->lock);

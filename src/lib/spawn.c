@@ -73,8 +73,8 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 				     step, plan->fds[f->index].parent_fd,
 				     plan->fds[f->index].child_fd);
 	if (f->step == PROCAGE_STEP_RLIMITS && f->index >= 0)
-		return error_set_sys(err, f->err, f->step, "step %s: setting resource limit %d",
-				     step, plan->rlimits[f->index].resource);
+		return error_set_sys(err, f->err, f->step, "step %s: setting resource limit %s",
+				     step, policy_rlimit_name(plan->rlimits[f->index].resource));
 	if (f->step == PROCAGE_STEP_MOUNTS && f->index >= 0)
 		return error_set_sys(err, f->err, f->step, "step %s: %s %s", step,
 				     plan->mounts[f->index].kind == PLAN_MOUNT_READ_ONLY
@@ -86,12 +86,29 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 	return error_set_sys(err, f->err, f->step, "step %s", step);
 }
 
+/* As the kernel bounds such structs by a page: a size beyond is a mistake, not a version. */
+#define SPAWN_OPTS_MAX_SIZE 4096
+
 int spawn_opts_copy(const struct procage_spawn_opts *opts, struct procage_spawn_opts *o,
 		    struct procage_error *err)
 {
 	memset(o, 0, sizeof *o);
 	if (!opts || opts->size < offsetof(struct procage_spawn_opts, envp))
 		return error_set(err, -EINVAL, "spawn options missing or their size not set");
+	/*
+	 * A caller built against a newer header passes a larger struct. As
+	 * the kernel's copy_struct_from_user: its extra bytes must all be
+	 * zero, since a field we do not know could be one that restricts.
+	 */
+	if (opts->size > SPAWN_OPTS_MAX_SIZE)
+		return error_set(err, -E2BIG, "spawn options of %zu bytes; at most %d",
+				 opts->size, SPAWN_OPTS_MAX_SIZE);
+	for (size_t i = sizeof *o; i < opts->size; i++)
+		if (((const unsigned char *)opts)[i])
+			return error_set(err, -E2BIG,
+					 "spawn options of %zu bytes set byte %zu, beyond the %zu "
+					 "this library knows (built against a newer procage.h?)",
+					 opts->size, i, sizeof *o);
 	memcpy(o, opts, opts->size < sizeof *o ? opts->size : sizeof *o);
 	if (!o->argv || !o->argv[0])
 		return error_set(err, -EINVAL, "no command given");

@@ -36,4 +36,11 @@ if [ -x "$t2" ]; then
 else
 	for i in 1 2 3 4 5 6; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper $t2 is not built"; done
 fi
+# Without a --policy, fit starts from the default policy of the working
+# directory; when that directory is gone, the error says so.
+mkdir "$work/gone"
+err=$(cd "$work/gone" && rmdir "$work/gone" && "$PROCAGE" fit 2>&1); st=$?
+is "$st" 1 "fit in a removed working directory fails"
+like "$err" "^procage: cannot find the working directory.*No such file or directory" \
+	"naming the working directory and the cause"
 done_testing

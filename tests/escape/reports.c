@@ -194,7 +194,7 @@ static bool checked(const struct tier *t, bool ok, const struct reporting *x, co
 
 static void reporting_free(struct reporting *x)
 {
-	free(x->reports);
+	procage_free(x->reports);
 	x->reports = NULL;
 }
 

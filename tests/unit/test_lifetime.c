@@ -60,7 +60,7 @@ static void test_setters(void)
 		       back->terminal == PROCAGE_TERMINAL_NEW_PTY,
 	       "and read back");
 	procage_policy_free(back);
-	free(json);
+	procage_free(json);
 	procage_policy_free(p);
 }
 
@@ -232,7 +232,7 @@ static void test_cgroup_limits(void)
 	tap_ok(procage_policy_to_json(p, &json, &err) == 0 &&
 		       strstr(json, "\"memory\": 67108864, \"pids\": 16"),
 	       "the limits are written to JSON");
-	free(json);
+	procage_free(json);
 	int rc = procage_cage_new(p, &c, &err);
 	if (!f.cgroup_memory || !f.cgroup_pids) {
 		tap_diag("this host has no cgroup limits: %s", f.cgroup_why);

@@ -248,12 +248,85 @@ static void test_plan(void)
 	procage_policy_free(p);
 }
 
+/* A policy that grants no path ("{}"): the plan has no grant to copy (UBSan saw a NULL copy). */
+static void test_plan_no_grants(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = NULL;
+	struct procage_cage *c = NULL;
+	char *argv[] = { "true", NULL };
+	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv };
+	struct plan plan;
+	int pipe_fds[2];
+
+	int rc = procage_policy_from_json_text("{}", "empty", &p, &err);
+	if (rc == 0)
+		rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0 && c->n_grants == 0, "a policy granting no path makes a cage with no grant: %s",
+	       rc ? err.message : "ok");
+	if (rc == 0) {
+		pipe2(pipe_fds, O_CLOEXEC);
+		rc = plan_build(c, &o, NULL, pipe_fds[1], &plan, &err);
+		tap_ok(rc == 0 && plan.landlock_fd >= 0,
+		       "its plan is built, with a ruleset that grants nothing: %s",
+		       rc ? err.message : "ok");
+		if (rc == 0)
+			plan_release(&plan);
+		close(pipe_fds[0]);
+	}
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
+/*
+ * A hard limit above the caller's own: on T1 no process of the run may
+ * raise it, so the cage is refused and names the limit; a limit within
+ * the caller's is accepted (control).
+ */
+static void test_rlimit_refusal(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = procage_policy_new();
+	struct procage_cage *c = NULL;
+	struct rlimit now;
+	getrlimit(RLIMIT_NOFILE, &now);
+	procage_policy_set_private_tmp(p, false, &err);
+	procage_policy_set_rlimit(p, RLIMIT_NOFILE, now.rlim_cur, now.rlim_max, &err);
+	int rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0, "a nofile limit within the caller's own is accepted: %s",
+	       rc ? err.message : "ok");
+	procage_cage_free(c);
+	c = NULL;
+	if (now.rlim_max == RLIM_INFINITY) {
+		tap_skip("the caller's nofile hard limit is unlimited: nothing lies above it");
+		procage_policy_free(p);
+		return;
+	}
+	procage_policy_set_rlimit(p, RLIMIT_NOFILE, now.rlim_cur, now.rlim_max + 1, &err);
+	rc = procage_cage_new(p, &c, &err);
+	struct procage_host_facts f;
+	procage_host_facts(&f, NULL);
+	if (f.tier == PROCAGE_TIER_T1)
+		tap_ok(rc == -EPERM && strstr(err.message, "resource limit nofile") &&
+			       strstr(err.message, "user namespace"),
+		       "on T1 a hard limit above the caller's is refused, by name: %s", err.message);
+	else
+		tap_ok(rc == 0 || (rc == -EPERM && strstr(err.message, "resource limit nofile")),
+		       "on T2 a hard limit above the caller's is refused by name unless the "
+		       "caller may raise it: %s",
+		       rc ? err.message : "accepted");
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
 int main(void)
 {
 	workspace_make();
 	test_cage_grants();
 	test_deny_inside_grant();
 	test_plan();
+	test_plan_no_grants();
+	test_rlimit_refusal();
 	test_private_tmp_base();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();

@@ -9,6 +9,8 @@
  * reads as the policy it is and stays right when the temporary directory's
  * name (substituted for @T) changes length.
  */
+/* NULL is passed on purpose in test_arguments: the library's checks are tested. */
+#define PROCAGE_NO_NONNULL
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -234,19 +236,19 @@ static const struct refused refused_cases[] = {
 	{ "not an object", "`[]", -EINVAL, "a policy must be an object, not an array" },
 	{ "unknown top-level key", "{\n  \"network\": \"off\",\n  `\"netwrok\": \"on\"\n}", -EINVAL,
 	  "unknown key \"netwrok\" at the top level (known: version, paths, network, env, "
-	  "private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal)" },
+	  "private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base)" },
 	{ "unknown key in paths", "{\"paths\": {\n   `\"raed\": []}}", -EINVAL,
 	  "unknown key \"raed\" in \"paths\" (known: read, write, protect, hide, connect)" },
 	{ "control characters in a key are escaped", "{`\"\\u001b]0;x\\u0007\\u0085\": 1}",
 	  -EINVAL,
 	  "unknown key \"\\x1B]0;x\\x07\\u0085\" at the top level (known: version, paths, "
-	  "network, env, private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal)" },
+	  "network, env, private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base)" },
 	{ "a long key is cut",
 	  "{`\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	  "aaaaaaaaaaaaaaaaaaaa\": 1}",
 	  -EINVAL,
 	  "unknown key \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"... "
-	  "at the top level (known: version, paths, network, env, private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal)" },
+	  "at the top level (known: version, paths, network, env, private_tmp, limits, allow_hosts, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base)" },
 	/* version */
 	{ "version 2", "{\"version\": `2}", -EINVAL,
 	  "unsupported \"version\" 2; this reader knows version 1 only" },
@@ -313,11 +315,15 @@ static const struct refused refused_cases[] = {
 	{ "unknown limit", "{\"limits\": {`\"nofiles\": 1}}", -EINVAL,
 	  "unknown resource limit \"nofiles\" in \"limits\"" },
 	{ "memory limit not a number", "{\"limits\": {\"memory\": `\"1G\"}}", -EINVAL,
-	  "\"limits.memory\" is a limit of the whole run: a whole number (bytes)" },
+	  "\"limits.memory\" is a limit of the whole run: a whole number above 0 (bytes)" },
 	{ "memory limit too small", "{\"limits\": {\"memory\": `4096}}", -EINVAL,
 	  "memory limit 4096: at least 1 MiB (1048576 bytes)" },
 	{ "pids limit with soft and hard", "{\"limits\": {\"pids\": `{\"soft\": 1, \"hard\": 2}}}",
-	  -EINVAL, "\"limits.pids\" is a limit of the whole run: a whole number (processes)" },
+	  -EINVAL, "\"limits.pids\" is a limit of the whole run: a whole number above 0 (processes)" },
+	{ "memory limit of 0", "{\"limits\": {\"memory\": `0}}", -EINVAL,
+	  "\"limits.memory\" is a limit of the whole run: a whole number above 0 (bytes)" },
+	{ "pids limit of 0", "{\"limits\": {\"pids\": `0}}", -EINVAL,
+	  "\"limits.pids\" is a limit of the whole run: a whole number above 0 (processes)" },
 	{ "negative limit", "{\"limits\": {\"nofile\": `-1}}", -EINVAL,
 	  "\"limits.nofile\" must be a whole number of 0 or more, not -1" },
 	{ "fractional limit", "{\"limits\": {\"nofile\": `1.5}}", -EINVAL,
@@ -435,16 +441,25 @@ static void test_files(void)
 	unlink(path);
 }
 
+/*
+ * The header marks these arguments nonnull for C callers; a binding can
+ * still pass NULL, which the library refuses. Through a volatile the
+ * compiler cannot see the NULL here either.
+ */
+static void *const volatile null_pointer = NULL;
+
 static void test_arguments(void)
 {
 	struct procage_policy *p = NULL;
 	struct procage_error err;
 
-	tap_ok(procage_policy_from_json_text(NULL, "x", &p, &err) == -EINVAL && err.code == -EINVAL,
+	tap_ok(procage_policy_from_json_text(null_pointer, "x", &p, &err) == -EINVAL &&
+		       err.code == -EINVAL,
 	       "NULL text: -EINVAL");
-	tap_ok(procage_policy_from_json_text("{}", "x", NULL, &err) == -EINVAL,
+	tap_ok(procage_policy_from_json_text("{}", "x", null_pointer, &err) == -EINVAL,
 	       "NULL out: -EINVAL");
-	tap_ok(procage_policy_from_json_file(NULL, &p, &err) == -EINVAL, "NULL path: -EINVAL");
+	tap_ok(procage_policy_from_json_file(null_pointer, &p, &err) == -EINVAL,
+	       "NULL path: -EINVAL");
 	tap_ok(procage_policy_from_json_text("{\"x\": 1}", "x", &p, NULL) == -EINVAL && !p,
 	       "NULL err: the code is still returned");
 	int rc = procage_policy_from_json_text("[", NULL, &p, &err);

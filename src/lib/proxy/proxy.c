@@ -5,6 +5,7 @@
  */
 #include "proxy/conn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -157,19 +158,38 @@ static void *loop_main(void *arg)
 
 /* ---- API ------------------------------------------------------------------------------ */
 
+/* Descriptors this process has open now. */
+static unsigned open_descriptors(void)
+{
+	unsigned n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return 64; /* no /proc: assume the reserve below is taken */
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n > 3 ? n - 3 : 0; /* ".", ".." and the directory's own */
+}
+
+/*
+ * How many clients at once: six descriptors per tunnel (two sockets, two
+ * pipes) out of those still free under the soft RLIMIT_NOFILE, after a
+ * reserve for the rest of the supervising process. The library does not
+ * raise the limit, which is the whole process's (procage.h says so;
+ * procage run raises its own soft limit to the hard one). At least a few
+ * are always offered: past the real limit accept fails with EMFILE, and
+ * the proxy pauses accepting, as when it is full.
+ */
 static unsigned default_max_connections(void)
 {
 	struct rlimit rl;
-	rlim_t room = 1024;
+	rlim_t soft = 1024;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		room = rl.rlim_cur;
-	else if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
-		room = 65536;
-	/* Six descriptors per tunnel (two sockets, two pipes), and some left
-	 * for the rest of the supervising process. */
-	rlim_t n = room > 128 ? (room - 64) / 6 : 8;
-	return n > 4096 ? 4096 : n < 8 ? 8 : (unsigned)n;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		soft = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
+	rlim_t used = open_descriptors() + 32;
+	rlim_t n = soft > used ? (soft - used) / 6 : 0;
+	return n > 4096 ? 4096 : n < 4 ? 4 : (unsigned)n;
 }
 
 static void apply_defaults(struct proxy *p, const struct proxy_options *options)
