@@ -8,6 +8,18 @@ is "$out" "absent absent visible" "secret-looking variables are dropped, others 
 out=$(GITHUB_TOKEN=ghp_secret "$PROCAGE" run --env GITHUB_TOKEN -- sh -c 'echo "$GITHUB_TOKEN"')
 is "$out" "ghp_secret" "--env passes a secret by name"
 
+# Credentials by name and by value (a URL with user-info), judged from
+# what the caged shell prints; the same names pass when named.
+out=$(MYSQL_PWD=pw CI_JOB_JWT=jwt GITHUB_PAT=pat LDAP_BIND_PW=pw SENTRY_DSN=dsn \
+	DATABASE_URL=postgres://u:pw@h/db MIRROR=https://h/simple \
+	"$PROCAGE" run -- sh -c 'echo "${MYSQL_PWD-absent} ${CI_JOB_JWT-absent} ${GITHUB_PAT-absent}" \
+		"${LDAP_BIND_PW-absent} ${SENTRY_DSN-absent} ${DATABASE_URL-absent} $MIRROR"')
+is "$out" "absent absent absent absent absent absent https://h/simple" \
+	"credential names and URLs with user-info are dropped"
+out=$(DATABASE_URL=postgres://u:pw@h/db MYSQL_PWD=pw "$PROCAGE" run --env DATABASE_URL \
+	--env MYSQL_PWD -- sh -c 'echo "$DATABASE_URL $MYSQL_PWD"')
+is "$out" "postgres://u:pw@h/db pw" "--env passes them by name"
+
 out=$("$PROCAGE" run --setenv GREETING=hi -- sh -c 'echo "$GREETING"')
 is "$out" "hi" "--setenv sets a variable"
 
