@@ -104,6 +104,7 @@ int main(int argc, char **argv)
 	    {"r04", r04_files_move_between_writable_directories_and_gain_no_right},
 	    {"r07", r07_trust_handoff_files_are_protected_in_a_writable_workspace},
 	    {"r07", r07_the_audit_lists_what_a_run_made_in_handoff_locations},
+	    {"r07", r07_every_secrets_family_is_hidden},
 	    {"r08", r08_a_hard_link_to_a_hidden_file_is_refused},
 	    {"r08", r08_a_hard_link_to_a_protected_file_is_refused},
 	    {"r08", r08_no_hard_link_can_be_made_during_the_run},

@@ -119,6 +119,7 @@ void r02_a_rule_spelled_through_a_symlink_binds_its_target(const struct tier *t)
 void r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed(const struct tier *t);
 void r04_files_move_between_writable_directories_and_gain_no_right(const struct tier *t);
 void r07_trust_handoff_files_are_protected_in_a_writable_workspace(const struct tier *t);
+void r07_every_secrets_family_is_hidden(const struct tier *t);
 void r09_daemons_are_unreachable_without_network_access(const struct tier *t);
 void r09_unix_sockets_reach_only_their_paths(const struct tier *t);
 void r10_runs_do_not_share_temporary_files(const struct tier *t);
