@@ -130,6 +130,7 @@ int main(int argc, char **argv)
 	    {"r32", r32_the_seccomp_listener_stays_out_of_reach},
 	    {"r32", reports_list_exactly_the_refused_calls},
 	    {"r32", reports_survive_a_hammering},
+	    {"r32", reports_keep_every_distinct_call},
 	    {"r34", r34_service_and_engine_sockets_are_unreachable},
 	    {"r34", r34_an_abstract_bus_is_scoped},
 	    {"r34", r34_a_socket_bound_later_is_refused},

@@ -154,5 +154,6 @@ void r36_a_proxy_only_child_has_no_other_route(const struct tier *t);
 void r32_the_seccomp_listener_stays_out_of_reach(const struct tier *t);
 void reports_list_exactly_the_refused_calls(const struct tier *t);
 void reports_survive_a_hammering(const struct tier *t);
+void reports_keep_every_distinct_call(const struct tier *t);
 
 #endif
