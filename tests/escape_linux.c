@@ -136,6 +136,7 @@ int main(int argc, char **argv)
 	    {"r34", r34_a_socket_bound_later_is_refused},
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
+	    {"r41", r41_report_files_follow_no_link_a_run_planted},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

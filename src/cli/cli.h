@@ -46,6 +46,14 @@ void cli_report_error(const struct procage_error *err, bool json);
 /* Print a usage problem and return EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Text for a terminal or a log: what the cage could have chosen (file
+ * names, call arguments) with every control byte and invalid UTF-8 byte
+ * written as \xNN, so that it can neither break a line nor drive the
+ * terminal.
+ */
+void text_write(FILE *out, const char *s);
+
 /* JSON output helpers: a quoted, escaped string. */
 void json_write_string(FILE *out, const char *s);
 /* The name of an errno ("EACCES"), or NULL. */

@@ -309,7 +309,9 @@ static void findings_print(char **findings, bool json, const char *key, const ch
 			json_write_string(stderr, findings[i]);
 			fputs("}\n", stderr);
 		} else {
-			fprintf(stderr, "%s%s\n", prefix, findings[i]);
+			fputs(prefix, stderr);
+			text_write(stderr, findings[i]);
+			fputc('\n', stderr);
 		}
 	}
 }
@@ -350,9 +352,12 @@ static void reports_print(const struct procage_run *run, bool json)
 			fprintf(stderr, ",\"pid\":%d,\"count\":%llu}}\n", (int)r[i].pid,
 				(unsigned long long)r[i].count);
 		} else {
-			fprintf(stderr, "procage: refused: %s(%s) by pid %d, %llu time%s\n", r[i].call,
-				r[i].args, (int)r[i].pid, (unsigned long long)r[i].count,
-				r[i].count == 1 ? "" : "s");
+			fputs("procage: refused: ", stderr);
+			text_write(stderr, r[i].call);
+			fputc('(', stderr);
+			text_write(stderr, r[i].args);
+			fprintf(stderr, ") by pid %d, %llu time%s\n", (int)r[i].pid,
+				(unsigned long long)r[i].count, r[i].count == 1 ? "" : "s");
 		}
 	}
 	free(r);

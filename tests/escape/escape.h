@@ -155,5 +155,6 @@ void r32_the_seccomp_listener_stays_out_of_reach(const struct tier *t);
 void reports_list_exactly_the_refused_calls(const struct tier *t);
 void reports_survive_a_hammering(const struct tier *t);
 void reports_keep_every_distinct_call(const struct tier *t);
+void r41_report_files_follow_no_link_a_run_planted(const struct tier *t);
 
 #endif
