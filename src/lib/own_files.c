@@ -53,6 +53,17 @@ const char *own_files_write_grant_of(const struct procage_cage *cage, int dir_fd
 	return grant;
 }
 
+PROCAGE_API int procage_cage_write_grant_of(const struct procage_cage *cage, int dir_fd,
+					    char *grant, size_t size)
+{
+	if (!cage || dir_fd < 0)
+		return -EINVAL;
+	const char *found = own_files_write_grant_of(cage, dir_fd);
+	if (found && grant && size)
+		snprintf(grant, size, "%s", found);
+	return found != NULL;
+}
+
 /* Open path's directory, no link followed; the last component in *name. */
 static int parent_open(const char *path, const char **name, struct procage_error *err)
 {
