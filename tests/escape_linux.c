@@ -110,6 +110,7 @@ int main(int argc, char **argv)
 	    {"r08", r08_no_hard_link_can_be_made_during_the_run},
 	    {"r09", r09_daemons_are_unreachable_without_network_access},
 	    {"r09", r09_unix_sockets_reach_only_their_paths},
+	    {"r09", r09_sockets_are_found_by_inode_not_by_name},
 	    {"r10", r10_runs_do_not_share_temporary_files},
 	    {"r21", r21_an_inherited_descriptor_does_not_reach_the_child},
 	    {"r22", r22_terminal_input_injection_is_refused},

@@ -50,4 +50,37 @@ like "$out" "PermissionError|not permitted" "with a permission error"
 out=$("$PROCAGE" run --net on -- /usr/bin/python3 -c "$connect" "$port" 2>&1); st=$?
 is "$out" "hello" "with the network on, the same connection works"
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
+
+# --socket: the named socket is reached, another bound on the host is masked
+# (tier T1); the spawn lists the host's sockets and frees what it listed.
+if "$PROCAGE" facts 2>/dev/null | grep -q 'tier.*T1'; then
+	/usr/bin/python3 - "$work" <<'PY' &
+import os, socket, sys
+w = sys.argv[1]
+a = socket.socket(socket.AF_UNIX); a.bind(w + "/allowed.sock"); a.listen(4)
+b = socket.socket(socket.AF_UNIX); b.bind(w + "/other.sock"); b.listen(4)
+open(w + "/sockets-ready", "w").close()
+a.settimeout(20)
+try:
+    while True:
+        c, _ = a.accept(); c.close()
+except socket.timeout:
+    pass
+PY
+	sockets=$!
+	for _ in $(seq 50); do [ -e "$work/sockets-ready" ] && break; sleep 0.1; done
+	try='import socket,sys
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(p); print("reached")
+    except OSError:
+        print("refused")'
+	out=$("$PROCAGE" run --net on --socket "$work/allowed.sock" -- \
+		/usr/bin/python3 -c "$try" "$work/allowed.sock" "$work/other.sock" 2>&1)
+	is "$(echo $out)" "reached refused" "--socket reaches the named socket, and another is masked"
+	kill "$sockets" 2>/dev/null; wait "$sockets" 2>/dev/null
+else
+	echo "ok $((tap_n += 1)) # SKIP --socket needs tier T1 here"
+fi
 done_testing

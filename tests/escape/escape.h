@@ -122,6 +122,7 @@ void r07_trust_handoff_files_are_protected_in_a_writable_workspace(const struct 
 void r07_every_secrets_family_is_hidden(const struct tier *t);
 void r09_daemons_are_unreachable_without_network_access(const struct tier *t);
 void r09_unix_sockets_reach_only_their_paths(const struct tier *t);
+void r09_sockets_are_found_by_inode_not_by_name(const struct tier *t);
 void r10_runs_do_not_share_temporary_files(const struct tier *t);
 void r21_an_inherited_descriptor_does_not_reach_the_child(const struct tier *t);
 void r24_secret_variables_do_not_reach_the_child(const struct tier *t);
