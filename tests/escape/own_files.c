@@ -85,8 +85,8 @@ void r41_report_files_follow_no_link_a_run_planted(const struct tier *t)
 	struct caged_ws *ws = workspace(t, "r41");
 	if (!ws || cage_refused_here(t, ws, "r41"))
 		goto out;
-	if (!path_join(t, bashrc, ws->home, ".bashrc") || !path_join(t, planted, ws->rw, "r.jsonl") ||
-	    !path_join(t, dir_link, ws->rw, "logs") ||
+	if (!path_join(t, bashrc, ws->home, ".bashrc") ||
+	    !path_join(t, planted, ws->rw, "r.jsonl") || !path_join(t, dir_link, ws->rw, "logs") ||
 	    !path_join(t, through, ws->rw, "logs/.bashrc") ||
 	    !path_join(t, old, ws->rw, "old.jsonl") || !path_join(t, fresh, ws->rw, "new.jsonl") ||
 	    !path_join(t, outside, ws->root, "reports.jsonl") ||
@@ -109,8 +109,9 @@ void r41_report_files_follow_no_link_a_run_planted(const struct tier *t)
 	      "r41: a report file below a planted link to the home is refused, and ~/.bashrc is "
 	      "unchanged");
 	r = report_run(ws, old);
-	check(t, refused_naming(&r, "already exists inside the write grant") &&
-		     file_is(old, "r41: left by a run\n"),
+	check(t,
+	      refused_naming(&r, "already exists inside the write grant") &&
+		  file_is(old, "r41: left by a run\n"),
 	      &r, "r41: an existing file inside a write grant is refused as a report file");
 	if (fixture(t, link(outside, second) == 0, "r41: a second name of a report file made")) {
 		r = report_run(ws, outside);

@@ -32,7 +32,7 @@ static int own_resolve(void *ctx, const char *name, struct dest_addr *out, size_
 	inet_pton(AF_INET, OWN_ADDRESS, out->bytes);
 	return 1;
 }
-static const struct proxy_resolver own_resolver = { own_resolve, NULL };
+static const struct proxy_resolver own_resolver = {own_resolve, NULL};
 
 static bool write_file(const char *path, const char *text)
 {
@@ -68,7 +68,7 @@ static bool own_network(char *why, size_t size)
 /* lo up, and OWN_ADDRESS on it (an alias, as `ip addr add` would). */
 static bool own_address(void)
 {
-	struct ifreq ifr = { 0 };
+	struct ifreq ifr = {0};
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	bool ok = fd >= 0;
 	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
@@ -87,7 +87,7 @@ static bool own_address(void)
 
 static int listen_on(const char *address, int *port)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in sin = {.sin_family = AF_INET};
 	socklen_t len = sizeof sin;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	inet_pton(AF_INET, address, &sin.sin_addr);
@@ -104,9 +104,10 @@ static int listen_on(const char *address, int *port)
 /* CONNECT own.test:port through the proxy; the response head in out. */
 static void connect_through(int proxy_port, int port, char *out, size_t size)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)proxy_port),
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct timeval tv = { .tv_sec = 5 };
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)proxy_port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct timeval tv = {.tv_sec = 5};
 	char request[128];
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	out[0] = '\0';
@@ -132,8 +133,8 @@ static void proxy_case(const char *const *entries, size_t n, int service_port, c
 	int proxy_port = 0, listener = listen_on("127.0.0.1", &proxy_port);
 	head[0] = '\0';
 	if (listener < 0 || allowlist_new(entries, n, &list, &err) < 0 ||
-	    proxy_start(listener, list, &(struct proxy_options){ .resolver = &own_resolver },
-			&proxy, &err) < 0) {
+	    proxy_start(listener, list, &(struct proxy_options){.resolver = &own_resolver}, &proxy,
+			&err) < 0) {
 		tap_diag("proxy: %s", err.message);
 	} else {
 		connect_through(proxy_port, service_port, head, size);
@@ -157,26 +158,25 @@ int main(void)
 	int service = listen_on(OWN_ADDRESS, &port);
 	if (!tap_ok(service >= 0, "a service listens on %s:%d", OWN_ADDRESS, port))
 		return tap_done();
-	struct dest_addr own = { .family = AF_INET };
+	struct dest_addr own = {.family = AF_INET};
 	inet_pton(AF_INET, OWN_ADDRESS, own.bytes);
 	tap_ok(allowlist_host_interface(&own, interface, sizeof interface) &&
-		       strncmp(interface, "lo", 2) == 0,
+		   strncmp(interface, "lo", 2) == 0,
 	       "%s is found among the host's own addresses, on lo (its label)", OWN_ADDRESS);
-	struct dest_addr other = { .family = AF_INET };
+	struct dest_addr other = {.family = AF_INET};
 	inet_pton(AF_INET, "44.1.2.4", other.bytes);
 	tap_ok(!allowlist_host_interface(&other, interface, sizeof interface),
 	       "a neighbouring address is not");
 
 	snprintf(name_entry, sizeof name_entry, "own.test:%d", port);
-	const char *by_name[] = { name_entry };
+	const char *by_name[] = {name_entry};
 	proxy_case(by_name, 1, port, head, sizeof head);
 	tap_ok(strncmp(head, "HTTP/1.1 403", 12) == 0 && strstr(head, "this host's own"),
 	       "an allowed name resolving to the host's own address is refused: %.12s", head);
-	const char *by_address[] = { name_entry, OWN_ADDRESS "/32" };
+	const char *by_address[] = {name_entry, OWN_ADDRESS "/32"};
 	proxy_case(by_address, 2, port, head, sizeof head);
 	tap_ok(strncmp(head, "HTTP/1.1 200", 12) == 0,
-	       "control: with the address on the allowlist the same request passes: %.12s",
-	       head);
+	       "control: with the address on the allowlist the same request passes: %.12s", head);
 	close(service);
 	return tap_done();
 }

@@ -18,7 +18,9 @@ int main(void)
 	expect("a\nb", "\"a\\x0ab\"", "a newline is escaped: one finding, one line");
 	expect("q\"uote\\", "\"q\\x22uote\\x5c\"", "quotes and backslashes cannot end the name");
 	expect("\x1b[2J", "\"\\x1b[2J\"", "an escape sequence is escaped");
-	expect("\xc2\x9b" "31m", "\"\\xc2\\x9b31m\"", "a C1 control (CSI as UTF-8) is escaped");
+	expect("\xc2\x9b"
+	       "31m",
+	       "\"\\xc2\\x9b31m\"", "a C1 control (CSI as UTF-8) is escaped");
 	expect("caf\xc3\xa9 \xe2\x82\xac", "\"caf\xc3\xa9 \xe2\x82\xac\"", "valid UTF-8 is kept");
 	expect("\xff\xc3", "\"\\xff\\xc3\"", "bytes that are not UTF-8 are escaped");
 	expect("\xe0\x80\xaf", "\"\\xe0\\x80\\xaf\"", "an overlong form is escaped");
