@@ -565,6 +565,16 @@ PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***
 	PROCAGE_NONNULL(1, 2);
 /* The cage's hard-link check mode (enum procage_hardlinks), from its policy. */
 PROCAGE_API int procage_cage_hardlink_mode(const struct procage_cage *cage);
+/*
+ * Does a write grant of the cage hold the directory dir_fd (any descriptor
+ * of it, O_PATH will do)? Judged by device and inode up through "..", so
+ * every spelling and bind mount of a granted tree counts. 1 with the
+ * grant's path in grant (when not NULL), 0 when none does, or -EINVAL.
+ * A file procage reads or writes for the caller there may have been
+ * prepared by a run.
+ */
+PROCAGE_API int procage_cage_write_grant_of(const struct procage_cage *cage, int dir_fd,
+					    char *grant, size_t size) PROCAGE_NONNULL(1);
 
 /* ---- spawn and run --------------------------------------------------- */
 

@@ -104,11 +104,13 @@ int main(int argc, char **argv)
 	    {"r04", r04_files_move_between_writable_directories_and_gain_no_right},
 	    {"r07", r07_trust_handoff_files_are_protected_in_a_writable_workspace},
 	    {"r07", r07_the_audit_lists_what_a_run_made_in_handoff_locations},
+	    {"r07", r07_every_secrets_family_is_hidden},
 	    {"r08", r08_a_hard_link_to_a_hidden_file_is_refused},
 	    {"r08", r08_a_hard_link_to_a_protected_file_is_refused},
 	    {"r08", r08_no_hard_link_can_be_made_during_the_run},
 	    {"r09", r09_daemons_are_unreachable_without_network_access},
 	    {"r09", r09_unix_sockets_reach_only_their_paths},
+	    {"r09", r09_sockets_are_found_by_inode_not_by_name},
 	    {"r10", r10_runs_do_not_share_temporary_files},
 	    {"r21", r21_an_inherited_descriptor_does_not_reach_the_child},
 	    {"r22", r22_terminal_input_injection_is_refused},
@@ -129,11 +131,13 @@ int main(int argc, char **argv)
 	    {"r32", r32_the_seccomp_listener_stays_out_of_reach},
 	    {"r32", reports_list_exactly_the_refused_calls},
 	    {"r32", reports_survive_a_hammering},
+	    {"r32", reports_keep_every_distinct_call},
 	    {"r34", r34_service_and_engine_sockets_are_unreachable},
 	    {"r34", r34_an_abstract_bus_is_scoped},
 	    {"r34", r34_a_socket_bound_later_is_refused},
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
+	    {"r41", r41_report_files_follow_no_link_a_run_planted},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

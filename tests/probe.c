@@ -214,6 +214,7 @@ static const struct action actions[] = {
     {"reopen-listener", 1, 1, do_reopen_listener, "self|parent: reopen fds through /proc"},
     {"own-listener", 0, 0, do_own_listener, ": our own listener answers io_uring_setup"},
     {"refuse-loop", 1, 1, do_refuse_loop, "N: N refused calls (io_uring_setup)"},
+    {"refuse-distinct", 1, 1, do_refuse_distinct, "N: N different refused calls, then a mount"},
     {"refuse-crowd", 2, 2, do_refuse_crowd, "K MS: K children refused without end, killed"},
     {"refused-set", 0, 0, do_refused_set, ": io_uring, ptrace, mount, userns, TIOCSTI once"},
 };

@@ -53,6 +53,31 @@ void cli_report_error(const struct procage_error *err, bool json);
 /* Print a usage problem and return EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Text for a terminal or a log: what the cage could have chosen (file
+ * names, call arguments) with every control byte and invalid UTF-8 byte
+ * written as \xNN, so that it can neither break a line nor drive the
+ * terminal.
+ */
+void text_write(FILE *out, const char *s);
+
+/* The policy file as procage's own input (policy_file.c). */
+struct policy_source {
+	char *text;      /* the file's content, read once */
+	int dir_fd;      /* its directory, O_PATH */
+	char canonical[4096];
+};
+/* Read the file once, by descriptor, from its canonical path with no link followed. */
+int policy_file_read(const char *path, struct policy_source *src, struct procage_error *err);
+void policy_source_free(struct policy_source *src);
+/*
+ * Inside a write grant of cage (named in grant, "" when not), the text
+ * must be the one procage last ran with, unless trust records it now.
+ * 0, or a negative errno with err saying why and what to do.
+ */
+int policy_file_judge(const struct policy_source *src, const struct procage_cage *cage,
+		      bool trust, char *grant, size_t grant_size, struct procage_error *err);
+
 /* JSON output helpers: a quoted, escaped string. */
 void json_write_string(FILE *out, const char *s);
 /* The name of an errno ("EACCES"), or NULL. */

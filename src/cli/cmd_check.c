@@ -31,14 +31,33 @@ int cmd_check(int argc, char **argv)
 		return 1;
 	}
 	const char *tier = procage_tier_name(procage_cage_tier(cage));
+	/* A policy file its own cage may write: say what runs make of it. */
+	struct policy_source src = { .dir_fd = -1 };
+	char grant[4096] = "";
+	if (policy_file_read(file, &src, &err) != 0 ||
+	    procage_cage_write_grant_of(cage, src.dir_fd, grant, sizeof grant) != 1)
+		grant[0] = '\0';
+	policy_source_free(&src);
 	if (json) {
 		printf("{\"policy\":");
 		json_write_string(stdout, file);
 		printf(",\"valid\":true,\"tier\":");
 		json_write_string(stdout, tier);
+		if (grant[0]) {
+			printf(",\"inside_write_grant\":");
+			json_write_string(stdout, grant);
+		}
 		printf("}\n");
 	} else {
 		printf("%s: valid; this host enforces it at tier %s\n", file, tier);
+		if (grant[0]) {
+			fputs("procage: warning: the policy file lies inside its own write grant ",
+			      stderr);
+			text_write(stderr, grant);
+			fputs(": runs keep it read-only, and procage run refuses it after any "
+			      "change made outside procage until --trust-policy confirms it\n",
+			      stderr);
+		}
 	}
 	procage_cage_free(cage);
 	procage_policy_free(policy);

@@ -34,6 +34,7 @@ struct run_options {
 	char **command;
 	const char *report_json; /* --report-json FILE */
 	bool report;
+	bool trust_policy;       /* --trust-policy: record the policy file's text */
 };
 
 enum {
@@ -41,7 +42,7 @@ enum {
 	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
 	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
 	OPT_REPORT_JSON,
-	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE,
+	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY,
 };
 
 static const struct option run_long_options[] = {
@@ -70,6 +71,7 @@ static const struct option run_long_options[] = {
 	{ "terminal", required_argument, NULL, OPT_TERMINAL },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "trust-policy", no_argument, NULL, OPT_TRUST_POLICY },
 	{ 0 },
 };
 
@@ -124,6 +126,9 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_AUDIT:
 			o->audit = true;
+			break;
+		case OPT_TRUST_POLICY:
+			o->trust_policy = true;
 			break;
 		case OPT_REPORT_JSON:
 			o->report_json = optarg;
@@ -326,11 +331,18 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 	return -EINVAL;
 }
 
+/*
+ * The policy file is read once (src) and stays read-only for the whole run,
+ * wherever it lies: no run changes the policy of the next one.
+ */
 static int policy_build(const struct run_options *o, const char *workdir,
-			struct procage_policy **out, struct procage_error *err)
+			const struct policy_source *src, struct procage_policy **out,
+			struct procage_error *err)
 {
-	int rc = o->policy_file ? procage_policy_from_json_file(o->policy_file, out, err)
-				: procage_policy_new_default(workdir, out, err);
+	int rc = src ? procage_policy_from_json_text(src->text, o->policy_file, out, err)
+		     : procage_policy_new_default(workdir, out, err);
+	if (rc == 0 && src)
+		rc = procage_policy_allow(*out, src->canonical, PROCAGE_PROTECT, err);
 	for (size_t i = 0; rc == 0 && i < o->n_flags; i++)
 		rc = flag_apply(*out, &o->flags[i], err);
 	if (rc == 0 && o->no_private_tmp)
@@ -349,7 +361,9 @@ static void findings_print(char **findings, bool json, const char *key, const ch
 			json_write_string(stderr, findings[i]);
 			fputs("}\n", stderr);
 		} else {
-			fprintf(stderr, "%s%s\n", prefix, findings[i]);
+			fputs(prefix, stderr);
+			text_write(stderr, findings[i]);
+			fputc('\n', stderr);
 		}
 	}
 }
@@ -390,9 +404,12 @@ static void reports_print(const struct procage_run *run, bool json)
 			fprintf(stderr, ",\"pid\":%d,\"count\":%llu}}\n", (int)r[i].pid,
 				(unsigned long long)r[i].count);
 		} else {
-			fprintf(stderr, "procage: refused: %s(%s) by pid %d, %llu time%s\n", r[i].call,
-				r[i].args, (int)r[i].pid, (unsigned long long)r[i].count,
-				r[i].count == 1 ? "" : "s");
+			fputs("procage: refused: ", stderr);
+			text_write(stderr, r[i].call);
+			fputc('(', stderr);
+			text_write(stderr, r[i].args);
+			fprintf(stderr, ") by pid %d, %llu time%s\n", (int)r[i].pid,
+				(unsigned long long)r[i].count, r[i].count == 1 ? "" : "s");
 		}
 	}
 	procage_free(r);
@@ -488,21 +505,35 @@ static int cage_from_options(const struct run_options *o, bool for_exec,
 			     struct procage_policy **policy, struct procage_cage **cage,
 			     struct procage_error *err)
 {
-	char workdir[PATH_MAX];
+	char workdir[PATH_MAX], grant[PATH_MAX] = "";
+	struct policy_source src = { .dir_fd = -1 };
 	if (o->cwd) {
 		snprintf(workdir, sizeof workdir, "%s", o->cwd);
 	} else if (!getcwd(workdir, sizeof workdir)) {
 		fprintf(stderr, "procage: cannot find the working directory: %s\n", strerror(errno));
 		return EXIT_PROCAGE_FAILED;
 	}
-	if (policy_build(o, workdir, policy, err) != 0 ||
+	if ((o->policy_file && policy_file_read(o->policy_file, &src, err) != 0) ||
+	    policy_build(o, workdir, o->policy_file ? &src : NULL, policy, err) != 0 ||
 	    (for_exec && procage_policy_set_private_tmp(*policy, false, err) != 0) ||
-	    procage_cage_new(*policy, cage, err) != 0) {
+	    procage_cage_new(*policy, cage, err) != 0 ||
+	    (o->policy_file &&
+	     policy_file_judge(&src, *cage, o->trust_policy, grant, sizeof grant, err) != 0)) {
 		if (!err->message[0])
 			snprintf(err->message, sizeof err->message, "cannot build the policy");
 		cli_report_error(err, o->json);
+		policy_source_free(&src);
 		return EXIT_PROCAGE_FAILED;
 	}
+	if (grant[0] && o->audit) {
+		/* Named by the audit: what the run could have reached, and did not. */
+		fputs("procage: audit: the policy file ", stderr);
+		json_write_string(stderr, src.canonical);
+		fputs(" lies inside the write grant ", stderr);
+		json_write_string(stderr, grant);
+		fputs(": read-only for this run\n", stderr);
+	}
+	policy_source_free(&src);
 	return 0;
 }
 

@@ -40,6 +40,40 @@ void json_write_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * The length of the printable UTF-8 character at s, or 0 when the byte
+ * must be escaped: ASCII controls, DEL, C1 controls (U+0080..U+009F, CSI
+ * among them) and bytes that are not valid UTF-8.
+ */
+static size_t printable_length(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 && s[0] != 0x7f;
+	size_t len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+void text_write(FILE *out, const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; c && *c;) {
+		size_t n = printable_length(c);
+		if (n) {
+			fwrite(c, 1, n, out);
+			c += n;
+		} else {
+			fprintf(out, "\\x%02x", *c++);
+		}
+	}
+}
+
 /* A hint for errors whose cause lies in how the host is set up. */
 static const char *error_hint(const struct procage_error *err)
 {
@@ -63,7 +97,10 @@ void cli_report_error(const struct procage_error *err, bool json)
 {
 	const char *hint = error_hint(err);
 	if (!json) {
-		fprintf(stderr, "procage: %s\n", err->message);
+		/* Messages name paths, some of them chosen by an earlier run. */
+		fputs("procage: ", stderr);
+		text_write(stderr, err->message);
+		fputc('\n', stderr);
 		if (hint)
 			fprintf(stderr, "hint: %s\n", hint);
 		return;

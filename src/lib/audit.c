@@ -21,6 +21,7 @@
 #include "cage.h"
 #include "classes.h"
 #include "error.h"
+#include "text_escape.h"
 
 struct audit_entry {
 	char *path;
@@ -191,11 +192,21 @@ static const char *type_name(mode_t type)
 	return S_ISDIR(type) ? "directory" : S_ISLNK(type) ? "symbolic link" : "file";
 }
 
+/*
+ * The names are the cage's choice: quoted and escaped, so that one finding
+ * is one line and no name can end its quotes early or forge a line of
+ * procage's own (the findings' "nothing changed" among them).
+ */
 static char *entry_describe(const char *what, const struct audit_entry *e)
 {
-	char *text = NULL;
-	int n = e->link ? asprintf(&text, "%s: %s (a symbolic link to %s)", what, e->path, e->link)
-			: asprintf(&text, "%s: %s (a %s)", what, e->path, type_name(e->type));
+	char *text = NULL, *path = escape_quoted_dup(e->path);
+	char *link = e->link ? escape_quoted_dup(e->link) : NULL;
+	int n = -1;
+	if (path && (link || !e->link))
+		n = link ? asprintf(&text, "%s: %s (a symbolic link to %s)", what, path, link)
+			 : asprintf(&text, "%s: %s (a %s)", what, path, type_name(e->type));
+	free(path);
+	free(link);
 	return n < 0 ? NULL : text;
 }
 

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,49 @@ static const struct class_row class_rows[] = {
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/BraveSoftware" },
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/microsoft-edge" },
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/vivaldi" },
+	/* Agent CLIs keep their login tokens beside their (protected) settings. */
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".claude/.credentials.json" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".codex/auth.json" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".gemini/oauth_creds.json" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/github-copilot" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".cache/huggingface/token" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".huggingface/token" },
+	/* Database clients. */
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".pgpass" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".my.cnf" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".mylogin.cnf" },
+	/* Cloud, storage and registry clients. */
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".s3cfg" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".boto" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".dockercfg" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/containers/auth.json" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/rclone/rclone.conf" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".android/adbkey" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".composer/auth.json" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/composer/auth.json" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".terraformrc" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".oci" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/openstack/clouds.yaml" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/openstack/secure.yaml" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".env" },
+	/*
+	 * Browsers packaged as snaps (~/snap/NAME/REVISION or common) and
+	 * flatpaks (~/.var/app/ID) keep their profiles in the app's own home.
+	 * A '*' is one path component, expanded when the cage is made.
+	 */
+	{ CLASS_SECRETS, BASE_HOME, HIDE, "snap/*/*/.mozilla" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, "snap/*/*/.thunderbird" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, "snap/*/*/chromium" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, "snap/*/*/.config/chromium" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, "snap/*/*/.config/google-chrome" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, "snap/*/*/.config/BraveSoftware" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".var/app/*/.mozilla" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".var/app/*/.thunderbird" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".var/app/*/config/chromium" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".var/app/*/config/google-chrome" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".var/app/*/config/BraveSoftware" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".var/app/*/config/microsoft-edge" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".var/app/*/config/vivaldi" },
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".bash_history" },
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".zsh_history" },
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".python_history" },
@@ -249,6 +293,58 @@ static int locations_add(struct class_locations *out, const char *path, const st
 	return 0;
 }
 
+/* Directories never descended into while expanding a pattern or looking for repositories. */
+static bool walk_skips(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/*
+ * A row with a '*' names every location its pattern matches now: each
+ * component with a '*' is matched (fnmatch) against the names of the
+ * directory reached so far, which is read by descriptor; the base itself is
+ * never taken as a pattern. Each match is canonicalised like a plain row. A
+ * match made after the cage is the same approximation as any location
+ * missing then (spawn-snapshot, entry-grants).
+ */
+static int locations_add_pattern(struct class_locations *out, char *path, size_t len,
+				 const char *rest, const struct class_row *row)
+{
+	const char *slash = strchr(rest, '/');
+	size_t part = slash ? (size_t)(slash - rest) : strlen(rest);
+	char component[NAME_MAX + 1];
+	if (part > NAME_MAX)
+		return 0;
+	memcpy(component, rest, part);
+	component[part] = '\0';
+	if (!strchr(component, '*')) {
+		if (len + 1 + part >= PATH_MAX)
+			return 0;
+		path[len] = '/';
+		memcpy(path + len + 1, component, part + 1);
+		int rc = slash ? locations_add_pattern(out, path, len + 1 + part, slash + 1, row)
+			       : locations_add(out, path, row);
+		path[len] = '\0';
+		return rc;
+	}
+	DIR *d = opendir(path);
+	int rc = 0;
+	for (struct dirent *e; rc == 0 && d && (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		if (walk_skips(e->d_name) || fnmatch(component, e->d_name, FNM_PERIOD) != 0 ||
+		    len + 1 + n >= PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, e->d_name, n + 1);
+		rc = slash ? locations_add_pattern(out, path, len + 1 + n, slash + 1, row)
+			   : locations_add(out, path, row);
+	}
+	if (d)
+		closedir(d);
+	path[len] = '\0';
+	return rc;
+}
+
 static int rows_add_for_base(struct class_locations *out, unsigned waived, enum class_base base,
 			     const char *base_path)
 {
@@ -261,17 +357,18 @@ static int rows_add_for_base(struct class_locations *out, unsigned waived, enum 
 			snprintf(path, sizeof path, "%s", row->path);
 		else if (snprintf(path, sizeof path, "%s/%s", base_path, row->path) >= (int)sizeof path)
 			continue;
-		int rc = locations_add(out, path, row);
+		int rc;
+		if (strchr(row->path, '*')) {
+			/* Only the row's own part is a pattern, never the base. */
+			size_t len = (size_t)snprintf(path, sizeof path, "%s", base_path);
+			rc = locations_add_pattern(out, path, len, row->path, row);
+		} else {
+			rc = locations_add(out, path, row);
+		}
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
-}
-
-/* Directories never descended into while looking for repositories. */
-static bool walk_skips(const char *name)
-{
-	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
 }
 
 /*

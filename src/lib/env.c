@@ -14,12 +14,26 @@
 
 #include "error.h"
 
-/* Substrings, matched without regard to case; written in upper case. */
+/*
+ * Substrings, matched without regard to case; written in upper case. PASS
+ * covers PASSWORD, PASSWD, PASSPHRASE and SMTP_PASS; AUTH covers
+ * NPM_CONFIG__AUTH and every *_AUTH_TOKEN (AUTHOR is not a credential and
+ * is skipped where it is matched).
+ */
 static const char *const secret_name_parts[] = {
-	"TOKEN",       "SECRET",     "PASSWORD",  "PASSWD",  "CREDENTIAL", "API_KEY",
-	"APIKEY",      "PRIVATE_KEY", "ACCESS_KEY", "AUTH_KEY", "SESSION_KEY", "COOKIE",
-	"PASSPHRASE",
+	"TOKEN",  "SECRET",      "PASS",       "CREDENTIAL", "API_KEY", "APIKEY",
+	"PRIVATE_KEY", "ACCESS_KEY", "SESSION_KEY", "COOKIE", "JWT",     "DSN",
+	"WEBHOOK",
 };
+
+/* Suffixes: MYSQL_PWD, LDAP_BIND_PW, GITHUB_PAT, SIGNING_KEY. */
+static const char *const secret_name_suffixes[] = { "PWD", "_PW", "PAT", "_KEY" };
+
+/*
+ * Names that match a rule above and carry no secret: the shell's working
+ * directories, and the path (not the contents) of the X cookie file.
+ */
+static const char *const harmless_names[] = { "PWD", "OLDPWD", "XAUTHORITY" };
 
 /* Prefixes of whole families of credentials and agent handles. */
 static const char *const secret_name_prefixes[] = {
@@ -46,14 +60,42 @@ bool env_name_looks_secret(const char *name)
 	for (size_t i = 0; i <= n; i++)
 		upper[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
 	bool secret = false;
+	for (size_t i = 0; i < sizeof harmless_names / sizeof *harmless_names; i++)
+		if (strcmp(name, harmless_names[i]) == 0)
+			goto out;
 	for (size_t i = 0; !secret && i < sizeof secret_name_parts / sizeof *secret_name_parts; i++)
 		secret = strstr(upper, secret_name_parts[i]) != NULL;
+	for (const char *at = upper; !secret && (at = strstr(at, "AUTH")); at += 4)
+		secret = strncmp(at, "AUTHOR", 6) != 0;
+	for (size_t i = 0; !secret && i < sizeof secret_name_suffixes / sizeof *secret_name_suffixes;
+	     i++) {
+		size_t k = strlen(secret_name_suffixes[i]);
+		secret = n >= k && strcmp(upper + n - k, secret_name_suffixes[i]) == 0;
+	}
 	for (size_t i = 0; !secret && i < sizeof secret_name_prefixes / sizeof *secret_name_prefixes;
 	     i++)
 		secret = strncmp(name, secret_name_prefixes[i], strlen(secret_name_prefixes[i])) == 0;
+out:
 	if (upper != stack_copy)
 		free(upper);
 	return secret;
+}
+
+/*
+ * A URL with user-info (scheme://user:password@host, or a token as the
+ * user) carries a credential whatever the variable is called
+ * (DATABASE_URL, PIP_INDEX_URL). Every "://" of the value is judged: lists
+ * of URLs are common. The authority ends at the first '/', '?', '#' or
+ * white space; an '@' inside it means user-info.
+ */
+bool env_value_looks_secret(const char *value)
+{
+	for (const char *at = value; (at = strstr(at, "://")); at += 3) {
+		size_t authority = strcspn(at + 3, "/?# \t\n,;");
+		if (memchr(at + 3, '@', authority))
+			return true;
+	}
+	return false;
 }
 
 /* Length of the name part of "NAME=value". */
@@ -156,7 +198,7 @@ int env_build(const struct procage_policy *p, char *const *base, const char *tmp
 		char *name = strndup(e, entry_name_length(e));
 		if (!name)
 			goto oom;
-		bool secret = env_name_looks_secret(name);
+		bool secret = env_name_looks_secret(name) || env_value_looks_secret(e + strlen(name) + 1);
 		free(name);
 		if (secret && !policy_passes(p, e))
 			continue;

@@ -8,6 +8,8 @@
 
 /* True for names that look like they carry a secret. */
 bool env_name_looks_secret(const char *name);
+/* True for values that carry a credential in plain sight (URL user-info). */
+bool env_value_looks_secret(const char *value);
 
 /*
  * The environment for one spawn: base (a NULL-terminated "NAME=value"

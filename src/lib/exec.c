@@ -69,7 +69,7 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 			     const struct procage_spawn_opts *opts, struct procage_error *err)
 {
 	struct procage_spawn_opts o;
-	struct spawn_state s = { .status_read = -1, .status_write = -1,
+	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
 				 .plan = { .status_fd = -1, .landlock_fd = -1,
 					   .cgroup_procs_fd = -1 } };
 	struct child_failure f;

@@ -47,30 +47,74 @@ static void child_string(pid_t pid, uint64_t address, char *out, size_t size)
 	snprintf(out + o, size - o, "\" (untrusted)");
 }
 
-/* Which argument is a path or name to read, per call; -1: none. */
-static int string_argument(const char *call)
+/*
+ * The calls whose arguments name paths or file systems: which argument is
+ * which string (by its name in the call's manual page) and which holds the
+ * flags (-1: none). A wrong index names the wrong thing in a report, so
+ * each row follows the call's signature.
+ */
+struct string_call {
+	const char *call;
+	const char *names[3];
+	int strings[3]; /* argument indexes; -1 ends the list */
+	int flags;
+};
+
+static const struct string_call string_calls[] = {
+	/* mount(source, target, filesystemtype, mountflags, data) */
+	{ "mount", { "source", "target", "type" }, { 0, 1, 2 }, 3 },
+	/* umount2(target, flags), umount(target) */
+	{ "umount2", { "target" }, { 0, -1 }, 1 },
+	{ "umount", { "target" }, { 0, -1 }, -1 },
+	/* pivot_root(new_root, put_old) */
+	{ "pivot_root", { "new_root", "put_old" }, { 0, 1, -1 }, -1 },
+	{ "chroot", { "path" }, { 0, -1 }, -1 },
+	/* open_tree(dfd, filename, flags) */
+	{ "open_tree", { "path" }, { 1, -1 }, 2 },
+	/* move_mount(from_dfd, from_path, to_dfd, to_path, flags) */
+	{ "move_mount", { "from", "to" }, { 1, 3, -1 }, 4 },
+	/* fsopen(fsname, flags) */
+	{ "fsopen", { "type" }, { 0, -1 }, 1 },
+	/* mount_setattr(dfd, path, flags, attr, size) */
+	{ "mount_setattr", { "path" }, { 1, -1 }, 2 },
+	{ "acct", { "path" }, { 0, -1 }, -1 },
+	/* swapon(path, swapflags), swapoff(path) */
+	{ "swapon", { "path" }, { 0, -1 }, 1 },
+	{ "swapoff", { "path" }, { 0, -1 }, -1 },
+	{ "uselib", { "library" }, { 0, -1 }, -1 },
+};
+
+static const struct string_call *string_call_find(const char *call)
 {
-	static const struct {
-		const char *call;
-		int arg;
-	} strings[] = { { "mount", 1 },	       { "umount2", 0 }, { "umount", 0 },
-			{ "pivot_root", 0 },   { "chroot", 0 },	 { "open_tree", 1 },
-			{ "fsopen", 0 },       { "acct", 0 },	 { "swapon", 0 },
-			{ "swapoff", 0 },      { "uselib", 0 } };
-	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
-		if (strcmp(strings[i].call, call) == 0)
-			return strings[i].arg;
-	return -1;
+	for (size_t i = 0; i < sizeof string_calls / sizeof *string_calls; i++)
+		if (strcmp(string_calls[i].call, call) == 0)
+			return &string_calls[i];
+	return NULL;
+}
+
+/* "name "text" (untrusted), ..., flags 0x..." within size. */
+static void describe_strings(const struct seccomp_notif *n, const struct string_call *c,
+			     char *out, size_t size)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (int i = 0; i < 3 && c->strings[i] >= 0 && o < size; i++) {
+		char text[120];
+		child_string((pid_t)n->pid, n->data.args[c->strings[i]], text, sizeof text);
+		o += (size_t)snprintf(out + o, size - o, "%s%s %s", i ? ", " : "", c->names[i],
+				      text);
+	}
+	if (c->flags >= 0 && o < size)
+		snprintf(out + o, size - o, ", flags 0x%llx",
+			 (unsigned long long)n->data.args[c->flags]);
 }
 
 static void describe(const struct seccomp_notif *n, const char *call, char *out, size_t size)
 {
 	const __u64 *a = n->data.args;
-	int s = string_argument(call);
-	if (s >= 0) {
-		char text[300];
-		child_string((pid_t)n->pid, a[s], text, sizeof text);
-		snprintf(out, size, "%s, flags 0x%llx", text, (unsigned long long)a[s == 0 ? 1 : 3]);
+	const struct string_call *strings = string_call_find(call);
+	if (strings) {
+		describe_strings(n, strings, out, size);
 	} else if (strcmp(call, "socket") == 0 || strcmp(call, "socketcall") == 0) {
 		snprintf(out, size, "family %llu, type 0x%llx, protocol %llu",
 			 (unsigned long long)a[0], (unsigned long long)a[1], (unsigned long long)a[2]);

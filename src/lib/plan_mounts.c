@@ -122,10 +122,9 @@ static int sockets_add(const struct procage_cage *cage, struct mount_list *l,
 {
 	char **bound = NULL;
 	size_t n = 0;
-	int rc = sockets_bound(&bound, &n);
+	int rc = sockets_bound(&bound, &n, err);
 	if (rc < 0)
-		return error_set(err, rc, "listing the Unix sockets bound on this host: %s",
-				 strerror(-rc));
+		return rc;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct stat st;
 		if (socket_granted(cage, bound[i]) || lstat(bound[i], &st) != 0 ||
@@ -136,7 +135,7 @@ static int sockets_add(const struct procage_cage *cage, struct mount_list *l,
 		if (!kept || list_add(l, PLAN_MOUNT_HIDE_FILE, kept) < 0)
 			rc = error_set(err, -ENOMEM, "out of memory");
 	}
-	sockets_free(bound);
+	sockets_free(bound, n); /* by count: entries taken over are NULL */
 	return rc;
 }
 

@@ -6,14 +6,22 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Distinct reports kept per run; counting goes on past the bound. */
+/*
+ * Distinct reports kept in full per run. Past the bound, a call is still
+ * never lost: each call name gets one more record that keeps its first
+ * occurrence past the bound and counts every later one, and says so in its
+ * arguments. Call names are few (the system call tables), so memory stays
+ * bounded whatever a caged process makes up as arguments.
+ */
 #define REPORT_MAX_DISTINCT 4096
+#define REPORT_MAX_RECORDS (REPORT_MAX_DISTINCT + 2048)
 
 void report_store_init(struct report_store *s, int json_fd)
 {
@@ -30,17 +38,24 @@ void report_store_destroy(struct report_store *s)
 	s->n = s->cap = 0;
 }
 
-/* A JSON string of text that is already free of control characters. */
+/*
+ * A JSON string. The text was escaped where it was read, but a control
+ * byte that slipped through must not end or break a line of the file.
+ */
 static size_t json_quote(char *out, size_t size, const char *text)
 {
 	size_t n = 0;
 	if (size < 3)
 		return 0;
 	out[n++] = '"';
-	for (const char *c = text; *c && n + 3 < size; c++) {
+	for (const unsigned char *c = (const unsigned char *)text; *c && n + 8 < size; c++) {
+		if (*c < 0x20 || *c == 0x7f) {
+			n += (size_t)snprintf(out + n, size - n, "\\u%04x", *c);
+			continue;
+		}
 		if (*c == '"' || *c == '\\')
 			out[n++] = '\\';
-		out[n++] = *c;
+		out[n++] = (char)*c;
 	}
 	out[n++] = '"';
 	out[n] = '\0';
@@ -64,50 +79,107 @@ static void json_line_write(int fd, const struct procage_report *r, bool final)
 		(void)!write(fd, line, (size_t)len);
 }
 
-void report_store_add(struct report_store *s, const char *call, const char *args, pid_t pid)
+static bool report_matches(const struct procage_report *r, const char *call, const char *args,
+			   pid_t pid)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	pthread_mutex_lock(&s->lock);
-	s->total++;
-	for (size_t i = 0; i < s->n; i++) {
-		struct procage_report *r = &s->items[i];
-		if (r->pid == pid && strcmp(r->call, call) == 0 && strcmp(r->args, args) == 0) {
-			r->count++;
-			r->last = (struct procage_time){ now.tv_sec, now.tv_nsec };
-			pthread_mutex_unlock(&s->lock);
-			return;
-		}
-	}
-	if (s->n == s->cap && s->n < REPORT_MAX_DISTINCT) {
+	return r->pid == pid && strcmp(r->call, call) == 0 && strcmp(r->args, args) == 0;
+}
+
+static struct procage_report *report_new(struct report_store *s)
+{
+	if (s->n == s->cap && s->cap < REPORT_MAX_RECORDS) {
 		size_t cap = s->cap ? s->cap * 2 : 16;
+		if (cap > REPORT_MAX_RECORDS)
+			cap = REPORT_MAX_RECORDS;
 		struct procage_report *grown = realloc(s->items, cap * sizeof *grown);
 		if (grown) {
 			s->items = grown;
 			s->cap = cap;
 		}
 	}
-	if (s->n < s->cap) {
-		struct procage_report *r = &s->items[s->n++];
-		memset(r, 0, sizeof *r);
+	if (s->n == s->cap)
+		return NULL;
+	struct procage_report *r = &s->items[s->n++];
+	memset(r, 0, sizeof *r);
+	return r;
+}
+
+/* The record of a call past the bound: found, or made from this occurrence. */
+static struct procage_report *overflow_record(struct report_store *s, const char *call,
+					      const char *args, pid_t pid)
+{
+	for (size_t i = REPORT_MAX_DISTINCT; i < s->n; i++)
+		if (strcmp(s->items[i].call, call) == 0)
+			return &s->items[i];
+	struct procage_report *r = report_new(s);
+	if (!r)
+		return NULL;
+	snprintf(r->call, sizeof r->call, "%s", call);
+	snprintf(r->args, sizeof r->args,
+		 "past %d distinct reports, every further %s is counted here; the first: %s",
+		 REPORT_MAX_DISTINCT, call, args);
+	r->pid = pid;
+	return r;
+}
+
+void report_store_add(struct report_store *s, const char *call, const char *args, pid_t pid)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	const struct procage_time now = { ts.tv_sec, ts.tv_nsec };
+	pthread_mutex_lock(&s->lock);
+	s->total++;
+	size_t kept = s->n < REPORT_MAX_DISTINCT ? s->n : REPORT_MAX_DISTINCT;
+	for (size_t i = 0; i < kept; i++) {
+		struct procage_report *r = &s->items[i];
+		if (report_matches(r, call, args, pid)) {
+			r->count++;
+			r->last = now;
+			pthread_mutex_unlock(&s->lock);
+			return;
+		}
+	}
+	struct procage_report *r = NULL;
+	if (s->n < REPORT_MAX_DISTINCT && (r = report_new(s))) {
 		snprintf(r->call, sizeof r->call, "%s", call);
 		snprintf(r->args, sizeof r->args, "%s", args);
 		r->pid = pid;
-		r->count = 1;
-		r->first = r->last = (struct procage_time){ now.tv_sec, now.tv_nsec };
+	} else {
+		r = overflow_record(s, call, args, pid);
+	}
+	if (!r) {
+		/* Out of memory: the loss is counted, and stated at the end. */
+		s->lost++;
+	} else if (r->count++ == 0) {
+		r->first = r->last = now;
 		json_line_write(s->json_fd, r, false);
+	} else {
+		r->last = now;
 	}
 	pthread_mutex_unlock(&s->lock);
+}
+
+/* The loss, if any, as a record of its own: never silent. */
+static void lost_record(const struct report_store *s, struct procage_report *r)
+{
+	memset(r, 0, sizeof *r);
+	snprintf(r->call, sizeof r->call, "(lost)");
+	snprintf(r->args, sizeof r->args,
+		 "out of memory: these refused calls were counted but not described");
+	r->count = s->lost;
 }
 
 int report_store_snapshot(struct report_store *s, struct procage_report **out, size_t *n)
 {
 	pthread_mutex_lock(&s->lock);
-	struct procage_report *copy = malloc((s->n ? s->n : 1) * sizeof *copy);
+	size_t total = s->n + (s->lost ? 1 : 0);
+	struct procage_report *copy = malloc((total ? total : 1) * sizeof *copy);
 	if (copy) {
 		if (s->n)
 			memcpy(copy, s->items, s->n * sizeof *copy);
-		*n = s->n;
+		if (s->lost)
+			lost_record(s, &copy[s->n]);
+		*n = total;
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!copy)
@@ -121,5 +193,10 @@ void report_store_finish(struct report_store *s)
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->n; i++)
 		json_line_write(s->json_fd, &s->items[i], true);
+	if (s->lost) {
+		struct procage_report lost;
+		lost_record(s, &lost);
+		json_line_write(s->json_fd, &lost, true);
+	}
 	pthread_mutex_unlock(&s->lock);
 }

@@ -14,7 +14,8 @@ struct report_store {
 	pthread_mutex_t lock;
 	struct procage_report *items;
 	size_t n, cap;
-	uint64_t total;  /* every refused call, also those past the store's bound */
+	uint64_t total;  /* every refused call */
+	uint64_t lost;   /* calls counted but not kept (out of memory only) */
 	int json_fd;     /* JSON lines as reports arrive, or -1 */
 };
 

@@ -4,12 +4,17 @@
 
 #include <stddef.h>
 
+#include "procage.h"
+
 /*
- * The canonical paths of the pathname sockets bound in every network
- * namespace we can look at (net/unix of each), without duplicates. *out is a
- * NULL-terminated array freed with sockets_free.
+ * The canonical paths of the files of every pathname socket bound on this
+ * host, without duplicates: *out holds *n paths (freed with sockets_free).
+ * A socket is found by its file's inode, not by the name it was bound
+ * with, which may be relative or stale (renamed after bind). A socket
+ * whose file cannot be found is refused, naming it (-EPERM); so is a
+ * process whose sockets cannot be listed.
  */
-int sockets_bound(char ***out, size_t *n);
-void sockets_free(char **paths);
+int sockets_bound(char ***out, size_t *n, struct procage_error *err);
+void sockets_free(char **paths, size_t n);
 
 #endif

@@ -24,6 +24,7 @@
 #include "error.h"
 #include "hardlinks.h"
 #include "host.h"
+#include "own_files.h"
 #include "plan.h"
 #include "run.h"
 #include "spawn.h"
@@ -147,6 +148,9 @@ void spawn_state_release(struct spawn_state *s)
 		close(s->status_read);
 	if (s->status_write >= 0)
 		close(s->status_write);
+	if (s->report_fd >= 0)
+		close(s->report_fd);
+	s->report_fd = -1;
 	env_free(s->env);
 	free(s->exec_path);
 	if (s->tmpdir) {
@@ -188,7 +192,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 			      struct procage_error *err)
 {
 	struct procage_spawn_opts o;
-	struct spawn_state s = { .status_read = -1, .status_write = -1,
+	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
 				 .plan = { .status_fd = -1, .landlock_fd = -1,
 					   .cgroup_procs_fd = -1 } };
 	struct reaper_handle reaper;
@@ -204,6 +208,18 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	struct procage_run *run = calloc(1, sizeof *run);
 	if (!run)
 		return error_set(err, -ENOMEM, "out of memory");
+	/*
+	 * The report file is opened before the child exists, so that nothing
+	 * of this run can swap what its path names between the check and the
+	 * open; from here it is kept by descriptor.
+	 */
+	bool supervised = cage->policy->reports || cage->policy->network == PROCAGE_NET_PROXY;
+	if (supervised && o.report_json_path &&
+	    (s.report_fd = own_files_open_report(cage, o.report_json_path, err)) < 0) {
+		rc = s.report_fd;
+		s.report_fd = -1;
+		goto fail;
+	}
 	if ((rc = spawn_prepare(cage, &o, &s, err)) < 0)
 		goto fail;
 
@@ -214,9 +230,10 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 		goto fail;
 	run->reaper = reaper;
 	/* The listeners are the supervision's from here, also on failure. */
-	if (cage->policy->reports || cage->policy->network == PROCAGE_NET_PROXY) {
+	if (supervised) {
 		rc = supervision_start(&run->supervision, cage, reaper.seccomp_listener,
-				       reaper.proxy_listener, o.report_json_path, err);
+				       reaper.proxy_listener, s.report_fd, err);
+		s.report_fd = -1;
 		run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
 		if (rc < 0) {
 			run->tmpdir = s.tmpdir;

@@ -12,6 +12,7 @@ struct spawn_state {
 	char *exec_path;
 	int status_read;
 	int status_write;
+	int report_fd; /* the report file, until the supervision takes it; -1: none */
 	struct plan plan;
 };
 

@@ -40,17 +40,13 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 }
 
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
-		      int seccomp_listener, int proxy_listener, const char *json_path,
+		      int seccomp_listener, int proxy_listener, int json_fd,
 		      struct procage_error *err)
 {
 	int rc = 0;
 	memset(s, 0, sizeof *s);
 	s->proxy_listener = -1;
-	s->json_fd = -1;
-	if (json_path &&
-	    (s->json_fd = open(json_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0)
-		rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "opening the report file %s",
-				   json_path);
+	s->json_fd = json_fd;
 	report_store_init(&s->reports, s->json_fd);
 	s->reports_on = true;
 	if (rc == 0 && seccomp_listener >= 0) {

@@ -34,6 +34,31 @@ PY
 )
 is "$calls" "io_uring_setup ptrace unshare" "its final JSON lines name exactly the refused calls"
 
+# The report file is procage's own: a link an earlier run planted in the
+# workspace is not followed, an old file there is not appended to.
+printf '# the user startup file\n' >"$work/home/.bashrc"
+ln -s "$work/home/.bashrc" planted.jsonl
+HOME=$work/home "$PROCAGE" run --report-json planted.jsonl -- true 2>"$work/err"; st=$?
+is "$st" 125 "--report-json refuses a planted link"
+like "$(cat "$work/err")" "symbolic link" "naming the link"
+is "$(cat "$work/home/.bashrc")" "# the user startup file" "and the link's target is unchanged"
+echo "left by a run" >old.jsonl
+HOME=$work/home "$PROCAGE" run --report-json old.jsonl -- true 2>"$work/err"; st=$?
+is "$st" 125 "--report-json refuses an existing file inside a write grant"
+is "$(cat old.jsonl)" "left by a run" "and leaves it as it was"
+
+# Names the cage chose reach the terminal escaped: no control byte, no
+# line of procage's own forged by a file name.
+forged=$(printf 'x\nprocage: audit: nothing changed in trust-handoff locations\033[2J')
+HOME=$work/home "$PROCAGE" run --audit -- sh -c 'mkdir -p repo/nested/.git/hooks &&
+	echo "#!/bin/sh" > "repo/nested/.git/hooks/$1"' sh "$forged" 2>"$work/err"; st=$?
+is "$st" 0 "a run that names a hook with a newline and an escape sequence succeeds"
+ok $(grep -q "$(printf '\033')" "$work/err" && echo 1 || echo 0) "no escape byte reaches stderr"
+ok $(grep -qx "procage: audit: nothing changed in trust-handoff locations" "$work/err" &&
+	echo 1 || echo 0) "no finding forges the 'nothing changed' line"
+like "$(cat "$work/err")" 'created: ".*/hooks/x\\x0aprocage: audit: nothing changed in trust-handoff locations\\x1b\[2J" \(a file\)' \
+	"the finding shows the name quoted, its control bytes as \\xNN"
+
 "$PROCAGE" run --report -- true 2>"$work/err"; st=$?
 like "$(cat "$work/err")" "procage: 0 refused calls" "a run that refuses nothing reports nothing"
 

@@ -119,8 +119,10 @@ void r02_a_rule_spelled_through_a_symlink_binds_its_target(const struct tier *t)
 void r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed(const struct tier *t);
 void r04_files_move_between_writable_directories_and_gain_no_right(const struct tier *t);
 void r07_trust_handoff_files_are_protected_in_a_writable_workspace(const struct tier *t);
+void r07_every_secrets_family_is_hidden(const struct tier *t);
 void r09_daemons_are_unreachable_without_network_access(const struct tier *t);
 void r09_unix_sockets_reach_only_their_paths(const struct tier *t);
+void r09_sockets_are_found_by_inode_not_by_name(const struct tier *t);
 void r10_runs_do_not_share_temporary_files(const struct tier *t);
 void r21_an_inherited_descriptor_does_not_reach_the_child(const struct tier *t);
 void r24_secret_variables_do_not_reach_the_child(const struct tier *t);
@@ -153,5 +155,7 @@ void r36_a_proxy_only_child_has_no_other_route(const struct tier *t);
 void r32_the_seccomp_listener_stays_out_of_reach(const struct tier *t);
 void reports_list_exactly_the_refused_calls(const struct tier *t);
 void reports_survive_a_hammering(const struct tier *t);
+void reports_keep_every_distinct_call(const struct tier *t);
+void r41_report_files_follow_no_link_a_run_planted(const struct tier *t);
 
 #endif

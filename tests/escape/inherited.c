@@ -75,6 +75,16 @@ static const char *const r24_secrets[][2] = {
     {"NPM_TOKEN", "npm_r24canaryNpmToken"},
     {"MY_API_KEY", "r24canaryMyApiKey"},
     {"DB_PASSWORD", "r24canaryDbPassword"},
+    {"MYSQL_PWD", "r24canaryMysqlPwd"},
+    {"NPM_CONFIG__AUTH", "r24canaryNpmAuth"},
+    {"CI_JOB_JWT", "r24canaryJobJwt"},
+    {"GITHUB_PAT", "r24canaryGithubPat"},
+    {"SMTP_PASS", "r24canarySmtpPass"},
+    {"LDAP_BIND_PW", "r24canaryLdapBindPw"},
+    {"SENTRY_DSN", "https://r24canarySentryDsn@sentry.example/1"},
+    {"SLACK_WEBHOOK_URL", "https://hooks.example/r24canaryWebhook"},
+    {"DATABASE_URL", "postgres://u:r24canaryDatabaseUrl@h/db"},
+    {"PIP_INDEX_URL", "https://u:r24canaryPipIndex@h/simple"},
 };
 #define R24_N_SECRETS (sizeof r24_secrets / sizeof *r24_secrets)
 

@@ -315,9 +315,13 @@ void reports_list_exactly_the_refused_calls(const struct tier *t)
 	const struct procage_report *m = report_of(&x, "mount", x.pid);
 	const struct procage_report *io = report_of(&x, "ioctl", x.pid);
 	checked(t,
-		m && strstr(m->args, "\"/tmp\"") && strstr(m->args, "(untrusted)") && io &&
+		m && strstr(m->args, "source \"none\"") &&
+		    strstr(m->args, "target \"/tmp/r32-no-such-directory\"") &&
+		    strstr(m->args, "(untrusted)") && io &&
 		    strstr(io->args, "0x5412"),
-		&x, "r32: reports: the mount's target is read and marked untrusted, TIOCSTI named");
+		&x,
+		"r32: reports: the mount's source and target are read, each named as what it is, "
+		"and marked untrusted; TIOCSTI named");
 	reporting_free(&x);
 
 	/* The JSON lines: one per distinct report, then the final counts. */
@@ -370,6 +374,36 @@ void reports_survive_a_hammering(const struct tier *t)
 		&x,
 		"r32: reports: processes killed while their refused calls wait do not stall the "
 		"supervisor; the next refused call is answered EPERM and reported");
+	reporting_free(&x);
+out:
+	caged_ws_free(ws);
+}
+
+/*
+ * Past the store's bound of distinct reports nothing is dropped: 5000
+ * different refused calls, then a mount; the mount is reported, every
+ * call is counted, and the merging past the bound is stated.
+ */
+void reports_keep_every_distinct_call(const struct tier *t)
+{
+	struct caged_ws *ws = workspace(t, "r32");
+	if (!ws || cage_refused_here(t, ws, "r32"))
+		goto out;
+	struct reporting x = reporting_run(t, ws, true, NULL,
+					   (const char *const[]){"refuse-distinct", "5000", NULL});
+	unsigned long long io = 0;
+	bool stated = false;
+	for (size_t i = 0; i < x.n; i++) {
+		if (strcmp(x.reports[i].call, "io_uring_setup") != 0)
+			continue;
+		io += x.reports[i].count;
+		stated |= strstr(x.reports[i].args, "past 4096 distinct reports") != NULL;
+	}
+	const struct procage_report *m = report_of(&x, "mount", x.pid);
+	checked(t, did_it(&x.r) && m && strstr(m->args, "r32-after-the-flood"), &x,
+		"r32: reports: a mount after 5000 different refused calls is still reported");
+	checked(t, io == 5000 && stated, &x,
+		"r32: reports: all 5000 are counted, and the records past the bound say so");
 	reporting_free(&x);
 out:
 	caged_ws_free(ws);

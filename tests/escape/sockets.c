@@ -260,6 +260,114 @@ out:
 	caged_ws_free(ws);
 }
 
+/*
+ * A helper outside the cage that listens on sockets whose names in the
+ * kernel's lists prove nothing (first FROM by the relative name REL, then
+ * FROM renamed to TO), says "listening", and holds them until hold[1]
+ * closes. rel may be NULL.
+ */
+static struct caged_proc *named_listeners(struct caged_ws *ws, const char *rel, const char *from,
+					  const char *to, int hold[2])
+{
+	if (pipe2(hold, O_CLOEXEC) != 0)
+		return NULL;
+	struct procage_fd_map map = {hold[0], 3};
+	struct caged_opts o = {.fds = &map, .n_fds = 1};
+	struct caged_proc *p =
+	    rel ? start_uncaged(ws, &o, "listen-unix", rel, "then", "listen-unix", from, "then",
+				"rename", from, to, "then", "print", "listening", "then",
+				"wait-on-fd", "3", NULL)
+		: start_uncaged(ws, &o, "listen-unix", from, "then", "rename", from, to, "then",
+				"print", "listening", "then", "wait-on-fd", "3", NULL);
+	close(hold[0]);
+	hold[0] = -1;
+	if (caged_proc_wait_for(p, "listening", 10000))
+		return p;
+	close(hold[1]);
+	hold[1] = -1;
+	struct caged_result r = caged_proc_finish(p);
+	diag("  r09: the helper did not listen: %s", r.summary);
+	return NULL;
+}
+
+static void named_listeners_end(struct caged_proc *p, int hold[2])
+{
+	if (hold[1] >= 0)
+		close(hold[1]);
+	hold[1] = -1;
+	if (p) {
+		struct caged_result end = caged_proc_finish(p);
+		if (!did_it(&end))
+			result_diag(&end);
+	}
+}
+
+/*
+ * Sockets are masked by the inode of their file, not by the name they were
+ * bound with: one bound by a relative name, one renamed after bind are
+ * masked; one moved where procage cannot find it refuses the cage, naming
+ * it, before any child runs.
+ */
+void r09_sockets_are_found_by_inode_not_by_name(const struct tier *t)
+{
+	char allowed[PATH_MAX], relative[PATH_MAX], first[PATH_MAX], renamed[PATH_MAX],
+	    away_dir[PATH_MAX], moved_first[PATH_MAX], moved[PATH_MAX];
+	int hold[2] = {-1, -1}, allowed_fd = -1;
+	struct caged_proc *helper = NULL;
+	struct caged_result r;
+	struct caged_ws *ws = workspace(t, "r09");
+	if (!ws || cage_refused_here(t, ws, "r09"))
+		goto out;
+	if (!tier_is_t1(t)) {
+		diag("r09: socket masks are tier T1's; on T2 no Unix socket is made (see above)");
+		goto out;
+	}
+	if (!path_join(t, allowed, ws->root, "allowed.sock") ||
+	    !path_join(t, relative, ws->rw, "r09-relative.sock") ||
+	    !path_join(t, first, ws->root, "r09-first.sock") ||
+	    !path_join(t, renamed, ws->root, "r09-renamed.sock") ||
+	    !path_join(t, away_dir, ws->root, "away") ||
+	    !path_join(t, moved_first, ws->root, "r09-moving.sock") ||
+	    !path_join(t, moved, away_dir, "r09-moved.sock") ||
+	    !fixture(t, (allowed_fd = listen_unix(allowed)) >= 0, "r09: listening at %s", allowed) ||
+	    !fixture(t, make_dirs(away_dir), "r09: %s made", away_dir) ||
+	    !policy_network(t, ws, "r09", PROCAGE_NET_ON) ||
+	    !policy_rule(t, ws, "r09", allowed, PROCAGE_CONNECT))
+		goto out;
+
+	/* The helper's working directory is the workspace: the relative name lands there. */
+	helper = named_listeners(ws, "r09-relative.sock", first, renamed, hold);
+	if (fixture(t, helper != NULL, "r09: a helper listens by a relative name and renamed")) {
+		r = run_caged(ws, NULL, "connect-unix", relative, NULL);
+		check(t, refused(&r), &r, "r09: a socket bound by a relative name is masked");
+		r = run_caged(ws, NULL, "connect-unix", renamed, NULL);
+		check(t, refused(&r), &r, "r09: a socket renamed after bind is masked");
+		r = run_caged(ws, NULL, "connect-unix", allowed, NULL);
+		check(t, did_it(&r), &r, "r09: control: the socket the rule names is reached");
+		r = run_uncaged(ws, NULL, "connect-unix", relative, "then", "connect-unix", renamed,
+				NULL);
+		check(t, did_it(&r), &r,
+		      "r09: control: without the cage both are reached at their files");
+	}
+	named_listeners_end(helper, hold);
+	helper = NULL;
+
+	helper = named_listeners(ws, NULL, moved_first, moved, hold);
+	if (fixture(t, helper != NULL, "r09: a helper listens on a socket moved away")) {
+		r = run_caged(ws, NULL, "connect-unix", moved, NULL);
+		/* The spawn is refused while it plans the mounts, before any fork. */
+		check(t, r.how == CAGED_NOT_STARTED && strstr(r.error, "r09-moving.sock"), &r,
+		      "r09: a socket moved to another directory after bind, which procage cannot "
+		      "find, refuses the spawn before any child runs, naming it");
+		r = run_uncaged(ws, NULL, "connect-unix", moved, NULL);
+		check(t, did_it(&r), &r, "r09: control: without the cage it is reached");
+	}
+out:
+	named_listeners_end(helper, hold);
+	listen_close(allowed_fd, allowed);
+	caged_ws_free(ws);
+}
+
 /* ---- R-34 ------------------------------------------------------------- */
 
 /* The user's bus and service manager, and container engines' sockets. */

@@ -140,6 +140,27 @@ int do_refuse_loop(char **args)
 	return eperm == n ? PROBE_DID_IT : PROBE_ERROR;
 }
 
+/*
+ * N refused calls that all differ (io_uring_setup with N different entry
+ * counts), then one mount of "r32-after-the-flood": a flood of harmless
+ * refusals must not hide the call after it.
+ */
+int do_refuse_distinct(char **args)
+{
+	long n, eperm = 0;
+	if (!parse_int(args[0], &n) || n < 0)
+		return usage_error("bad count", args[0]);
+	for (long i = 0; i < n; i++)
+		if (syscall(__NR_io_uring_setup, (unsigned)(i + 1), NULL) < 0 && errno == EPERM)
+			eperm++;
+	/* A target that does not exist: uncaged (the sandbox-off run) it fails
+	 * ENOENT and mounts nothing on the host. */
+	long last = mount("r32-after-the-flood", "/tmp/r32-no-such-directory", "tmpfs", 0, NULL);
+	printf("%ld of %ld refused with EPERM, then mount %s\n", eperm, n,
+	       last < 0 ? strerrorname_np(errno) : "ok");
+	return eperm == n && last < 0 ? PROBE_DID_IT : PROBE_ERROR;
+}
+
 /* K children make refused calls without end; killed after MS; then one more. */
 int do_refuse_crowd(char **args)
 {
@@ -176,7 +197,9 @@ int do_refused_set(char **args)
 	int e1 = errno;
 	long r2 = ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 	int e2 = errno;
-	long r3 = mount("none", "/tmp", "tmpfs", 0, NULL);
+	/* A target that does not exist, so that the probe run without a cage
+	 * (the sandbox-off run, as root) mounts nothing over the host's /tmp. */
+	long r3 = mount("none", "/tmp/r32-no-such-directory", "tmpfs", 0, NULL);
 	int e3 = errno;
 	long r4 = unshare(CLONE_NEWUSER);
 	int e4 = errno;

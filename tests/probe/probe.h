@@ -128,6 +128,7 @@ int do_find_listener(char **args);
 int do_reopen_listener(char **args);
 int do_own_listener(char **args);
 int do_refuse_loop(char **args);
+int do_refuse_distinct(char **args);
 int do_refuse_crowd(char **args);
 int do_refused_set(char **args);
 

@@ -129,6 +129,59 @@ static void test_expand(void)
 	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
 }
 
+/*
+ * Rows with a '*' (snap and flatpak profiles) match what exists; the home
+ * itself is never read as a pattern, even when its name holds '*' or '['.
+ */
+static void test_patterns(void)
+{
+	static const char *const dirs[] = {
+		"h[o]*me", "h[o]*me/snap", "h[o]*me/snap/firefox", "h[o]*me/snap/firefox/common",
+		"h[o]*me/snap/firefox/common/.mozilla", "h[o]*me/snap/firefox/4242",
+		"h[o]*me/snap/firefox/4242/.mozilla", "h[o]*me/.var", "h[o]*me/.var/app",
+		"h[o]*me/.var/app/org.chromium.Chromium", "h[o]*me/.var/app/org.chromium.Chromium/config",
+		"h[o]*me/.var/app/org.chromium.Chromium/config/chromium", "h[o]*me/.claude",
+		"home", "home/snap", "home/snap/firefox", "home/snap/firefox/common",
+		"home/snap/firefox/common/.mozilla",
+	};
+	static const char *const files[] = { "h[o]*me/.claude/.credentials.json", "h[o]*me/.env",
+					     "h[o]*me/.pgpass" };
+	struct class_locations l;
+	struct procage_error err;
+	char home[600];
+
+	snprintf(root, sizeof root, "%s/procage-classes-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	char *canonical = mkdtemp(root) ? realpath(root, NULL) : NULL;
+	if (!canonical || strlen(canonical) >= 400)
+		exit(99);
+	memcpy(root, canonical, strlen(canonical) + 1);
+	free(canonical);
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		make(dirs[i], true);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		make(files[i], false);
+	snprintf(home, sizeof home, "%s/h[o]*me", root);
+	tap_ok(classes_expand(0, home, NULL, NULL, 0, &l, &err) == 0, "classes expand");
+	const struct class_location *c = find(&l, "h[o]*me/snap/firefox/common/.mozilla");
+	tap_ok(c && c->cls == CLASS_SECRETS && c->deny == PROCAGE_HIDE,
+	       "a snap browser's profile (common) is a hidden secret");
+	tap_ok(find(&l, "h[o]*me/snap/firefox/4242/.mozilla") != NULL,
+	       "a snap browser's profile (a revision) is hidden");
+	tap_ok(find(&l, "h[o]*me/.var/app/org.chromium.Chromium/config/chromium") != NULL,
+	       "a flatpak browser's profile is hidden");
+	tap_ok(find(&l, "h[o]*me/.claude/.credentials.json") && find(&l, "h[o]*me/.env") &&
+		       find(&l, "h[o]*me/.pgpass"),
+	       "agent credentials, ~/.env and ~/.pgpass are hidden");
+	c = find(&l, "h[o]*me/.claude");
+	tap_ok(c && c->cls == CLASS_TRUST_HANDOFF && c->deny == PROCAGE_PROTECT,
+	       "the agent's settings around them stay read-only");
+	tap_ok(find(&l, "home/snap/firefox/common/.mozilla") == NULL,
+	       "a home whose name is a pattern matches only itself");
+	class_locations_free(&l);
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
 static void test_names(void)
 {
 	tap_ok(class_from_name("secrets") == CLASS_SECRETS &&
@@ -141,6 +194,7 @@ int main(void)
 {
 	test_documentation();
 	test_expand();
+	test_patterns();
 	test_names();
 	return tap_done();
 }

@@ -214,6 +214,72 @@ static void test_forward(const struct fixture *f)
 	       "a query without a path gets \"/\", an address host its canonical form");
 }
 
+/*
+ * One request per connection, checked: a second request pipelined behind a
+ * forwarded one never reaches the upstream. The echo server shows what the
+ * upstream got.
+ */
+static void test_pipelining(const struct fixture *f)
+{
+	char head[512], got[2048];
+	int status;
+
+	snprintf(head, sizeof head,
+		 "GET http://allowed.test:%d/ HTTP/1.1\r\n\r\n"
+		 "GET http://127.0.0.1:%d/second HTTP/1.1\r\n\r\n",
+		 origin.port, echo.port);
+	int fd = proxy_request(f, head, 0, &status, got, sizeof got);
+	if (fd >= 0)
+		close(fd);
+	tap_ok(status == 400 && strstr(last_report().reason, "pipelining"),
+	       "a second request in the same write as the first is refused (%d: %s)", status,
+	       last_report().reason);
+
+	snprintf(head, sizeof head, "POST http://allowed.test:%d/ HTTP/1.1\r\n"
+				    "Transfer-Encoding: chunked\r\n\r\n", origin.port);
+	fd = proxy_request(f, head, 0, &status, got, sizeof got);
+	if (fd >= 0)
+		close(fd);
+	tap_ok(status == 411, "a forwarded body without Content-Length is refused (%d)", status);
+
+	/* The body in a later write, with a request behind it: only the body passes. */
+	fd = connect_loopback(f->port);
+	snprintf(head, sizeof head,
+		 "POST http://allowed.test:%d/ HTTP/1.1\r\nContent-Length: 5\r\n\r\n",
+		 echo.port);
+	size_t len = 0;
+	got[0] = '\0';
+	bool head_back = fd >= 0 && send_str(fd, head);
+	while (head_back && !strstr(got, "\r\n\r\n") && len + 1 < sizeof got) {
+		ssize_t n = recv(fd, got + len, sizeof got - 1 - len, 0);
+		head_back = n > 0;
+		len += n > 0 ? (size_t)n : 0;
+		got[len] = '\0';
+	}
+	tap_ok(head_back, "the upstream gets the forwarded head");
+	/*
+	 * The proxy reads the 5 bytes of the body and no more: what follows
+	 * ends the connection. The echo shows everything the upstream got.
+	 */
+	bool sent = head_back && send_str(fd, "helloGET /second HTTP/1.1\r\n\r\n");
+	size_t body_at = len;
+	ssize_t n = 1;
+	while (sent && n > 0 && len + 1 < sizeof got) {
+		n = recv(fd, got + len, sizeof got - 1 - len, 0);
+		len += n > 0 ? (size_t)n : 0;
+		got[len] = '\0';
+	}
+	/* Closed with unread bytes, the connection may end in a reset. */
+	bool ended = n == 0 || (n < 0 && errno == ECONNRESET);
+	tap_ok(sent && ended && !strstr(got + body_at, "second") &&
+		       strncmp(got + body_at, "hello", len - body_at) == 0,
+	       "after the declared body nothing reaches the upstream: a pipelined request ends "
+	       "the connection (upstream got '%s')",
+	       got + body_at);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_half_close(const struct fixture *f)
 {
 	char head[128], response[256], buf[16];
@@ -304,6 +370,7 @@ int main(void)
 	test_connect(&f);
 	test_refusals(&f);
 	test_forward(&f);
+	test_pipelining(&f);
 	test_half_close(&f);
 	test_ipv6(&f);
 	wait_idle(&f, "proxy");

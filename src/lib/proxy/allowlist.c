@@ -9,7 +9,9 @@
 #include "proxy/allowlist.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -45,6 +47,7 @@ static const char *const verdict_texts[ALLOWLIST_VERDICT__COUNT] = {
 	[ALLOWLIST_PORT_NOT_LISTED] = "port not allowed for this host",
 	[ALLOWLIST_ADDRESS_NOT_LISTED] = "address not in an allowed range",
 	[ALLOWLIST_SPECIAL_ADDRESS] = "name resolves to a special address",
+	[ALLOWLIST_HOST_ADDRESS] = "name resolves to one of this host's own addresses",
 };
 
 const char *allowlist_verdict_text(enum allowlist_verdict verdict)
@@ -130,6 +133,38 @@ const char *allowlist_special_class(const struct dest_addr *addr)
 	if (a.family == AF_INET6 && (a.bytes[0] & 0xe0) != 0x20)
 		return "not global unicast";
 	return NULL;
+}
+
+/*
+ * The host's own addresses, on every interface, read now: a service bound
+ * to 0.0.0.0 answers on each of them, and the proxy connects from the
+ * caller's network namespace. The interface's name, or NULL. An address
+ * the list cannot be read for is treated as the host's (fails closed).
+ */
+const char *allowlist_host_interface(const struct dest_addr *addr, char *name, size_t size)
+{
+	struct ifaddrs *all = NULL;
+	struct dest_addr a = *addr;
+	const char *found = NULL;
+	dest_addr_unmap(&a);
+	if (getifaddrs(&all) != 0) {
+		snprintf(name, size, "(the interfaces could not be read)");
+		return name;
+	}
+	for (struct ifaddrs *i = all; i && !found; i = i->ifa_next) {
+		const struct sockaddr *sa = i->ifa_addr;
+		if (!sa || sa->sa_family != a.family)
+			continue;
+		const void *bytes = sa->sa_family == AF_INET
+					    ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+					    : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+		if (memcmp(bytes, a.bytes, a.family == AF_INET ? 4 : 16) == 0) {
+			snprintf(name, size, "%s", i->ifa_name ? i->ifa_name : "?");
+			found = name;
+		}
+	}
+	freeifaddrs(all);
+	return found;
 }
 
 /* ---- checks ---------------------------------------------------------- */

@@ -24,6 +24,7 @@ enum allowlist_verdict {
 	ALLOWLIST_PORT_NOT_LISTED,    /* the name is listed, with other ports */
 	ALLOWLIST_ADDRESS_NOT_LISTED, /* an address host outside every range */
 	ALLOWLIST_SPECIAL_ADDRESS,    /* a name resolved inward, no range allows it */
+	ALLOWLIST_HOST_ADDRESS,       /* a name resolved to the host itself, no range allows it */
 	ALLOWLIST_VERDICT__COUNT
 };
 
@@ -61,6 +62,13 @@ bool allowlist_range_allows(const struct allowlist *allowlist, const struct dest
 /* What kind of special address this is ("loopback", "private", ...), or
  * NULL for an ordinary global unicast address. */
 const char *allowlist_special_class(const struct dest_addr *addr);
+
+/*
+ * Is addr one of this host's own addresses (any interface, read now)? The
+ * interface's name (in name), or NULL. Unreadable interfaces count as a
+ * match.
+ */
+const char *allowlist_host_interface(const struct dest_addr *addr, char *name, size_t size);
 
 const char *allowlist_verdict_text(enum allowlist_verdict verdict);
 

@@ -191,6 +191,12 @@ static void conn_start_tunnel(struct conn *c)
 	char *rewritten = NULL;
 
 	if (c->req.kind == HTTP_FORWARD) {
+		/* The body, and nothing after it: a pipelined request is never passed on. */
+		if (rest_len > c->req.body_len) {
+			conn_refuse(c, 400, "a second request in the same connection (pipelining) "
+					    "is not forwarded");
+			return;
+		}
 		size_t cap = c->head_end + HTTP_REWRITE_EXTRA + rest_len;
 		rewritten = malloc(cap);
 		size_t n = rewritten ? http_rewrite_forward(c->head, &c->req, rewritten, cap) : 0;
@@ -206,6 +212,8 @@ static void conn_start_tunnel(struct conn *c)
 		down_len = 0;
 	}
 	int rc = pump_init(&c->up, c->client, c->upstream, up_prefix, up_len, p->opts.no_splice);
+	if (rc == 0 && c->req.kind == HTTP_FORWARD)
+		pump_limit(&c->up, c->req.body_len - rest_len);
 	if (rc == 0)
 		rc = pump_init(&c->down, c->upstream, c->client, down_prefix, down_len,
 			       p->opts.no_splice);
@@ -334,6 +342,17 @@ static void conn_check_answer(struct conn *c, const struct resolver_job *job)
 			dest_addr_format(&a, text, sizeof text);
 			snprintf(c->reason, sizeof c->reason, "name resolves to a %s address (%s)",
 				 allowlist_special_class(&a), text);
+			conn_refuse(c, 403, c->reason);
+			return;
+		}
+		/* The host's own services, like loopback's, unless listed by address. */
+		char interface[24];
+		if (!allowlist_range_allows(list, &a) &&
+		    allowlist_host_interface(&a, interface, sizeof interface)) {
+			dest_addr_format(&a, text, sizeof text);
+			snprintf(c->reason, sizeof c->reason,
+				 "name resolves to one of this host's own addresses (%s on %s)", text,
+				 interface);
 			conn_refuse(c, 403, c->reason);
 			return;
 		}

@@ -156,28 +156,53 @@ static int check_host_header(const struct header *h, uint16_t default_port,
 	return 0;
 }
 
+/* Content-Length: digits only, below 2^50 (no sign, no spaces, no list). */
+static bool body_length_parse(const char *v, size_t n, uint64_t *out)
+{
+	uint64_t value = 0;
+	if (n == 0 || n > 15)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+		value = value * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = value;
+	return true;
+}
+
 static int parse_headers(const char *headers, const char *end, struct http_request *req,
 			 const char **reason)
 {
 	const char *pos = headers;
 	struct header h, host = { 0 };
 	int rc, count = 0, hosts = 0;
-	bool length = false, chunked = false;
+	int lengths = 0;
+	bool chunked = false;
 
 	while ((rc = next_header(&pos, end, &h, reason)) == 1) {
 		if (++count > HTTP_MAX_HEADERS)
 			return *reason = "too many header lines", 400;
 		if (span_is(h.name, h.name_len, "host") && hosts++ == 0)
 			host = h;
-		length |= span_is(h.name, h.name_len, "content-length");
+		if (span_is(h.name, h.name_len, "content-length") && lengths++ == 0 &&
+		    !body_length_parse(h.value, h.value_len, &req->body_len))
+			return *reason = "a Content-Length that is not a plain number", 400;
 		chunked |= span_is(h.name, h.name_len, "transfer-encoding");
 	}
 	if (rc < 0)
 		return 400;
 	if (hosts > 1)
 		return *reason = "more than one Host header", 400;
-	if (length && chunked && req->kind == HTTP_FORWARD)
+	if (lengths > 1 && req->kind == HTTP_FORWARD)
+		return *reason = "more than one Content-Length header", 400;
+	if (lengths && chunked && req->kind == HTTP_FORWARD)
 		return *reason = "both Content-Length and Transfer-Encoding", 400;
+	/* A body without a length could hide a second request in its framing. */
+	if (chunked && req->kind == HTTP_FORWARD)
+		return *reason = "a request body needs Content-Length (Transfer-Encoding is not "
+				 "forwarded)",
+		       411;
 	if (hosts == 1)
 		return check_host_header(&host, req->kind == HTTP_CONNECT ? 443 : 80, req, reason);
 	return 0;
@@ -329,6 +354,7 @@ static const char *status_text(int status)
 	case 400: return "Bad Request";
 	case 403: return "Forbidden";
 	case 408: return "Request Timeout";
+	case 411: return "Length Required";
 	case 431: return "Request Header Fields Too Large";
 	case 502: return "Bad Gateway";
 	case 503: return "Service Unavailable";

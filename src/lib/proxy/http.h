@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proxy/dest.h"
 
@@ -38,6 +39,12 @@ struct http_request {
 	bool path_needs_slash; /* the URL's path began with '?': "/" goes first */
 	const char *version;   /* "HTTP/1.1" or "HTTP/1.0" */
 	size_t head_len;       /* the whole head, the blank line included */
+	/*
+	 * FORWARD: the body's length, from Content-Length (0 without one).
+	 * Nothing past it reaches the upstream: a second request in the same
+	 * connection would not have been checked.
+	 */
+	uint64_t body_len;
 };
 
 /*

@@ -60,14 +60,29 @@ static bool would_block(void)
 	return errno == EAGAIN || errno == EWOULDBLOCK;
 }
 
+void pump_limit(struct pump *pump, uint64_t left)
+{
+	pump->limited = true;
+	pump->src_left = left;
+}
+
 /* Fill the pipe or buffer from the source: bytes, 0 at EOF, -1 with errno. */
 static ssize_t take_in(struct pump *pump)
 {
-	if (pump->pipe[1] >= 0)
-		return splice(pump->src, NULL, pump->pipe[1], NULL, PUMP_PIPE_SIZE,
-			      SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-	pump->buf_off = 0;
-	return recv(pump->src, pump->buf, PUMP_BUF_SIZE, 0);
+	size_t want = pump->pipe[1] >= 0 ? PUMP_PIPE_SIZE : PUMP_BUF_SIZE;
+	ssize_t n;
+	if (pump->limited && pump->src_left < want)
+		want = (size_t)pump->src_left;
+	if (pump->pipe[1] >= 0) {
+		n = splice(pump->src, NULL, pump->pipe[1], NULL, want,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	} else {
+		pump->buf_off = 0;
+		n = recv(pump->src, pump->buf, want, 0);
+	}
+	if (n > 0 && pump->limited)
+		pump->src_left -= (uint64_t)n;
+	return n;
 }
 
 /* Drain the pipe or buffer to the destination; MSG_NOSIGNAL spares the
@@ -123,6 +138,22 @@ enum pump_state pump_run(struct pump *pump, unsigned budget)
 		}
 		if (pump->src_eof)
 			return finish(pump);
+		/*
+		 * The limit reached: what the source sends after it is never
+		 * passed on. Its end is (a FIN, as usual); a byte more fails the
+		 * pump, which ends the connection; until then the source is
+		 * watched, so that a client that hangs up is seen.
+		 */
+		if (pump->limited && pump->src_left == 0) {
+			char more;
+			n = recv(pump->src, &more, 1, MSG_PEEK | MSG_DONTWAIT);
+			if (n < 0)
+				return would_block() ? PUMP_WANT_READ : fail(pump, errno, false);
+			if (n > 0)
+				return fail(pump, EPROTO, false);
+			pump->src_eof = true;
+			continue;
+		}
 		n = take_in(pump);
 		if (n < 0)
 			return would_block() ? PUMP_WANT_READ : fail(pump, errno, false);

@@ -34,12 +34,19 @@ struct pump {
 	int error;         /* the errno that failed it */
 	bool write_failed; /* ... on the destination (else on the source) */
 	uint64_t moved; /* bytes read from src and delivered, prefix excluded */
+	bool limited;   /* pump_limit: at most src_left more bytes are read from src */
+	uint64_t src_left;
 };
 
 /* Ready the pump; prefix (may be NULL) is copied. Uses splice unless
  * no_splice, and falls back to copying when no pipe can be made. */
 int pump_init(struct pump *pump, int src, int dst, const char *prefix, size_t prefix_len,
 	      bool no_splice);
+/*
+ * Read at most left more bytes from src; then the pump is done without
+ * reading on or passing a half-close (what follows in src is not sent).
+ */
+void pump_limit(struct pump *pump, uint64_t left);
 /* Move bytes until the pump would block or budget rounds are used. */
 enum pump_state pump_run(struct pump *pump, unsigned budget);
 void pump_free(struct pump *pump);

@@ -1,0 +1,65 @@
+#include "text_escape.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t escape_utf8_printable(const unsigned char *s)
+{
+	size_t len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (s[0] < 0x80 || len == 0 || s[0] > 0xf4)
+		return s[0] < 0x80;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong forms and surrogates are not text either. */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	/* U+0080..U+009F: C1 controls (CSI among them) act on a terminal. */
+	if (s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;
+	return len;
+}
+
+size_t escape_quoted(char *out, size_t size, const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t o = 0;
+	if (size < 8) {
+		if (size)
+			out[0] = '\0';
+		return 0;
+	}
+	out[o++] = '"';
+	while (*s) {
+		size_t ok = *s == '"' || *s == '\\' || *s < 0x20 || *s == 0x7f
+				    ? 0
+				    : escape_utf8_printable(s);
+		size_t need = ok ? ok : 4;
+		if (o + need + 5 > size) { /* room for the cut mark, the quote and NUL */
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (ok) {
+			memcpy(out + o, s, ok);
+			o += ok;
+			s += ok;
+		} else {
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", *s++);
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+	return o;
+}
+
+char *escape_quoted_dup(const char *text)
+{
+	size_t size = strlen(text) * 4 + 8;
+	char *out = malloc(size);
+	if (out)
+		escape_quoted(out, size, text);
+	return out;
+}
