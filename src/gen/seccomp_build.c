@@ -116,19 +116,16 @@ static int add_refused_calls(scmp_filter_ctx ctx, const struct seccomp_options *
 
 /*
  * The calls aimed at a process by pid: refused unless they name the
- * caller (pid 0, and for setpriority and ioprio_set the kind "process").
- * libseccomp ANDs the comparisons of a rule and ORs the rules of a call.
+ * caller (pid 0, and for setpriority and ioprio_set the kind "process"):
+ * a rule for each, which libseccomp ORs.
  */
 static int add_pid_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
 			 struct procage_error *err)
 {
 	for (size_t i = 0; i < seccomp_n_pid_calls; i++) {
 		const struct seccomp_pid_call *c = &seccomp_pid_calls[i];
-		struct scmp_arg_cmp cmp[2] = { SCMP_CMP(c->pid_arg, SCMP_CMP_NE, 0) };
-		unsigned int n = 1;
-		if (c->refused_if_set >= 0)
-			cmp[n++] = SCMP_CMP((unsigned int)c->refused_if_set, SCMP_CMP_NE, 0);
-		int rc = add_rule(ctx, opts, c->name, EPERM, n, cmp, err);
+		struct scmp_arg_cmp pid = SCMP_CMP(c->pid_arg, SCMP_CMP_NE, 0);
+		int rc = add_rule(ctx, opts, c->name, EPERM, 1, &pid, err);
 		if (rc == 0 && c->self_arg >= 0) {
 			struct scmp_arg_cmp kind =
 				SCMP_CMP((unsigned int)c->self_arg, SCMP_CMP_NE, c->self_value);

@@ -172,20 +172,21 @@ _Static_assert(N_ELEMS(seccomp_i386_sysv_calls) ==
  * file limit of 1 left the reaper unable to clean up, and the scheduling
  * calls changed priorities and CPUs outside. In a PID namespace the
  * run's reaper (its PID 1) is in reach the same way. The get forms
- * (getpriority, sched_get*, ioprio_get, prlimit64 without a new limit)
- * stay: they show what /proc/PID/stat and /proc/PID/limits show.
+ * (getpriority, sched_get*, ioprio_get)
+ * stay, but for prlimit64, which reads and sets in one call: they show
+ * what /proc/PID/stat and /proc/PID/limits show.
  */
 const struct seccomp_pid_call seccomp_pid_calls[] = {
-	{ "prlimit64", 0, 2, -1, 0 },
-	{ "setpriority", 1, -1, 0, PRIO_PROCESS },
-	{ "ioprio_set", 1, -1, 0, IOPRIO_WHO_PROCESS },
-	{ "sched_setscheduler", 0, -1, -1, 0 },
-	{ "sched_setparam", 0, -1, -1, 0 },
-	{ "sched_setaffinity", 0, -1, -1, 0 },
-	{ "sched_setattr", 0, -1, -1, 0 },
+	{ "prlimit64", 0, -1, 0 },
+	{ "setpriority", 1, 0, PRIO_PROCESS },
+	{ "ioprio_set", 1, 0, IOPRIO_WHO_PROCESS },
+	{ "sched_setscheduler", 0, -1, 0 },
+	{ "sched_setparam", 0, -1, 0 },
+	{ "sched_setaffinity", 0, -1, 0 },
+	{ "sched_setattr", 0, -1, 0 },
 	/* Moving another process's memory between NUMA nodes. */
-	{ "migrate_pages", 0, -1, -1, 0 },
-	{ "move_pages", 0, -1, -1, 0 },
+	{ "migrate_pages", 0, -1, 0 },
+	{ "move_pages", 0, -1, 0 },
 };
 const size_t seccomp_n_pid_calls = N_ELEMS(seccomp_pid_calls);
 

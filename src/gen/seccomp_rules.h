@@ -80,19 +80,18 @@ extern const size_t seccomp_n_i386_sysv_calls;
  * nice...). The filter cannot know the caller's own pid, and a pid is
  * the only name of a process that can be reused by another one, so no
  * other value is allowed. A call is refused (EPERM) when
- *   argument pid_arg is not 0, and (when refused_if_set >= 0) argument
- *   refused_if_set is not 0 (prlimit64 only reads another's limits with a
- *   NULL new limit), or
+ *   argument pid_arg is not 0 (prlimit64 too when it only reads: on x32
+ *   the filter sees only the low half of its new-limit pointer), or
  *   (when self_arg >= 0) argument self_arg is not self_value: the "which"
  *   of setpriority and ioprio_set, whose other kinds name process groups
  *   and users (who 0 there is the caller's group, all its user's processes).
- * Every comparison is on the whole 64-bit register: a value with upper
- * bits set is refused even where the kernel reads only the low 32.
+ * On x86_64 the comparisons take the whole 64-bit register: a value with
+ * upper bits set is refused even where the kernel reads only the low 32.
+ * On x32 and i386 libseccomp compares the 32 bits the kernel reads.
  */
 struct seccomp_pid_call {
 	const char *name;
 	unsigned int pid_arg;
-	int refused_if_set;
 	int self_arg;
 	uint32_t self_value;
 };
