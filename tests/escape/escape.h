@@ -153,5 +153,13 @@ void r36_a_proxy_only_child_has_no_other_route(const struct tier *t);
 void r32_the_seccomp_listener_stays_out_of_reach(const struct tier *t);
 void reports_list_exactly_the_refused_calls(const struct tier *t);
 void reports_survive_a_hammering(const struct tier *t);
+/* metadata.c: file metadata Landlock does not check, the mount table */
+void r41_set_id_bits_xattrs_and_inode_flags_are_refused(const struct tier *t);
+void r28_the_mount_table_is_not_listed(const struct tier *t);
+/* ipc.c: System V IPC of host processes */
+void r42_host_sysv_objects_are_out_of_reach(const struct tier *t);
+void r42_the_runs_own_sysv_objects(const struct tier *t);
+/* pid_targets.c: other processes' limits and scheduling by pid */
+void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t);
 
 #endif
