@@ -187,6 +187,9 @@ const struct seccomp_pid_call seccomp_pid_calls[] = {
 	/* Moving another process's memory between NUMA nodes. */
 	{ "migrate_pages", 0, -1, 0 },
 	{ "move_pages", 0, -1, 0 },
+	/* Where another process keeps its robust futex list: an address of its
+	 * memory layout. */
+	{ "get_robust_list", 0, -1, 0 },
 };
 const size_t seccomp_n_pid_calls = N_ELEMS(seccomp_pid_calls);
 
