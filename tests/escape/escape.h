@@ -161,5 +161,13 @@ void r42_host_sysv_objects_are_out_of_reach(const struct tier *t);
 void r42_the_runs_own_sysv_objects(const struct tier *t);
 /* pid_targets.c: other processes' limits and scheduling by pid */
 void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t);
+/*
+ * The probe with ARGS (NULL-terminated) made the caged command by
+ * procage_exec with ws->held (caged_ws_hold_cage; a cage without a private
+ * temporary directory), in a child of the test; its stdout is discarded,
+ * so judge from outside. Without the sandbox (no cage held) the probe is
+ * executed as it is.
+ */
+struct caged_result run_exec_mode(struct caged_ws *ws, const char *const *args);
 
 #endif

@@ -129,6 +129,22 @@ void r42_host_sysv_objects_are_out_of_reach(const struct tier *t)
 	check(t, out_of_reach(t, &r) && queued(&h) == 1, &r,
 	      "ipc: nothing can be put on a host queue (%lu queued)", queued(&h));
 
+	/* exec mode: no reaper, no PID namespace; on T1 an IPC namespace all the same. */
+	struct procage_error err;
+	char why[600] = "";
+	if (fixture(t, procage_policy_set_private_tmp(ws->policy, false, &err) == 0 &&
+			   caged_ws_hold_cage(ws, why, sizeof why) == 0,
+		    "ipc: a cage for exec mode (%s)", why)) {
+		const char *write_argv[] = { "shm-write", shm_id, "overwritten-in-exec-mode", NULL };
+		const char *recv_argv[] = { "msg-recv", msg_key, NULL };
+		r = run_exec_mode(ws, write_argv);
+		struct caged_result r2 = run_exec_mode(ws, recv_argv);
+		check(t,
+		      out_of_reach(t, &r) && out_of_reach(t, &r2) &&
+			  strcmp(h.segment, IPC_SECRET) == 0 && queued(&h) == 1,
+		      &r, "ipc: in exec mode the host segment cannot be written nor its queue read");
+		caged_ws_drop_cage(ws);
+	}
 	/* The controls start from the fixture's state whatever the attempts did. */
 	if (!fixture(t, host_ipc_reset(&h), "ipc: the segment and the queue reset"))
 		goto out;

@@ -107,24 +107,24 @@ static void each_refused(const struct tier *t, struct caged_ws *ws, pid_t pid,
 	}
 }
 
-/*
- * procage_exec in a child of ours: the probe runs the attack there. Without
- * the sandbox (no cage made) the probe is executed as it is.
- */
-static struct caged_result exec_mode(struct caged_ws *ws, const char *const *args)
+struct caged_result run_exec_mode(struct caged_ws *ws, const char *const *args)
 {
 	struct caged_result r = { .how = CAGED_NOT_STARTED };
 	const char *argv[48] = { caged_probe_path() };
 	size_t n = 1;
+	int err_pipe[2];
 	for (; args[n - 1] && n + 1 < sizeof argv / sizeof *argv; n++)
 		argv[n] = args[n - 1];
 	argv[n] = NULL;
+	if (pipe2(err_pipe, O_CLOEXEC) != 0)
+		return r;
 	fflush(NULL);
 	pid_t child = fork();
 	if (child == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (null >= 0)
 			dup2(null, 1);
+		dup2(err_pipe[1], 2);
 		if (!ws->held) {
 			execv(argv[0], (char *const *)argv);
 			_exit(127);
@@ -136,14 +136,23 @@ static struct caged_result exec_mode(struct caged_ws *ws, const char *const *arg
 		dprintf(2, "procage_exec: %s\n", err.message);
 		_exit(125);
 	}
+	close(err_pipe[1]);
+	size_t got = 0;
+	ssize_t k;
+	while (child > 0 && got + 1 < sizeof r.err &&
+	       ((k = read(err_pipe[0], r.err + got, sizeof r.err - 1 - got)) > 0 ||
+		(k < 0 && errno == EINTR)))
+		got += k > 0 ? (size_t)k : 0;
+	r.err[got] = '\0';
+	close(err_pipe[0]);
 	int status;
 	if (child < 0 || waitpid(child, &status, 0) != child)
 		return r;
 	r.how = WIFEXITED(status) ? CAGED_EXITED : CAGED_SIGNALED;
 	r.code = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
 	r.caged = ws->held != NULL;
-	snprintf(r.summary, sizeof r.summary, "exec mode: %s %d",
-		 r.how == CAGED_EXITED ? "exit" : "signal", r.code);
+	snprintf(r.summary, sizeof r.summary, "exec mode: %s %d (%.600s)",
+		 r.how == CAGED_EXITED ? "exit" : "signal", r.code, r.err);
 	return r;
 }
 
@@ -163,7 +172,7 @@ static void exec_mode_refused(const struct tier *t, struct caged_ws *ws, pid_t p
 	for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
 		const char *argv[8] = { NULL };
 		memcpy(argv, a->argv + at[i], (size_t)len[i] * sizeof *argv);
-		r = exec_mode(ws, argv);
+		r = run_exec_mode(ws, argv);
 		all_refused &= refused(&r);
 	}
 	struct proc_state after;
@@ -176,7 +185,7 @@ static void exec_mode_refused(const struct tier *t, struct caged_ws *ws, pid_t p
 	      "refused, which stays unchanged");
 	const char *self[] = { "prlimit", "0", "7", "64", a->hard, "then", "setpriority", "0",
 			       "1", NULL };
-	r = exec_mode(ws, self);
+	r = run_exec_mode(ws, self);
 	check(t, did_it(&r), &r, "pid targets: control: in exec mode the probe sets its own "
 				 "limit and nice value (pid 0)");
 	caged_ws_drop_cage(ws);
