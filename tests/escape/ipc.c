@@ -44,7 +44,7 @@ static bool host_ipc_make(const struct tier *t, struct host_ipc *h)
 	struct {
 		long type;
 		char text[64];
-	} m = { 1, IPC_SECRET };
+	} m = {1, IPC_SECRET};
 	h->shm_id = make_object(true, &h->shm_key);
 	h->msg_id = make_object(false, &h->msg_key);
 	h->segment = h->shm_id >= 0 ? shmat(h->shm_id, NULL, 0) : (void *)-1;
@@ -54,7 +54,7 @@ static bool host_ipc_make(const struct tier *t, struct host_ipc *h)
 		snprintf(h->segment, 4096, "%s", IPC_SECRET);
 	return fixture(t,
 		       h->segment && h->msg_id >= 0 &&
-			       msgsnd(h->msg_id, &m, sizeof IPC_SECRET, IPC_NOWAIT) == 0,
+			   msgsnd(h->msg_id, &m, sizeof IPC_SECRET, IPC_NOWAIT) == 0,
 		       "ipc: a 0600 segment and a queue with a message (%s)", strerror(errno));
 }
 
@@ -103,7 +103,7 @@ static bool out_of_reach(const struct tier *t, const struct caged_result *r)
 
 void r42_host_sysv_objects_are_out_of_reach(const struct tier *t)
 {
-	struct host_ipc h = { -1, -1, 0, 0, NULL };
+	struct host_ipc h = {-1, -1, 0, 0, NULL};
 	char shm_key[32], shm_id[32], msg_key[32], msg_id[32];
 	struct caged_ws *ws = workspace(t, "ipc");
 	if (!ws || cage_refused_here(t, ws, "ipc") || !host_ipc_make(t, &h))
@@ -132,17 +132,19 @@ void r42_host_sysv_objects_are_out_of_reach(const struct tier *t)
 	/* exec mode: no reaper, no PID namespace; on T1 an IPC namespace all the same. */
 	struct procage_error err;
 	char why[600] = "";
-	if (fixture(t, procage_policy_set_private_tmp(ws->policy, false, &err) == 0 &&
-			   caged_ws_hold_cage(ws, why, sizeof why) == 0,
+	if (fixture(t,
+		    procage_policy_set_private_tmp(ws->policy, false, &err) == 0 &&
+			caged_ws_hold_cage(ws, why, sizeof why) == 0,
 		    "ipc: a cage for exec mode (%s)", why)) {
-		const char *write_argv[] = { "shm-write", shm_id, "overwritten-in-exec-mode", NULL };
-		const char *recv_argv[] = { "msg-recv", msg_key, NULL };
+		const char *write_argv[] = {"shm-write", shm_id, "overwritten-in-exec-mode", NULL};
+		const char *recv_argv[] = {"msg-recv", msg_key, NULL};
 		r = run_exec_mode(ws, write_argv);
 		struct caged_result r2 = run_exec_mode(ws, recv_argv);
 		check(t,
 		      out_of_reach(t, &r) && out_of_reach(t, &r2) &&
 			  strcmp(h.segment, IPC_SECRET) == 0 && queued(&h) == 1,
-		      &r, "ipc: in exec mode the host segment cannot be written nor its queue read");
+		      &r,
+		      "ipc: in exec mode the host segment cannot be written nor its queue read");
 		caged_ws_drop_cage(ws);
 	}
 	/* The controls start from the fixture's state whatever the attempts did. */

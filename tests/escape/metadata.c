@@ -53,13 +53,12 @@ static void clear_flags(const char *path)
 }
 
 struct metadata_files {
-	char outside[PATH_MAX]; /* in no grant: a program a root caller could make set-id */
+	char outside[PATH_MAX];	 /* in no grant: a program a root caller could make set-id */
 	char readable[PATH_MAX]; /* granted for reading: opened O_RDONLY for fd calls */
 	char writable[PATH_MAX]; /* in the write grant */
 };
 
-static bool metadata_fixtures(const struct tier *t, struct caged_ws *ws,
-			      struct metadata_files *f)
+static bool metadata_fixtures(const struct tier *t, struct caged_ws *ws, struct metadata_files *f)
 {
 	if (!path_join(t, f->outside, ws->root, "outside-program") ||
 	    !path_join(t, f->readable, ws->ro, "readable-config") ||
@@ -70,12 +69,11 @@ static bool metadata_fixtures(const struct tier *t, struct caged_ws *ws,
 		    chmod(f->readable, 0644) == 0 && chmod(f->writable, 0644) == 0;
 	if (!fixture(t, made, "metadata: the fixture files"))
 		return false;
-	return fixture(t,
-		       setxattr(f->readable, "user.kept", "1", 1, 0) == 0 &&
-			       inode_flags(f->readable) >= 0,
-		       "metadata: the workspace's file system takes user xattrs and inode flags "
-		       "(%s)",
-		       strerror(errno));
+	return fixture(
+	    t, setxattr(f->readable, "user.kept", "1", 1, 0) == 0 && inode_flags(f->readable) >= 0,
+	    "metadata: the workspace's file system takes user xattrs and inode flags "
+	    "(%s)",
+	    strerror(errno));
 }
 
 /* Set-id and sticky bits, by every chmod call, on files in and out of the grants. */
@@ -114,7 +112,8 @@ static void metadata_attributes(const struct tier *t, struct caged_ws *ws,
 	long flags = inode_flags(f->readable);
 	struct caged_result r =
 	    run_caged(ws, NULL, "setxattr", f->outside, "user.planted", "1", NULL);
-	check(t, refused(&r) && strstr(r.err, "EOPNOTSUPP") && !has_xattr(f->outside, "user.planted"),
+	check(t,
+	      refused(&r) && strstr(r.err, "EOPNOTSUPP") && !has_xattr(f->outside, "user.planted"),
 	      &r, "metadata: setxattr outside every grant is refused with EOPNOTSUPP");
 	r = run_caged(ws, NULL, "fsetxattr-ro", f->readable, "user.planted", "1", NULL);
 	check(t, refused(&r) && !has_xattr(f->readable, "user.planted"), &r,

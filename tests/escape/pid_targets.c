@@ -69,15 +69,18 @@ struct pid_attack {
 static void attack_args(struct pid_attack *a, pid_t pid, const struct proc_state *s, int cpu)
 {
 	snprintf(a->pid, sizeof a->pid, "%d", (int)pid);
-	snprintf(a->soft, sizeof a->soft, "%llu", (unsigned long long)(s->nofile.rlim_cur == 17 ? 18 : 17));
+	snprintf(a->soft, sizeof a->soft, "%llu",
+		 (unsigned long long)(s->nofile.rlim_cur == 17 ? 18 : 17));
 	snprintf(a->hard, sizeof a->hard, "%llu", (unsigned long long)s->nofile.rlim_max);
 	snprintf(a->nice, sizeof a->nice, "%d", s->nice < 19 ? s->nice + 1 : 18);
 	snprintf(a->cpu, sizeof a->cpu, "%d", cpu);
-	const char *argv[] = { "prlimit", a->pid, "7" /* RLIMIT_NOFILE */, a->soft, a->hard,
-			       "then", "setpriority", a->pid, a->nice,
-			       "then", "setaffinity", a->pid, a->cpu,
-			       "then", "ioprio", a->pid, "7",
-			       "then", "setscheduler", a->pid, NULL };
+	const char *argv[] = {"prlimit",      a->pid,	     "7" /* RLIMIT_NOFILE */,
+			      a->soft,	      a->hard,	     "then",
+			      "setpriority",  a->pid,	     a->nice,
+			      "then",	      "setaffinity", a->pid,
+			      a->cpu,	      "then",	     "ioprio",
+			      a->pid,	      "7",	     "then",
+			      "setscheduler", a->pid,	     NULL};
 	memcpy(a->argv, argv, sizeof argv);
 }
 
@@ -89,11 +92,13 @@ static void each_refused(const struct tier *t, struct caged_ws *ws, pid_t pid,
 	static const struct {
 		int at, n;
 		const char *what;
-	} calls[] = { { 0, 5, "prlimit(RLIMIT_NOFILE)" }, { 6, 3, "setpriority" },
-		      { 10, 3, "sched_setaffinity" },	   { 14, 3, "ioprio_set" },
-		      { 18, 2, "sched_setscheduler" } };
+	} calls[] = {{0, 5, "prlimit(RLIMIT_NOFILE)"},
+		     {6, 3, "setpriority"},
+		     {10, 3, "sched_setaffinity"},
+		     {14, 3, "ioprio_set"},
+		     {18, 2, "sched_setscheduler"}};
 	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
-		const char *argv[8] = { NULL };
+		const char *argv[8] = {NULL};
 		memcpy(argv, a->argv + calls[i].at, (size_t)calls[i].n * sizeof *argv);
 		struct caged_result r = run_caged_argv(ws, NULL, argv);
 		struct proc_state after;
@@ -109,8 +114,8 @@ static void each_refused(const struct tier *t, struct caged_ws *ws, pid_t pid,
 
 struct caged_result run_exec_mode(struct caged_ws *ws, const char *const *args)
 {
-	struct caged_result r = { .how = CAGED_NOT_STARTED };
-	const char *argv[48] = { caged_probe_path() };
+	struct caged_result r = {.how = CAGED_NOT_STARTED};
+	const char *argv[48] = {caged_probe_path()};
 	size_t n = 1;
 	int err_pipe[2];
 	for (; args[n - 1] && n + 1 < sizeof argv / sizeof *argv; n++)
@@ -129,8 +134,8 @@ struct caged_result run_exec_mode(struct caged_ws *ws, const char *const *args)
 			execv(argv[0], (char *const *)argv);
 			_exit(127);
 		}
-		struct procage_spawn_opts o = { .size = sizeof o, .argv = (char *const *)argv,
-						.cwd = ws->rw };
+		struct procage_spawn_opts o = {
+		    .size = sizeof o, .argv = (char *const *)argv, .cwd = ws->rw};
 		struct procage_error err;
 		(void)procage_exec(ws->held, &o, &err);
 		dprintf(2, "procage_exec: %s\n", err.message);
@@ -161,16 +166,17 @@ static void exec_mode_refused(const struct tier *t, struct caged_ws *ws, pid_t p
 {
 	char why[600] = "";
 	struct procage_error err;
-	if (!fixture(t, procage_policy_set_private_tmp(ws->policy, false, &err) == 0 &&
-			    caged_ws_hold_cage(ws, why, sizeof why) == 0,
+	if (!fixture(t,
+		     procage_policy_set_private_tmp(ws->policy, false, &err) == 0 &&
+			 caged_ws_hold_cage(ws, why, sizeof why) == 0,
 		     "pid targets: a cage for exec mode (%s)", why))
 		return;
 	/* Each call in its own exec'd probe: the first refusal would end a chain. */
-	static const int at[] = { 0, 6, 10, 14, 18 }, len[] = { 5, 3, 3, 3, 2 };
+	static const int at[] = {0, 6, 10, 14, 18}, len[] = {5, 3, 3, 3, 2};
 	bool all_refused = true;
-	struct caged_result r = { 0 };
+	struct caged_result r = {0};
 	for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
-		const char *argv[8] = { NULL };
+		const char *argv[8] = {NULL};
 		memcpy(argv, a->argv + at[i], (size_t)len[i] * sizeof *argv);
 		r = run_exec_mode(ws, argv);
 		all_refused &= refused(&r);
@@ -183,11 +189,12 @@ static void exec_mode_refused(const struct tier *t, struct caged_ws *ws, pid_t p
 	      "pid targets: in exec mode (no PID namespace on either tier) prlimit, setpriority, "
 	      "sched_setaffinity, ioprio_set and sched_setscheduler on an outside process are "
 	      "refused, which stays unchanged");
-	const char *self[] = { "prlimit", "0", "7", "64", a->hard, "then", "setpriority", "0",
-			       "1", NULL };
+	const char *self[] = {"prlimit", "0",		"7", "64", a->hard,
+			      "then",	 "setpriority", "0", "1",  NULL};
 	r = run_exec_mode(ws, self);
-	check(t, did_it(&r), &r, "pid targets: control: in exec mode the probe sets its own "
-				 "limit and nice value (pid 0)");
+	check(t, did_it(&r), &r,
+	      "pid targets: control: in exec mode the probe sets its own "
+	      "limit and nice value (pid 0)");
 	caged_ws_drop_cage(ws);
 }
 
@@ -195,8 +202,8 @@ static struct caged_proc *pid_target(const struct tier *t, struct caged_ws *ws, 
 {
 	if (!fixture(t, pipe2(hold, O_CLOEXEC) == 0, "pid targets: pipe: %s", strerror(errno)))
 		return NULL;
-	struct procage_fd_map map = { hold[0], 3 };
-	struct caged_opts o = { .fds = &map, .n_fds = 1 };
+	struct procage_fd_map map = {hold[0], 3};
+	struct caged_opts o = {.fds = &map, .n_fds = 1};
 	struct caged_proc *p =
 	    start_uncaged(ws, &o, "print", PID_TARGET_READY, "then", "wait-on-fd", "3", NULL);
 	close(hold[0]);
@@ -213,7 +220,7 @@ static struct caged_proc *pid_target(const struct tier *t, struct caged_ws *ws, 
 
 void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t)
 {
-	int hold[2] = { -1, -1 };
+	int hold[2] = {-1, -1};
 	struct caged_proc *target = NULL;
 	struct proc_state before, after;
 	struct pid_attack a;
@@ -236,9 +243,10 @@ void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t)
 	state_diag("the target before", &before);
 
 	each_refused(t, ws, pid, &before, &a);
-	const char *self[] = { "prlimit", "0", "7", "64", a.hard, "then", "setpriority", "0",
-			       a.nice, "then", "setaffinity", "0", a.cpu, "then", "ioprio", "0", "7",
-			       "then", "setscheduler", "0", NULL };
+	const char *self[] = {"prlimit",      "0",    "7",	"64",	a.hard,	       "then",
+			      "setpriority",  "0",    a.nice,	"then", "setaffinity", "0",
+			      a.cpu,	      "then", "ioprio", "0",	"7",	       "then",
+			      "setscheduler", "0",    NULL};
 	struct caged_result r = run_caged_argv(ws, NULL, self);
 	check(t, did_it(&r) && strstr(r.out, "nice "), &r,
 	      "pid targets: control: in the cage the probe changes its own limits and scheduling "

@@ -52,8 +52,8 @@ int do_chmod(char **args)
 						 : failed(REFUSE_FILE, "chmod", args[0]);
 	if (strcmp(action_name, "fchmodat2") == 0)
 		return syscall(__NR_fchmodat2, AT_FDCWD, args[0], mode, 0) == 0
-			       ? PROBE_DID_IT
-			       : failed(REFUSE_FILE, "fchmodat2", args[0]);
+			   ? PROBE_DID_IT
+			   : failed(REFUSE_FILE, "fchmodat2", args[0]);
 	/* fchmod-ro: through a descriptor open for reading only. */
 	int fd = open(args[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -83,14 +83,14 @@ int do_xattr(char **args)
 		return usage_error("no value for", args[1]);
 	if (strcmp(action_name, "setxattr") == 0)
 		return setxattr(args[0], args[1], args[2], strlen(args[2]), 0) == 0
-			       ? PROBE_DID_IT
-			       : xattr_failed("setxattr", args[0]);
+			   ? PROBE_DID_IT
+			   : xattr_failed("setxattr", args[0]);
 	int fd = open(args[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return failed(REFUSE_FILE, "open", args[0]);
 	int rc = fsetxattr(fd, args[1], args[2], strlen(args[2]), 0) == 0
-			 ? PROBE_DID_IT
-			 : xattr_failed("fsetxattr", args[0]);
+		     ? PROBE_DID_IT
+		     : xattr_failed("fsetxattr", args[0]);
 	close(fd);
 	return rc;
 }
@@ -116,8 +116,8 @@ int do_inode_flags(char **args)
 		} else {
 			flags |= (int)flag;
 			rc = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0
-				     ? PROBE_DID_IT
-				     : failed(REFUSE_FILE, "ioctl(FS_IOC_SETFLAGS)", args[0]);
+				 ? PROBE_DID_IT
+				 : failed(REFUSE_FILE, "ioctl(FS_IOC_SETFLAGS)", args[0]);
 		}
 	} else {
 		struct fsxattr fa;
@@ -126,8 +126,8 @@ int do_inode_flags(char **args)
 		} else {
 			fa.fsx_xflags |= (unsigned)flag;
 			rc = ioctl(fd, FS_IOC_FSSETXATTR, &fa) == 0
-				     ? PROBE_DID_IT
-				     : failed(REFUSE_FILE, "ioctl(FS_IOC_FSSETXATTR)", args[0]);
+				 ? PROBE_DID_IT
+				 : failed(REFUSE_FILE, "ioctl(FS_IOC_FSSETXATTR)", args[0]);
 		}
 	}
 	close(fd);
@@ -145,7 +145,7 @@ struct probe_mnt_id_req {
 int do_mount_table(char **args)
 {
 	uint64_t ids[512];
-	struct probe_mnt_id_req req = { .size = 24, .mnt_id = ~0ull /* LSMT_ROOT */ };
+	struct probe_mnt_id_req req = {.size = 24, .mnt_id = ~0ull /* LSMT_ROOT */};
 	long n = syscall(__NR_listmount, &req, ids, 512, 0);
 	if (n < 0)
 		return failed(REFUSE_SYSCALL, "listmount", "");
@@ -225,7 +225,7 @@ struct probe_msg {
 int do_msg(char **args)
 {
 	const char *what = "msgget";
-	struct probe_msg m = { .type = 1 };
+	struct probe_msg m = {.type = 1};
 	int id = ipc_id(args[0], false, &what);
 	if (id < 0)
 		return failed(REFUSE_SYSCALL, what, args[0]);
@@ -234,8 +234,8 @@ int do_msg(char **args)
 			return usage_error("no text for", args[0]);
 		snprintf(m.text, sizeof m.text, "%s", args[1]);
 		return msgsnd(id, &m, strlen(m.text) + 1, IPC_NOWAIT) == 0
-			       ? PROBE_DID_IT
-			       : failed(REFUSE_SYSCALL, "msgsnd", args[0]);
+			   ? PROBE_DID_IT
+			   : failed(REFUSE_SYSCALL, "msgsnd", args[0]);
 	}
 	ssize_t n = msgrcv(id, &m, sizeof m.text - 1, 0, IPC_NOWAIT);
 	if (n < 0)
@@ -261,10 +261,10 @@ int do_prlimit(char **args)
 {
 	pid_t pid;
 	long res, soft, hard;
-	if (!parse_pid(args[0], &pid) || !parse_int(args[1], &res) ||
-	    !parse_int(args[2], &soft) || !parse_int(args[3], &hard))
+	if (!parse_pid(args[0], &pid) || !parse_int(args[1], &res) || !parse_int(args[2], &soft) ||
+	    !parse_int(args[3], &hard))
 		return usage_error("prlimit wants PID RESOURCE SOFT HARD, got", args[0]);
-	struct rlimit64 lim = { (rlim64_t)soft, (rlim64_t)hard }, now;
+	struct rlimit64 lim = {(rlim64_t)soft, (rlim64_t)hard}, now;
 	if (prlimit64(pid, (int)res, &lim, &now) != 0)
 		return failed(REFUSE_SYSCALL, "prlimit", args[0]);
 	printf("limit %ld was %llu %llu\n", res, (unsigned long long)now.rlim_cur,
@@ -291,8 +291,7 @@ int do_setaffinity(char **args)
 {
 	pid_t pid;
 	long cpu;
-	if (!parse_pid(args[0], &pid) || !parse_int(args[1], &cpu) || cpu < 0 ||
-	    cpu >= CPU_SETSIZE)
+	if (!parse_pid(args[0], &pid) || !parse_int(args[1], &cpu) || cpu < 0 || cpu >= CPU_SETSIZE)
 		return usage_error("setaffinity wants PID CPU, got", args[0]);
 	cpu_set_t set;
 	CPU_ZERO(&set);
@@ -323,7 +322,7 @@ int do_setscheduler(char **args)
 	pid_t pid;
 	if (!parse_pid(args[0], &pid))
 		return usage_error("setscheduler wants PID, got", args[0]);
-	struct sched_param sp = { 0 };
+	struct sched_param sp = {0};
 	if (sched_setscheduler(pid, SCHED_BATCH, &sp) != 0)
 		return failed(REFUSE_SYSCALL, "sched_setscheduler", args[0]);
 	printf("policy %d\n", sched_getscheduler(pid));

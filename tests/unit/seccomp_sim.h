@@ -21,7 +21,7 @@
 #define RET_EOPNOTSUPP (SECCOMP_RET_ERRNO | EOPNOTSUPP)
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define N_VARIANTS SECCOMP_N_PROGRAMS
-#define ARGS(...) ((const uint64_t[6]){ __VA_ARGS__ })
+#define ARGS(...) ((const uint64_t[6]){__VA_ARGS__})
 
 struct abi {
 	const char *name;
@@ -42,8 +42,8 @@ long abi_nr(const struct abi *abi, const char *name);
 /* The filter's answer for a raw call; 0xffffffff if the simulator failed. */
 uint32_t run_nr(const struct sock_fprog *prog, uint32_t arch, long nr, const uint64_t args[6]);
 /* One call on one ABI checked against want (as variant_answer maps it). */
-void expect(int v, const struct abi *abi, const char *name, const uint64_t args[6],
-	    uint32_t want, const char *what);
+void expect(int v, const struct abi *abi, const char *name, const uint64_t args[6], uint32_t want,
+	    const char *what);
 
 bool __attribute__((format(printf, 2, 3))) sim_ok(bool ok, const char *fmt, ...);
 void __attribute__((format(printf, 1, 2))) sim_diag(const char *fmt, ...);

@@ -47,7 +47,7 @@ static void expect_nr(int v, const struct abi *abi, long nr, const char *name,
 static const struct {
 	const char *name;
 	int mode_arg;
-} chmods[] = { { "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 }, { "fchmodat2", 2 } };
+} chmods[] = {{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}};
 
 static uint64_t mode_args(int mode_arg, uint64_t mode, uint64_t out[6])
 {
@@ -71,8 +71,8 @@ static void check_modes_exact(int v, const struct abi *abi)
 			if (abi->audit_arch != AUDIT_ARCH_X86_64 && extra > 0xffffffffu)
 				extra = 0;
 			mode_args(chmods[c].mode_arg, mode | extra, args);
-			uint32_t want = variant_answer(v, mode & SECCOMP_MODE_REFUSED ? RET_EPERM
-										: SECCOMP_RET_ALLOW);
+			uint32_t want = variant_answer(
+			    v, mode & SECCOMP_MODE_REFUSED ? RET_EPERM : SECCOMP_RET_ALLOW);
 			if (run_nr(&progs[v], abi->audit_arch, nr, args) != want && !mismatches++)
 				first = (unsigned)mode;
 		}
@@ -99,12 +99,12 @@ static void check_metadata(int v, const struct abi *abi)
 		mode_args(a, 01777, args);
 		expect(v, abi, chmods[c].name, args, RET_EPERM, "(01777, sticky) refused");
 	}
-	static const char *const xattr_sets[] = { "setxattr",	 "lsetxattr",	 "fsetxattr",
-						  "removexattr", "lremovexattr", "fremovexattr" };
+	static const char *const xattr_sets[] = {"setxattr",	"lsetxattr",	"fsetxattr",
+						 "removexattr", "lremovexattr", "fremovexattr"};
 	for (size_t i = 0; i < N_ELEMS(xattr_sets); i++)
 		expect(v, abi, xattr_sets[i], ARGS(0), RET_EOPNOTSUPP, "refused (EOPNOTSUPP)");
-	static const char *const xattr_reads[] = { "getxattr",	"lgetxattr",  "fgetxattr",
-						   "listxattr", "llistxattr", "flistxattr" };
+	static const char *const xattr_reads[] = {"getxattr",  "lgetxattr",  "fgetxattr",
+						  "listxattr", "llistxattr", "flistxattr"};
 	for (size_t i = 0; i < N_ELEMS(xattr_reads); i++)
 		expect(v, abi, xattr_reads[i], ARGS(0), SECCOMP_RET_ALLOW, "(reading) allowed");
 	expect_nr(v, abi, NR_SETXATTRAT, "setxattrat", ARGS(0), RET_EOPNOTSUPP,
@@ -122,10 +122,10 @@ static void check_metadata(int v, const struct abi *abi)
 		uint32_t cmd;
 		const char *what;
 	} flag_ioctls[] = {
-		{ FS_IOC_SETFLAGS, "FS_IOC_SETFLAGS" },
-		{ FS_IOC32_SETFLAGS, "FS_IOC32_SETFLAGS" },
-		{ FS_IOC_FSSETXATTR, "FS_IOC_FSSETXATTR" },
-		{ FS_IOC_SETVERSION, "FS_IOC_SETVERSION" },
+	    {FS_IOC_SETFLAGS, "FS_IOC_SETFLAGS"},
+	    {FS_IOC32_SETFLAGS, "FS_IOC32_SETFLAGS"},
+	    {FS_IOC_FSSETXATTR, "FS_IOC_FSSETXATTR"},
+	    {FS_IOC_SETVERSION, "FS_IOC_SETVERSION"},
 	};
 	for (size_t i = 0; i < N_ELEMS(flag_ioctls); i++) {
 		char what[64];
@@ -152,9 +152,9 @@ void test_metadata(void)
 		}
 }
 
-static const char *const sysv_calls[] = { "shmget", "shmat",  "shmdt",	"shmctl", "semget",
-					  "semop",  "semctl", "semtimedop", "msgget", "msgsnd",
-					  "msgrcv", "msgctl", "ipc",	"semtimedop_time64" };
+static const char *const sysv_calls[] = {
+    "shmget",	  "shmat",  "shmdt",  "shmctl", "semget", "semop", "semctl",
+    "semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl", "ipc",   "semtimedop_time64"};
 
 void test_sysv_ipc(void)
 {
@@ -183,18 +183,18 @@ void test_sysv_ipc(void)
 		}
 	}
 	sim_ok(seccomp_n_i386_sysv_calls == 10 && seccomp_i386_sysv_calls[0].nr == 393 &&
-		       seccomp_i386_sysv_calls[9].nr == 402,
+		   seccomp_i386_sysv_calls[9].nr == 402,
 	       "i386's direct SysV calls are 393 (semget) to 402 (msgctl)");
 }
 
 /* Each call aimed at a process by pid: pid 0 allowed, any other refused. */
 static void check_pid_call(int v, const struct abi *abi, const struct seccomp_pid_call *c)
 {
-	static const uint64_t others[] = { 1, 2, 4242, 0xffffffffull /* -1 */,
-					   0x100000000ull /* 0 to the kernel, upper bits */ };
+	static const uint64_t others[] = {1, 2, 4242, 0xffffffffull /* -1 */,
+					  0x100000000ull /* 0 to the kernel, upper bits */};
 	/* x32's filter compares the 32 bits the kernel reads: that is pid 0. */
 	bool wide = abi->audit_arch == AUDIT_ARCH_X86_64 && !abi->x32;
-	uint64_t args[6] = { 0 };
+	uint64_t args[6] = {0};
 	/* The caller, named the way the C library names it. */
 	if (c->self_arg >= 0)
 		args[c->self_arg] = c->self_value;
@@ -242,9 +242,9 @@ void test_pid_targets(void)
 			expect(v, abi, "ioprio_get", ARGS(IOPRIO_WHO_PROCESS, 4242),
 			       SECCOMP_RET_ALLOW, "(another process) allowed");
 		}
-	static const char *const must[] = { "prlimit64",	  "setpriority",    "ioprio_set",
-					    "sched_setscheduler", "sched_setparam", "sched_setaffinity",
-					    "sched_setattr" };
+	static const char *const must[] = {
+	    "prlimit64",      "setpriority",	   "ioprio_set",   "sched_setscheduler",
+	    "sched_setparam", "sched_setaffinity", "sched_setattr"};
 	for (size_t i = 0; i < N_ELEMS(must); i++) {
 		bool found = false;
 		for (size_t j = 0; j < seccomp_n_pid_calls; j++)
