@@ -52,5 +52,6 @@ void __attribute__((format(printf, 1, 2))) sim_diag(const char *fmt, ...);
 void test_metadata(void);
 void test_sysv_ipc(void);
 void test_pid_targets(void);
+void test_report_names(void);
 
 #endif

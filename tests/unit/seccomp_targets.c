@@ -6,6 +6,7 @@
  * calls that name another process by pid.
  */
 #include "seccomp_sim.h"
+#include "notify.h"
 #include "seccomp_rules.h"
 
 #include <errno.h>
@@ -250,5 +251,37 @@ void test_pid_targets(void)
 		for (size_t j = 0; j < seccomp_n_pid_calls; j++)
 			found |= strcmp(seccomp_pid_calls[j].name, must[i]) == 0;
 		sim_ok(found, "the rules limit %s to the caller", must[i]);
+	}
+}
+
+/* What a supervisor names, and answers, for the new refusals. */
+void test_report_names(void)
+{
+	static const struct {
+		uint32_t arch;
+		int nr;
+		const char *name;
+		int err;
+	} rows[] = {
+		{ AUDIT_ARCH_X86_64, 90, "chmod", EPERM },
+		{ AUDIT_ARCH_X86_64, 268, "fchmodat", EPERM },
+		{ AUDIT_ARCH_X86_64, 452, "fchmodat2", EPERM },
+		{ AUDIT_ARCH_X86_64, 190, "fsetxattr", EOPNOTSUPP },
+		{ AUDIT_ARCH_X86_64, NR_SETXATTRAT, "setxattrat", EOPNOTSUPP },
+		{ AUDIT_ARCH_X86_64, NR_LISTMOUNT, "listmount", EPERM },
+		{ AUDIT_ARCH_X86_64, NR_FILE_SETATTR, "file_setattr", EPERM },
+		{ AUDIT_ARCH_X86_64, 302, "prlimit64", EPERM },
+		{ AUDIT_ARCH_X86_64, 29, "shmget", EPERM },
+		{ AUDIT_ARCH_X86_64, (int)(X32_SYSCALL_BIT | 29), "shmget", EPERM },
+		{ AUDIT_ARCH_I386, 117, "ipc", EPERM },
+		{ AUDIT_ARCH_I386, 395, "shmget", EPERM },
+		{ AUDIT_ARCH_I386, 228, "fsetxattr", EOPNOTSUPP },
+	};
+	for (size_t i = 0; i < N_ELEMS(rows); i++) {
+		const char *name = notify_call_name(rows[i].arch, rows[i].nr);
+		int err = notify_call_errno(rows[i].arch, rows[i].nr);
+		sim_ok(strcmp(name, rows[i].name) == 0 && err == rows[i].err,
+		       "a report names %#x/%d %s (got %s) and answers %s (got %s)", rows[i].arch,
+		       rows[i].nr, rows[i].name, name, strerror(rows[i].err), strerror(err));
 	}
 }

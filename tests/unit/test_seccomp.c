@@ -1026,6 +1026,7 @@ int main(void)
 	test_metadata();
 	test_sysv_ipc();
 	test_pid_targets();
+	test_report_names();
 	if (kernel_checks) {
 		test_kernel();
 		test_kernel_variants();
