@@ -209,13 +209,29 @@ const size_t seccomp_n_namespace_flags = N_ELEMS(seccomp_namespace_flags);
  * both type commands into the user's shell outside. The others set inode
  * flags (immutable, append-only, no-dump...; a root caller's cage could
  * make any file immutable), the inode's generation, or turn fs-verity on
- * (the file is read-only for ever): Landlock does not check them, and the
- * descriptor may be open for reading only. The 32-bit spellings are what
+ * (the file is read-only for ever), and fscrypt's policy and keys:
+ * Landlock does not check them, and the descriptor may be open for
+ * reading only. The 32-bit spellings are what
  * i386 and x32 programs send.
  */
 const uint32_t seccomp_refused_ioctls[] = {
-	TIOCSTI,	    TIOCLINUX,		 FS_IOC_SETFLAGS,	  FS_IOC32_SETFLAGS,
-	FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC32_SETVERSION, FS_IOC_ENABLE_VERITY,
+	TIOCSTI,
+	TIOCLINUX,
+	FS_IOC_SETFLAGS,
+	FS_IOC32_SETFLAGS,
+	FS_IOC_FSSETXATTR,
+	FS_IOC_SETVERSION,
+	FS_IOC32_SETVERSION,
+	FS_IOC_ENABLE_VERITY,
+	/*
+	 * fscrypt: an encryption policy on an empty directory the user owns,
+	 * anywhere; keys added to or removed from a file system, which locks
+	 * the user's encrypted directories in every session.
+	 */
+	FS_IOC_SET_ENCRYPTION_POLICY,
+	FS_IOC_ADD_ENCRYPTION_KEY,
+	FS_IOC_REMOVE_ENCRYPTION_KEY,
+	FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS,
 };
 const size_t seccomp_n_refused_ioctls = N_ELEMS(seccomp_refused_ioctls);
 
