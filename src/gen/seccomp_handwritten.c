@@ -196,6 +196,10 @@ int seccomp_prologue_write(const struct seccomp_options *opts, struct sock_filte
 			return error_set(err, -EINVAL, "seccomp prologue: %s: only EPERM or "
 						       "EOPNOTSUPP",
 					 c->name);
+		/* Below it the prologue has already gone on to libseccomp's program. */
+		if (c->nr < SECCOMP_I386_SYSV_FIRST)
+			return error_set(err, -EINVAL, "seccomp prologue: %s: number %u below %d",
+					 c->name, c->nr, SECCOMP_I386_SYSV_FIRST);
 		jump_if(&b, BPF_JEQ, c->nr, c->err == EPERM ? L_CHECK : L_CHECK_NOTSUP,
 			i + 1 == seccomp_n_refused_new_calls ? L_END : L_NEXT);
 	}
