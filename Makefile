@@ -103,11 +103,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB)
 
-# The seccomp test reads the rules and builds the programs live to compare.
-$(BUILD)/tests/test_seccomp: tests/unit/test_seccomp.c $(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) \
-		$(STATIC_LIB)
+# The seccomp test reads the rules and builds the programs live to compare;
+# its parts are tests/unit/seccomp_*.c.
+$(BUILD)/tests/test_seccomp: tests/unit/test_seccomp.c $(wildcard tests/unit/seccomp_*.[ch]) \
+		$(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) \
+	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen $(LDFLAGS_ALL) -o $@ $< \
+		$(sort $(wildcard tests/unit/seccomp_*.c)) $(TESTLIB_OBJS) \
 		$(SECCOMP_BUILD_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
 
 $(BUILD)/tests/lib/%.o: tests/lib/%.c

@@ -124,7 +124,9 @@ int main(int argc, char **argv)
 	    {"r24", r24_secret_variables_do_not_reach_the_child},
 	    {"r25", r25_other_processes_are_opaque},
 	    {"r25", r25_proc_through_a_link_or_a_grant_is_an_approximation},
+	    {"r25", r25_other_processes_keep_their_limits_and_scheduling},
 	    {"r28", r28_filter_bypassing_interfaces_are_refused},
+	    {"r28", r28_the_mount_table_is_not_listed},
 	    {"r29", r29_nested_user_namespaces_and_mount_changes_are_refused},
 	    {"r30", r30_a_protected_file_cannot_be_replaced},
 	    {"r31", r31_files_outside_the_writable_paths_cannot_be_truncated},
@@ -137,7 +139,10 @@ int main(int argc, char **argv)
 	    {"r34", r34_a_socket_bound_later_is_refused},
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
-	    {"r41", r41_report_files_follow_no_link_a_run_planted},
+	    {"r44", r44_report_files_follow_no_link_a_run_planted},
+	    {"r40", r40_set_id_bits_xattrs_and_inode_flags_are_refused},
+	    {"r43", r43_host_sysv_objects_are_out_of_reach},
+	    {"r43", r43_the_runs_own_sysv_objects},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

@@ -53,6 +53,10 @@
  *   socketpair: as socket; private-*, unshare-mount: as unshare-user
  *   kill, umount, bind-mount, remount-rw, open-tree, fsopen-tmpfs,
  *   mount-setattr-rw, setns: EPERM, EACCES
+ *   chmod, fchmod-ro, fchmodat2, setflags-ro, fssetxattr-ro: the file
+ *     errnos; setxattr, fsetxattr-ro, removexattr: those and EOPNOTSUPP
+ *   listmount, statmount, shm-*, msg-*, prlimit, setpriority, setaffinity,
+ *     ioprio, setscheduler: EPERM, EACCES, ENOSYS (tests/probe/targets.c)
  *
  * Kept free of the library and of sanitizers: what it measures is the cage.
  */
@@ -217,6 +221,26 @@ static const struct action actions[] = {
     {"refuse-distinct", 1, 1, do_refuse_distinct, "N: N different refused calls, then a mount"},
     {"refuse-crowd", 2, 2, do_refuse_crowd, "K MS: K children refused without end, killed"},
     {"refused-set", 0, 0, do_refused_set, ": io_uring, ptrace, mount, userns, TIOCSTI once"},
+    {"chmod", 2, 2, do_chmod, "PATH MODE: chmod(2), MODE in octal"},
+    {"fchmod-ro", 2, 2, do_chmod, "PATH MODE: fchmod on an O_RDONLY descriptor"},
+    {"fchmodat2", 2, 2, do_chmod, "PATH MODE: fchmodat2(AT_FDCWD, PATH, MODE, 0)"},
+    {"setxattr", 3, 3, do_xattr, "PATH NAME VALUE: setxattr(2)"},
+    {"fsetxattr-ro", 3, 3, do_xattr, "PATH NAME VALUE: fsetxattr on an O_RDONLY descriptor"},
+    {"removexattr", 2, 2, do_xattr, "PATH NAME: removexattr(2)"},
+    {"setflags-ro", 2, 2, do_inode_flags, "PATH FLAG: FS_IOC_SETFLAGS adding FLAG, O_RDONLY"},
+    {"fssetxattr-ro", 2, 2, do_inode_flags, "PATH XFLAG: FS_IOC_FSSETXATTR adding XFLAG"},
+    {"listmount", 0, 0, do_mount_table, ": listmount(2) of the root: print the count"},
+    {"statmount", 0, 0, do_mount_table, ": listmount, then statmount of the first"},
+    {"shm-read", 1, 1, do_shm, "key:K|id:N: attach a SysV segment, print it"},
+    {"shm-write", 2, 2, do_shm, "key:K|id:N TEXT: attach a SysV segment, write TEXT"},
+    {"shm-private", 1, 1, do_shm_private, "TEXT: TEXT through a segment of our own"},
+    {"msg-recv", 1, 1, do_msg, "key:K|id:N: take a message from a SysV queue, print it"},
+    {"msg-send", 2, 2, do_msg, "key:K|id:N TEXT: put a message on a SysV queue"},
+    {"prlimit", 4, 4, do_prlimit, "PID RESOURCE SOFT HARD: prlimit(2) on PID (0: self)"},
+    {"setpriority", 2, 2, do_setpriority, "PID NICE: setpriority(PRIO_PROCESS, PID)"},
+    {"setaffinity", 2, 2, do_setaffinity, "PID CPU: sched_setaffinity to that CPU only"},
+    {"ioprio", 2, 2, do_ioprio, "PID LEVEL: ioprio_set(best effort, LEVEL)"},
+    {"setscheduler", 1, 1, do_setscheduler, "PID: sched_setscheduler(SCHED_BATCH)"},
 };
 
 static void usage(void)

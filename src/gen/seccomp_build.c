@@ -59,7 +59,7 @@ static const char *err_text(int rc)
 /* What a refusal with errno err returns in this variant. */
 static uint32_t refusal_action(const struct seccomp_options *opts, int err)
 {
-	return opts->report && err == EPERM ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(err);
+	return opts->report && seccomp_errno_reported(err) ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(err);
 }
 
 /*
@@ -99,14 +99,42 @@ static int add_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
 	return 0;
 }
 
-/* Every variant's refused calls, and setsid where sessions are locked. */
+/*
+ * Every variant's refused calls, setsid where sessions are locked, and
+ * SysV IPC where the run shares the host's IPC namespace.
+ */
 static int add_refused_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
 			     struct procage_error *err)
 {
 	int rc = add_calls(ctx, opts, seccomp_refused_calls, seccomp_n_refused_calls, err);
 	if (rc == 0 && opts->lock_sessions)
 		rc = add_calls(ctx, opts, seccomp_session_calls, seccomp_n_session_calls, err);
+	if (rc == 0 && !opts->own_ipc_namespace)
+		rc = add_calls(ctx, opts, seccomp_sysv_calls, seccomp_n_sysv_calls, err);
 	return rc;
+}
+
+/*
+ * The calls aimed at a process by pid: refused unless they name the
+ * caller (pid 0, and for setpriority and ioprio_set the kind "process"):
+ * a rule for each, which libseccomp ORs.
+ */
+static int add_pid_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+			 struct procage_error *err)
+{
+	for (size_t i = 0; i < seccomp_n_pid_calls; i++) {
+		const struct seccomp_pid_call *c = &seccomp_pid_calls[i];
+		struct scmp_arg_cmp pid = SCMP_CMP(c->pid_arg, SCMP_CMP_NE, 0);
+		int rc = add_rule(ctx, opts, c->name, EPERM, 1, &pid, err);
+		if (rc == 0 && c->self_arg >= 0) {
+			struct scmp_arg_cmp kind =
+				SCMP_CMP((unsigned int)c->self_arg, SCMP_CMP_NE, c->self_value);
+			rc = add_rule(ctx, opts, c->name, EPERM, 1, &kind, err);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /*
@@ -311,6 +339,8 @@ int seccomp_build_program(const struct seccomp_options *opts, struct sock_fprog 
 		rc = add_handoffs(ctx, err);
 	if (rc == 0)
 		rc = add_ioctl_rules(ctx, opts, err);
+	if (rc == 0)
+		rc = add_pid_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = add_seccomp_rules(ctx, opts, err);
 	if (rc == 0)

@@ -9,6 +9,7 @@
  * failed run never leaves a half-written file for make to trust.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +39,22 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		struct seccomp_options o = seccomp_program_options(i);
 		fprintf(out,
 			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
-			"%s, sessions %s */\n",
+			"%s, sessions %s, SysV IPC %s */\n",
 			i, i, progs[i].len, o.network_on ? "on" : "off",
 			o.report ? "reported (USER_NOTIF)" : "as errno",
 			o.unix_sockets ? "allowed" : "refused",
-			o.lock_sessions ? "locked" : "free");
+			o.lock_sessions ? "locked" : "free",
+			o.own_ipc_namespace ? "allowed (own namespace)" : "refused");
 	}
 	fprintf(out, "};\n");
 }
 
 /*
- * The names of the calls the filter can refuse, by ABI and number, so that
- * a supervisor names what it was handed without linking libseccomp.
+ * The names of the calls the filter can refuse, by ABI and number, with the
+ * errno a supervisor answers them with, so that a supervisor names what it
+ * was handed without linking libseccomp.
  */
-static void write_name_row(FILE *out, uint32_t arch, const char *name)
+static void write_name_row(FILE *out, uint32_t arch, const char *name, int err)
 {
 	int nr = seccomp_syscall_resolve_name_arch(arch, name);
 	if (nr < 0)
@@ -61,7 +64,24 @@ static void write_name_row(FILE *out, uint32_t arch, const char *name)
 		arch = SCMP_ARCH_X86_64;
 		nr |= 0x40000000;
 	}
-	fprintf(out, "\t{ 0x%08x, %d, \"%s\" },\n", arch, nr, name);
+	fprintf(out, "\t{ 0x%08x, %d, \"%s\", %d },\n", arch, nr, name, err);
+}
+
+static void write_call_rows(FILE *out, uint32_t arch, const struct seccomp_refused_call *calls,
+			    size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		write_name_row(out, arch, calls[i].name, calls[i].err);
+}
+
+/* Calls libseccomp cannot name, by their number on this ABI. */
+static void write_number_rows(FILE *out, uint32_t arch, const struct seccomp_new_call *calls,
+			      size_t n)
+{
+	bool x32 = arch == SCMP_ARCH_X32;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "\t{ 0x%08x, %u, \"%s\", %d },\n", x32 ? SCMP_ARCH_X86_64 : arch,
+			calls[i].nr | (x32 ? 0x40000000u : 0), calls[i].name, calls[i].err);
 }
 
 static void write_names(FILE *out)
@@ -69,20 +89,20 @@ static void write_names(FILE *out)
 	static const uint32_t arches[] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86, SCMP_ARCH_X32 };
 	fprintf(out, "const struct seccomp_call_name seccomp_call_names[] = {\n");
 	for (size_t a = 0; a < sizeof arches / sizeof *arches; a++) {
-		for (size_t i = 0; i < seccomp_n_refused_calls; i++)
-			write_name_row(out, arches[a], seccomp_refused_calls[i].name);
-		for (size_t i = 0; i < seccomp_n_session_calls; i++)
-			write_name_row(out, arches[a], seccomp_session_calls[i].name);
+		write_call_rows(out, arches[a], seccomp_refused_calls, seccomp_n_refused_calls);
+		write_call_rows(out, arches[a], seccomp_session_calls, seccomp_n_session_calls);
+		write_call_rows(out, arches[a], seccomp_sysv_calls, seccomp_n_sysv_calls);
 		for (size_t i = 0; i < seccomp_n_handoffs; i++)
-			write_name_row(out, arches[a], seccomp_handoffs[i].name);
-		write_name_row(out, arches[a], "ioctl");
-		write_name_row(out, arches[a], "seccomp");
-		for (size_t i = 0; i < seccomp_n_refused_new_calls; i++)
-			fprintf(out, "\t{ 0x%08x, %u, \"%s\" },\n",
-				arches[a] == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : arches[a],
-				seccomp_refused_new_calls[i].nr |
-					(arches[a] == SCMP_ARCH_X32 ? 0x40000000u : 0),
-				seccomp_refused_new_calls[i].name);
+			write_name_row(out, arches[a], seccomp_handoffs[i].name, EPERM);
+		for (size_t i = 0; i < seccomp_n_pid_calls; i++)
+			write_name_row(out, arches[a], seccomp_pid_calls[i].name, EPERM);
+		write_name_row(out, arches[a], "ioctl", EPERM);
+		write_name_row(out, arches[a], "seccomp", EPERM);
+		write_number_rows(out, arches[a], seccomp_refused_new_calls,
+				  seccomp_n_refused_new_calls);
+		if (arches[a] == SCMP_ARCH_X86)
+			write_number_rows(out, arches[a], seccomp_i386_sysv_calls,
+					  seccomp_n_i386_sysv_calls);
 	}
 	fprintf(out, "};\nconst unsigned seccomp_n_call_names = "
 		     "sizeof seccomp_call_names / sizeof seccomp_call_names[0];\n");

@@ -1,18 +1,24 @@
 /*
  * The hand-written parts of the cage's seccomp program:
  *
- *   prologue   ld nr; clear the x32 bit; a call libseccomp cannot name ->
- *	        CHECK, else -> libseccomp's program (3 instructions run for
- *	        any other call: the kernel pre-evaluates the program for
- *	        every call number at install, so every step here costs)
- *	CHECK:  ld arch; x86_64 or i386 -> REFUSE, else -> libseccomp's
- *	        program, which kills any other arch
- *	REFUSE: ret the refusal
+ *   prologue   ld nr; clear the x32 bit; below 393 (every call libseccomp
+ *	        names, bar the i386 ones) -> libseccomp's program (3
+ *	        instructions run for those: the kernel pre-evaluates the
+ *	        program for every call number at install, so every step here
+ *	        costs); i386's direct SysV calls (393-402, unless
+ *	        own_ipc_namespace) -> CHECK386; a call libseccomp cannot
+ *	        name -> CHECK (EPERM) or CHECK_NOTSUP (EOPNOTSUPP); else ->
+ *	        libseccomp's program
+ *	CHECK, CHECK_NOTSUP: ld arch; x86_64 or i386 -> its refusal, else ->
+ *	        libseccomp's program, which kills any other arch
+ *	CHECK386: ld arch; i386 -> REFUSE, else -> libseccomp's program
  *   libseccomp's program, its marker returns turned into jumps to:
  *   PERSONALITY: ld low 32 bits of arg 0; 0xffffffff -> ALLOW; any refused
  *	        bit -> REFUSE; -> ALLOW
  *   UNSHARE, CLONE: ld low 32 bits of arg 0; any namespace flag -> REFUSE;
  *	        -> ALLOW
+ *   MODE_A1, MODE_A2 (chmod, fchmod; fchmodat, fchmodat2): ld low 32
+ *	        bits of the mode; set-id or sticky bit -> REFUSE; -> ALLOW
  *   SOCKET:    family (upper bits -> REFUSE) one of the allowed -> ALLOW, or
  *	        IP or NETLINK for their type and protocol tests; -> REFUSE.
  *	        No family allowed: SOCKET is REFUSE itself, no instruction
@@ -22,10 +28,12 @@
  *   ALLOW: ret ALLOW;  REFUSE: ret the refusal
  *
  * The numbers of calls libseccomp cannot name are shared by all three
- * ABIs (x32 adds its bit, cleared here). Only the low 32 bits of arguments
- * are compared: all the kernel reads of personality's int, and unshare and
- * clone refuse upper bits with EINVAL anyway. Jumps are written to labels
- * and resolved at the end; classic BPF jumps only go forward.
+ * ABIs (x32 adds its bit, cleared here); i386's direct SysV calls are
+ * numbers x86_64 and x32 never had. Only the low 32 bits of arguments
+ * are compared: all the kernel reads of personality's int and of a mode,
+ * and unshare and clone refuse upper bits with EINVAL anyway. Jumps are
+ * written to labels and resolved at the end; classic BPF jumps only go
+ * forward.
  */
 #include "seccomp_handwritten.h"
 
@@ -51,30 +59,38 @@
 enum label {
 	L_NEXT, /* the next instruction: no jump */
 	L_CHECK,
+	L_CHECK_NOTSUP,
+	L_CHECK386,
 	L_PERSONALITY,
 	L_UNSHARE,
 	L_CLONE,
+	L_MODE_A1,
+	L_MODE_A2,
 	L_SOCKET,
 	L_SOCKETPAIR,
 	L_IP,	   /* socket: an IP family */
 	L_NETLINK, /* socket: AF_NETLINK */
 	L_ALLOW,
 	L_REFUSE,
+	L_REFUSE_NOTSUP,
 	L_END, /* right after the block */
 	L__COUNT
 };
 
-/* The calls handed to blocks, in the order of their labels from L_PERSONALITY. */
+/* The calls handed to blocks; each marker is its own. */
 const struct seccomp_handoff seccomp_handoffs[] = {
-	{ "personality", SCMP_ACT_TRACE(0xfa01) },
-	{ "unshare", SCMP_ACT_TRACE(0xfa02) },
-	{ "clone", SCMP_ACT_TRACE(0xfa03) },
-	{ "socket", SCMP_ACT_TRACE(0xfa04) },
-	{ "socketpair", SCMP_ACT_TRACE(0xfa05) },
+	{ "personality", SCMP_ACT_TRACE(0xfa01), L_PERSONALITY },
+	{ "unshare", SCMP_ACT_TRACE(0xfa02), L_UNSHARE },
+	{ "clone", SCMP_ACT_TRACE(0xfa03), L_CLONE },
+	{ "socket", SCMP_ACT_TRACE(0xfa04), L_SOCKET },
+	{ "socketpair", SCMP_ACT_TRACE(0xfa05), L_SOCKETPAIR },
+	/* Set-id and sticky bits: Landlock does not check chmod at all. */
+	{ "chmod", SCMP_ACT_TRACE(0xfa06), L_MODE_A1 },
+	{ "fchmod", SCMP_ACT_TRACE(0xfa07), L_MODE_A1 },
+	{ "fchmodat", SCMP_ACT_TRACE(0xfa08), L_MODE_A2 },
+	{ "fchmodat2", SCMP_ACT_TRACE(0xfa09), L_MODE_A2 },
 };
 const size_t seccomp_n_handoffs = sizeof seccomp_handoffs / sizeof seccomp_handoffs[0];
-_Static_assert(sizeof seccomp_handoffs / sizeof seccomp_handoffs[0] == L_SOCKETPAIR - L_PERSONALITY + 1,
-	       "one block label per handoff, in order");
 
 #define BLOCK_ROOM (SECCOMP_PROLOGUE_MAX > SECCOMP_BLOCKS_MAX ? SECCOMP_PROLOGUE_MAX \
 							       : SECCOMP_BLOCKS_MAX)
@@ -144,9 +160,24 @@ static int resolve(struct block *b, size_t room, struct procage_error *err)
 	return 0;
 }
 
+static uint32_t refusal_with(const struct seccomp_options *opts, int e)
+{
+	return opts->report && seccomp_errno_reported(e) ? SECCOMP_RET_USER_NOTIF
+							 : SECCOMP_RET_ERRNO | (uint32_t)e;
+}
+
 static uint32_t refusal(const struct seccomp_options *opts)
 {
-	return opts->report ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ERRNO | EPERM;
+	return refusal_with(opts, EPERM);
+}
+
+/* The arch check in front of a refusal: x86_64 (and x32) and i386. */
+static void check_arch(struct block *b, enum label at, enum label refuse)
+{
+	place(b, at);
+	load(b, offsetof(struct seccomp_data, arch));
+	jump_if(b, BPF_JEQ, AUDIT_ARCH_X86_64, refuse, L_NEXT);
+	jump_if(b, BPF_JEQ, AUDIT_ARCH_I386, refuse, L_END);
 }
 
 int seccomp_prologue_write(const struct seccomp_options *opts, struct sock_filter *out,
@@ -156,15 +187,33 @@ int seccomp_prologue_write(const struct seccomp_options *opts, struct sock_filte
 	block_init(&b);
 	load(&b, offsetof(struct seccomp_data, nr));
 	emit(&b, BPF_ALU | BPF_AND | BPF_K, ~X32_SYSCALL_BIT, L_NEXT, L_NEXT);
-	for (size_t i = 0; i < seccomp_n_refused_new_calls; i++)
-		jump_if(&b, BPF_JEQ, seccomp_refused_new_calls[i].nr, L_CHECK,
+	jump_if(&b, BPF_JGE, SECCOMP_I386_SYSV_FIRST, L_NEXT, L_END);
+	if (!opts->own_ipc_namespace)
+		jump_if(&b, BPF_JGT, SECCOMP_I386_SYSV_LAST, L_NEXT, L_CHECK386);
+	for (size_t i = 0; i < seccomp_n_refused_new_calls; i++) {
+		const struct seccomp_new_call *c = &seccomp_refused_new_calls[i];
+		if (c->err != EPERM && c->err != EOPNOTSUPP)
+			return error_set(err, -EINVAL, "seccomp prologue: %s: only EPERM or "
+						       "EOPNOTSUPP",
+					 c->name);
+		/* Below it the prologue has already gone on to libseccomp's program. */
+		if (c->nr < SECCOMP_I386_SYSV_FIRST)
+			return error_set(err, -EINVAL, "seccomp prologue: %s: number %u below %d",
+					 c->name, c->nr, SECCOMP_I386_SYSV_FIRST);
+		jump_if(&b, BPF_JEQ, c->nr, c->err == EPERM ? L_CHECK : L_CHECK_NOTSUP,
 			i + 1 == seccomp_n_refused_new_calls ? L_END : L_NEXT);
-	place(&b, L_CHECK);
-	load(&b, offsetof(struct seccomp_data, arch));
-	jump_if(&b, BPF_JEQ, AUDIT_ARCH_X86_64, L_REFUSE, L_NEXT);
-	jump_if(&b, BPF_JEQ, AUDIT_ARCH_I386, L_REFUSE, L_END);
+	}
+	check_arch(&b, L_CHECK, L_REFUSE);
+	check_arch(&b, L_CHECK_NOTSUP, L_REFUSE_NOTSUP);
+	if (!opts->own_ipc_namespace) {
+		place(&b, L_CHECK386);
+		load(&b, offsetof(struct seccomp_data, arch));
+		jump_if(&b, BPF_JEQ, AUDIT_ARCH_I386, L_REFUSE, L_END);
+	}
 	place(&b, L_REFUSE);
 	emit(&b, BPF_RET | BPF_K, refusal(opts), L_NEXT, L_NEXT);
+	place(&b, L_REFUSE_NOTSUP);
+	emit(&b, BPF_RET | BPF_K, refusal_with(opts, EOPNOTSUPP), L_NEXT, L_NEXT);
 	int rc = resolve(&b, SECCOMP_PROLOGUE_MAX, err);
 	if (rc < 0)
 		return rc;
@@ -261,6 +310,12 @@ static void write_blocks(struct block *b, const struct seccomp_options *opts)
 	place(b, L_CLONE);
 	load(b, ARG0_LOW);
 	jump_if(b, BPF_JSET, clone_flags, L_REFUSE, L_ALLOW);
+	place(b, L_MODE_A1);
+	load(b, ARG_LOW(1));
+	jump_if(b, BPF_JSET, SECCOMP_MODE_REFUSED, L_REFUSE, L_ALLOW);
+	place(b, L_MODE_A2);
+	load(b, ARG_LOW(2));
+	jump_if(b, BPF_JSET, SECCOMP_MODE_REFUSED, L_REFUSE, L_ALLOW);
 	write_socket_blocks(b, opts);
 	place(b, L_ALLOW);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, L_NEXT, L_NEXT);
@@ -281,7 +336,11 @@ int seccomp_blocks_link(const struct seccomp_options *opts, struct sock_filter *
 		return rc;
 	size_t end = *len;
 	for (size_t h = 0; h < seccomp_n_handoffs; h++) {
-		size_t block = end + (size_t)b.at[L_PERSONALITY + h], found = 0;
+		int at = b.at[seccomp_handoffs[h].block];
+		if (at < 0)
+			return error_set(err, -EINVAL, "seccomp blocks: the block of %s is missing",
+					 seccomp_handoffs[h].name);
+		size_t block = end + (size_t)at, found = 0;
 		for (size_t i = from; i < end; i++) {
 			if (prog[i].code != (BPF_RET | BPF_K) || prog[i].k != seccomp_handoffs[h].marker)
 				continue;

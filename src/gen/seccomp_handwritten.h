@@ -21,13 +21,18 @@
 #include "seccomp.h"
 
 /* Most instructions the prologue, and the blocks, may take. */
-#define SECCOMP_PROLOGUE_MAX 16
-#define SECCOMP_BLOCKS_MAX 48
+#define SECCOMP_PROLOGUE_MAX 32
+#define SECCOMP_BLOCKS_MAX 56
 
-/* A call handed to a block: its rule's action in libseccomp is marker. */
+/*
+ * A call handed to a block: its rule's action in libseccomp is marker;
+ * block is the block's label (private to seccomp_handwritten.c). Calls
+ * whose arguments are tested alike share a block.
+ */
 struct seccomp_handoff {
 	const char *name;
 	uint32_t marker;
+	int block;
 };
 
 extern const struct seccomp_handoff seccomp_handoffs[];

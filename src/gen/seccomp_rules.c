@@ -9,7 +9,11 @@
 #include "seccomp_rules.h"
 
 #include <errno.h>
+#include <linux/fs.h>
+#include <linux/fsverity.h>
+#include <linux/ioprio.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #ifndef TIOCLINUX
@@ -98,6 +102,21 @@ const struct seccomp_refused_call seccomp_refused_calls[] = {
 	{ "socketcall", EPERM },
 	/* clone3 passes its flags in memory; ENOSYS makes libc use clone. */
 	{ "clone3", ENOSYS },
+	/*
+	 * Extended attributes: Landlock (ABI 7) does not check them, so a
+	 * cage could set them (ACLs included: system.posix_acl_access) on
+	 * any file it can open, outside its write grants too. EOPNOTSUPP,
+	 * the answer of a file system without them, is what copying tools
+	 * take in their stride: cp -p and cp -a set an ACL through
+	 * fsetxattr on every file they copy, fail on EPERM, and fall back
+	 * on fchmod on EOPNOTSUPP. Reading them (getxattr, listxattr) stays.
+	 */
+	{ "setxattr", EOPNOTSUPP },
+	{ "lsetxattr", EOPNOTSUPP },
+	{ "fsetxattr", EOPNOTSUPP },
+	{ "removexattr", EOPNOTSUPP },
+	{ "lremovexattr", EOPNOTSUPP },
+	{ "fremovexattr", EOPNOTSUPP },
 };
 const size_t seccomp_n_refused_calls = N_ELEMS(seccomp_refused_calls);
 
@@ -111,9 +130,68 @@ const struct seccomp_refused_call seccomp_session_calls[] = {
 const size_t seccomp_n_session_calls = N_ELEMS(seccomp_session_calls);
 
 const struct seccomp_new_call seccomp_refused_new_calls[] = {
-	{ "open_tree_attr", 467 }, /* open_tree with mount attributes (Linux 6.15) */
+	/* The mount table of the run, masks included: which class locations
+	 * exist on the host (Linux 6.8). /proc/self/mountinfo is a file,
+	 * which Landlock judges. */
+	{ "statmount", 457, EPERM },
+	{ "listmount", 458, EPERM },
+	/* The *at forms of setxattr and removexattr (Linux 6.13); see above. */
+	{ "setxattrat", 463, EOPNOTSUPP },
+	{ "removexattrat", 466, EOPNOTSUPP },
+	{ "open_tree_attr", 467, EPERM }, /* open_tree with mount attributes (Linux 6.15) */
+	/* Inode flags by path, as FS_IOC_FSSETXATTR (Linux 6.17). */
+	{ "file_setattr", 469, EPERM },
 };
 const size_t seccomp_n_refused_new_calls = N_ELEMS(seccomp_refused_new_calls);
+
+const struct seccomp_refused_call seccomp_sysv_calls[] = {
+	{ "shmget", EPERM },   { "shmat", EPERM },   { "shmdt", EPERM },
+	{ "shmctl", EPERM },   { "semget", EPERM },  { "semop", EPERM },
+	{ "semtimedop", EPERM }, { "semtimedop_time64", EPERM }, { "semctl", EPERM },
+	{ "msgget", EPERM },   { "msgsnd", EPERM },  { "msgrcv", EPERM },
+	{ "msgctl", EPERM },
+	/* i386's multiplexer carries every SysV call in its first argument. */
+	{ "ipc", EPERM },
+};
+const size_t seccomp_n_sysv_calls = N_ELEMS(seccomp_sysv_calls);
+
+const struct seccomp_new_call seccomp_i386_sysv_calls[] = {
+	{ "semget", 393, EPERM }, { "semctl", 394, EPERM }, { "shmget", 395, EPERM },
+	{ "shmctl", 396, EPERM }, { "shmat", 397, EPERM },  { "shmdt", 398, EPERM },
+	{ "msgget", 399, EPERM }, { "msgsnd", 400, EPERM }, { "msgrcv", 401, EPERM },
+	{ "msgctl", 402, EPERM },
+};
+const size_t seccomp_n_i386_sysv_calls = N_ELEMS(seccomp_i386_sysv_calls);
+_Static_assert(N_ELEMS(seccomp_i386_sysv_calls) ==
+		       SECCOMP_I386_SYSV_LAST - SECCOMP_I386_SYSV_FIRST + 1,
+	       "the prologue refuses the whole range");
+
+/*
+ * Without them a cage changed other processes of its user on tier T2 and
+ * in exec mode: prlimit(RLIMIT_FSIZE) killed one at its next write, a
+ * file limit of 1 left the reaper unable to clean up, and the scheduling
+ * calls changed priorities and CPUs outside. In a PID namespace the
+ * run's reaper (its PID 1) is in reach the same way. The get forms
+ * (getpriority, sched_get*, ioprio_get)
+ * stay, but for prlimit64, which reads and sets in one call: they show
+ * what /proc/PID/stat and /proc/PID/limits show.
+ */
+const struct seccomp_pid_call seccomp_pid_calls[] = {
+	{ "prlimit64", 0, -1, 0 },
+	{ "setpriority", 1, 0, PRIO_PROCESS },
+	{ "ioprio_set", 1, 0, IOPRIO_WHO_PROCESS },
+	{ "sched_setscheduler", 0, -1, 0 },
+	{ "sched_setparam", 0, -1, 0 },
+	{ "sched_setaffinity", 0, -1, 0 },
+	{ "sched_setattr", 0, -1, 0 },
+	/* Moving another process's memory between NUMA nodes. */
+	{ "migrate_pages", 0, -1, 0 },
+	{ "move_pages", 0, -1, 0 },
+	/* Where another process keeps its robust futex list: an address of its
+	 * memory layout. */
+	{ "get_robust_list", 0, -1, 0 },
+};
+const size_t seccomp_n_pid_calls = N_ELEMS(seccomp_pid_calls);
 
 /*
  * CLONE_NEWTIME shares its bit with the exit signal field of clone
@@ -126,9 +204,35 @@ const uint64_t seccomp_namespace_flags[] = {
 };
 const size_t seccomp_n_namespace_flags = N_ELEMS(seccomp_namespace_flags);
 
-/* TIOCSTI pushes input into the terminal, TIOCLINUX can paste a selection:
- * both type commands into the user's shell outside. */
-const uint32_t seccomp_refused_ioctls[] = { TIOCSTI, TIOCLINUX };
+/*
+ * TIOCSTI pushes input into the terminal, TIOCLINUX can paste a selection:
+ * both type commands into the user's shell outside. The others set inode
+ * flags (immutable, append-only, no-dump...; a root caller's cage could
+ * make any file immutable), the inode's generation, or turn fs-verity on
+ * (the file is read-only for ever), and fscrypt's policy and keys:
+ * Landlock does not check them, and the descriptor may be open for
+ * reading only. The 32-bit spellings are what
+ * i386 and x32 programs send.
+ */
+const uint32_t seccomp_refused_ioctls[] = {
+	TIOCSTI,
+	TIOCLINUX,
+	FS_IOC_SETFLAGS,
+	FS_IOC32_SETFLAGS,
+	FS_IOC_FSSETXATTR,
+	FS_IOC_SETVERSION,
+	FS_IOC32_SETVERSION,
+	FS_IOC_ENABLE_VERITY,
+	/*
+	 * fscrypt: an encryption policy on an empty directory the user owns,
+	 * anywhere; keys added to or removed from a file system, which locks
+	 * the user's encrypted directories in every session.
+	 */
+	FS_IOC_SET_ENCRYPTION_POLICY,
+	FS_IOC_ADD_ENCRYPTION_KEY,
+	FS_IOC_REMOVE_ENCRYPTION_KEY,
+	FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS,
+};
 const size_t seccomp_n_refused_ioctls = N_ELEMS(seccomp_refused_ioctls);
 
 bool seccomp_family_allowed(int family, bool network_on, bool unix_sockets)

@@ -7,6 +7,7 @@
 #ifndef PROCAGE_SECCOMP_RULES_H
 #define PROCAGE_SECCOMP_RULES_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sched.h>
@@ -31,24 +32,85 @@ extern const struct seccomp_refused_call seccomp_session_calls[];
 extern const size_t seccomp_n_session_calls;
 
 /*
+ * System V IPC, refused unless the run has an IPC namespace of its own
+ * (option own_ipc_namespace): otherwise its objects are the host's, found
+ * by key or by id, and guarded only by their owner's mode bits.
+ */
+extern const struct seccomp_refused_call seccomp_sysv_calls[];
+extern const size_t seccomp_n_sysv_calls;
+
+/*
+ * A refusal with this errno goes to the supervisor in the report variants
+ * (SECCOMP_RET_USER_NOTIF), which answers with the same errno. Others
+ * (clone3's ENOSYS) stay errno answers in every variant.
+ */
+static inline bool seccomp_errno_reported(int err)
+{
+	return err == EPERM || err == EOPNOTSUPP;
+}
+
+/*
  * Calls newer than the libseccomp the rules are built with (2.5.4), which
- * cannot name them; refused with EPERM by a hand-written block. Their
+ * cannot name them; refused with err by the hand-written prologue. Their
  * numbers are the same on all three ABIs (shared from 424 on; x32 adds its
- * bit).
+ * bit). err is EPERM or EOPNOTSUPP.
  */
 struct seccomp_new_call {
 	const char *name;
 	uint32_t nr;
+	int err;
 };
 
 extern const struct seccomp_new_call seccomp_refused_new_calls[];
 extern const size_t seccomp_n_refused_new_calls;
 
+/*
+ * i386's direct SysV IPC calls (Linux 5.1): libseccomp 2.5 knows i386's
+ * SysV IPC only through the ipc multiplexer, so these are refused by
+ * number by the prologue, on i386 only and unless own_ipc_namespace.
+ */
+#define SECCOMP_I386_SYSV_FIRST 393 /* semget */
+#define SECCOMP_I386_SYSV_LAST 402  /* msgctl */
+extern const struct seccomp_new_call seccomp_i386_sysv_calls[];
+extern const size_t seccomp_n_i386_sysv_calls;
+
+/*
+ * Calls aimed at a process by pid: allowed only on the caller itself,
+ * spelled pid 0 (what the C library passes for getrlimit, setrlimit,
+ * nice...). The filter cannot know the caller's own pid, and a pid is
+ * the only name of a process that can be reused by another one, so no
+ * other value is allowed. A call is refused (EPERM) when
+ *   argument pid_arg is not 0 (prlimit64 too when it only reads: on x32
+ *   the filter sees only the low half of its new-limit pointer), or
+ *   (when self_arg >= 0) argument self_arg is not self_value: the "which"
+ *   of setpriority and ioprio_set, whose other kinds name process groups
+ *   and users (who 0 there is the caller's group, all its user's processes).
+ * On x86_64 the comparisons take the whole 64-bit register: a value with
+ * upper bits set is refused even where the kernel reads only the low 32.
+ * On x32 and i386 libseccomp compares the 32 bits the kernel reads.
+ */
+struct seccomp_pid_call {
+	const char *name;
+	unsigned int pid_arg;
+	int self_arg;
+	uint32_t self_value;
+};
+
+extern const struct seccomp_pid_call seccomp_pid_calls[];
+extern const size_t seccomp_n_pid_calls;
+
+/*
+ * chmod, fchmod, fchmodat, fchmodat2 are refused (EPERM) when the mode
+ * sets one of these bits (set-user-id, set-group-id, sticky). The kernel
+ * reads the mode as 16 bits, the filter tests its low 32.
+ */
+#define SECCOMP_MODE_REFUSED 07000u
+
 /* Namespace flags refused in unshare, and in clone but CLONE_NEWTIME. */
 extern const uint64_t seccomp_namespace_flags[];
 extern const size_t seccomp_n_namespace_flags;
 
-/* ioctl commands refused (compared on the 32 bits the kernel reads). */
+/* ioctl commands refused with EPERM (compared on the 32 bits the kernel reads). */
 extern const uint32_t seccomp_refused_ioctls[];
 extern const size_t seccomp_n_refused_ioctls;
 

@@ -359,6 +359,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 			/* In the session lifetime no process leaves the run's session. */
 			.report = policy->reports,
 			.lock_sessions = policy->lifetime == PROCAGE_LIFETIME_SESSION,
+			/* Tier T1 runs (and exec mode) get an IPC namespace of their own. */
+			.own_ipc_namespace = c->tier == PROCAGE_TIER_T1,
 		};
 		rc = seccomp_program_build(&so, &c->seccomp, err);
 	}

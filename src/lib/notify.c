@@ -1,6 +1,6 @@
 /*
- * Answering refused system calls. The answer is always EPERM, never
- * CONTINUE: whatever the caged process left in its memory could change
+ * Answering refused system calls. The answer is the rule's errno (EPERM,
+ * or EOPNOTSUPP for the extended attribute calls), never CONTINUE: whatever the caged process left in its memory could change
  * between our look and the kernel's, so nothing read there decides
  * anything; it is only described, marked untrusted. If this thread is gone,
  * the kernel fails the call (ENOSYS): a refused call never succeeds.
@@ -12,6 +12,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -109,10 +110,53 @@ static void describe_strings(const struct seccomp_notif *n, const struct string_
 			 (unsigned long long)n->data.args[c->flags]);
 }
 
+/*
+ * The calls that change a file's metadata or name another process: the
+ * path or descriptor, the mode or the attribute's name, the target pid.
+ * False when call is none of them.
+ */
+static bool describe_target(const struct seccomp_notif *n, const char *call, char *out,
+			    size_t size)
+{
+	const __u64 *a = n->data.args;
+	char text[256];
+	if (strcmp(call, "chmod") == 0 || strcmp(call, "fchmodat") == 0 ||
+	    strcmp(call, "fchmodat2") == 0) {
+		bool at = call[1] == 'c';
+		child_string((pid_t)n->pid, a[at], text, sizeof text);
+		snprintf(out, size, "%s, mode 0%llo", text, (unsigned long long)(a[at + 1] & 07777));
+	} else if (strcmp(call, "fchmod") == 0) {
+		snprintf(out, size, "fd %lld, mode 0%llo", (long long)(int)a[0],
+			 (unsigned long long)(a[1] & 07777));
+	} else if (strstr(call, "xattr")) {
+		/* fsetxattr, fremovexattr: a descriptor; the *at forms: dirfd, path, flags, name. */
+		bool fd = call[0] == 'f', at = strstr(call, "xattrat") != NULL;
+		char name[96];
+		child_string((pid_t)n->pid, a[at ? 1 : 0], text, sizeof text);
+		child_string((pid_t)n->pid, a[at ? 3 : 1], name, sizeof name);
+		if (fd)
+			snprintf(out, size, "fd %lld, name %s", (long long)(int)a[0], name);
+		else
+			snprintf(out, size, "%s, name %s", text, name);
+	} else if (strcmp(call, "setpriority") == 0 || strcmp(call, "ioprio_set") == 0) {
+		snprintf(out, size, "which %lld, who %lld, value %lld", (long long)(int)a[0],
+			 (long long)(int)a[1], (long long)(int)a[2]);
+	} else if (strncmp(call, "sched_set", 9) == 0 || strcmp(call, "prlimit64") == 0 ||
+		   strcmp(call, "migrate_pages") == 0 || strcmp(call, "move_pages") == 0) {
+		snprintf(out, size, "pid %lld, 0x%llx, 0x%llx", (long long)(int)a[0],
+			 (unsigned long long)a[1], (unsigned long long)a[2]);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static void describe(const struct seccomp_notif *n, const char *call, char *out, size_t size)
 {
 	const __u64 *a = n->data.args;
 	const struct string_call *strings = string_call_find(call);
+	if (describe_target(n, call, out, size))
+		return;
 	if (strings) {
 		describe_strings(n, strings, out, size);
 	} else if (strcmp(call, "socket") == 0 || strcmp(call, "socketcall") == 0) {
@@ -147,7 +191,7 @@ static void answer_one(struct notify_supervisor *s)
 		snprintf(args, sizeof args, "(the process ended before its arguments were read)");
 	memset(&r, 0, sizeof r);
 	r.id = n.id;
-	r.error = -EPERM;
+	r.error = -notify_call_errno(n.data.arch, n.data.nr);
 	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
 	report_store_add(s->store, call, args, (pid_t)n.pid);
 }
@@ -211,10 +255,23 @@ void notify_stop(struct notify_supervisor *s)
 	s->started = false;
 }
 
-const char *notify_call_name(uint32_t arch, int nr)
+static const struct seccomp_call_name *call_row(uint32_t arch, int nr)
 {
 	for (unsigned i = 0; i < seccomp_n_call_names; i++)
 		if (seccomp_call_names[i].arch == arch && seccomp_call_names[i].nr == nr)
-			return seccomp_call_names[i].name;
-	return "unknown";
+			return &seccomp_call_names[i];
+	return NULL;
+}
+
+const char *notify_call_name(uint32_t arch, int nr)
+{
+	const struct seccomp_call_name *row = call_row(arch, nr);
+	return row ? row->name : "unknown";
+}
+
+int notify_call_errno(uint32_t arch, int nr)
+{
+	const struct seccomp_call_name *row = call_row(arch, nr);
+	/* A call the table lacks is refused all the same. */
+	return row && row->err > 0 ? row->err : EPERM;
 }

@@ -27,5 +27,7 @@ void notify_stop(struct notify_supervisor *s);
 
 /* The name of a refused system call, by audit arch and number. */
 const char *notify_call_name(uint32_t arch, int nr);
+/* The errno a reported refusal is answered with (EPERM unless the rule says). */
+int notify_call_errno(uint32_t arch, int nr);
 
 #endif

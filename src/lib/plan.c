@@ -133,7 +133,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->seccomp_report = cage->policy->reports;
 	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY ? POLICY_PROXY_PORT : 0;
 	if (cage->tier == PROCAGE_TIER_T1) {
-		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS;
+		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC;
 		/* A network namespace of its own has nothing to reach. */
 		if (cage->policy->network != PROCAGE_NET_ON)
 			plan->clone_namespaces |= CLONE_NEWNET;

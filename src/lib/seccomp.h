@@ -28,11 +28,18 @@ struct seccomp_options {
 	/* setsid is refused: every process of the run stays in its session. */
 	bool lock_sessions;
 	/*
-	 * Refusals that are EPERM become SECCOMP_RET_USER_NOTIF, for a
-	 * supervisor to report (clone3 keeps ENOSYS). Installed without a
+	 * Refusals that are EPERM or EOPNOTSUPP become
+	 * SECCOMP_RET_USER_NOTIF, for a supervisor to report and answer with
+	 * the same errno (clone3 keeps ENOSYS). Installed without a
 	 * listener, the kernel answers those calls ENOSYS.
 	 */
 	bool report;
+	/*
+	 * System V IPC allowed: the run has an IPC namespace of its own
+	 * (tier T1), so the only objects it reaches are its own. Without
+	 * it, the SysV calls are refused.
+	 */
+	bool own_ipc_namespace;
 };
 
 /*

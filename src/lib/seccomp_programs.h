@@ -23,19 +23,22 @@ struct seccomp_generated_program {
  *   bit 1  report          refusals reported (USER_NOTIF), not EPERM
  *   bit 2  unix_sockets    socket(AF_UNIX) allowed
  *   bit 3  lock_sessions   setsid refused
+ *   bit 4  own_ipc_namespace  SysV IPC allowed
  */
 #define SECCOMP_PROGRAM_NETWORK_ON 1u
 #define SECCOMP_PROGRAM_REPORT 2u
 #define SECCOMP_PROGRAM_UNIX_SOCKETS 4u
 #define SECCOMP_PROGRAM_LOCK_SESSIONS 8u
-#define SECCOMP_N_PROGRAMS 16
+#define SECCOMP_PROGRAM_OWN_IPC_NAMESPACE 16u
+#define SECCOMP_N_PROGRAMS 32
 
 static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 {
 	return (opts->network_on ? SECCOMP_PROGRAM_NETWORK_ON : 0u) |
 	       (opts->report ? SECCOMP_PROGRAM_REPORT : 0u) |
 	       (opts->unix_sockets ? SECCOMP_PROGRAM_UNIX_SOCKETS : 0u) |
-	       (opts->lock_sessions ? SECCOMP_PROGRAM_LOCK_SESSIONS : 0u);
+	       (opts->lock_sessions ? SECCOMP_PROGRAM_LOCK_SESSIONS : 0u) |
+	       (opts->own_ipc_namespace ? SECCOMP_PROGRAM_OWN_IPC_NAMESPACE : 0u);
 }
 
 static inline struct seccomp_options seccomp_program_options(size_t index)
@@ -45,16 +48,21 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 		.report = index & SECCOMP_PROGRAM_REPORT,
 		.unix_sockets = index & SECCOMP_PROGRAM_UNIX_SOCKETS,
 		.lock_sessions = index & SECCOMP_PROGRAM_LOCK_SESSIONS,
+		.own_ipc_namespace = index & SECCOMP_PROGRAM_OWN_IPC_NAMESPACE,
 	};
 }
 
 extern const struct seccomp_generated_program seccomp_generated_programs[SECCOMP_N_PROGRAMS];
 
-/* Refused calls by name: audit arch, number as the filter sees it. */
+/*
+ * Refused calls by name: audit arch, number as the filter sees it, and the
+ * errno a supervisor answers a reported refusal with.
+ */
 struct seccomp_call_name {
 	unsigned arch;
 	int nr;
 	const char *name;
+	int err;
 };
 
 extern const struct seccomp_call_name seccomp_call_names[];

@@ -156,6 +156,22 @@ void r32_the_seccomp_listener_stays_out_of_reach(const struct tier *t);
 void reports_list_exactly_the_refused_calls(const struct tier *t);
 void reports_survive_a_hammering(const struct tier *t);
 void reports_keep_every_distinct_call(const struct tier *t);
-void r41_report_files_follow_no_link_a_run_planted(const struct tier *t);
+void r44_report_files_follow_no_link_a_run_planted(const struct tier *t);
+/* metadata.c: file metadata Landlock does not check, the mount table */
+void r40_set_id_bits_xattrs_and_inode_flags_are_refused(const struct tier *t);
+void r28_the_mount_table_is_not_listed(const struct tier *t);
+/* ipc.c: System V IPC of host processes */
+void r43_host_sysv_objects_are_out_of_reach(const struct tier *t);
+void r43_the_runs_own_sysv_objects(const struct tier *t);
+/* pid_targets.c: other processes' limits and scheduling by pid */
+void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t);
+/*
+ * The probe with ARGS (NULL-terminated) made the caged command by
+ * procage_exec with ws->held (caged_ws_hold_cage; a cage without a private
+ * temporary directory), in a child of the test; its stdout is discarded,
+ * so judge from outside. Without the sandbox (no cage held) the probe is
+ * executed as it is.
+ */
+struct caged_result run_exec_mode(struct caged_ws *ws, const char *const *args);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * procage's own files (R-41). What a run leaves in its write grants is
+ * procage's own files (R-44). What a run leaves in its write grants is
  * there for the next run: a symbolic link where the caller's report file
  * goes, an old file of the same name, a hard link. procage writes its
  * report file through none of them: it follows no link, and inside a write
@@ -78,7 +78,7 @@ static bool refused_naming(const struct caged_result *r, const char *why)
 	return r->how == CAGED_NOT_STARTED && !r->cage_refused && strstr(r->error, why);
 }
 
-void r41_report_files_follow_no_link_a_run_planted(const struct tier *t)
+void r44_report_files_follow_no_link_a_run_planted(const struct tier *t)
 {
 	char bashrc[PATH_MAX], planted[PATH_MAX], dir_link[PATH_MAX], through[PATH_MAX],
 	    old[PATH_MAX], fresh[PATH_MAX], outside[PATH_MAX], second[PATH_MAX];

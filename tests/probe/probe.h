@@ -131,5 +131,18 @@ int do_refuse_loop(char **args);
 int do_refuse_distinct(char **args);
 int do_refuse_crowd(char **args);
 int do_refused_set(char **args);
+/* targets.c: metadata, SysV IPC, other processes by pid, the mount table */
+int do_chmod(char **args);
+int do_xattr(char **args);
+int do_inode_flags(char **args);
+int do_mount_table(char **args);
+int do_shm(char **args);
+int do_shm_private(char **args);
+int do_msg(char **args);
+int do_prlimit(char **args);
+int do_setpriority(char **args);
+int do_setaffinity(char **args);
+int do_ioprio(char **args);
+int do_setscheduler(char **args);
 
 #endif

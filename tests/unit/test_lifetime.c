@@ -71,6 +71,7 @@ static bool filter_is(const struct procage_cage *c, bool lock_sessions)
 		.network_on = c->policy->network != PROCAGE_NET_OFF,
 		.unix_sockets = c->tier == PROCAGE_TIER_T1 && c->n_sockets > 0,
 		.lock_sessions = lock_sessions,
+		.own_ipc_namespace = c->tier == PROCAGE_TIER_T1,
 	};
 	return c->seccomp.filter == seccomp_generated_programs[seccomp_program_index(&o)].filter;
 }

@@ -10,6 +10,7 @@
  */
 #include "bpf_sim.h"
 #include "error.h"
+#include "seccomp_sim.h"
 #include "seccomp.h"
 #include "seccomp_build.h"
 #include "seccomp_programs.h"
@@ -23,6 +24,8 @@
 #endif
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
@@ -43,20 +46,9 @@
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
 #endif
-#define X32_SYSCALL_BIT 0x40000000u
 #define NR_OPEN_TREE_ATTR 467 /* the same on all three ABIs; libseccomp 2.5 lacks it */
-#define RET_EPERM (SECCOMP_RET_ERRNO | EPERM)
-#define RET_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
-struct abi {
-	const char *name;
-	uint32_t audit_arch;
-	uint32_t scmp_arch;
-	bool x32;
-};
-
-static const struct abi abis[] = {
+const struct abi abis[3] = {
 	{ "x86_64", AUDIT_ARCH_X86_64, SCMP_ARCH_X86_64, false },
 	{ "x32", AUDIT_ARCH_X86_64, SCMP_ARCH_X32, true },
 	{ "i386", AUDIT_ARCH_I386, SCMP_ARCH_X86, false },
@@ -73,13 +65,32 @@ static const char *const must_refuse[] = {
 };
 
 #define PERSONALITY_REFUSED SECCOMP_PERSONALITY_REFUSED
-#define N_VARIANTS SECCOMP_N_PROGRAMS
 
 /* The programs under test, by seccomp_program_index (its bits are in
  * seccomp_programs.h). */
-static struct sock_fprog progs[N_VARIANTS];
+struct sock_fprog progs[N_VARIANTS];
 
-_Static_assert(N_VARIANTS == 16, "four options, one program for each combination");
+_Static_assert(N_VARIANTS == 32, "five options, one program for each combination");
+
+bool sim_ok(bool ok, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	return tap_ok(ok, "%s", text);
+}
+
+void sim_diag(const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	tap_diag("%s", text);
+}
 
 static bool variant_net(int v)
 {
@@ -96,31 +107,33 @@ static bool variant_locked(int v)
 	return seccomp_program_options((size_t)v).lock_sessions;
 }
 
-static const char *variant_name(int v)
+const char *variant_name(int v)
 {
-	static char names[N_VARIANTS][64];
+	static char names[N_VARIANTS][80];
 	if (!names[v][0]) {
 		struct seccomp_options o = seccomp_program_options((size_t)v);
-		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s", v,
+		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s", v,
 			 o.network_on ? "on" : "off", o.unix_sockets ? "on" : "off",
-			 o.lock_sessions ? "locked" : "free", o.report ? ", report" : "");
+			 o.lock_sessions ? "locked" : "free", o.report ? ", report" : "",
+			 o.own_ipc_namespace ? ", own IPC" : "");
 	}
 	return names[v];
 }
 
 /*
  * The answer a variant gives where the errno variant answers want: the
- * report variants notify instead of EPERM, and keep every other answer.
+ * report variants notify instead of EPERM and EOPNOTSUPP, and keep every
+ * other answer.
  */
-static uint32_t variant_answer(int v, uint32_t want)
+uint32_t variant_answer(int v, uint32_t want)
 {
-	if (seccomp_program_options((size_t)v).report && want == RET_EPERM)
+	if (seccomp_program_options((size_t)v).report &&
+	    (want == RET_EPERM || want == RET_EOPNOTSUPP))
 		return SECCOMP_RET_USER_NOTIF;
 	return want;
 }
 
-/* The ABI's number for name, x32 bit included, or -1 when it has none. */
-static long abi_nr(const struct abi *abi, const char *name)
+long abi_nr(const struct abi *abi, const char *name)
 {
 	/*
 	 * libseccomp names i386's socket calls by socketcall's sub-call
@@ -137,8 +150,7 @@ static long abi_nr(const struct abi *abi, const char *name)
 	return abi->x32 ? (long)((uint32_t)nr | X32_SYSCALL_BIT) : nr;
 }
 
-/* The filter's answer for a raw call; 0xffffffff if the simulator failed. */
-static uint32_t run_nr(const struct sock_fprog *prog, uint32_t arch, long nr,
+uint32_t run_nr(const struct sock_fprog *prog, uint32_t arch, long nr,
 		       const uint64_t args[6])
 {
 	struct seccomp_data data = { .nr = (int)nr, .arch = arch, .instruction_pointer = 0x1000 };
@@ -156,8 +168,8 @@ static uint32_t run_nr(const struct sock_fprog *prog, uint32_t arch, long nr,
  * Check one call on one ABI; a call the ABI does not have is only noted
  * (the kernel answers ENOSYS without the filter's help).
  */
-static void expect(int v, const struct abi *abi, const char *name, const uint64_t args[6],
-		   uint32_t want, const char *what)
+void expect(int v, const struct abi *abi, const char *name, const uint64_t args[6],
+	    uint32_t want, const char *what)
 {
 	long nr = abi_nr(abi, name);
 	if (nr < 0) {
@@ -171,7 +183,6 @@ static void expect(int v, const struct abi *abi, const char *name, const uint64_
 	       name, what, got, want);
 }
 
-#define ARGS(...) ((const uint64_t[6]){ __VA_ARGS__ })
 
 /*
  * The generated program must be what libseccomp builds from the rules in
@@ -272,10 +283,12 @@ static void test_refused_calls(void)
 				const struct seccomp_new_call *c = &seccomp_refused_new_calls[i];
 				long nr = c->nr | (abi->x32 ? X32_SYSCALL_BIT : 0);
 				uint32_t got = run_nr(&progs[v], abi->audit_arch, nr, ARGS(0));
-				uint32_t want = variant_answer(v, RET_EPERM);
+				uint32_t want = variant_answer(
+					v, SECCOMP_RET_ERRNO | (uint32_t)c->err);
 				tap_ok(got == want,
-				       "%s, %s: %s (%ld, unknown to libseccomp) refused (got %#x)",
-				       variant_name(v), abi->name, c->name, nr, got);
+				       "%s, %s: %s (%ld, unknown to libseccomp) refused with %s "
+				       "(got %#x)",
+				       variant_name(v), abi->name, c->name, nr, strerror(c->err), got);
 			}
 			long nr = NR_OPEN_TREE_ATTR | (abi->x32 ? X32_SYSCALL_BIT : 0);
 			tap_ok(run_nr(&progs[v], abi->audit_arch, nr, ARGS(0)) ==
@@ -1010,6 +1023,10 @@ int main(void)
 	test_socket_matrix();
 	test_socket_cases();
 	test_bad_arch();
+	test_metadata();
+	test_sysv_ipc();
+	test_pid_targets();
+	test_report_names();
 	if (kernel_checks) {
 		test_kernel();
 		test_kernel_variants();

@@ -1,0 +1,188 @@
+/*
+ * System V IPC of host processes. Its objects are found by key or by id
+ * and guarded only by their mode bits, which the same user passes. On
+ * tier T1 the run has an IPC namespace of its own, where the host's
+ * objects do not exist; on tier T2 (and wherever the run shares the host's
+ * IPC namespace) the filter refuses every SysV call. The test makes a
+ * 0600 segment holding a secret and a queue holding a message; judged from
+ * outside: the segment's text, the queue's message count, what the probe
+ * printed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+#include "escape.h"
+
+#define IPC_SECRET "ipc-secret-of-a-host-process"
+
+struct host_ipc {
+	int shm_id, msg_id;
+	key_t shm_key, msg_key;
+	char *segment;
+};
+
+/* A key of our own: the first free one from a value this process picks. */
+static int make_object(bool shm, key_t *key)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		*key = (key_t)(0x70c40000u ^ ((unsigned)getpid() << 6) ^ (shm ? 0 : 0x8000u) ^ i);
+		int id = shm ? shmget(*key, 4096, IPC_CREAT | IPC_EXCL | 0600)
+			     : msgget(*key, IPC_CREAT | IPC_EXCL | 0600);
+		if (id >= 0 || errno != EEXIST)
+			return id;
+	}
+	return -1;
+}
+
+static bool host_ipc_make(const struct tier *t, struct host_ipc *h)
+{
+	struct {
+		long type;
+		char text[64];
+	} m = {1, IPC_SECRET};
+	h->shm_id = make_object(true, &h->shm_key);
+	h->msg_id = make_object(false, &h->msg_key);
+	h->segment = h->shm_id >= 0 ? shmat(h->shm_id, NULL, 0) : (void *)-1;
+	if (h->segment == (void *)-1)
+		h->segment = NULL;
+	if (h->segment)
+		snprintf(h->segment, 4096, "%s", IPC_SECRET);
+	return fixture(t,
+		       h->segment && h->msg_id >= 0 &&
+			   msgsnd(h->msg_id, &m, sizeof IPC_SECRET, IPC_NOWAIT) == 0,
+		       "ipc: a 0600 segment and a queue with a message (%s)", strerror(errno));
+}
+
+static void host_ipc_remove(struct host_ipc *h)
+{
+	if (h->segment)
+		shmdt(h->segment);
+	if (h->shm_id >= 0)
+		shmctl(h->shm_id, IPC_RMID, NULL);
+	if (h->msg_id >= 0)
+		msgctl(h->msg_id, IPC_RMID, NULL);
+}
+
+/* The secret back in the segment, and exactly one message on the queue. */
+static bool host_ipc_reset(struct host_ipc *h)
+{
+	struct {
+		long type;
+		char text[256];
+	} m;
+	while (msgrcv(h->msg_id, &m, sizeof m.text, 0, IPC_NOWAIT) >= 0)
+		;
+	snprintf(h->segment, 4096, "%s", IPC_SECRET);
+	m.type = 1;
+	snprintf(m.text, sizeof m.text, "%s", IPC_SECRET);
+	return msgsnd(h->msg_id, &m, sizeof IPC_SECRET, IPC_NOWAIT) == 0;
+}
+
+static unsigned long queued(const struct host_ipc *h)
+{
+	struct msqid_ds ds;
+	return msgctl(h->msg_id, IPC_STAT, &ds) == 0 ? (unsigned long)ds.msg_qnum : 0;
+}
+
+/*
+ * Refused by the filter, or on T1 (an IPC namespace of the run's own) not
+ * there at all: ENOENT for a key, EINVAL for an id.
+ */
+static bool out_of_reach(const struct tier *t, const struct caged_result *r)
+{
+	if (refused(r))
+		return true;
+	return tier_is_t1(t) && r->how == CAGED_EXITED && r->code == PROBE_ERROR &&
+	       (strstr(r->err, "ENOENT") || strstr(r->err, "EINVAL"));
+}
+
+void r43_host_sysv_objects_are_out_of_reach(const struct tier *t)
+{
+	struct host_ipc h = {-1, -1, 0, 0, NULL};
+	char shm_key[32], shm_id[32], msg_key[32], msg_id[32];
+	struct caged_ws *ws = workspace(t, "ipc");
+	if (!ws || cage_refused_here(t, ws, "ipc") || !host_ipc_make(t, &h))
+		goto out;
+	snprintf(shm_key, sizeof shm_key, "key:%d", (int)h.shm_key);
+	snprintf(shm_id, sizeof shm_id, "id:%d", h.shm_id);
+	snprintf(msg_key, sizeof msg_key, "key:%d", (int)h.msg_key);
+	snprintf(msg_id, sizeof msg_id, "id:%d", h.msg_id);
+
+	struct caged_result r = run_caged(ws, NULL, "shm-read", shm_key, NULL);
+	check(t, out_of_reach(t, &r) && !strstr(r.out, IPC_SECRET), &r,
+	      "ipc: a host segment found by its key cannot be read");
+	r = run_caged(ws, NULL, "shm-read", shm_id, NULL);
+	check(t, out_of_reach(t, &r) && !strstr(r.out, IPC_SECRET), &r,
+	      "ipc: a host segment attached by its id cannot be read");
+	r = run_caged(ws, NULL, "shm-write", shm_id, "overwritten-from-the-cage", NULL);
+	check(t, out_of_reach(t, &r) && strcmp(h.segment, IPC_SECRET) == 0, &r,
+	      "ipc: a host segment cannot be written");
+	r = run_caged(ws, NULL, "msg-recv", msg_key, NULL);
+	check(t, out_of_reach(t, &r) && queued(&h) == 1 && !strstr(r.out, IPC_SECRET), &r,
+	      "ipc: a host queue's message cannot be taken (%lu queued)", queued(&h));
+	r = run_caged(ws, NULL, "msg-send", msg_id, "planted", NULL);
+	check(t, out_of_reach(t, &r) && queued(&h) == 1, &r,
+	      "ipc: nothing can be put on a host queue (%lu queued)", queued(&h));
+
+	/* exec mode: no reaper, no PID namespace; on T1 an IPC namespace all the same. */
+	struct procage_error err;
+	char why[600] = "";
+	if (fixture(t,
+		    procage_policy_set_private_tmp(ws->policy, false, &err) == 0 &&
+			caged_ws_hold_cage(ws, why, sizeof why) == 0,
+		    "ipc: a cage for exec mode (%s)", why)) {
+		const char *write_argv[] = {"shm-write", shm_id, "overwritten-in-exec-mode", NULL};
+		const char *recv_argv[] = {"msg-recv", msg_key, NULL};
+		r = run_exec_mode(ws, write_argv);
+		struct caged_result r2 = run_exec_mode(ws, recv_argv);
+		check(t,
+		      out_of_reach(t, &r) && out_of_reach(t, &r2) &&
+			  strcmp(h.segment, IPC_SECRET) == 0 && queued(&h) == 1,
+		      &r,
+		      "ipc: in exec mode the host segment cannot be written nor its queue read");
+		caged_ws_drop_cage(ws);
+	}
+	/* The controls start from the fixture's state whatever the attempts did. */
+	if (!fixture(t, host_ipc_reset(&h), "ipc: the segment and the queue reset"))
+		goto out;
+	r = run_uncaged(ws, NULL, "shm-read", shm_key, "then", "shm-read", shm_id, "then",
+			"msg-send", msg_id, "from-outside", NULL);
+	check(t, did_it(&r) && strstr(r.out, IPC_SECRET) && queued(&h) == 2, &r,
+	      "ipc: control: without the cage the same user reads the segment and sends to the "
+	      "queue");
+	r = run_uncaged(ws, NULL, "msg-recv", msg_key, NULL);
+	check(t, did_it(&r) && strstr(r.out, IPC_SECRET) && queued(&h) == 1, &r,
+	      "ipc: control: without the cage the same user takes the queue's message");
+out:
+	host_ipc_remove(&h);
+	caged_ws_free(ws);
+}
+
+/*
+ * The run's own SysV objects: on T1 they work (its IPC namespace is its
+ * own, so programs that use SysV shared memory run); on T2 the calls are
+ * refused like the rest.
+ */
+void r43_the_runs_own_sysv_objects(const struct tier *t)
+{
+	struct caged_ws *ws = workspace(t, "ipc");
+	if (!ws || cage_refused_here(t, ws, "ipc"))
+		goto out;
+	struct caged_result r = run_caged(ws, NULL, "shm-private", "own-segment", NULL);
+	if (tier_is_t1(t))
+		check(t, did_it(&r) && strstr(r.out, "own-segment"), &r,
+		      "ipc: control: on T1 a segment of the run's own works");
+	else
+		check(t, refused(&r) && !strstr(r.out, "own-segment"), &r,
+		      "ipc: on T2 even a private segment is refused (EPERM)");
+	r = run_uncaged(ws, NULL, "shm-private", "own-segment", NULL);
+	check(t, did_it(&r) && strstr(r.out, "own-segment"), &r,
+	      "ipc: control: without the cage a private segment works");
+out:
+	caged_ws_free(ws);
+}

@@ -1,0 +1,57 @@
+/*
+ * Shared by the parts of the seccomp unit test (tests/unit/test_seccomp.c
+ * and tests/unit/seccomp_*.c): the programs under test, the ABIs, and
+ * checks of one call in the BPF simulator. tests/lib/tap.h keeps its
+ * counters in static variables, so only test_seccomp.c includes it; the
+ * other parts report through sim_ok and sim_diag.
+ */
+#ifndef PROCAGE_TEST_SECCOMP_SIM_H
+#define PROCAGE_TEST_SECCOMP_SIM_H
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "seccomp_programs.h"
+
+#define X32_SYSCALL_BIT 0x40000000u
+#define RET_EPERM (SECCOMP_RET_ERRNO | EPERM)
+#define RET_ENOSYS (SECCOMP_RET_ERRNO | ENOSYS)
+#define RET_EOPNOTSUPP (SECCOMP_RET_ERRNO | EOPNOTSUPP)
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+#define N_VARIANTS SECCOMP_N_PROGRAMS
+#define ARGS(...) ((const uint64_t[6]){__VA_ARGS__})
+
+struct abi {
+	const char *name;
+	uint32_t audit_arch;
+	uint32_t scmp_arch;
+	bool x32;
+};
+
+extern const struct abi abis[3];
+/* The programs under test, by seccomp_program_index. */
+extern struct sock_fprog progs[N_VARIANTS];
+
+const char *variant_name(int v);
+/* The answer variant v gives where the errno variants answer want. */
+uint32_t variant_answer(int v, uint32_t want);
+/* The ABI's number for name, x32 bit included, or -1 when it has none. */
+long abi_nr(const struct abi *abi, const char *name);
+/* The filter's answer for a raw call; 0xffffffff if the simulator failed. */
+uint32_t run_nr(const struct sock_fprog *prog, uint32_t arch, long nr, const uint64_t args[6]);
+/* One call on one ABI checked against want (as variant_answer maps it). */
+void expect(int v, const struct abi *abi, const char *name, const uint64_t args[6], uint32_t want,
+	    const char *what);
+
+bool __attribute__((format(printf, 2, 3))) sim_ok(bool ok, const char *fmt, ...);
+void __attribute__((format(printf, 1, 2))) sim_diag(const char *fmt, ...);
+
+/* seccomp_targets.c: metadata, SysV IPC, calls aimed at other processes. */
+void test_metadata(void);
+void test_sysv_ipc(void);
+void test_pid_targets(void);
+void test_report_names(void);
+
+#endif
