@@ -17,6 +17,7 @@
 
 #include "classes.h"
 #include "error.h"
+#include "home.h"
 
 bool path_within(const char *path, const char *tree)
 {
@@ -158,6 +159,18 @@ static const char *runtime_directory(char *buf, size_t size)
 	return buf;
 }
 
+static int locations_consider(struct cage_paths *c, const struct class_locations *found,
+			      struct procage_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < found->n; i++)
+		rc = denial_consider(c,
+				     &(struct cage_path){ found->items[i].path, found->items[i].deny,
+							  (int)found->items[i].cls },
+				     err);
+	return rc;
+}
+
 static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 			   struct procage_error *err)
 {
@@ -175,17 +188,24 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	/* Accepting the /proc approximation lifts that one location. */
 	if (p->accepted & (1u << APPROX_PROC_OTHER_PROCESSES))
 		skipped |= 1u << CLASS_PROCESS_ACCESS;
-	int rc = classes_expand(skipped, getenv("HOME"), runtime_directory(runtime, sizeof runtime),
-				writable, n_writable, &found, err);
+	/*
+	 * Every home: $HOME and the account's, where they differ. The first
+	 * expansion also gives the runtime, system and repository locations.
+	 */
+	struct homes homes;
+	homes_find(&homes);
+	size_t h = 0;
+	int rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
+				runtime_directory(runtime, sizeof runtime), writable, n_writable,
+				&found, err);
+	while (rc == 0) {
+		rc = locations_consider(c, &found, err);
+		class_locations_free(&found);
+		if (rc < 0 || ++h >= homes.n)
+			break;
+		rc = classes_expand(skipped, homes.path[h], NULL, NULL, 0, &found, err);
+	}
 	free(writable);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; rc == 0 && i < found.n; i++)
-		rc = denial_consider(c,
-				     &(struct cage_path){ found.items[i].path, found.items[i].deny,
-							  (int)found.items[i].cls },
-				     err);
-	class_locations_free(&found);
 	return rc;
 }
 
