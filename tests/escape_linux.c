@@ -102,6 +102,8 @@ int main(int argc, char **argv)
 	    {"r02", r02_a_rule_spelled_through_a_symlink_binds_its_target},
 	    {"r04", r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed},
 	    {"r04", r04_files_move_between_writable_directories_and_gain_no_right},
+	    {"r04", r04_the_working_directory_is_entered_after_the_masks},
+	    {"r04", r04_a_nested_grant_cannot_be_renamed_through_an_outer_one},
 	    {"r07", r07_trust_handoff_files_are_protected_in_a_writable_workspace},
 	    {"r07", r07_the_audit_lists_what_a_run_made_in_handoff_locations},
 	    {"r08", r08_a_hard_link_to_a_hidden_file_is_refused},
@@ -134,6 +136,7 @@ int main(int argc, char **argv)
 	    {"r34", r34_a_socket_bound_later_is_refused},
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
+	    {"r40", r40_metadata_outside_the_write_grants_is_refused},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

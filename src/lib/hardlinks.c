@@ -177,7 +177,7 @@ static int names_judge(struct walk *w, char ***list, size_t *n)
 	if (w->n)
 		qsort(w->names, w->n, sizeof *w->names, name_compare);
 	for (size_t i = 0; rc == 0 && i < w->n;) {
-		size_t j = i, distinct = 0, hidden = 0;
+		size_t j = i, distinct = 0, hidden = 0, a_hidden_name = i;
 		for (; j < w->n && w->names[j].dev == w->names[i].dev &&
 		       w->names[j].ino == w->names[i].ino;) {
 			size_t k = j;
@@ -188,12 +188,14 @@ static int names_judge(struct walk *w, char ***list, size_t *n)
 			     k++)
 				any_hidden |= w->names[k].hidden;
 			distinct++;
+			if (any_hidden && !hidden)
+				a_hidden_name = j;
 			hidden += any_hidden;
 			j = k;
 		}
 		if (hidden && hidden < w->names[i].nlink)
-			rc = finding_names(list, n, &w->names[i], w->names[i].nlink - hidden,
-					   "hidden paths");
+			rc = finding_names(list, n, &w->names[a_hidden_name],
+					   w->names[i].nlink - hidden, "hidden paths");
 		else if (distinct < w->names[i].nlink)
 			rc = finding_names(list, n, &w->names[i], w->names[i].nlink - distinct,
 					   "hidden and protected paths");
