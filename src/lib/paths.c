@@ -18,6 +18,7 @@
 #include "classes.h"
 #include "error.h"
 #include "home.h"
+#include "path_aliases.h"
 
 bool path_within(const char *path, const char *tree)
 {
@@ -209,6 +210,98 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	return rc;
 }
 
+/* Is path inside a hidden location already? */
+static bool hidden_already(const struct cage_paths *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_examined; i++)
+		if (c->examined[i].access == PROCAGE_HIDE && path_within(path, c->examined[i].path))
+			return true;
+	return false;
+}
+
+/*
+ * The targets of the symbolic links inside every hidden location are
+ * hidden too (a program outside the cage reads them through the link).
+ * The list grows while it is walked: a target directory is walked in turn.
+ */
+static int link_targets_resolve(struct cage_paths *c, struct procage_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < c->n_examined; i++) {
+		const struct cage_path loc = c->examined[i];
+		char **targets = NULL;
+		size_t n = 0;
+		if (loc.access != PROCAGE_HIDE || loc.cls == CLASS_PROCESS_ACCESS)
+			continue;
+		if (link_targets_in(loc.path, &targets, &n) < 0)
+			return error_set(err, -ENOMEM, "out of memory");
+		for (size_t j = 0; rc == 0 && j < n; j++)
+			if (!hidden_already(c, targets[j]))
+				rc = denial_consider(c, &(struct cage_path){ targets[j], PROCAGE_HIDE,
+									     loc.cls },
+						     err);
+		path_strings_free(targets, n);
+	}
+	return rc;
+}
+
+static bool denied(const struct cage_paths *c, const char *path, enum procage_access access)
+{
+	for (size_t i = 0; i < c->n_denials; i++)
+		if (c->denials[i].access == access && strcmp(c->denials[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Every hidden and protected location is denied under each spelling that
+ * reaches it through another mount (a bind mount of the home's parent):
+ * masked there too on tier T1, granted around on T2, and a grant inside
+ * one is refused like a grant inside the location.
+ */
+static int mount_aliases_resolve(struct cage_paths *c, struct procage_error *err)
+{
+	struct mount_table *mounts = NULL;
+	int rc = mount_table_read(&mounts);
+	if (rc < 0)
+		return error_set(err, rc,
+				 "reading /proc/self/mountinfo to find other names of the hidden "
+				 "and protected locations: %s",
+				 strerror(-rc));
+	size_t n_locations = c->n_examined;
+	for (size_t i = 0; rc == 0 && i < n_locations; i++) {
+		const struct cage_path loc = c->examined[i];
+		char **aliases = NULL;
+		size_t n = 0;
+		if (loc.cls == CLASS_PROCESS_ACCESS)
+			continue;
+		if (mount_aliases_of(mounts, loc.path, &aliases, &n) < 0) {
+			rc = error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		for (size_t j = 0; rc == 0 && j < n; j++)
+			rc = denial_consider(c, &(struct cage_path){ aliases[j], loc.access, loc.cls },
+					     err);
+		/*
+		 * Landlock grants follow the inode: a grant reaching one
+		 * spelling reaches them all, so if one needs a mask, all do.
+		 */
+		bool needed = denied(c, loc.path, loc.access);
+		for (size_t j = 0; !needed && j < n; j++)
+			needed = denied(c, aliases[j], loc.access);
+		if (rc == 0 && needed &&
+		    path_list_add(&c->denials, &c->n_denials, loc.path, loc.access, loc.cls) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+		for (size_t j = 0; rc == 0 && needed && j < n; j++)
+			if (path_list_add(&c->denials, &c->n_denials, aliases[j], loc.access,
+					  loc.cls) < 0)
+				rc = error_set(err, -ENOMEM, "out of memory");
+		path_strings_free(aliases, n);
+	}
+	mount_table_free(mounts);
+	return rc;
+}
+
 static int path_compare(const void *a, const void *b)
 {
 	return strcmp(((const struct cage_path *)a)->path, ((const struct cage_path *)b)->path);
@@ -221,6 +314,10 @@ int paths_resolve(const struct procage_policy *p, struct cage_paths *out,
 	int rc = rules_resolve(p, out, err);
 	if (rc == 0)
 		rc = classes_resolve(p, out, err);
+	if (rc == 0)
+		rc = link_targets_resolve(out, err);
+	if (rc == 0)
+		rc = mount_aliases_resolve(out, err);
 	if (rc < 0) {
 		cage_paths_free(out);
 		return rc;
