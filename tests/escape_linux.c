@@ -100,6 +100,8 @@ int main(int argc, char **argv)
 		void (*run)(const struct tier *);
 	} canaries[] = {
 	    {"r02", r02_a_rule_spelled_through_a_symlink_binds_its_target},
+	    {"r02", r02_a_bind_mount_alias_reaches_no_hidden_location},
+	    {"r02", r02_the_home_is_found_whatever_home_says},
 	    {"r04", r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed},
 	    {"r04", r04_files_move_between_writable_directories_and_gain_no_right},
 	    {"r04", r04_the_working_directory_is_entered_after_the_masks},
@@ -137,6 +139,7 @@ int main(int argc, char **argv)
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
 	    {"r40", r40_metadata_outside_the_write_grants_is_refused},
+	    {"r41", r41_targets_of_links_in_hidden_locations_are_hidden},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");
