@@ -140,6 +140,7 @@ int main(int argc, char **argv)
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
 	    {"r40", r40_metadata_outside_the_write_grants_is_refused},
 	    {"r41", r41_targets_of_links_in_hidden_locations_are_hidden},
+	    {"r42", r42_root_only_system_files_stay_out_of_a_root_cage},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

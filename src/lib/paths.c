@@ -19,6 +19,7 @@
 #include "error.h"
 #include "home.h"
 #include "path_aliases.h"
+#include "root_private.h"
 
 bool path_within(const char *path, const char *tree)
 {
@@ -210,6 +211,27 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	return rc;
 }
 
+/*
+ * A root caller: what others may not read in /etc is hidden with the
+ * secrets (root_private.h), unless that class is waived.
+ */
+static int root_private_resolve(const struct procage_policy *p, struct cage_paths *c,
+				struct procage_error *err)
+{
+	char **private = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (geteuid() != 0 || (p->waived_classes & (1u << CLASS_SECRETS)))
+		return 0;
+	if (root_private_find(ROOT_PRIVATE_TREE, &private, &n) < 0)
+		return error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = denial_consider(c, &(struct cage_path){ private[i], PROCAGE_HIDE, CLASS_SECRETS },
+				     err);
+	path_strings_free(private, n);
+	return rc;
+}
+
 /* Is path inside a hidden location already? */
 static bool hidden_already(const struct cage_paths *c, const char *path)
 {
@@ -314,6 +336,8 @@ int paths_resolve(const struct procage_policy *p, struct cage_paths *out,
 	int rc = rules_resolve(p, out, err);
 	if (rc == 0)
 		rc = classes_resolve(p, out, err);
+	if (rc == 0)
+		rc = root_private_resolve(p, out, err);
 	if (rc == 0)
 		rc = link_targets_resolve(out, err);
 	if (rc == 0)
