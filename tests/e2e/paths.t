@@ -11,13 +11,26 @@ printf 'ref: refs/heads/main\n' >"$work/ws/proj/.git/HEAD"
 printf 'API_KEY=e2e-secret\n' >"$work/ws/proj/.env"
 printf 'outside\n' >"$work/outside/file"
 chmod 0644 "$work/outside/file"
+# A policy granting the workspace, run from the project inside it: the
+# denials below the project pin it, a mount over the working directory.
+cat >"$work/policy.json" <<JSON
+{
+  "version": 1,
+  "paths": {
+    "read": ["/usr", "/bin", "/lib", "/lib64", "/etc"],
+    "write": ["$work/ws"],
+    "hide": ["$work/ws/proj/.env"]
+  },
+  "accept": ["spawn-snapshot", "entry-grants"]
+}
+JSON
 cd "$work/ws/proj"
 
 for verb in run exec; do
-	out=$("$PROCAGE" $verb --write "$work/ws" --hide "$work/ws/proj/.env" -- \
+	out=$("$PROCAGE" $verb --policy "$work/policy.json" -- \
 		sh -c 'cat .env; echo "#!/bin/sh" > .git/hooks/pre-commit; echo done' 2>/dev/null)
-	ok $(case "$out" in *e2e-secret*) echo 1 ;; *) echo 0 ;; esac) \
-		"procage $verb: a hidden .env below the working directory is not read by its relative path"
+	ok $(case "$out" in *e2e-secret*) echo 1 ;; *done) echo 0 ;; *) echo 1 ;; esac) \
+		"procage $verb: the command runs, and a hidden .env in the working directory is not read by its relative path"
 	ok $([ ! -e "$work/ws/proj/.git/hooks/pre-commit" ] && echo 0 || echo 1) \
 		"procage $verb: nor is a hook written by the relative path .git/hooks/pre-commit"
 	rm -f "$work/ws/proj/.git/hooks/pre-commit"
