@@ -241,6 +241,22 @@ static bool hidden_already(const struct cage_paths *c, const char *path)
 	return false;
 }
 
+/* A link target that holds a grant cannot be hidden: say where the link is. */
+static int link_target_refusal(const struct cage_paths *c, const char *target,
+			       const struct cage_path *loc, struct procage_error *err)
+{
+	char origin[64];
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (path_within(c->grants[i].path, target))
+			return error_set(err, -EPERM,
+					 "%s is the target of a symbolic link inside %s, which %s "
+					 "hides, so it is hidden too; the %s rule for %s lies inside "
+					 "it; remove the link or waive the class",
+					 target, loc->path, cage_path_origin(loc, origin, sizeof origin),
+					 policy_access_name(c->grants[i].access), c->grants[i].path);
+	return 0;
+}
+
 /*
  * The targets of the symbolic links inside every hidden location are
  * hidden too (a program outside the cage reads them through the link).
@@ -257,11 +273,15 @@ static int link_targets_resolve(struct cage_paths *c, struct procage_error *err)
 			continue;
 		if (link_targets_in(loc.path, &targets, &n) < 0)
 			return error_set(err, -ENOMEM, "out of memory");
-		for (size_t j = 0; rc == 0 && j < n; j++)
-			if (!hidden_already(c, targets[j]))
+		for (size_t j = 0; rc == 0 && j < n; j++) {
+			if (hidden_already(c, targets[j]))
+				continue;
+			rc = link_target_refusal(c, targets[j], &loc, err);
+			if (rc == 0)
 				rc = denial_consider(c, &(struct cage_path){ targets[j], PROCAGE_HIDE,
 									     loc.cls },
 						     err);
+		}
 		path_strings_free(targets, n);
 	}
 	return rc;
