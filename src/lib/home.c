@@ -43,9 +43,9 @@ void homes_find(struct homes *h)
 		homes_add(h, found->pw_dir);
 	if (h->n)
 		return;
-	snprintf(h->why, sizeof h->why,
-		 "$HOME is %s%s%s and the account of uid %u has %s%s%s",
-		 env ? "\"" : "", env ? env : "unset", env ? "\" (not an existing absolute directory)" : "",
-		 (unsigned)getuid(), found ? "the home " : "no entry in the password database",
+	snprintf(h->why, sizeof h->why, "$HOME is %s%s%s and the account of uid %u has %s%s%s",
+		 env ? "\"" : "", env ? env : "unset",
+		 env ? "\" (not an existing absolute directory)" : "", (unsigned)getuid(),
+		 found ? "the home " : "no entry in the password database",
 		 found ? found->pw_dir : "", found ? ", which does not exist" : "");
 }

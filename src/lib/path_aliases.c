@@ -126,7 +126,7 @@ static int mount_line_add(struct mount_table *t, char *line)
 	if (!grown)
 		return -ENOMEM;
 	t->items = grown;
-	struct mount_entry m = { strdup(field[2]), unescape(field[3]), unescape(field[4]) };
+	struct mount_entry m = {strdup(field[2]), unescape(field[3]), unescape(field[4])};
 	if (!m.device || !m.root || !m.point) {
 		free(m.device);
 		free(m.root);

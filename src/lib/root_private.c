@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-
 #define ROOT_PRIVATE_DEPTH 16
 
 static int list_add(char ***list, size_t *n, const char *path)
@@ -45,9 +44,9 @@ static int private_walk(char *path, size_t len, int depth, dev_t dev, char ***li
 		path[len] = '/';
 		memcpy(path + len + 1, e->d_name, l + 1);
 		/* A directory others may not read or enter is hidden whole. */
-		bool others_read = S_ISDIR(st.st_mode) ? (st.st_mode & (S_IROTH | S_IXOTH)) ==
-								 (S_IROTH | S_IXOTH)
-						       : (st.st_mode & S_IROTH) != 0;
+		bool others_read = S_ISDIR(st.st_mode)
+				       ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
+				       : (st.st_mode & S_IROTH) != 0;
 		if (!others_read)
 			rc = list_add(list, n, path);
 		else if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < ROOT_PRIVATE_DEPTH)

@@ -139,7 +139,7 @@ struct alias_paths {
 static void alias_runs(struct caged_ws *ws, const void *arg, struct helper_out *out)
 {
 	const struct alias_paths *a = arg;
-	struct caged_opts from_alias = { .inherit_cwd = a->alias_rw };
+	struct caged_opts from_alias = {.inherit_cwd = a->alias_rw};
 	if (mount(ws->root, a->alias, NULL, MS_BIND, NULL) != 0) {
 		out->entered = false;
 		snprintf(out->why, sizeof out->why, "bind mount: %s", strerror(errno));
@@ -151,7 +151,7 @@ static void alias_runs(struct caged_ws *ws, const void *arg, struct helper_out *
 	out->r[3] = run_uncaged(ws, NULL, "read-file", a->alias_key, NULL);
 	/* The default policy from the alias of the directory holding the home. */
 	struct procage_policy *p = NULL;
-	struct procage_error err = { 0 };
+	struct procage_error err = {0};
 	setenv("HOME", ws->home, 1);
 	if (caged_sandbox_off()) {
 		out->r[4] = run_uncaged(ws, NULL, "write-file", a->alias_planted, "x", NULL);
@@ -181,14 +181,17 @@ void r02_a_bind_mount_alias_reaches_no_hidden_location(const struct tier *t)
 	    !path_join(t, a.alias_rw, a.alias, "rw") ||
 	    !path_join(t, a.alias_planted, a.alias, "home/.planted-rc"))
 		goto out;
-	if (!fixture(t, put_file(key, secret) && put_file(notes, "r02: notes\n") && make_dirs(a.alias),
+	if (!fixture(t,
+		     put_file(key, secret) && put_file(notes, "r02: notes\n") && make_dirs(a.alias),
 		     "r02: fixtures in %s", ws->root))
 		goto out;
 	if (!in_private_mounts(t, ws, alias_runs, &a, out))
 		goto out;
 	if (!out->entered) {
-		skip(t, "r02: a bind mount alias of the workspace: CANNOT RUN HERE: no mount "
-			"namespace of the test's own (%s)", out->why);
+		skip(t,
+		     "r02: a bind mount alias of the workspace: CANNOT RUN HERE: no mount "
+		     "namespace of the test's own (%s)",
+		     out->why);
 		goto out;
 	}
 	check(t, refused(&out->r[0]) && !strstr(out->r[0].out, "r02:"), &out->r[0],
@@ -197,8 +200,8 @@ void r02_a_bind_mount_alias_reaches_no_hidden_location(const struct tier *t)
 	check(t, refused(&out->r[1]) && !strstr(out->r[1].out, "r02:"), &out->r[1],
 	      "r02: nor by a relative path from a working directory reached through the alias");
 	check(t,
-	      refused_before_any_child(&out->r[4]) && strstr(out->r[4].error, "contains the home") &&
-		  !caged_path_exists(planted),
+	      refused_before_any_child(&out->r[4]) &&
+		  strstr(out->r[4].error, "contains the home") && !caged_path_exists(planted),
 	      &out->r[4],
 	      "r02: the default policy from the alias of the directory holding the home is "
 	      "refused: it contains the home by identity, whatever its spelling");
@@ -213,7 +216,7 @@ out:
 
 /* ---- the home when $HOME names none ------------------------------- */
 
-static const char *const odd_homes[] = { "", "relative/home", "~/" };
+static const char *const odd_homes[] = {"", "relative/home", "~/"};
 #define N_ODD (sizeof odd_homes / sizeof *odd_homes)
 
 struct account_home {
@@ -228,7 +231,7 @@ struct account_home {
 static void account_home_runs(struct caged_ws *ws, const void *arg, struct helper_out *out)
 {
 	const struct account_home *h = arg;
-	struct procage_error err = { 0 };
+	struct procage_error err = {0};
 	if (mount(h->real_home, h->dir, NULL, MS_BIND, NULL) != 0) {
 		out->entered = false;
 		snprintf(out->why, sizeof out->why, "bind mount over %.300s: %s", h->dir,
@@ -239,8 +242,8 @@ static void account_home_runs(struct caged_ws *ws, const void *arg, struct helpe
 		snprintf(ws->home, sizeof ws->home, "%s", odd_homes[i]);
 		if (caged_ws_reset_policy(ws) < 0 ||
 		    procage_policy_allow(ws->policy, h->dir, PROCAGE_READ, &err) < 0) {
-			policy_refused(&out->r[i], err.message[0] ? err.message
-								  : "the default policy");
+			policy_refused(&out->r[i],
+				       err.message[0] ? err.message : "the default policy");
 			continue;
 		}
 		out->r[i] = run_caged(ws, NULL, "read-file", h->key, NULL);
@@ -258,7 +261,7 @@ static void odd_home_refusals(const struct tier *t, struct caged_ws *ws, const c
 		return;
 	for (size_t i = 0; i < N_ODD; i++) {
 		struct procage_policy *p = NULL;
-		struct procage_error err = { 0 };
+		struct procage_error err = {0};
 		struct caged_result r;
 		setenv("HOME", odd_homes[i], 1);
 		if (caged_sandbox_off())
@@ -271,13 +274,14 @@ static void odd_home_refusals(const struct tier *t, struct caged_ws *ws, const c
 			r = run_caged(ws, NULL, "write-file", planted, "x", NULL);
 		}
 		setenv("HOME", saved, 1);
-		check(t,
-		      refused_before_any_child(&r) && strstr(r.error, "none could be established") &&
-			  strstr(r.error, account) && !caged_path_exists(planted),
-		      &r,
-		      "r02: with HOME=\"%s\" and no home of the account (%s), the default policy is "
-		      "refused before any child runs, naming why",
-		      odd_homes[i], account);
+		check(
+		    t,
+		    refused_before_any_child(&r) && strstr(r.error, "none could be established") &&
+			strstr(r.error, account) && !caged_path_exists(planted),
+		    &r,
+		    "r02: with HOME=\"%s\" and no home of the account (%s), the default policy is "
+		    "refused before any child runs, naming why",
+		    odd_homes[i], account);
 		(void)unlink(planted);
 	}
 }
@@ -296,8 +300,9 @@ void r02_the_home_is_found_whatever_home_says(const struct tier *t)
 	snprintf(h.dir, sizeof h.dir, "%s", pw->pw_dir);
 	if (geteuid() != 0 || !caged_path_exists(h.dir)) {
 		if (caged_path_exists(h.dir))
-			skip(t, "r02: odd $HOME values: CANNOT RUN HERE: the account's home %s "
-				"exists and only root can cover it in a namespace of its own",
+			skip(t,
+			     "r02: odd $HOME values: CANNOT RUN HERE: the account's home %s "
+			     "exists and only root can cover it in a namespace of its own",
 			     h.dir);
 		else
 			odd_home_refusals(t, ws, h.dir);
@@ -324,8 +329,8 @@ void r02_the_home_is_found_whatever_home_says(const struct tier *t)
 		      "r02: with HOME=\"%s\", the secrets class holds in the account's home %s: "
 		      "its ~/.ssh/id_ed25519 cannot be read though the policy grants the home",
 		      odd_homes[i], h.dir);
-	check(t, did_it(&out->r[N_ODD]) && strstr(out->r[N_ODD].out, "r02: notes"),
-	      &out->r[N_ODD], "r02: control: in the cage an ordinary file of that home is read");
+	check(t, did_it(&out->r[N_ODD]) && strstr(out->r[N_ODD].out, "r02: notes"), &out->r[N_ODD],
+	      "r02: control: in the cage an ordinary file of that home is read");
 	check(t, did_it(&out->r[N_ODD + 1]) && strstr(out->r[N_ODD + 1].out, "r02: the key"),
 	      &out->r[N_ODD + 1], "r02: control: without the cage the key is read");
 out:
@@ -360,8 +365,7 @@ void r41_targets_of_links_in_hidden_locations_are_hidden(const struct tier *t)
 	check(t, refused(&r) && !strstr(r.out, "r41:"), &r,
 	      "r41: the target of a link inside the hidden ~/.aws cannot be read by its own path");
 	r = run_caged(ws, NULL, "read-file", link, NULL);
-	check(t, refused(&r) && !strstr(r.out, "r41:"), &r,
-	      "r41: nor through the link");
+	check(t, refused(&r) && !strstr(r.out, "r41:"), &r, "r41: nor through the link");
 	r = run_caged(ws, NULL, "read-file", other, NULL);
 	check(t, did_it(&r) && strstr(r.out, "r41: notes"), &r,
 	      "r41: control: in the cage a file beside the target is read");
@@ -374,7 +378,8 @@ void r41_targets_of_links_in_hidden_locations_are_hidden(const struct tier *t)
 		     "r41: ~/.ssh/workspace -> the workspace"))
 		goto out;
 	r = run_caged(ws, NULL, "write-file", marker, "ran", NULL);
-	check(t, refused_before_any_child(&r) && strstr(r.error, ws->rw) && !caged_path_exists(marker),
+	check(t,
+	      refused_before_any_child(&r) && strstr(r.error, ws->rw) && !caged_path_exists(marker),
 	      &r,
 	      "r41: a link in the hidden ~/.ssh to the writable workspace refuses the cage before "
 	      "any child runs, naming it");

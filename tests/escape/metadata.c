@@ -31,7 +31,7 @@ static bool r40_stat(const char *path, struct r40_state *s)
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return false;
-	*s = (struct r40_state){ st.st_mode & 07777, st.st_mtime, st.st_uid, st.st_gid };
+	*s = (struct r40_state){st.st_mode & 07777, st.st_mtime, st.st_uid, st.st_gid};
 	return true;
 }
 
@@ -43,8 +43,7 @@ static bool r40_unchanged(const char *path, const struct r40_state *before)
 }
 
 /* T1 refuses; on T2 the refusal is the open variant, marked TODO. */
-static void r40_check(const struct tier *t, bool ok, const struct caged_result *r,
-		      const char *what)
+static void r40_check(const struct tier *t, bool ok, const struct caged_result *r, const char *what)
 {
 	if (tier_is_t1(t))
 		check(t, ok, r, "%s", what);
@@ -57,8 +56,8 @@ static void r40_check(const struct tier *t, bool ok, const struct caged_result *
 
 void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t)
 {
-	char outside[PATH_MAX], tool[PATH_MAX], readable[PATH_MAX], bashrc[PATH_MAX],
-	    key[PATH_MAX], inside[PATH_MAX], what[PATH_MAX + 200];
+	char outside[PATH_MAX], tool[PATH_MAX], readable[PATH_MAX], bashrc[PATH_MAX], key[PATH_MAX],
+	    inside[PATH_MAX], what[PATH_MAX + 200];
 	struct caged_result r;
 	struct caged_ws *ws = workspace(t, "r40");
 	if (!ws || cage_refused_here(t, ws, "r40"))
@@ -81,10 +80,8 @@ void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t)
 	struct {
 		const char *path, *name;
 	} targets[] = {
-	    {outside, "a file outside every grant"},
-	    {tool, "a program outside every grant"},
-	    {readable, "a file of a read-only grant"},
-	    {bashrc, "~/.bashrc (protected)"},
+	    {outside, "a file outside every grant"},   {tool, "a program outside every grant"},
+	    {readable, "a file of a read-only grant"}, {bashrc, "~/.bashrc (protected)"},
 	    {key, "~/.ssh/id_ed25519 (hidden)"},
 	};
 	struct {
@@ -97,7 +94,7 @@ void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t)
 	};
 	for (size_t i = 0; i < sizeof targets / sizeof *targets; i++)
 		for (size_t j = 0; j < sizeof calls / sizeof *calls; j++) {
-			struct r40_state before = { 0 };
+			struct r40_state before = {0};
 			if (!fixture(t, r40_stat(targets[i].path, &before), "r40: stat %s",
 				     targets[i].path))
 				goto out;
@@ -111,19 +108,19 @@ void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t)
 			(void)chmod(targets[i].path, before.mode);
 		}
 
-	struct r40_state before_inside = { 0 };
+	struct r40_state before_inside = {0};
 	if (!fixture(t, r40_stat(inside, &before_inside), "r40: stat %s", inside))
 		goto out;
 	r = run_caged(ws, NULL, "chmod", inside, "0755", "then", "set-times", inside, NULL);
-	struct r40_state after_inside = { 0 };
+	struct r40_state after_inside = {0};
 	check(t,
 	      did_it(&r) && r40_stat(inside, &after_inside) && after_inside.mode == 0755 &&
 		  after_inside.mtime == 1000000000,
 	      &r, "r40: control: in the cage chmod +x and utimensat work inside the write grant");
 	r = run_uncaged(ws, NULL, "chmod", outside, "0666", "then", "set-times", tool, NULL);
-	struct r40_state after_outside = { 0 };
-	check(t, did_it(&r) && r40_stat(outside, &after_outside) && after_outside.mode == 0666,
-	      &r, "r40: control: without the cage a file outside every grant changes its mode");
+	struct r40_state after_outside = {0};
+	check(t, did_it(&r) && r40_stat(outside, &after_outside) && after_outside.mode == 0666, &r,
+	      "r40: control: without the cage a file outside every grant changes its mode");
 out:
 	caged_ws_free(ws);
 }

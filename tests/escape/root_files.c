@@ -31,8 +31,10 @@ void r42_root_only_system_files_stay_out_of_a_root_cage(const struct tier *t)
 	if (!ws || cage_refused_here(t, ws, "r42"))
 		goto out;
 	if (geteuid() != 0) {
-		skip(t, "r42: a root caller's cage: CANNOT RUN HERE: uid %u cannot read root-only "
-			"files without the cage either", (unsigned)geteuid());
+		skip(t,
+		     "r42: a root caller's cage: CANNOT RUN HERE: uid %u cannot read root-only "
+		     "files without the cage either",
+		     (unsigned)geteuid());
 		goto out;
 	}
 	if (stat(shadow, &st) != 0 || (st.st_mode & S_IROTH)) {
