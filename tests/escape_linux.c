@@ -102,6 +102,7 @@ int main(int argc, char **argv)
 	    {"r02", r02_a_rule_spelled_through_a_symlink_binds_its_target},
 	    {"r02", r02_a_bind_mount_alias_reaches_no_hidden_location},
 	    {"r02", r02_the_home_is_found_whatever_home_says},
+	    {"r02", r02_a_grant_swapped_for_a_link_while_the_cage_is_made_binds_nothing},
 	    {"r04", r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed},
 	    {"r04", r04_files_move_between_writable_directories_and_gain_no_right},
 	    {"r04", r04_the_working_directory_is_entered_after_the_masks},

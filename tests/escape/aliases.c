@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -210,6 +211,115 @@ void r02_a_bind_mount_alias_reaches_no_hidden_location(const struct tier *t)
 	check(t, did_it(&out->r[3]) && strstr(out->r[3].out, "r02: the key"), &out->r[3],
 	      "r02: control: without the cage the key is read through the alias");
 out:
+	free(out);
+	caged_ws_free(ws);
+}
+
+/* ---- a grant's path swapped between resolving and opening it ------ */
+
+/*
+ * procage_cage_new resolves each rule's path, then does other work (the
+ * classes, the account's home from the password database) before it opens
+ * the grants. Here /etc/passwd is a FIFO in the helper's namespace, so the
+ * library waits inside that window until a swapper process, which has
+ * meanwhile replaced a component of the granted path by a symbolic link to
+ * a decoy, writes the file's content. The grant must not follow the link.
+ */
+struct race {
+	char fifo[PATH_MAX], dir[PATH_MAX], dir_real[PATH_MAX], decoy[PATH_MAX],
+	    decoy_file[PATH_MAX], granted_file[PATH_MAX];
+	char passwd[16384];
+	size_t passwd_len;
+};
+
+static _Noreturn void race_swapper(const struct race *x)
+{
+	int fd = open(x->fifo, O_WRONLY | O_CLOEXEC); /* the library is waiting in the window */
+	if (fd < 0 || rename(x->dir, x->dir_real) != 0 || symlink(x->decoy, x->dir) != 0)
+		_exit(1);
+	(void)!write(fd, x->passwd, x->passwd_len);
+	close(fd);
+	_exit(0);
+}
+
+static void race_runs(struct caged_ws *ws, const void *arg, struct helper_out *out)
+{
+	const struct race *x = arg;
+	char why[600] = "";
+	if (mkfifo(x->fifo, 0644) != 0 || mount(x->fifo, "/etc/passwd", NULL, MS_BIND, NULL) != 0) {
+		out->entered = false;
+		snprintf(out->why, sizeof out->why, "a FIFO over /etc/passwd: %s", strerror(errno));
+		return;
+	}
+	pid_t swapper = fork();
+	if (swapper == 0)
+		race_swapper(x);
+	int rc = caged_ws_hold_cage(ws, why, sizeof why);
+	/* Without the sandbox nothing opened the FIFO: let the swapper go now. */
+	int release = open(x->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int status = 0;
+	waitpid(swapper, &status, 0);
+	if (release >= 0)
+		close(release);
+	if (rc < 0)
+		policy_refused(&out->r[0], why);
+	else
+		out->r[0] =
+		    run_caged(ws, NULL, "write-file", x->decoy_file, "r02: redirected", NULL);
+	caged_ws_drop_cage(ws);
+	/* Put the path back, without the FIFO, for the controls. */
+	(void)umount2("/etc/passwd", MNT_DETACH);
+	(void)unlink(x->dir);
+	(void)rename(x->dir_real, x->dir);
+	out->r[1] = run_caged(ws, NULL, "write-file", x->granted_file, "r02: granted", NULL);
+	out->r[2] = run_uncaged(ws, NULL, "write-file", x->decoy_file, "r02: uncaged", NULL);
+	(void)unlink(x->decoy_file);
+}
+
+void r02_a_grant_swapped_for_a_link_while_the_cage_is_made_binds_nothing(const struct tier *t)
+{
+	struct race *x = calloc(1, sizeof *x);
+	struct helper_out *out = calloc(1, sizeof *out);
+	char granted[PATH_MAX];
+	struct caged_ws *ws = workspace(t, "r02");
+	if (!ws || !x || !out || cage_refused_here(t, ws, "r02"))
+		goto out;
+	if (!path_join(t, x->fifo, ws->root, "passwd.fifo") ||
+	    !path_join(t, x->dir, ws->root, "project") ||
+	    !path_join(t, x->dir_real, ws->root, "project-real") ||
+	    !path_join(t, x->decoy, ws->root, "decoy") ||
+	    !path_join(t, granted, x->dir, "granted") ||
+	    !path_join(t, x->granted_file, granted, "f") ||
+	    !path_join(t, x->decoy_file, x->decoy, "granted/f"))
+		goto out;
+	int n = caged_read_file("/etc/passwd", x->passwd, sizeof x->passwd);
+	x->passwd_len = strlen(x->passwd);
+	if (!fixture(t, n == 0 && make_dirs(granted) && put_file(x->decoy_file, "decoy\n"),
+		     "r02: fixtures in %s", ws->root) ||
+	    !policy_rule(t, ws, "r02", granted, PROCAGE_WRITE))
+		goto out;
+	(void)unlink(x->decoy_file);
+	if (!in_private_mounts(t, ws, race_runs, x, out))
+		goto out;
+	if (!out->entered) {
+		skip(t,
+		     "r02: a path swapped while the cage is made: CANNOT RUN HERE: no mount "
+		     "namespace of the test's own (%s)",
+		     out->why);
+		goto out;
+	}
+	check(t,
+	      refused_before_any_child(&out->r[0]) && strstr(out->r[0].error, "symbolic link") &&
+		  !caged_path_exists(x->decoy_file),
+	      &out->r[0],
+	      "r02: a component of a write grant swapped for a link to a decoy while the cage is "
+	      "made refuses the cage, naming it; the decoy is not written");
+	check(t, did_it(&out->r[1]) && file_is(x->granted_file, "r02: granted"), &out->r[1],
+	      "r02: control: without the swap the cage is made and the grant written");
+	check(t, did_it(&out->r[2]), &out->r[2],
+	      "r02: control: without the cage the decoy is written");
+out:
+	free(x);
 	free(out);
 	caged_ws_free(ws);
 }
