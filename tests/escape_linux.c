@@ -100,8 +100,13 @@ int main(int argc, char **argv)
 		void (*run)(const struct tier *);
 	} canaries[] = {
 	    {"r02", r02_a_rule_spelled_through_a_symlink_binds_its_target},
+	    {"r02", r02_a_bind_mount_alias_reaches_no_hidden_location},
+	    {"r02", r02_the_home_is_found_whatever_home_says},
+	    {"r02", r02_a_grant_swapped_for_a_link_while_the_cage_is_made_binds_nothing},
 	    {"r04", r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed},
 	    {"r04", r04_files_move_between_writable_directories_and_gain_no_right},
+	    {"r04", r04_the_working_directory_is_entered_after_the_masks},
+	    {"r04", r04_a_nested_grant_cannot_be_renamed_through_an_outer_one},
 	    {"r07", r07_trust_handoff_files_are_protected_in_a_writable_workspace},
 	    {"r07", r07_the_audit_lists_what_a_run_made_in_handoff_locations},
 	    {"r07", r07_every_secrets_family_is_hidden},
@@ -139,10 +144,13 @@ int main(int argc, char **argv)
 	    {"r34", r34_a_socket_bound_later_is_refused},
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
-	    {"r44", r44_report_files_follow_no_link_a_run_planted},
+	    {"r40", r40_metadata_outside_the_write_grants_is_refused},
 	    {"r40", r40_set_id_bits_xattrs_and_inode_flags_are_refused},
+	    {"r41", r41_targets_of_links_in_hidden_locations_are_hidden},
+	    {"r42", r42_root_only_system_files_stay_out_of_a_root_cage},
 	    {"r43", r43_host_sysv_objects_are_out_of_reach},
 	    {"r43", r43_the_runs_own_sysv_objects},
+	    {"r44", r44_report_files_follow_no_link_a_run_planted},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

@@ -44,6 +44,8 @@
  *     asks)
  *   descendant: never refused; it leaves a process behind (running
  *     "linger TOKEN FD"), which the test looks for by its command line
+ *   chmod, fchmod-ro, set-times, chown-self, set-xattr: the file errnos (EROFS:
+ *     a read-only mount)
  *   rename, link, flink, symlink, unlink, mkdir: the file errnos, EBUSY (a mount point),
  *     EXDEV (across mounts, or Landlock's refer check)
  *   connect-*, unix-self, listen-unix: EPERM, EACCES, EROFS, EAFNOSUPPORT,
@@ -171,6 +173,11 @@ static const struct action actions[] = {
     {"symlink", 2, 2, do_path_call, "TARGET PATH: a symbolic link"},
     {"unlink", 1, 1, do_path_call, "PATH: unlink(2)"},
     {"mkdir", 1, 1, do_path_call, "PATH: mkdir(2)"},
+    {"chmod", 2, 2, do_metadata, "PATH MODE: chmod(2), MODE in octal (0755)"},
+    {"fchmod-ro", 2, 2, do_metadata, "PATH MODE: fchmod(2) through a descriptor opened read-only"},
+    {"set-times", 1, 1, do_metadata, "PATH: utimensat(2) to 2001-09-09"},
+    {"set-xattr", 1, 1, do_metadata, "PATH: setxattr(2) of user.probe"},
+    {"chown-self", 1, 1, do_metadata, "PATH: chown(2) to the probe's own uid and gid"},
     {"connect-unix", 1, 1, do_connect_unix, "PATH: connect to a Unix socket"},
     {"connect-abstract", 1, 1, do_connect_unix, "NAME: connect to @NAME"},
     {"connect-tcp", 2, 2, do_connect_tcp, "ADDR PORT: connect over TCP (IPv4)"},

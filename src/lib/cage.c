@@ -22,6 +22,7 @@
 #include "proxy/allowlist.h"
 #include "rlimits.h"
 #include "seccomp.h"
+#include "syscalls.h"
 
 static int host_refusal(const struct procage_host_facts *f, struct procage_error *err)
 {
@@ -60,16 +61,30 @@ static uint64_t grant_rights(const struct landlock_config *c, enum procage_acces
 	return is_dir ? rights : landlock_fs_rights_for_file(rights);
 }
 
-/* Pin a grant's path and append it to the cage's Landlock grants. */
+/*
+ * Pin a grant's path and append it to the cage's Landlock grants. The path
+ * is canonical; it is opened without following any link, so that a
+ * component swapped for a symbolic link since it was resolved (the tree
+ * walks in between take time) cannot carry the grant elsewhere (ELOOP).
+ */
 static int cage_add_grant(struct procage_cage *c, const struct cage_path *grant,
 			  struct procage_error *err)
 {
 	struct stat st;
-	int fd = open(grant->path, O_PATH | O_CLOEXEC);
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = sys_openat2(AT_FDCWD, grant->path, &how);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
+		if (e == ELOOP)
+			return error_set(err, -ELOOP,
+					 "the %s rule for %s: a component of the path has become a "
+					 "symbolic link since it was resolved; make the cage again",
+					 policy_access_name(grant->access), grant->path);
 		return error_set_sys(err, e, PROCAGE_STEP_NONE, "%s rule for %s",
 				     policy_access_name(grant->access), grant->path);
 	}

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "namespaces.h"
 #include "reaper.h"
 #include "seccomp.h"
 #include "syscalls.h"
@@ -60,6 +61,25 @@ static int step_rlimits(const struct plan *plan, int *index)
 			return -errno;
 	}
 	return 0;
+}
+
+/*
+ * The working directory is entered after the mounts, by its canonical
+ * path and without following a link: one inherited from before them would
+ * lie under the masks, where relative paths reach what they cover.
+ */
+static int step_cwd(const struct plan *plan)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = sys_openat2(AT_FDCWD, plan->cwd, &how);
+	if (fd < 0)
+		return -errno;
+	int rc = fchdir(fd) == 0 ? 0 : -errno;
+	close(fd);
+	return rc;
 }
 
 /*
@@ -192,8 +212,14 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		goto fail;
 	}
 	index = -1;
-	if (plan->cwd && chdir(plan->cwd) != 0) {
-		rc = -errno;
+	if (plan->read_only_mounts && (rc = namespaces_read_only_apply(plan, &index)) < 0) {
+		/* The index names a writable tree, not one of plan->mounts. */
+		index = -1;
+		step = PROCAGE_STEP_MOUNTS;
+		goto fail;
+	}
+	index = -1;
+	if ((rc = step_cwd(plan)) < 0) {
 		step = PROCAGE_STEP_CWD;
 		goto fail;
 	}

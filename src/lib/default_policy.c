@@ -11,11 +11,13 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "error.h"
+#include "home.h"
 #include "policy.h"
 
 static const char *const system_read_paths[] = {
@@ -34,32 +36,59 @@ static bool exists(const char *path)
 }
 
 /*
+ * Is the directory dir (by identity, not spelling) the home or one of its
+ * ancestors? A bind mount or another alias of the home's parent spells it
+ * differently but is the same inode.
+ */
+static bool contains_home(const struct stat *dir, const char *home)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	snprintf(path, sizeof path, "%s", home);
+	for (;;) {
+		if (stat(path[0] ? path : "/", &st) == 0 && st.st_dev == dir->st_dev &&
+		    st.st_ino == dir->st_ino)
+			return true;
+		char *slash = strrchr(path, '/');
+		if (!slash || !path[0])
+			return false;
+		*slash = '\0';
+	}
+}
+
+/*
  * A writable working directory that contains the home would let the
  * command create the startup files, units and tool configuration that do
  * not exist yet (masks only cover what exists at spawn), so the default
- * refuses it.
+ * refuses it; and a default whose home cannot be found could protect
+ * nothing in it.
  */
-static int workdir_refusal(const char *workdir, struct procage_error *err)
+static int workdir_refusal(const char *workdir, const struct homes *h,
+			   struct procage_error *err)
 {
-	char dir[PATH_MAX], home[PATH_MAX];
-	const char *home_env = getenv("HOME");
+	char dir[PATH_MAX];
+	struct stat st;
 
-	if (!realpath(workdir, dir))
+	if (!realpath(workdir, dir) || stat(dir, &st) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "working directory %s",
 				     workdir);
 	if (strcmp(dir, "/") == 0)
 		return error_set(err, -EINVAL,
 				 "the default policy makes the working directory writable, and "
 				 "it is /; run from a project directory or give a policy");
-	if (!home_env || !realpath(home_env, home))
-		return 0;
-	size_t n = strlen(dir);
-	if (strncmp(home, dir, n) == 0 && (home[n] == '\0' || home[n] == '/'))
+	if (h->n == 0)
 		return error_set(err, -EINVAL,
-				 "the default policy makes the working directory writable, and "
-				 "%s contains the home directory %s with its secrets; run from "
-				 "a project directory or give a policy",
-				 dir, home);
+				 "the default policy protects the secrets and configuration in the "
+				 "home directory, and none could be established: %s; set HOME to the "
+				 "home directory or give a policy",
+				 h->why);
+	for (size_t i = 0; i < h->n; i++)
+		if (contains_home(&st, h->path[i]))
+			return error_set(err, -EINVAL,
+					 "the default policy makes the working directory writable, "
+					 "and %s contains the home directory %s with its secrets; run "
+					 "from a project directory or give a policy",
+					 dir, h->path[i]);
 	return 0;
 }
 
@@ -70,7 +99,9 @@ PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_p
 	if (!out || !workdir)
 		return error_set(err, -EINVAL, "no working directory or no place for the policy");
 	*out = NULL;
-	int rc = workdir_refusal(workdir, err);
+	struct homes homes;
+	homes_find(&homes, NULL);
+	int rc = workdir_refusal(workdir, &homes, err);
 	if (rc < 0)
 		return rc;
 	struct procage_policy *p = procage_policy_new();
@@ -82,9 +113,9 @@ PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_p
 	for (size_t i = 0; rc == 0 && i < sizeof harmless_devices / sizeof *harmless_devices; i++)
 		if (exists(harmless_devices[i]))
 			rc = procage_policy_allow(p, harmless_devices[i], PROCAGE_WRITE, err);
-	const char *home = getenv("HOME");
-	if (rc == 0 && home && home[0] == '/' && exists(home))
-		rc = procage_policy_allow(p, home, PROCAGE_READ, err);
+	/* $HOME when it names one, else the account's; the classes hold under both. */
+	if (rc == 0)
+		rc = procage_policy_allow(p, homes.path[0], PROCAGE_READ, err);
 	if (rc == 0)
 		rc = procage_policy_allow(p, workdir, PROCAGE_WRITE, err);
 	if (rc == 0)

@@ -3,7 +3,9 @@
  * second name, which a rule on the first name does not cover. The check
  * counts, for every file with more than one link, the names found inside
  * the hidden and protected locations and compares them with the link
- * count: only those locations are walked, never the whole disk.
+ * count: only those locations are walked, never the whole disk. A hidden
+ * file is judged by its names in hidden locations alone: a second name in
+ * a protected (readable) location reads it.
  */
 #include "hardlinks.h"
 
@@ -32,6 +34,7 @@ struct linked_name {
 	dev_t dev;
 	ino_t ino;
 	nlink_t nlink;
+	bool hidden; /* found in a hidden location */
 	char *path;
 };
 
@@ -76,7 +79,8 @@ static int file_note(struct walk *w, const char *path, const struct stat *st)
 	char *copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	w->names[w->n++] = (struct linked_name){ st->st_dev, st->st_ino, st->st_nlink, copy };
+	w->names[w->n++] = (struct linked_name){ st->st_dev, st->st_ino, st->st_nlink,
+						 !w->protected_only, copy };
 	return 0;
 }
 
@@ -148,10 +152,24 @@ static int name_compare(const void *x, const void *y)
 	return strcmp(a->path, b->path);
 }
 
+static int finding_names(char ***list, size_t *n, const struct linked_name *name,
+			 size_t outside, const char *where)
+{
+	char *text = NULL;
+	return finding_add(list, n,
+			   asprintf(&text, "%s has %lu names, %lu of them outside the %s (a hard "
+					   "link made before the run)",
+				    name->path, (unsigned long)name->nlink, (unsigned long)outside,
+				    where) < 0
+				   ? NULL
+				   : text);
+}
+
 /*
  * Names sorted by file, then path: each file's distinct names inside the
- * locations are counted (a location inside another is walked twice) and
- * compared with its link count.
+ * locations are counted (a location inside another is walked twice, and a
+ * name found in a hidden walk counts as hidden) and compared with its link
+ * count; a file with a hidden name must have all its names hidden.
  */
 static int names_judge(struct walk *w, char ***list, size_t *n)
 {
@@ -159,21 +177,28 @@ static int names_judge(struct walk *w, char ***list, size_t *n)
 	if (w->n)
 		qsort(w->names, w->n, sizeof *w->names, name_compare);
 	for (size_t i = 0; rc == 0 && i < w->n;) {
-		size_t j = i + 1, distinct = 1;
+		size_t j = i, distinct = 0, hidden = 0, a_hidden_name = i;
 		for (; j < w->n && w->names[j].dev == w->names[i].dev &&
-		       w->names[j].ino == w->names[i].ino;
-		     j++)
-			distinct += strcmp(w->names[j].path, w->names[j - 1].path) != 0;
-		char *text = NULL;
-		if (distinct < w->names[i].nlink)
-			rc = finding_add(list, n,
-					 asprintf(&text, "%s has %lu names, %lu of them outside the "
-							 "hidden and protected paths (a hard link made "
-							 "before the run)",
-						  w->names[i].path, (unsigned long)w->names[i].nlink,
-						  (unsigned long)(w->names[i].nlink - distinct)) < 0
-						 ? NULL
-						 : text);
+		       w->names[j].ino == w->names[i].ino;) {
+			size_t k = j;
+			bool any_hidden = false;
+			for (; k < w->n && w->names[k].dev == w->names[j].dev &&
+			       w->names[k].ino == w->names[j].ino &&
+			       strcmp(w->names[k].path, w->names[j].path) == 0;
+			     k++)
+				any_hidden |= w->names[k].hidden;
+			distinct++;
+			if (any_hidden && !hidden)
+				a_hidden_name = j;
+			hidden += any_hidden;
+			j = k;
+		}
+		if (hidden && hidden < w->names[i].nlink)
+			rc = finding_names(list, n, &w->names[a_hidden_name],
+					   w->names[i].nlink - hidden, "hidden paths");
+		else if (distinct < w->names[i].nlink)
+			rc = finding_names(list, n, &w->names[i], w->names[i].nlink - distinct,
+					   "hidden and protected paths");
 		i = j;
 	}
 	return rc;

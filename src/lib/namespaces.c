@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -155,6 +156,62 @@ int namespaces_masks_apply(const struct plan *plan, int *index)
 	}
 	close(source);
 	return 0;
+}
+
+static void writable_close(const struct plan *plan)
+{
+	for (size_t i = 0; i < plan->n_writable; i++) {
+		struct plan_writable *w = &plan->writable[i];
+		if (w->tree_fd >= 0)
+			close(w->tree_fd);
+		if (w->target_fd >= 0)
+			close(w->target_fd);
+		w->tree_fd = w->target_fd = -1;
+	}
+}
+
+/*
+ * A mount namespace of the target's own (the reaper keeps its writable
+ * view, to remove the run's directories), where every mount is read-only
+ * but the write grants: each is copied (with the masks and pins inside it)
+ * before the rest turns read-only, then put back on top of itself. The
+ * cost is one copy per mount, never a walk of the tree.
+ */
+int namespaces_read_only_apply(const struct plan *plan, int *index)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	int rc = 0;
+	*index = -1;
+	if (unshare(CLONE_NEWNS) != 0)
+		return -errno;
+	for (size_t i = 0; rc == 0 && i < plan->n_writable; i++) {
+		struct plan_writable *w = &plan->writable[i];
+		*index = (int)i;
+		w->target_fd = mount_target_open(w->path);
+		if (w->target_fd < 0) {
+			rc = w->target_fd;
+			break;
+		}
+		w->tree_fd = sys_open_tree(w->target_fd, "",
+					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						   AT_RECURSIVE);
+		if (w->tree_fd < 0)
+			rc = -errno;
+	}
+	*index = -1;
+	if (rc == 0 && sys_mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro) != 0)
+		rc = -errno;
+	for (size_t i = 0; rc == 0 && i < plan->n_writable; i++) {
+		const struct plan_writable *w = &plan->writable[i];
+		*index = (int)i;
+		if (sys_move_mount(w->tree_fd, "", w->target_fd, "",
+				   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+			rc = -errno;
+	}
+	if (rc == 0)
+		*index = -1;
+	writable_close(plan);
+	return rc;
 }
 
 int namespaces_mounts_apply(const struct plan *plan, int *index)

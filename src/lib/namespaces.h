@@ -22,6 +22,13 @@ int namespaces_mounts_private(void);
 int namespaces_masks_apply(const struct plan *plan, int *index);
 
 /*
+ * Child side, system calls only (T1): in a mount namespace of its own,
+ * every mount read-only but the plan's writable trees. *index names the
+ * writable tree that failed, or is -1.
+ */
+int namespaces_read_only_apply(const struct plan *plan, int *index);
+
+/*
  * Child side, in its own network namespace: loopback up, and a listening
  * TCP socket on 127.0.0.1:port returned (or a negative errno).
  */

@@ -17,6 +17,9 @@
 
 #include "classes.h"
 #include "error.h"
+#include "home.h"
+#include "path_aliases.h"
+#include "root_private.h"
 
 bool path_within(const char *path, const char *tree)
 {
@@ -158,6 +161,18 @@ static const char *runtime_directory(char *buf, size_t size)
 	return buf;
 }
 
+static int locations_consider(struct cage_paths *c, const struct class_locations *found,
+			      struct procage_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < found->n; i++)
+		rc = denial_consider(c,
+				     &(struct cage_path){ found->items[i].path, found->items[i].deny,
+							  (int)found->items[i].cls },
+				     err);
+	return rc;
+}
+
 static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 			   struct procage_error *err)
 {
@@ -175,17 +190,158 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	/* Accepting the /proc approximation lifts that one location. */
 	if (p->accepted & (1u << APPROX_PROC_OTHER_PROCESSES))
 		skipped |= 1u << CLASS_PROCESS_ACCESS;
-	int rc = classes_expand(skipped, policy_home(p), runtime_directory(runtime, sizeof runtime),
-				writable, n_writable, &found, err);
+	/*
+	 * Every home: the policy's own, $HOME and the account's, where they
+	 * differ. The first expansion also gives the runtime, system and
+	 * repository locations.
+	 */
+	struct homes homes;
+	homes_find(&homes, p->home);
+	size_t h = 0;
+	int rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
+				runtime_directory(runtime, sizeof runtime), writable, n_writable,
+				&found, err);
+	while (rc == 0) {
+		rc = locations_consider(c, &found, err);
+		class_locations_free(&found);
+		if (rc < 0 || ++h >= homes.n)
+			break;
+		rc = classes_expand(skipped, homes.path[h], NULL, NULL, 0, &found, err);
+	}
 	free(writable);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; rc == 0 && i < found.n; i++)
-		rc = denial_consider(c,
-				     &(struct cage_path){ found.items[i].path, found.items[i].deny,
-							  (int)found.items[i].cls },
+	return rc;
+}
+
+/*
+ * A root caller: what others may not read in /etc is hidden with the
+ * secrets (root_private.h), unless that class is waived.
+ */
+static int root_private_resolve(const struct procage_policy *p, struct cage_paths *c,
+				struct procage_error *err)
+{
+	char **private = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (geteuid() != 0 || (p->waived_classes & (1u << CLASS_SECRETS)))
+		return 0;
+	if (root_private_find(ROOT_PRIVATE_TREE, &private, &n) < 0)
+		return error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = denial_consider(c, &(struct cage_path){ private[i], PROCAGE_HIDE, CLASS_SECRETS },
 				     err);
-	class_locations_free(&found);
+	path_strings_free(private, n);
+	return rc;
+}
+
+/* Is path inside a hidden location already? */
+static bool hidden_already(const struct cage_paths *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_examined; i++)
+		if (c->examined[i].access == PROCAGE_HIDE && path_within(path, c->examined[i].path))
+			return true;
+	return false;
+}
+
+/* A link target that holds a grant cannot be hidden: say where the link is. */
+static int link_target_refusal(const struct cage_paths *c, const char *target,
+			       const struct cage_path *loc, struct procage_error *err)
+{
+	char origin[64];
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (path_within(c->grants[i].path, target))
+			return error_set(err, -EPERM,
+					 "%s is the target of a symbolic link inside %s, which %s "
+					 "hides, so it is hidden too; the %s rule for %s lies inside "
+					 "it; remove the link or waive the class",
+					 target, loc->path, cage_path_origin(loc, origin, sizeof origin),
+					 policy_access_name(c->grants[i].access), c->grants[i].path);
+	return 0;
+}
+
+/*
+ * The targets of the symbolic links inside every hidden location are
+ * hidden too (a program outside the cage reads them through the link).
+ * The list grows while it is walked: a target directory is walked in turn.
+ */
+static int link_targets_resolve(struct cage_paths *c, struct procage_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < c->n_examined; i++) {
+		const struct cage_path loc = c->examined[i];
+		char **targets = NULL;
+		size_t n = 0;
+		if (loc.access != PROCAGE_HIDE || loc.cls == CLASS_PROCESS_ACCESS)
+			continue;
+		if (link_targets_in(loc.path, &targets, &n) < 0)
+			return error_set(err, -ENOMEM, "out of memory");
+		for (size_t j = 0; rc == 0 && j < n; j++) {
+			if (hidden_already(c, targets[j]))
+				continue;
+			rc = link_target_refusal(c, targets[j], &loc, err);
+			if (rc == 0)
+				rc = denial_consider(c, &(struct cage_path){ targets[j], PROCAGE_HIDE,
+									     loc.cls },
+						     err);
+		}
+		path_strings_free(targets, n);
+	}
+	return rc;
+}
+
+static bool denied(const struct cage_paths *c, const char *path, enum procage_access access)
+{
+	for (size_t i = 0; i < c->n_denials; i++)
+		if (c->denials[i].access == access && strcmp(c->denials[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Every hidden and protected location is denied under each spelling that
+ * reaches it through another mount (a bind mount of the home's parent):
+ * masked there too on tier T1, granted around on T2, and a grant inside
+ * one is refused like a grant inside the location.
+ */
+static int mount_aliases_resolve(struct cage_paths *c, struct procage_error *err)
+{
+	struct mount_table *mounts = NULL;
+	int rc = mount_table_read(&mounts);
+	if (rc < 0)
+		return error_set(err, rc,
+				 "reading /proc/self/mountinfo to find other names of the hidden "
+				 "and protected locations: %s",
+				 strerror(-rc));
+	size_t n_locations = c->n_examined;
+	for (size_t i = 0; rc == 0 && i < n_locations; i++) {
+		const struct cage_path loc = c->examined[i];
+		char **aliases = NULL;
+		size_t n = 0;
+		if (loc.cls == CLASS_PROCESS_ACCESS)
+			continue;
+		if (mount_aliases_of(mounts, loc.path, &aliases, &n) < 0) {
+			rc = error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		for (size_t j = 0; rc == 0 && j < n; j++)
+			rc = denial_consider(c, &(struct cage_path){ aliases[j], loc.access, loc.cls },
+					     err);
+		/*
+		 * Landlock grants follow the inode: a grant reaching one
+		 * spelling reaches them all, so if one needs a mask, all do.
+		 */
+		bool needed = denied(c, loc.path, loc.access);
+		for (size_t j = 0; !needed && j < n; j++)
+			needed = denied(c, aliases[j], loc.access);
+		if (rc == 0 && needed &&
+		    path_list_add(&c->denials, &c->n_denials, loc.path, loc.access, loc.cls) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+		for (size_t j = 0; rc == 0 && needed && j < n; j++)
+			if (path_list_add(&c->denials, &c->n_denials, aliases[j], loc.access,
+					  loc.cls) < 0)
+				rc = error_set(err, -ENOMEM, "out of memory");
+		path_strings_free(aliases, n);
+	}
+	mount_table_free(mounts);
 	return rc;
 }
 
@@ -201,6 +357,12 @@ int paths_resolve(const struct procage_policy *p, struct cage_paths *out,
 	int rc = rules_resolve(p, out, err);
 	if (rc == 0)
 		rc = classes_resolve(p, out, err);
+	if (rc == 0)
+		rc = root_private_resolve(p, out, err);
+	if (rc == 0)
+		rc = link_targets_resolve(out, err);
+	if (rc == 0)
+		rc = mount_aliases_resolve(out, err);
 	if (rc < 0) {
 		cage_paths_free(out);
 		return rc;

@@ -126,7 +126,10 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->fd_scratch_base = max_target + 1;
 	plan->fds = opts->fds;
 	plan->n_fds = opts->n_fds;
-	plan->cwd = opts->cwd;
+	if ((rc = plan_cwd_resolve(opts->cwd, plan, err)) < 0) {
+		plan_release(plan);
+		return rc;
+	}
 	plan->argv = opts->argv;
 	plan->seccomp = &cage->seccomp;
 	plan->holds_setpcap = caller_holds_setpcap();
@@ -148,7 +151,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 			plan->proc_rights = proc_grant_rights(cage);
 		}
 		namespaces_id_maps_format(&plan->id_maps);
-		if ((rc = plan_mounts_build(cage, plan, err)) < 0) {
+		if ((rc = plan_mounts_build(cage, tmpdir, plan, err)) < 0) {
 			plan_release(plan);
 			return rc;
 		}
@@ -199,4 +202,9 @@ void plan_release(struct plan *plan)
 	procage_strings_free(plan->owned_paths);
 	plan->owned_paths = NULL;
 	plan->n_mounts = 0;
+	free(plan->writable);
+	plan->writable = NULL;
+	plan->n_writable = 0;
+	free((char *)plan->cwd);
+	plan->cwd = NULL;
 }

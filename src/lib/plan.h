@@ -33,6 +33,17 @@ struct plan_mount {
 	const char *path; /* canonical; must not have changed into a symlink */
 };
 
+/*
+ * Tier T1: a tree that stays writable when every other mount is made
+ * read-only. The child fills the descriptors (the plan's memory is its
+ * scratch space: it allocates nothing).
+ */
+struct plan_writable {
+	const char *path; /* canonical, the outermost of nested write grants */
+	int target_fd;    /* O_PATH of the path, before the mounts turn read-only */
+	int tree_fd;      /* a detached writable copy of the tree, moved back on top */
+};
+
 /* Id map lines, formatted in the parent. */
 struct plan_id_maps {
 	char uid_map[32], gid_map[32];
@@ -43,7 +54,7 @@ struct plan {
 	int status_fd;   /* write end of the close-on-exec status pipe */
 	int landlock_fd; /* the filled ruleset */
 	const struct sock_fprog *seccomp;
-	const char *cwd; /* NULL: inherited */
+	const char *cwd; /* canonical; entered after the mounts, never inherited */
 	const char *exec_path;
 	char *const *argv;
 	char *const *envp;
@@ -59,6 +70,14 @@ struct plan {
 	const struct plan_mount *mounts; /* ancestors before descendants */
 	size_t n_mounts;
 	char **owned_paths; /* mount paths the plan made (NULL-terminated), owned */
+	/*
+	 * Everything but the write grants read-only (T1), so that no
+	 * metadata call (chmod, chown, utimes, xattrs) reaches a file
+	 * outside them: Landlock does not judge those calls.
+	 */
+	bool read_only_mounts;
+	struct plan_writable *writable;
+	size_t n_writable;
 	/*
 	 * The run's reaper (spawn only; exec mode has none). It is cloned
 	 * with clone_namespaces, makes the id maps and mounts, joins the
@@ -105,8 +124,10 @@ struct procage_cage;
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err);
 /* Tier T1: the plan's mounts, from the cage's denials and sockets. */
-int plan_mounts_build(const struct procage_cage *cage, struct plan *plan,
+int plan_mounts_build(const struct procage_cage *cage, const char *tmpdir, struct plan *plan,
 		      struct procage_error *err);
+/* The working directory the child enters, canonical (opts->cwd or ours); owned by the plan. */
+int plan_cwd_resolve(const char *cwd, struct plan *plan, struct procage_error *err);
 /* Close the plan's descriptors (our end of the status pipe among them). */
 void plan_close_fds(struct plan *plan);
 /* Close and free everything the plan owns. */

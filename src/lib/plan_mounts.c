@@ -1,15 +1,25 @@
 /*
  * Tier T1: the mounts of one spawn, laid over what exists now (the spawn
- * snapshot). Each denial becomes a mask; inside a writable tree, every
- * directory between the tree and a denial is pinned (bound over itself) so
- * that no rename can carry a mask away and leave the path free to be made
- * again; a cage that may use Unix sockets gets a mask over every other
- * socket bound at spawn.
+ * snapshot). Each denial becomes a mask; inside the outermost writable
+ * tree that holds it, every directory between the tree and the denial is
+ * pinned (bound over itself) so that no rename can carry a mask away and
+ * leave the path free to be made again; a cage that may use Unix sockets
+ * gets a mask over every other socket bound at spawn. Then everything but
+ * the write grants is made read-only, because Landlock does not judge
+ * metadata calls (chmod, chown, utimes, xattrs): a read-only mount refuses
+ * them all with EROFS.
+ *
+ * Also here: the working directory, which the child enters by its
+ * canonical path after the mounts (a directory inherited from before them
+ * would lie under the masks and pins, not beneath them).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cage.h"
 #include "error.h"
@@ -55,14 +65,18 @@ static const char *list_own(struct mount_list *l, char *path)
 	return path;
 }
 
-/* The deepest grant containing path through which it could be renamed. */
+/*
+ * The outermost grant containing path through which it could be renamed:
+ * a rename through an outer grant carries a nested one away as well, so
+ * pinning stops only at the outermost.
+ */
 static const char *renaming_grant(const struct procage_cage *cage, const char *path)
 {
 	const char *best = NULL;
 	for (size_t i = 0; i < cage->n_grants; i++) {
 		const struct landlock_grant *g = &cage->grants[i];
 		if ((g->access & LANDLOCK_ACCESS_FS_REMOVE_DIR) && path_within(path, g->path) &&
-		    (!best || strlen(g->path) > strlen(best)))
+		    (!best || strlen(g->path) < strlen(best)))
 			best = g->path;
 	}
 	return best;
@@ -162,11 +176,78 @@ static void list_order(struct mount_list *l)
 	l->n = kept;
 }
 
-int plan_mounts_build(const struct procage_cage *cage, struct plan *plan,
+/* Add path to the writable trees unless one of them holds it; drop those it holds. */
+static void writable_add(struct plan_writable *w, size_t *n, const char *path)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (path_within(path, w[i].path))
+			return;
+	for (size_t i = 0; i < *n; i++)
+		if (!path_within(w[i].path, path))
+			w[kept++] = w[i];
+	w[kept++] = (struct plan_writable){ path, -1, -1 };
+	*n = kept;
+}
+
+/*
+ * The trees that stay writable: every write grant on a directory or a
+ * regular file, and the run's temporary directory. Devices, pipes and
+ * sockets are written through read-only mounts too, so their grants need
+ * no writable mount (which would only let their owner change their mode).
+ */
+static int writable_build(const struct procage_cage *cage, const char *tmpdir, struct plan *plan,
+			  struct procage_error *err)
+{
+	struct plan_writable *w = calloc(cage->n_grants + 1, sizeof *w);
+	size_t n = 0;
+	if (!w)
+		return error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < cage->n_grants; i++) {
+		const struct landlock_grant *g = &cage->grants[i];
+		struct stat st;
+		if (!(g->access & LANDLOCK_ACCESS_FS_WRITE_FILE))
+			continue;
+		if (fstat(g->path_fd, &st) != 0) {
+			int e = errno;
+			free(w);
+			return error_set_sys(err, e, PROCAGE_STEP_PREPARE, "write rule for %s",
+					     g->path);
+		}
+		if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
+			writable_add(w, &n, g->path);
+	}
+	if (tmpdir)
+		writable_add(w, &n, tmpdir);
+	/* A writable root leaves nothing to make read-only. */
+	plan->read_only_mounts = !(n == 1 && strcmp(w[0].path, "/") == 0);
+	plan->writable = w;
+	plan->n_writable = plan->read_only_mounts ? n : 0;
+	return 0;
+}
+
+int plan_cwd_resolve(const char *cwd, struct plan *plan, struct procage_error *err)
+{
+	char here[PATH_MAX];
+	if (!cwd && !(cwd = getcwd(here, sizeof here)))
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+				     "the working directory (removed, or out of reach)");
+	char *canonical = realpath(cwd, NULL);
+	if (!canonical)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "working directory %s",
+				     cwd);
+	plan->cwd = canonical;
+	return 0;
+}
+
+int plan_mounts_build(const struct procage_cage *cage, const char *tmpdir, struct plan *plan,
 		      struct procage_error *err)
 {
 	struct mount_list l = { 0 };
-	int rc = denials_add(cage, &l, err);
+	int rc = writable_build(cage, tmpdir, plan, err);
+	if (rc < 0)
+		return rc;
+	rc = denials_add(cage, &l, err);
 	if (rc == 0 && cage->n_sockets)
 		rc = sockets_add(cage, &l, err);
 	plan->owned_paths = l.owned;

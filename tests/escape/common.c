@@ -23,6 +23,16 @@ bool ok_plain(bool ok, const char *fmt, ...)
 	return tap_ok(ok, "%s", name);
 }
 
+void skip(const struct tier *t, const char *fmt, ...)
+{
+	char name[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	tap_skip("%s: %s", t->name, name);
+}
+
 void diag(const char *fmt, ...)
 {
 	char text[2048];

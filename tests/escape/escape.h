@@ -55,6 +55,8 @@ bool fixture(const struct tier *t, bool ok, const char *fmt, ...)
  */
 bool todo_check(const struct tier *t, bool ok, const struct caged_result *r, const char *reason,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A loud skip naming why the assertion cannot run here. */
+void skip(const struct tier *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool refused(const struct caged_result *r);
 bool did_it(const struct caged_result *r);
 /* The cage was refused before any child was made. */
@@ -118,6 +120,17 @@ long sysctl_value(const char *path);
 void r02_a_rule_spelled_through_a_symlink_binds_its_target(const struct tier *t);
 void r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed(const struct tier *t);
 void r04_files_move_between_writable_directories_and_gain_no_right(const struct tier *t);
+void r04_the_working_directory_is_entered_after_the_masks(const struct tier *t);
+void r04_a_nested_grant_cannot_be_renamed_through_an_outer_one(const struct tier *t);
+/* aliases.c: other names of hidden locations */
+void r02_a_bind_mount_alias_reaches_no_hidden_location(const struct tier *t);
+void r02_the_home_is_found_whatever_home_says(const struct tier *t);
+void r02_a_grant_swapped_for_a_link_while_the_cage_is_made_binds_nothing(const struct tier *t);
+void r41_targets_of_links_in_hidden_locations_are_hidden(const struct tier *t);
+/* root_files.c: root-only system files and a root caller */
+void r42_root_only_system_files_stay_out_of_a_root_cage(const struct tier *t);
+/* metadata.c: metadata calls outside the write grants */
+void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t);
 void r07_trust_handoff_files_are_protected_in_a_writable_workspace(const struct tier *t);
 void r07_every_secrets_family_is_hidden(const struct tier *t);
 void r09_daemons_are_unreachable_without_network_access(const struct tier *t);

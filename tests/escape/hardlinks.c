@@ -161,7 +161,7 @@ void r08_a_hard_link_to_a_hidden_file_is_refused(const struct tier *t)
 	char key[PATH_MAX], key_canon[PATH_MAX], stolen[PATH_MAX], elsewhere[PATH_MAX],
 	    marker[PATH_MAX], cred[PATH_MAX], cred_canon[PATH_MAX], cred_copy[PATH_MAX],
 	    git_dir[PATH_MAX], token[PATH_MAX], token_canon[PATH_MAX], token_moved[PATH_MAX],
-	    plain[PATH_MAX], at_root[PATH_MAX], repo_config[PATH_MAX];
+	    plain[PATH_MAX], at_root[PATH_MAX], repo_config[PATH_MAX], in_protected[PATH_MAX];
 	struct caged_result r;
 	char **findings = NULL;
 	struct caged_ws *ws = workspace(t, "r08");
@@ -274,6 +274,23 @@ void r08_a_hard_link_to_a_hidden_file_is_refused(const struct tier *t)
 	findings = NULL;
 	if (!fresh_policy(t, ws))
 		goto out;
+
+	/*
+	 * A second name inside a protected location is readable there: a
+	 * hidden file's names must all lie in hidden locations.
+	 */
+	if (!path_join(t, in_protected, git_dir, "key-copy") || !hard_link(t, key, in_protected))
+		goto out;
+	r = run_caged(ws, NULL, "write-file", marker, "ran", "then", "read-file", in_protected,
+		      NULL);
+	check(t, refused_by_the_check(&r, key_canon, marker) && !strstr(r.out, "secret"), &r,
+	      "r08: a hard link to ~/.ssh/id_ed25519 in the protected (readable) ~/.config/git "
+	      "refuses the spawn before any child runs, and the error names the key");
+	(void)unlink(marker);
+	r = run_uncaged(ws, NULL, "read-file", in_protected, NULL);
+	check(t, did_it(&r) && strstr(r.out, "r08: secret key"), &r,
+	      "r08: control: without the cage the name in the protected location reads the key");
+	(void)unlink(in_protected);
 
 	/* A hidden literal target that has become a symbolic link since the cage was made. */
 	if (!policy_rule(t, ws, "r08", token, PROCAGE_HIDE) || !hold(t, ws, "r08"))

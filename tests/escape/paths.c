@@ -323,11 +323,22 @@ void r04_files_move_between_writable_directories_and_gain_no_right(const struct 
 	      "r04: a directory holding a hidden one, moved, still hides it");
 	r04_tree_restore(box, box_moved);
 
-	r = run_caged(ws, NULL, "rename", x, w2x, "then", "write-file", w2x, "r04: moved", "then",
-		      "rename", w2x, x, NULL);
+	/*
+	 * On tier T1 each write grant is a mount of its own (the rest is
+	 * read-only, R-40): rename(2) between two of them fails with EXDEV as
+	 * between file systems (mv copies instead), so the control moves the
+	 * file between two directories of one tree there.
+	 */
+	char rw_x[PATH_MAX];
+	if (!path_join(t, rw_x, ws->rw, "x-moved"))
+		goto out;
+	const char *to = tier_is_t1(t) ? rw_x : w2x;
+	r = run_caged(ws, NULL, "rename", x, to, "then", "write-file", to, "r04: moved", "then",
+		      "rename", to, x, NULL);
 	check(t, did_it(&r) && file_is(x, "r04: moved"), &r,
-	      "r04: control: in the cage an ordinary file moves between the two writable trees "
-	      "and stays writable");
+	      "r04: control: in the cage an ordinary file moves between two writable directories "
+	      "(%s) and stays writable",
+	      tier_is_t1(t) ? "of one tree" : "of the two trees");
 	r = run_uncaged(ws, NULL, "rename", conf2, dst, "then", "write-file", dst, "r04: changed\n",
 			NULL);
 	check(t, did_it(&r) && file_is(dst, "r04: changed\n"), &r,
@@ -419,6 +430,106 @@ void r30_a_protected_file_cannot_be_replaced(const struct tier *t)
 	r = run_uncaged(ws, NULL, "unlink", settings, "then", "write-file", settings, evil, NULL);
 	check(t, did_it(&r) && file_is(settings, evil), &r,
 	      "r30: control: without the cage the protected file is unlinked and replaced");
+out:
+	caged_ws_free(ws);
+}
+
+/* ---- the working directory and nested grants --------------------- */
+
+/*
+ * The run inherits its working directory (as `procage run` without --cwd
+ * does): a write grant on its parent pins it, which puts a mount over it.
+ * A directory entered before the mounts would lie under them, where the
+ * relative paths .env and .git/hooks/x reach the host's files.
+ */
+void r04_the_working_directory_is_entered_after_the_masks(const struct tier *t)
+{
+	static const char secret[] = "r04: the project's secret\n";
+	char proj[PATH_MAX], env_file[PATH_MAX], hook[PATH_MAX], plain[PATH_MAX], head[PATH_MAX];
+	struct caged_result r;
+	struct caged_ws *ws = workspace(t, "r04");
+	if (!ws || cage_refused_here(t, ws, "r04"))
+		goto out;
+	if (!path_join(t, proj, ws->rw, "proj") || !path_join(t, env_file, proj, ".env") ||
+	    !path_join(t, hook, proj, ".git/hooks/pre-commit") ||
+	    !path_join(t, head, proj, ".git/HEAD") || !path_join(t, plain, proj, "notes.txt"))
+		goto out;
+	if (!fixture(t,
+		     put_file(env_file, secret) && put_file(head, "ref: refs/heads/main\n") &&
+			 put_file(plain, "r04: notes\n") && make_dirs(hook) && rmdir(hook) == 0,
+		     "r04: a project in %s", proj) ||
+	    !policy_rule(t, ws, "r04", env_file, PROCAGE_HIDE))
+		goto out;
+	struct caged_opts in_proj = { .inherit_cwd = proj };
+
+	r = run_caged(ws, &in_proj, "read-file", ".env", NULL);
+	check(t, refused(&r) && !strstr(r.out, "r04:"), &r,
+	      "r04: from an inherited working directory below a write grant, the hidden .env "
+	      "cannot be read by its relative path");
+	r = run_caged(ws, &in_proj, "write-file", ".git/hooks/pre-commit", "#!/bin/sh\n", NULL);
+	check(t, refused(&r) && !caged_path_exists(hook), &r,
+	      "r04: nor can a hook be planted by the relative path .git/hooks/pre-commit");
+	(void)unlink(hook);
+	/* An existing file: on T2 a directory holding a denial takes no new entries. */
+	r = run_caged(ws, &in_proj, "read-file", "notes.txt", "then", "write-file", "notes.txt",
+		      "r04: made", NULL);
+	check(t, did_it(&r) && strstr(r.out, "r04: notes") && file_is(plain, "r04: made"), &r,
+	      "r04: control: in the cage relative paths in the working directory are read and "
+	      "written");
+	r = run_uncaged(ws, &in_proj, "read-file", ".env", NULL);
+	check(t, did_it(&r) && strstr(r.out, "r04: the project's secret"), &r,
+	      "r04: control: without the cage .env is read by its relative path");
+out:
+	caged_ws_free(ws);
+}
+
+/*
+ * A write grant on a repository inside a writable workspace: renaming the
+ * repository through the outer grant and making it anew would carry its
+ * protected hooks away and put new ones at their path.
+ */
+void r04_a_nested_grant_cannot_be_renamed_through_an_outer_one(const struct tier *t)
+{
+	static const char real_hook[] = "#!/bin/sh\necho r04: the real hook\n";
+	char repo[PATH_MAX], moved[PATH_MAX], hook[PATH_MAX], git[PATH_MAX], hooks[PATH_MAX],
+	    head[PATH_MAX], free_dir[PATH_MAX], free_moved[PATH_MAX];
+	struct caged_result r;
+	struct caged_ws *ws = workspace(t, "r04");
+	if (!ws || cage_refused_here(t, ws, "r04"))
+		goto out;
+	if (!path_join(t, repo, ws->rw, "repo") || !path_join(t, moved, ws->rw, "repo-moved") ||
+	    !path_join(t, git, repo, ".git") || !path_join(t, hooks, git, "hooks") ||
+	    !path_join(t, hook, hooks, "post-checkout") || !path_join(t, head, git, "HEAD") ||
+	    !path_join(t, free_dir, ws->rw, "free/d") ||
+	    !path_join(t, free_moved, ws->rw, "free/d-moved"))
+		goto out;
+	if (!fixture(t,
+		     put_file(hook, real_hook) && put_file(head, "ref: refs/heads/main\n") &&
+			 make_dirs(free_dir),
+		     "r04: a repository in %s", ws->rw) ||
+	    !policy_rule(t, ws, "r04", repo, PROCAGE_WRITE))
+		goto out;
+	unsigned long long repo_ino = inode_of(repo);
+
+	r = run_caged(ws, NULL, "rename", repo, moved, "then", "mkdir", repo, "then", "mkdir", git,
+		      "then", "mkdir", hooks, "then", "write-file", hook, "r04: planted\n", NULL);
+	check(t,
+	      refused(&r) && inode_of(repo) == repo_ino && file_is(hook, real_hook) &&
+		  !caged_path_exists(moved),
+	      &r,
+	      "r04: a repository granted for writing inside a writable workspace cannot be "
+	      "renamed through the outer grant and replaced by one with a planted hook");
+	if (caged_path_exists(moved)) {
+		caged_remove_tree(repo);
+		(void)rename(moved, repo);
+	}
+	r = run_caged(ws, NULL, "rename", free_dir, free_moved, "then", "rename", free_moved,
+		      free_dir, NULL);
+	check(t, did_it(&r) && caged_path_exists(free_dir), &r,
+	      "r04: control: in the cage an ordinary directory of the workspace is renamed");
+	r = run_uncaged(ws, NULL, "rename", repo, moved, "then", "rename", moved, repo, NULL);
+	check(t, did_it(&r) && inode_of(repo) == repo_ino, &r,
+	      "r04: control: without the cage the repository is renamed (and put back)");
 out:
 	caged_ws_free(ws);
 }

@@ -389,12 +389,26 @@ static void spawn_caged(struct caged_proc *p, struct caged_ws *ws, const struct 
 	    .size = sizeof so,
 	    .argv = argv,
 	    .envp = o ? o->env : NULL,
-	    .cwd = ws->rw,
+	    .cwd = o && o->inherit_cwd ? NULL : ws->rw,
 	    .fds = maps,
 	    .n_fds = n_maps,
 	    .report_json_path = o ? o->report_json_path : NULL,
 	};
-	rc = procage_spawn(cage, &so, &p->run, &err);
+	int here = o && o->inherit_cwd ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (here >= 0 && chdir(o->inherit_cwd) != 0) {
+		close(here);
+		here = -1;
+		rc = -errno;
+	}
+	if (rc == 0)
+		rc = procage_spawn(cage, &so, &p->run, &err);
+	else
+		snprintf(err.message, sizeof err.message, "entering %s", o->inherit_cwd);
+	if (here >= 0) {
+		if (fchdir(here) != 0)
+			abort(); /* every later path of the suite would be wrong */
+		close(here);
+	}
 	if (cage != ws->held)
 		procage_cage_free(cage);
 	if (rc < 0) {
@@ -441,7 +455,7 @@ static void spawn_uncaged(struct caged_proc *p, struct caged_ws *ws, const struc
 		return;
 	}
 	if (pid == 0)
-		uncaged_child(ws->rw, argv, env, maps, n_maps);
+		uncaged_child(o && o->inherit_cwd ? o->inherit_cwd : ws->rw, argv, env, maps, n_maps);
 	p->pid = pid;
 	/* What the probe takes as its TMPDIR: the variable, else /tmp. */
 	const char *t = env_get(env, "TMPDIR");

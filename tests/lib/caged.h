@@ -64,6 +64,12 @@ struct caged_opts {
 	size_t n_fds;
 	int timeout_ms; /* 0: 20 s; then the run is killed */
 	const char *report_json_path; /* caged runs: the run's reports as JSON lines here */
+	/*
+	 * The run's working directory, inherited from the test process (which
+	 * enters it around the spawn) as `procage run` without --cwd does;
+	 * NULL: ws->rw, passed as the spawn's cwd.
+	 */
+	const char *inherit_cwd;
 };
 
 enum caged_how {

@@ -1,6 +1,8 @@
 /* The probe's actions: descriptors, environment and files. */
 #include "probe.h"
 
+#include <sys/xattr.h>
+
 /* ---- descriptors and environment -------------------------------------- */
 
 int do_read_fd(char **args)
@@ -139,4 +141,41 @@ int do_flink(char **args)
 		     : failed(REFUSE_MOVE, "linkat", args[0]);
 	close(fd);
 	return rc;
+}
+
+/*
+ * Metadata: chmod PATH MODE (octal), fchmod-ro PATH MODE (through a
+ * descriptor opened read-only), set-times PATH (atime and mtime to
+ * 2001-09-09), chown-self PATH (to the probe's own uid and gid, which an
+ * owner may do: still a change of the inode), set-xattr PATH (user.probe).
+ */
+int do_metadata(char **args)
+{
+	const char *a = action_name;
+	int rc;
+	if (strcmp(a, "fchmod-ro") == 0) {
+		long mode;
+		if (!parse_int(args[1], &mode) || mode < 0 || mode > 07777)
+			return usage_error("bad mode", args[1]);
+		int fd = open(args[0], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return failed(REFUSE_FILE, "open(O_RDONLY)", args[0]);
+		rc = fchmod(fd, (mode_t)mode);
+		int e = errno;
+		close(fd);
+		errno = e;
+	} else if (strcmp(a, "set-xattr") == 0) {
+		rc = setxattr(args[0], "user.probe", "x", 1, 0);
+	} else if (strcmp(a, "chmod") == 0) {
+		long mode;
+		if (!parse_int(args[1], &mode) || mode < 0 || mode > 07777)
+			return usage_error("bad mode", args[1]);
+		rc = chmod(args[0], (mode_t)mode);
+	} else if (strcmp(a, "set-times") == 0) {
+		const struct timespec times[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+		rc = utimensat(AT_FDCWD, args[0], times, 0);
+	} else {
+		rc = chown(args[0], getuid(), getgid());
+	}
+	return rc == 0 ? PROBE_DID_IT : failed(REFUSE_FILE, a, args[0]);
 }

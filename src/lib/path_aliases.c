@@ -1,0 +1,238 @@
+/*
+ * Finding the other names of hidden and protected locations (see
+ * path_aliases.h). Identity is the inode, never the string: every alias
+ * found is checked to reach the same (st_dev, st_ino) as the location.
+ */
+#include "path_aliases.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A hidden directory is walked this deep, and no further. */
+#define LINK_WALK_DEPTH 16
+
+static int strings_add(char ***list, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], s) == 0)
+			return 0;
+	char *copy = strdup(s);
+	char **grown = copy ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	grown[(*n)++] = copy;
+	grown[*n] = NULL;
+	*list = grown;
+	return 0;
+}
+
+void path_strings_free(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+static int links_walk(char *path, size_t len, int depth, char ***targets, size_t *n)
+{
+	DIR *d = opendir(path);
+	int rc = 0;
+	if (!d)
+		return 0; /* unreadable to us: not to the caged process either */
+	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+		struct stat st;
+		size_t l = strlen(e->d_name);
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    len + 1 + l >= PATH_MAX ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, e->d_name, l + 1);
+		if (S_ISLNK(st.st_mode)) {
+			char *target = realpath(path, NULL);
+			/* A dangling link names nothing to hide yet. */
+			if (target)
+				rc = strings_add(targets, n, target);
+			free(target);
+		} else if (S_ISDIR(st.st_mode) && depth < LINK_WALK_DEPTH) {
+			rc = links_walk(path, len + 1 + l, depth + 1, targets, n);
+		}
+	}
+	path[len] = '\0';
+	closedir(d);
+	return rc;
+}
+
+int link_targets_in(const char *hidden_dir, char ***targets, size_t *n)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	*targets = NULL;
+	*n = 0;
+	if (lstat(hidden_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(path, sizeof path, "%s", hidden_dir);
+	return links_walk(path, strlen(path), 0, targets, n);
+}
+
+/* ---- mounts --------------------------------------------------------------- */
+
+struct mount_entry {
+	char *device; /* major:minor */
+	char *root;   /* the mounted directory, inside its file system */
+	char *point;  /* where it is mounted */
+};
+
+struct mount_table {
+	struct mount_entry *items;
+	size_t n;
+};
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static char *unescape(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static int mount_line_add(struct mount_table *t, char *line)
+{
+	char *save = NULL, *field[5];
+	for (int i = 0; i < 5; i++)
+		if (!(field[i] = strtok_r(i ? NULL : line, " ", &save)))
+			return 0; /* not a mount line */
+	struct mount_entry *grown = realloc(t->items, (t->n + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	t->items = grown;
+	struct mount_entry m = {strdup(field[2]), unescape(field[3]), unescape(field[4])};
+	if (!m.device || !m.root || !m.point) {
+		free(m.device);
+		free(m.root);
+		free(m.point);
+		return -ENOMEM;
+	}
+	t->items[t->n++] = m;
+	return 0;
+}
+
+int mount_table_read(struct mount_table **out)
+{
+	struct mount_table *t = calloc(1, sizeof *t);
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	if (!t)
+		return -ENOMEM;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f) {
+		rc = -errno;
+		free(t);
+		return rc;
+	}
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		rc = mount_line_add(t, line);
+	}
+	free(line);
+	fclose(f);
+	if (rc < 0) {
+		mount_table_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void mount_table_free(struct mount_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->items[i].device);
+		free(t->items[i].root);
+		free(t->items[i].point);
+	}
+	free(t->items);
+	free(t);
+}
+
+static bool within(const char *path, const char *tree)
+{
+	size_t n = strlen(tree);
+	if (strcmp(tree, "/") == 0)
+		return true;
+	return strncmp(path, tree, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* What follows tree in path ("" or "/..."); path lies within tree. */
+static const char *below(const char *path, const char *tree)
+{
+	const char *rest = strcmp(tree, "/") == 0 ? path : path + strlen(tree);
+	return strcmp(rest, "/") == 0 ? "" : rest;
+}
+
+/* The mount path lies on: the deepest mount point above it, the last mounted there. */
+static const struct mount_entry *mount_of(const struct mount_table *t, const char *path)
+{
+	const struct mount_entry *best = NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (within(path, t->items[i].point) &&
+		    (!best || strlen(t->items[i].point) >= strlen(best->point)))
+			best = &t->items[i];
+	return best;
+}
+
+int mount_aliases_of(const struct mount_table *t, const char *path, char ***aliases, size_t *n)
+{
+	char inner[PATH_MAX], spelling[PATH_MAX];
+	struct stat want, st;
+	int rc = 0;
+	*aliases = NULL;
+	*n = 0;
+	const struct mount_entry *home = mount_of(t, path);
+	if (!home || lstat(path, &want) != 0)
+		return 0;
+	/* The location's path inside its file system. */
+	if (snprintf(inner, sizeof inner, "%s%s", strcmp(home->root, "/") == 0 ? "" : home->root,
+		     below(path, home->point)) >= (int)sizeof inner)
+		return 0;
+	if (!inner[0])
+		snprintf(inner, sizeof inner, "/");
+	for (size_t i = 0; rc == 0 && i < t->n; i++) {
+		const struct mount_entry *m = &t->items[i];
+		if (strcmp(m->device, home->device) != 0 || !within(inner, m->root))
+			continue;
+		const char *rest = below(inner, m->root);
+		if (snprintf(spelling, sizeof spelling, "%s%s",
+			     strcmp(m->point, "/") == 0 && rest[0] ? "" : m->point,
+			     rest) >= (int)sizeof spelling)
+			continue;
+		/* Only a spelling that reaches the same inode now is an alias. */
+		if (strcmp(spelling, path) != 0 && lstat(spelling, &st) == 0 &&
+		    st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			rc = strings_add(aliases, n, spelling);
+	}
+	return rc;
+}

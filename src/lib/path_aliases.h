@@ -1,0 +1,27 @@
+/*
+ * Other names of a hidden or protected location, which a rule on its
+ * canonical path does not cover: the targets of the symbolic links inside
+ * a hidden location (a dotfile manager's ~/.aws/credentials ->
+ * ~/sync/aws-credentials), and the spellings of the location through other
+ * mounts of the same file system (a bind mount of the home's parent).
+ */
+#ifndef PROCAGE_PATH_ALIASES_H
+#define PROCAGE_PATH_ALIASES_H
+
+#include <stddef.h>
+
+#include "paths.h"
+
+/* A list of canonical paths (NULL-terminated), or -ENOMEM. */
+int link_targets_in(const char *hidden_dir, char ***targets, size_t *n);
+
+/* The mount table, read once for every location of one cage. */
+struct mount_table;
+int mount_table_read(struct mount_table **out);
+void mount_table_free(struct mount_table *t);
+/* Every other spelling of path that reaches the same inode through another mount. */
+int mount_aliases_of(const struct mount_table *t, const char *path, char ***aliases, size_t *n);
+
+void path_strings_free(char **list, size_t n);
+
+#endif

@@ -1,0 +1,69 @@
+/* Finding what others may not read in a system tree (see root_private.h). */
+#include "root_private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define ROOT_PRIVATE_DEPTH 16
+
+static int list_add(char ***list, size_t *n, const char *path)
+{
+	char *copy = strdup(path);
+	char **grown = copy ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	grown[(*n)++] = copy;
+	grown[*n] = NULL;
+	*list = grown;
+	return 0;
+}
+
+static int private_walk(char *path, size_t len, int depth, dev_t dev, char ***list, size_t *n)
+{
+	DIR *d = opendir(path);
+	int rc = 0;
+	if (!d)
+		return 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+		struct stat st;
+		size_t l = strlen(e->d_name);
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    len + 1 + l >= PATH_MAX ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, e->d_name, l + 1);
+		/* A directory others may not read or enter is hidden whole. */
+		bool others_read = S_ISDIR(st.st_mode)
+				       ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
+				       : (st.st_mode & S_IROTH) != 0;
+		if (!others_read)
+			rc = list_add(list, n, path);
+		else if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < ROOT_PRIVATE_DEPTH)
+			rc = private_walk(path, len + 1 + l, depth + 1, dev, list, n);
+	}
+	path[len] = '\0';
+	closedir(d);
+	return rc;
+}
+
+int root_private_find(const char *tree, char ***paths, size_t *n)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	*paths = NULL;
+	*n = 0;
+	if (!realpath(tree, path) || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	return private_walk(path, strlen(path), 0, st.st_dev, paths, n);
+}
