@@ -173,8 +173,6 @@ static const struct action actions[] = {
     {"symlink", 2, 2, do_path_call, "TARGET PATH: a symbolic link"},
     {"unlink", 1, 1, do_path_call, "PATH: unlink(2)"},
     {"mkdir", 1, 1, do_path_call, "PATH: mkdir(2)"},
-    {"chmod", 2, 2, do_metadata, "PATH MODE: chmod(2), MODE in octal (0755)"},
-    {"fchmod-ro", 2, 2, do_metadata, "PATH MODE: fchmod(2) through a descriptor opened read-only"},
     {"set-times", 1, 1, do_metadata, "PATH: utimensat(2) to 2001-09-09"},
     {"set-xattr", 1, 1, do_metadata, "PATH: setxattr(2) of user.probe"},
     {"chown-self", 1, 1, do_metadata, "PATH: chown(2) to the probe's own uid and gid"},

@@ -144,33 +144,21 @@ int do_flink(char **args)
 }
 
 /*
- * Metadata: chmod PATH MODE (octal), fchmod-ro PATH MODE (through a
- * descriptor opened read-only), set-times PATH (atime and mtime to
- * 2001-09-09), chown-self PATH (to the probe's own uid and gid, which an
- * owner may do: still a change of the inode), set-xattr PATH (user.probe).
+ * Metadata: set-times PATH (atime and mtime to 2001-09-09), chown-self PATH
+ * (to the probe's own uid and gid, which an owner may do: still a change of
+ * the inode), set-xattr PATH (user.probe; the filter answers EOPNOTSUPP,
+ * which is its refusal). chmod and fchmod-ro are in targets.c.
  */
 int do_metadata(char **args)
 {
 	const char *a = action_name;
 	int rc;
-	if (strcmp(a, "fchmod-ro") == 0) {
-		long mode;
-		if (!parse_int(args[1], &mode) || mode < 0 || mode > 07777)
-			return usage_error("bad mode", args[1]);
-		int fd = open(args[0], O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return failed(REFUSE_FILE, "open(O_RDONLY)", args[0]);
-		rc = fchmod(fd, (mode_t)mode);
-		int e = errno;
-		close(fd);
-		errno = e;
-	} else if (strcmp(a, "set-xattr") == 0) {
+	if (strcmp(a, "set-xattr") == 0) {
 		rc = setxattr(args[0], "user.probe", "x", 1, 0);
-	} else if (strcmp(a, "chmod") == 0) {
-		long mode;
-		if (!parse_int(args[1], &mode) || mode < 0 || mode > 07777)
-			return usage_error("bad mode", args[1]);
-		rc = chmod(args[0], (mode_t)mode);
+		if (rc != 0 && errno == EOPNOTSUPP) {
+			fprintf(stderr, "probe: %s %s: refused by setxattr: EOPNOTSUPP\n", a, args[0]);
+			return PROBE_REFUSED;
+		}
 	} else if (strcmp(a, "set-times") == 0) {
 		const struct timespec times[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
 		rc = utimensat(AT_FDCWD, args[0], times, 0);
