@@ -16,10 +16,10 @@ from ._lib import HEADER_VERSION as __version__
 from ._lib import lib as _library
 from ._lib import path as library_path
 from ._stdio import DEVNULL, PIPE, STDOUT
-from .aio import communicate_async, run_async, wait_async
-from .errors import ProcageError
-from .policy import Cage, HostFacts, Policy, host_facts
-from .run import CompletedRun, Report, Run, run
+from ._aio import communicate_async, run_async, wait_async
+from ._errors import ProcageError
+from ._policy import Cage, HostFacts, Policy, host_facts
+from ._runs import CompletedRun, Report, Run, run
 
 
 def library_version():

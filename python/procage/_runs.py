@@ -12,8 +12,8 @@ import threading
 import time
 
 from . import _lib, _stdio
-from .errors import ProcageError, call
-from .policy import Cage, Policy
+from ._errors import call, from_struct
+from ._policy import Cage, Policy
 
 _READ_SIZE = 65536
 
@@ -113,6 +113,8 @@ class Run:
         self._run = None
         self._reports = None
         self._pending = {}  # what communicate() read so far, per stream
+        self.pid = None
+        self.tmpdir = None
         if cwd is None and workspace is not None and cage is None and policy is None:
             cwd = workspace
         argv_b = _argv(argv)
@@ -132,8 +134,6 @@ class Run:
             if owned:
                 the_cage.close()  # a run does not need its cage
         self._open_pipes(stdio.parent)
-        self.pid = _lib.lib.procage_run_pid(self._run)
-        self.tmpdir = _lib.decode(_lib.lib.procage_run_tmpdir(self._run))
 
     def _spawn(self, cage, argv_c, envp, cwd, report_json, stdio):
         fds = (_lib.FdMap * max(len(stdio.map), 1))(*stdio.map)
@@ -150,6 +150,9 @@ class Run:
         with cage._use() as c:
             call("procage_spawn", c, ctypes.byref(opts), ctypes.byref(out))
         self._run = out.value
+        self.pid = _lib.lib.procage_run_pid(self._run)
+        #: The run's private temporary directory (removed when it ends), or None.
+        self.tmpdir = _lib.decode(_lib.lib.procage_run_tmpdir(self._run))
 
     def _open_pipes(self, parent):
         if parent[0] is not None:
@@ -225,7 +228,6 @@ class Run:
             err = _lib.Error()
             rc = _lib.lib.procage_run_signal(self._run, int(sig), ctypes.byref(err))
             if rc < 0 and rc != -errno.ESRCH:
-                from .errors import from_struct
                 raise from_struct(rc, err, "procage_run_signal")
 
     def terminate(self):
@@ -239,7 +241,6 @@ class Run:
             err = _lib.Error()
             rc = _lib.lib.procage_run_kill(self._run, ctypes.byref(err))
             if rc < 0 and rc != -errno.ESRCH:
-                from .errors import from_struct
                 raise from_struct(rc, err, "procage_run_kill")
 
     def reports(self):

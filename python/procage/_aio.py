@@ -10,7 +10,7 @@ import asyncio
 import os
 import subprocess
 
-from . import run as _run
+from . import _runs as _run
 
 
 async def wait_async(r):

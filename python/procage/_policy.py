@@ -7,7 +7,7 @@ import os
 
 from . import _lib
 from ._handle import Handle
-from .errors import ProcageError, call
+from ._errors import ProcageError, call  # noqa: F401 (re-exported)
 
 _ACCESS = {"read": 1, "write": 2, "protect": 3, "hide": 4, "connect": 5}
 _NETWORK = {"off": 0, "on": 1, "proxy": 2}
@@ -282,12 +282,12 @@ class Cage(Handle):
 
     def spawn(self, argv, **options):
         """A Run of argv in this cage (the options of procage.Run)."""
-        from .run import Run
+        from ._runs import Run
         return Run(argv, cage=self, **options)
 
     def run(self, argv, **options):
         """procage.run in this cage (its options but the policy's)."""
-        from .run import run
+        from ._runs import run
         return run(argv, cage=self, **options)
 
 
