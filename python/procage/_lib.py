@@ -211,6 +211,15 @@ lib = _declare(_load())
 path = lib._name
 
 
+def c_bytes(value, what):
+    """Bytes for a char * argument: ctypes would cut at a NUL byte, so that a
+    path "/a\\0b" would reach the library as "/a"; refuse it instead."""
+    b = os.fsencode(value) if not isinstance(value, (bytes, bytearray)) else bytes(value)
+    if b"\0" in b:
+        raise ValueError(f"{what}: embedded null byte in {value!r}")
+    return b
+
+
 def decode(b):
     """Text the library wrote (UTF-8, or the caged process's own bytes)."""
     return b.decode("utf-8", "replace") if b is not None else None

@@ -27,11 +27,11 @@ def _choice(table, value, what):
 
 def _path(path):
     """An absolute path as bytes: relative ones are taken from the current directory."""
-    return os.fsencode(os.path.abspath(os.fspath(path)))
+    return _lib.c_bytes(os.path.abspath(os.fspath(path)), "path")
 
 
 def _text(value):
-    return os.fsencode(value) if isinstance(value, str) else bytes(value)
+    return _lib.c_bytes(value, "argument")
 
 
 class Policy(Handle):
@@ -62,8 +62,12 @@ class Policy(Handle):
     @classmethod
     def _out(cls, function, *args):
         out = ctypes.c_void_p()
-        call(function, *args, ctypes.byref(out))
-        return cls(out.value)
+        try:
+            call(function, *args, ctypes.byref(out))
+        finally:
+            # Owned at once, even if a signal's exception comes right after the call.
+            policy = cls(out.value) if out.value else None
+        return policy
 
     @classmethod
     def default(cls, workspace, **options):
@@ -81,7 +85,7 @@ class Policy(Handle):
     @classmethod
     def from_file(cls, path):
         """A policy from a JSON file; errors name the file, line and column."""
-        return cls._out("procage_policy_from_json_file", os.fsencode(path))
+        return cls._out("procage_policy_from_json_file", _lib.c_bytes(path, "path"))
 
     def to_json(self):
         """The policy as JSON text, every key written (reads back the same)."""
@@ -104,9 +108,11 @@ class Policy(Handle):
         one line per change saying what changed and what was missing."""
         fitted = ctypes.c_void_p()
         changes = ctypes.POINTER(ctypes.c_char_p)()
-        with self._use() as p:
-            call("procage_policy_fit", p, ctypes.byref(fitted), ctypes.byref(changes))
-        policy = Policy(fitted.value)
+        try:
+            with self._use() as p:
+                call("procage_policy_fit", p, ctypes.byref(fitted), ctypes.byref(changes))
+        finally:
+            policy = Policy(fitted.value) if fitted.value else None
         return policy, _lib.strings(changes)
 
     def _set(self, function, *args):
@@ -267,10 +273,13 @@ class Cage(Handle):
     _kind = "cage"
 
     def __init__(self, policy):
+        super().__init__(None)
         out = ctypes.c_void_p()
-        with policy._use() as p:
-            call("procage_cage_new", p, ctypes.byref(out))
-        super().__init__(out.value)
+        try:
+            with policy._use() as p:
+                call("procage_cage_new", p, ctypes.byref(out))
+        finally:
+            self._pointer = out.value  # owned even if a signal's exception comes now
         self.tier = tier_name(_lib.lib.procage_cage_tier(out.value))
 
     def hardlinks(self):

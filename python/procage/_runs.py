@@ -49,7 +49,7 @@ class CompletedRun(subprocess.CompletedProcess):
 def _argv(args):
     if isinstance(args, (str, bytes, os.PathLike)):
         args = [args]
-    encoded = [os.fsencode(a) for a in args]
+    encoded = [_lib.c_bytes(a, "argv") for a in args]
     if not encoded:
         raise ValueError("argv is empty")
     return encoded
@@ -58,7 +58,12 @@ def _argv(args):
 def _envp(env):
     if env is None:
         return None  # the library filters this process's environment
-    items = [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
+    items = []
+    for k, v in env.items():
+        k = _lib.c_bytes(k, "env")
+        if not k or b"=" in k:
+            raise ValueError(f"env: illegal variable name {k!r}")
+        items.append(k + b"=" + _lib.c_bytes(v, "env"))
     return (ctypes.c_char_p * (len(items) + 1))(*items, None)
 
 
@@ -128,6 +133,7 @@ class Run:
                 self._spawn(the_cage, argv_c, envp, cwd, report_json, stdio)
             except BaseException:
                 stdio.close_all()
+                self.close()  # a run that did start is ended, not left behind
                 raise
             stdio.close_after()
         finally:
@@ -141,15 +147,20 @@ class Run:
             size=ctypes.sizeof(_lib.SpawnOpts),
             argv=ctypes.cast(argv_c, ctypes.POINTER(ctypes.c_char_p)),
             envp=ctypes.cast(envp, ctypes.POINTER(ctypes.c_char_p)) if envp else None,
-            cwd=None if cwd is None else os.fsencode(os.path.abspath(os.fspath(cwd))),
+            cwd=None if cwd is None else _lib.c_bytes(os.path.abspath(os.fspath(cwd)), "cwd"),
             fds=ctypes.cast(fds, ctypes.POINTER(_lib.FdMap)) if stdio.map else None,
             n_fds=len(stdio.map),
-            report_json_path=None if report_json is None else os.fsencode(report_json),
+            report_json_path=None if report_json is None else _lib.c_bytes(report_json,
+                                                                           "report_json"),
         )
         out = ctypes.c_void_p()
-        with cage._use() as c:
-            call("procage_spawn", c, ctypes.byref(opts), ctypes.byref(out))
-        self._run = out.value
+        try:
+            with cage._use() as c:
+                call("procage_spawn", c, ctypes.byref(opts), ctypes.byref(out))
+        finally:
+            # Owned at once: a signal's exception (Ctrl-C) raised just after
+            # the call must not leave a run nobody can end.
+            self._run = out.value
         self.pid = _lib.lib.procage_run_pid(self._run)
         #: The run's private temporary directory (removed when it ends), or None.
         self.tmpdir = _lib.decode(_lib.lib.procage_run_tmpdir(self._run))

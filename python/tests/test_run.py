@@ -154,3 +154,17 @@ def test_timeout_kills(workspace):
         # Nothing read before the timeout is lost.
         assert r.communicate() == (b"started\n", None)
     assert r.returncode == -signal.SIGKILL
+
+
+def test_nul_bytes_refused_not_cut(workspace, outside):
+    # ctypes would pass "/x\0y" as "/x": a grant or an argument cut short.
+    with pytest.raises(ValueError):
+        procage.run(["true"], workspace=workspace, write=[f"{outside}\0/ignored"])
+    with pytest.raises(ValueError):
+        procage.Policy().hide(f"{outside}\0")
+    with pytest.raises(ValueError):
+        procage.run(["cat", f"{outside}/secret\0"], workspace=workspace)
+    with pytest.raises(ValueError):
+        procage.run(["true"], workspace=workspace, env={"A": "b\0c"})
+    with pytest.raises(ValueError):
+        procage.run(["true"], workspace=workspace, env={"A=B": "c"})
