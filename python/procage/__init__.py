@@ -30,6 +30,11 @@ def library_version():
 Run.wait_async = wait_async
 Run.communicate_async = communicate_async
 
+# Errors and reprs name procage.X, where the user finds them.
+for _cls in (ProcageError, Policy, Cage, HostFacts, Run, CompletedRun, Report):
+    _cls.__module__ = __name__
+del _cls
+
 __all__ = ["run", "run_async", "Run", "CompletedRun", "Report", "Policy", "Cage", "HostFacts",
            "host_facts", "ProcageError", "PIPE", "DEVNULL", "STDOUT", "library_version",
            "library_path"]
