@@ -168,3 +168,12 @@ def test_nul_bytes_refused_not_cut(workspace, outside):
         procage.run(["true"], workspace=workspace, env={"A": "b\0c"})
     with pytest.raises(ValueError):
         procage.run(["true"], workspace=workspace, env={"A=B": "c"})
+
+
+def test_background_process_ends_with_the_run(workspace):
+    # The command leaves a process holding its stdout: procage ends it with
+    # the run, so the output ends at once. Uncaged, the pipe stays open for
+    # the 40 s of the sleep: the timeout only bounds that failure.
+    r = procage.run(["sh", "-c", "sleep 40 & echo started"], workspace=workspace,
+                    capture_output=True, timeout=20)
+    assert (r.returncode, r.stdout) == (0, b"started\n")
