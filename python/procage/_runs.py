@@ -12,7 +12,7 @@ import threading
 import time
 
 from . import _lib, _stdio
-from ._errors import call, from_struct
+from ._errors import ProcageError, call, from_struct
 from ._policy import Cage, Policy
 
 _READ_SIZE = 65536
@@ -120,6 +120,8 @@ class Run:
         self._pending = {}  # what communicate() read so far, per stream
         self.pid = None
         self.tmpdir = None
+        self._owner = os.getpid()
+        self._failure = None  # the error of a wait that failed: the run is over
         if cwd is None and workspace is not None and cage is None and policy is None:
             cwd = workspace
         argv_b = _argv(argv)
@@ -187,6 +189,8 @@ class Run:
         with self._lock:
             if self.returncode is not None:
                 return None
+            if self._failure is not None:
+                raise self._failure
             if self._run is None:
                 raise ValueError("operation on a closed run")
             return os.dup(_lib.lib.procage_run_fd(self._run))
@@ -196,8 +200,16 @@ class Run:
         with self._lock:
             if self.returncode is not None:
                 return
+            if self._failure is not None:
+                raise self._failure
             status = ctypes.c_int()
-            call("procage_run_wait", self._run, ctypes.byref(status))
+            try:
+                call("procage_run_wait", self._run, ctypes.byref(status))
+            except ProcageError as e:
+                # The library has closed the run's descriptor: waiting again
+                # gives this error again, and close() only frees.
+                self._failure = e
+                raise
             self.returncode = os.waitstatus_to_exitcode(status.value)
 
     def poll(self):
@@ -350,15 +362,24 @@ class Run:
                     pass
 
     def close(self):
-        """Kill the run if it is still going, reap it, free it. Twice is harmless."""
+        """Kill the run if it is still going, reap it, free it. Twice is harmless.
+
+        In a process forked from the one that started the run (the copy of
+        this object a fork made) close() only forgets the run: the run is
+        the parent's, and its end is the parent's to decide."""
         with self._lock:
             if self._run is None:
                 return
+            if os.getpid() != self._owner:
+                self._run = None
+                self._close_pipes()
+                return
             try:
-                if self.returncode is None:
+                if self.returncode is None and self._failure is None:
                     self.kill()
                     self.wait()
-                self.reports()
+                if self._failure is None:
+                    self.reports()
             finally:
                 run, self._run = self._run, None
                 _lib.lib.procage_run_free(run)
@@ -377,6 +398,7 @@ class Run:
             self.close()
 
     def __del__(self):
+        # A run nobody holds any more is ended, not left running.
         try:
             if getattr(self, "_run", None) is not None:
                 self.close()

@@ -163,3 +163,15 @@ def test_run_async_cancel_kills(workspace):
     r, code = asyncio.run(main())
     assert code == -signal.SIGKILL
     r.close()
+
+
+def test_forked_copy_does_not_end_the_run(workspace):
+    with procage.Run(["sh", "-c", "read line; echo got $line"], workspace=workspace,
+                     stdin=procage.PIPE, stdout=procage.PIPE) as r:
+        child = os.fork()
+        if child == 0:
+            r.close()  # the copy: must leave the parent's run alone
+            os._exit(0)
+        assert os.waitpid(child, 0)[1] == 0
+        out, _ = r.communicate(b"hello\n")
+    assert (r.returncode, out) == (0, b"got hello\n")
