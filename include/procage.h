@@ -41,7 +41,7 @@
  * a setter needs the caller's lock. A cage is never changed after
  * procage_cage_new: any number of threads may spawn from one cage at once,
  * and a run does not need its cage (the cage may be freed while its runs
- * live). One run is used by one thread at a time, except procage_run_fd.
+ * live). One run is used by one thread at a time.
  * The library starts these threads, each with every signal blocked, and
  * joins them when the run ends (in procage_run_wait or procage_run_free):
  *   - with violation reports on (procage_policy_set_reports), one per run
@@ -50,14 +50,17 @@
  *     proxy and four that resolve host names for it.
  *
  * Processes and signals. Each run has a reaper (see struct procage_run),
- * a child process of the caller: when it exits the caller gets one SIGCHLD,
- * and a wait(), waitpid(-1, ...) or SIGCHLD set to SIG_IGN in the caller
- * can reap it first; let it be (the run's status comes by its own channel,
- * but the run is then ended early). procage_spawn blocks every signal in the
+ * a child process of the caller: when it exits the caller gets one SIGCHLD.
+ * A caller that reaps any child (wait(), waitpid(-1, ...), SIGCHLD set to
+ * SIG_IGN) may reap it before the library does; the run's status comes
+ * through the reaper's socket, not its exit status, but such a caller must
+ * not take it for a child of its own. procage_spawn blocks every signal in the
  * calling thread from the reaper's start until the target has started
  * (the reaper and the target begin on the caller's memory), then restores
  * the mask. The first procage_host_facts (also made by procage_cage_new)
- * starts short-lived child processes to measure the kernel and reaps them.
+ * starts short-lived child processes to measure the kernel and reaps them,
+ * as procage_cage_new does on tier T2 to ask whether a hard resource limit
+ * above the caller's may be set.
  *
  * Environment. The library reads the calling process's environment:
  *   HOME             the home of the hard-deny classes and "~/" in JSON
@@ -72,7 +75,8 @@
  *   environ          the child's environment, filtered, when the spawn options
  *                    give none; PATH of the child's environment finds argv[0]
  *
- * Descriptors. A cage holds one descriptor per path rule it grants, until
+ * Descriptors. A cage holds one descriptor per location it grants (on tier
+ * T2 a grant around a denied path becomes one per entry), until
  * procage_cage_free. A run holds a few (its reaper's pidfd, socket and
  * stacks), closed when it is waited for; a proxy-only run also uses six per
  * proxied connection at once, out of the calling process's RLIMIT_NOFILE:
@@ -110,10 +114,12 @@ extern "C" {
  * A result that must not be dropped (an allocation, or a check whose
  * failure leaves nothing made), and arguments that must not be NULL. The
  * library itself still checks them and returns -EINVAL, so the compiler
- * is not told while it builds the library (it could drop the checks).
+ * is not told while it builds the library (it could drop the checks);
+ * a caller that means to pass NULL anyway, as a test of those checks,
+ * defines PROCAGE_NO_NONNULL.
  */
 #define PROCAGE_MUST_USE __attribute__((warn_unused_result))
-#if defined(PROCAGE_BUILDING)
+#if defined(PROCAGE_BUILDING) || defined(PROCAGE_NO_NONNULL)
 #define PROCAGE_NONNULL(...)
 #else
 #define PROCAGE_NONNULL(...) __attribute__((nonnull(__VA_ARGS__)))
@@ -181,6 +187,9 @@ struct procage_policy;
 
 /* An empty policy (nothing granted, network off, private tmp on), or NULL out of memory. */
 PROCAGE_API struct procage_policy *procage_policy_new(void) PROCAGE_MUST_USE;
+/* The same in the style of every other constructor: 0 or -ENOMEM, *out set. */
+PROCAGE_API int procage_policy_create(struct procage_policy **out, struct procage_error *err)
+	PROCAGE_MUST_USE PROCAGE_NONNULL(1);
 PROCAGE_API void procage_policy_free(struct procage_policy *policy);
 
 /*
@@ -605,7 +614,7 @@ PROCAGE_API int procage_run_kill(struct procage_run *run, struct procage_error *
  * procage_run_wait returns at once. Owned by the run: the caller never
  * closes it, and procage_run_wait (or _wait_for, once the run has ended)
  * and procage_run_free close it; after that this returns -1. Remove it
- * from an epoll set before the wait. Safe to call from any thread.
+ * from an epoll set before the wait.
  */
 PROCAGE_API int procage_run_fd(const struct procage_run *run);
 /*

@@ -18,8 +18,8 @@ int cli_nofile_prepare(struct procage_policy *policy, struct procage_error *err)
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == rl.rlim_max)
 		return 0;
 	if (procage_policy_get_rlimit(policy, RLIMIT_NOFILE, NULL, NULL) == -ENOENT) {
-		int rc = procage_policy_set_rlimit(policy, RLIMIT_NOFILE, rl.rlim_cur, rl.rlim_max,
-						   err);
+		int rc =
+		    procage_policy_set_rlimit(policy, RLIMIT_NOFILE, rl.rlim_cur, rl.rlim_max, err);
 		if (rc < 0)
 			return rc;
 	}

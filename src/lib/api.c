@@ -57,8 +57,8 @@ PROCAGE_API int procage_run_reports_sized(const struct procage_run *run, size_t 
 		return error_set(err, -EINVAL, "no place for the reports given");
 	if (report_size < REPORT_SIZE_V1 || report_size > 65536)
 		return error_set(err, -EINVAL,
-				 "reports of %zu bytes each: expected %zu to 65536 bytes", report_size,
-				 REPORT_SIZE_V1);
+				 "reports of %zu bytes each: expected %zu to 65536 bytes",
+				 report_size, REPORT_SIZE_V1);
 	int rc = procage_run_reports(run, &reports, &count, err);
 	if (rc < 0 || report_size == sizeof *reports) {
 		*out = reports;

@@ -75,6 +75,15 @@ PROCAGE_API struct procage_policy *procage_policy_new(void)
 	return p;
 }
 
+PROCAGE_API int procage_policy_create(struct procage_policy **out, struct procage_error *err)
+{
+	error_clear(err);
+	if (!out)
+		return error_set(err, -EINVAL, "no place for the policy given");
+	*out = procage_policy_new();
+	return *out ? 0 : error_set(err, -ENOMEM, "out of memory");
+}
+
 static void env_vars_free(struct policy_env_var *vars, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

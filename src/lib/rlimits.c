@@ -30,7 +30,7 @@
  */
 static bool raise_allowed(int resource, uint64_t soft, uint64_t hard)
 {
-	struct rlimit want = { (rlim_t)soft, (rlim_t)hard };
+	struct rlimit want = {(rlim_t)soft, (rlim_t)hard};
 	int status;
 	pid_t pid = fork();
 	if (pid == 0)
@@ -73,9 +73,9 @@ static int raise_refusal(int resource, uint64_t hard, const struct rlimit *now, 
 			 "and %s; ask for at most %s",
 			 policy_rlimit_name(resource), want, have,
 			 tier == PROCAGE_TIER_T1
-				 ? "on tier T1 limits are set inside the run's user namespace, "
-				   "where no process may raise them"
-				 : "raising it needs CAP_SYS_RESOURCE",
+			     ? "on tier T1 limits are set inside the run's user namespace, "
+			       "where no process may raise them"
+			     : "raising it needs CAP_SYS_RESOURCE",
 			 have);
 }
 

@@ -55,12 +55,12 @@ static bool strings_equal(char *const *a, size_t n_a, char *const *b, size_t n_b
 static bool policy_equal(const struct procage_policy *a, const struct procage_policy *b,
 			 const char **differs)
 {
-#define SAME(cond, field)                                                                     \
-	do {                                                                                   \
-		if (!(cond)) {                                                                 \
-			*differs = field;                                                      \
-			return false;                                                          \
-		}                                                                              \
+#define SAME(cond, field)                                                                          \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			*differs = field;                                                          \
+			return false;                                                              \
+		}                                                                                  \
 	} while (0)
 	SAME(a->n_paths == b->n_paths, "paths");
 	for (size_t i = 0; i < a->n_paths; i++)
@@ -79,8 +79,8 @@ static bool policy_equal(const struct procage_policy *a, const struct procage_po
 	SAME(a->terminal == b->terminal, "terminal");
 	for (int r = 0; r < RLIM_NLIMITS; r++)
 		SAME(a->rlimits[r].set == b->rlimits[r].set &&
-			     a->rlimits[r].soft == b->rlimits[r].soft &&
-			     a->rlimits[r].hard == b->rlimits[r].hard,
+			 a->rlimits[r].soft == b->rlimits[r].soft &&
+			 a->rlimits[r].hard == b->rlimits[r].hard,
 		     "limits");
 	SAME(strings_equal(a->allow_hosts, a->n_allow_hosts, b->allow_hosts, b->n_allow_hosts),
 	     "allow_hosts");
@@ -93,7 +93,7 @@ static bool policy_equal(const struct procage_policy *a, const struct procage_po
 	SAME(a->accepted == b->accepted, "accept");
 	SAME(!a->home == !b->home && (!a->home || strcmp(a->home, b->home) == 0), "home");
 	SAME(!a->tmp_base == !b->tmp_base &&
-		     (!a->tmp_base || strcmp(a->tmp_base, b->tmp_base) == 0),
+		 (!a->tmp_base || strcmp(a->tmp_base, b->tmp_base) == 0),
 	     "tmp_base");
 #undef SAME
 	return true;
@@ -132,8 +132,7 @@ static void round_trip(const char *name, const char *text)
 	tap_ok(rc == 0, "%s: written and read back: %s", name, rc ? err.message : "ok");
 	if (rc == 0) {
 		bool equal = policy_equal(first, second, &differs);
-		tap_ok(equal,
-		       "%s: the policy read back equals the first (differs in: %s)", name,
+		tap_ok(equal, "%s: the policy read back equals the first (differs in: %s)", name,
 		       differs[0] ? differs : "nothing");
 		tap_ok(strcmp(written, rewritten) == 0, "%s: writing it again gives the same text",
 		       name);
@@ -164,7 +163,7 @@ static void make_fixture(void)
 	mkdir(path, 0700);
 	snprintf(path, sizeof path, "%s/w/r", tmp);
 	mkdir(path, 0700);
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (strlen(tmp) + sizeof "/sock" > sizeof sun.sun_path)
 		exit(99);
@@ -180,28 +179,31 @@ int main(void)
 	char *every = NULL;
 	make_fixture();
 	/* Every key, each away from its default; the tmp path has no character JSON escapes. */
-	if (asprintf(&every,
-		     "{\"version\": 1,\n"
-		     " \"paths\": {\"read\": [\"/usr\", \"/etc\", \"~/r\"], \"write\": [\"%s/w\"],\n"
-		     "   \"protect\": [\"%s/w/p\"], \"hide\": [\"%s/w/h\"], \"connect\": [\"%s/sock\"]},\n"
-		     " \"network\": \"proxy\",\n"
-		     " \"allow_hosts\": [\"github.com\", \"*.npmjs.org\", \"registry.example:8443\",\n"
-		     "   \"10.1.2.0/24\", \"[fd00::]/64\"],\n"
-		     " \"env\": {\"pass\": [\"GITHUB_TOKEN\", \"NPM_TOKEN\"],\n"
-		     "   \"set\": {\"A\": \"1\", \"QUOTED\": \"a \\\"b\\\" \\\\ \\u0001 c\"}},\n"
-		     " \"private_tmp\": false,\n"
-		     " \"limits\": {\"nofile\": {\"soft\": 64, \"hard\": 128}, \"core\": 0,\n"
-		     "   \"cpu\": \"unlimited\", \"as\": {\"soft\": 1048576, \"hard\": \"unlimited\"},\n"
-		     "   \"memory\": 268435456, \"pids\": 64},\n"
-		     " \"accept\": [\"spawn-snapshot\", \"entry-grants\", \"proc-other-processes\"],\n"
-		     " \"waive\": [\"secrets\", \"trust-handoff\", \"persistence\", \"service-handoff\",\n"
-		     "   \"container-engines\", \"process-access\"],\n"
-		     " \"hardlinks\": {\"mode\": \"report\", \"exempt\": [\"%s/w/store\"]},\n"
-		     " \"reports\": true,\n"
-		     " \"lifetime\": \"tree\",\n"
-		     " \"terminal\": \"new-pty\",\n"
-		     " \"home\": \"%s/w\", \"tmp_base\": \"%s\"}\n",
-		     tmp, tmp, tmp, tmp, tmp, tmp, tmp) < 0)
+	if (asprintf(
+		&every,
+		"{\"version\": 1,\n"
+		" \"paths\": {\"read\": [\"/usr\", \"/etc\", \"~/r\"], \"write\": [\"%s/w\"],\n"
+		"   \"protect\": [\"%s/w/p\"], \"hide\": [\"%s/w/h\"], \"connect\": "
+		"[\"%s/sock\"]},\n"
+		" \"network\": \"proxy\",\n"
+		" \"allow_hosts\": [\"github.com\", \"*.npmjs.org\", \"registry.example:8443\",\n"
+		"   \"10.1.2.0/24\", \"[fd00::]/64\"],\n"
+		" \"env\": {\"pass\": [\"GITHUB_TOKEN\", \"NPM_TOKEN\"],\n"
+		"   \"set\": {\"A\": \"1\", \"QUOTED\": \"a \\\"b\\\" \\\\ \\u0001 c\"}},\n"
+		" \"private_tmp\": false,\n"
+		" \"limits\": {\"nofile\": {\"soft\": 64, \"hard\": 128}, \"core\": 0,\n"
+		"   \"cpu\": \"unlimited\", \"as\": {\"soft\": 1048576, \"hard\": \"unlimited\"},\n"
+		"   \"memory\": 268435456, \"pids\": 64},\n"
+		" \"accept\": [\"spawn-snapshot\", \"entry-grants\", \"proc-other-processes\"],\n"
+		" \"waive\": [\"secrets\", \"trust-handoff\", \"persistence\", "
+		"\"service-handoff\",\n"
+		"   \"container-engines\", \"process-access\"],\n"
+		" \"hardlinks\": {\"mode\": \"report\", \"exempt\": [\"%s/w/store\"]},\n"
+		" \"reports\": true,\n"
+		" \"lifetime\": \"tree\",\n"
+		" \"terminal\": \"new-pty\",\n"
+		" \"home\": \"%s/w\", \"tmp_base\": \"%s\"}\n",
+		tmp, tmp, tmp, tmp, tmp, tmp, tmp) < 0)
 		return 99;
 	round_trip("every key", every);
 	round_trip("the empty policy", "{}");
