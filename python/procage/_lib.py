@@ -100,7 +100,7 @@ _FUNCTIONS = {
     "procage_tier_name": (_S, [_I]),
     "procage_free": (None, [_P]),
     "procage_strings_free": (None, [ctypes.POINTER(ctypes.c_char_p)]),
-    "procage_policy_new": (_P, []),
+    "procage_policy_create": (_I, [_PP, _E]),
     "procage_policy_free": (None, [_P]),
     "procage_policy_new_default": (_I, [_S, _PP, _E]),
     "procage_policy_allow": (_I, [_P, _S, _I, _E]),

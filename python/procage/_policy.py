@@ -53,11 +53,13 @@ class Policy(Handle):
     _exclusive = True
 
     def __init__(self, _pointer=None):
-        if _pointer is None:
-            _pointer = _lib.lib.procage_policy_new()
-            if not _pointer:
-                raise MemoryError("procage_policy_new")
         super().__init__(_pointer)
+        if _pointer is None:
+            out = ctypes.c_void_p()
+            try:
+                call("procage_policy_create", ctypes.byref(out))
+            finally:
+                self._pointer = out.value  # owned even if a signal's exception comes now
 
     @classmethod
     def _out(cls, function, *args):

@@ -103,9 +103,12 @@ class Run:
     close() (or leaving a with block by an exception) kills a run that is
     still going; leaving a with block normally waits for it.
 
-    Threads: wait() and poll() may be called from any thread, and kill()
-    or send_signal() while another thread waits. wait() polls the run's
-    descriptor, so Ctrl-C (KeyboardInterrupt) interrupts it at once.
+    Threads: the library lets one thread at a time use a run; the binding
+    holds the Run's lock around every library call on it, and wait() polls
+    a duplicate of the run's descriptor without it. So wait() and poll()
+    may be called from any thread, and kill() or send_signal() while
+    another thread waits; Ctrl-C (KeyboardInterrupt) interrupts wait() at
+    once.
     """
 
     def __init__(self, argv, *, workspace=None, policy=None, cage=None, stdin=None,
