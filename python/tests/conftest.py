@@ -72,6 +72,10 @@ def _uncaged(monkeypatch):
         with self._lock:
             if self._run is None:
                 return
+            if os.getpid() != self._owner:  # a forked copy, as the binding does
+                self._run = None
+                self._close_pipes()
+                return
             if self.returncode is None:
                 self._popen.kill()
                 self.wait()
