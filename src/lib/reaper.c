@@ -221,12 +221,21 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 		p[1].events = POLLIN;
 		p[1].revents = 0;
 		long rc = raw_syscall5(SYS_ppoll, p, 2, NULL, NULL, sizeof(sigset_t));
-		if (rc < 0)
+		if (rc == -EINTR)
 			continue;
+		if (rc < 0) {
+			/*
+			 * The run lowered our descriptor limit below what poll
+			 * takes (EINVAL): look at both every 20 ms instead.
+			 */
+			struct timespec t = { 0, 20 * 1000 * 1000 };
+			raw_syscall2(SYS_nanosleep, &t, NULL);
+			p[0].revents = p[1].revents = POLLIN;
+		}
 		if (p[1].revents)
 			signals_drain(r);
 		reaper_reap_ended(r);
-		if (p[0].revents && !r->target_reaped)
+		if (p[0].revents && !r->target_reaped && !r->caller_gone)
 			command_read(r);
 	}
 	reaper_kill_all(r);

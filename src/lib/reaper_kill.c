@@ -329,7 +329,9 @@ static REAPER_RAW void child_event_wait(struct reaper *r, long ms)
 	p.fd = r->sigchld_fd;
 	p.events = POLLIN;
 	p.revents = 0;
-	raw_syscall5(SYS_ppoll, &p, 1, &t, NULL, sizeof(sigset_t));
+	/* With a descriptor limit of 0, poll refuses even one: just wait. */
+	if (raw_syscall5(SYS_ppoll, &p, 1, &t, NULL, sizeof(sigset_t)) < 0)
+		raw_syscall2(SYS_nanosleep, &t, NULL);
 	while (raw_syscall3(SYS_read, r->sigchld_fd, drain, sizeof drain) > 0)
 		;
 }
