@@ -1,0 +1,233 @@
+/*
+ * How a run ends (R-23), beyond lifetime.c: whatever the run does to get
+ * ahead of its reaper, and whatever became of the thread that started it.
+ *
+ *  - A fork chain (issue 11, item 17): pinned to one CPU, each process
+ *    forks its successor and exits, so a reaper killing one generation at
+ *    a time never catches up. Once the run has ended, /proc is scanned
+ *    from outside for the chain's command line: none may be left. Without
+ *    the cage the chain outlives the probe (the control), and a stop file
+ *    ends it.
+ *  - The thread that called procage_spawn has exited, and its stack and
+ *    thread-local storage are unmapped, before the run ends: the run is
+ *    still waited for, and what it left behind still dies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "escape.h"
+
+#define MAX_FOUND 64
+
+/* Is pid a live (not zombie) "probe ACTION TOKEN ..."? */
+static bool runs_action(pid_t pid, const char *action, const char *token)
+{
+	char path[64], buf[4096], stat[512];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *argv1 = buf + strlen(buf) + 1;
+	if (argv1 >= buf + n || strcmp(argv1, action) != 0)
+		return false;
+	const char *argv2 = argv1 + strlen(argv1) + 1;
+	if (argv2 >= buf + n || strcmp(argv2, token) != 0)
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (caged_read_file(path, stat, sizeof stat) < 0)
+		return false;
+	const char *paren = strrchr(stat, ')');
+	return paren && paren[1] == ' ' && paren[2] != 'Z';
+}
+
+/* How many live processes run "probe ACTION TOKEN". */
+static int running(const char *action, const char *token)
+{
+	int n = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (!*end && pid > 0 && runs_action((pid_t)pid, action, token))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* A poll of /proc whose deadline only bounds a failure: true once none is left. */
+static bool gone_within(const char *action, const char *token, int timeout_ms)
+{
+	for (int waited = 0;; waited += 20) {
+		if (running(action, token) == 0)
+			return true;
+		if (waited >= timeout_ms)
+			return false;
+		struct timespec t = { 0, 20 * 1000 * 1000 };
+		nanosleep(&t, NULL);
+	}
+}
+
+/* Kill what is left of "probe linger TOKEN", through pidfds, and wait for it. */
+static void lingerers_kill(const char *token)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		if (fd < 0)
+			continue;
+		if (runs_action((pid_t)pid, "linger", token)) {
+			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+			struct pollfd p = { fd, POLLIN, 0 };
+			poll(&p, 1, 5000);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* ---- a fork chain ----------------------------------------------------- */
+
+void r23_a_fork_chain_ends_with_the_run(const struct tier *t)
+{
+	char token[64], stop[PATH_MAX];
+	static unsigned counter;
+	struct caged_ws *ws = workspace(t, "r23");
+	if (!ws || cage_refused_here(t, ws, "r23"))
+		goto out;
+	snprintf(token, sizeof token, "r23-chain-%d-%u", (int)getpid(), ++counter);
+	if (!path_join(t, stop, ws->rw, "stop-the-chain"))
+		goto out;
+
+	/* The target starts the chain and exits: the run ends at once, the chain with it. */
+	struct caged_result r = run_caged(ws, NULL, "fork-chain", token, stop, NULL);
+	int left = running("fork-chain", token);
+	check(t, did_it(&r) && strstr(r.out, "started") && left == 0, &r,
+	      "r23: a fork chain pinned to one CPU is gone when the run has ended (%d left)",
+	      left);
+	/* A failure leaves the chain going: the stop file ends it. */
+	put_file(stop, "");
+	gone_within("fork-chain", token, 10000);
+	unlink(stop);
+
+	snprintf(token, sizeof token, "r23-chain-control-%d-%u", (int)getpid(), ++counter);
+	r = run_uncaged(ws, NULL, "fork-chain", token, stop, NULL);
+	left = running("fork-chain", token);
+	check(t, did_it(&r) && left > 0, &r,
+	      "r23: control: without the cage, the chain outlives the probe (%d running)", left);
+	put_file(stop, "");
+	bool ended = gone_within("fork-chain", token, 10000);
+	fixture(t, ended, "r23: the control's chain ends on its stop file");
+	unlink(stop);
+out:
+	caged_ws_free(ws);
+}
+
+/* ---- the spawning thread gone ---------------------------------------- */
+
+struct spawner {
+	struct caged_ws *ws;
+	const char *token;
+	int hold_read;
+	struct caged_proc *proc;
+	bool started;
+};
+
+static void *spawner_main(void *arg)
+{
+	struct spawner *s = arg;
+	struct procage_fd_map map = { s->hold_read, 3 };
+	struct caged_opts o = { .fds = &map, .n_fds = 1 };
+	s->proc = start_caged(s->ws, &o, "descendant", "child", s->token, "then", "wait-on-fd",
+			      "3", NULL);
+	s->started = s->proc && caged_proc_wait_for(s->proc, "started", 10000);
+	return NULL;
+}
+
+/*
+ * Spawn from a thread whose stack (and with it its thread control block
+ * and TLS: glibc places them in a stack the caller gives) is unmapped once
+ * it has exited. A reaper still reading that thread's TLS (a stack
+ * protector's canary through %fs) would then fault.
+ */
+static struct caged_proc *spawn_from_gone_thread(const struct tier *t, struct spawner *s)
+{
+	const size_t size = 1 << 20;
+	pthread_attr_t attr;
+	pthread_t thread;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+			   -1, 0);
+	if (!fixture(t, stack != MAP_FAILED, "r23: a thread stack: %s", strerror(errno)))
+		return NULL;
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, stack, size);
+	int rc = pthread_create(&thread, &attr, spawner_main, s);
+	pthread_attr_destroy(&attr);
+	if (rc == 0)
+		pthread_join(thread, NULL);
+	munmap(stack, size);
+	fixture(t, rc == 0 && s->started,
+		"r23: a thread spawned a run that left a child behind, and exited");
+	return s->proc;
+}
+
+void r23_a_run_outlives_the_thread_that_spawned_it(const struct tier *t)
+{
+	char token[64];
+	static unsigned counter;
+	int hold[2];
+	struct caged_ws *ws = workspace(t, "r23");
+	if (!ws || cage_refused_here(t, ws, "r23"))
+		goto out;
+	snprintf(token, sizeof token, "r23-thread-%d-%u", (int)getpid(), ++counter);
+	if (!fixture(t, pipe2(hold, O_CLOEXEC) == 0, "r23: pipe: %s", strerror(errno)))
+		goto out;
+	struct spawner s = { .ws = ws, .token = token, .hold_read = hold[0] };
+	struct caged_proc *p = spawn_from_gone_thread(t, &s);
+	close(hold[0]);
+	int before = running("linger", token);
+	/* EOF on descriptor 3: the target exits; the child it left must die with the run. */
+	close(hold[1]);
+	if (p) {
+		struct caged_result r = caged_proc_finish(p);
+		int left = running("linger", token);
+		check(t, did_it(&r) && before > 0 && left == 0, &r,
+		      "r23: with the spawning thread gone, the run is waited for and its child dies "
+		      "(%d before, %d left)",
+		      before, left);
+	}
+	lingerers_kill(token);
+
+	/* The control: without the cage, the child outlives the probe. */
+	snprintf(token, sizeof token, "r23-thread-control-%d-%u", (int)getpid(), ++counter);
+	struct caged_result r = run_uncaged(ws, NULL, "descendant", "child", token, NULL);
+	int left = running("linger", token);
+	check(t, did_it(&r) && left > 0, &r,
+	      "r23: control: without the cage, the child outlives the probe (%d left)", left);
+	lingerers_kill(token);
+out:
+	caged_ws_free(ws);
+}
