@@ -4,10 +4,10 @@
  *
  *  - A fork chain (issue 11, item 17): pinned to one CPU, each process
  *    forks its successor and exits, so a reaper killing one generation at
- *    a time never catches up. Once the run has ended, /proc is scanned
- *    from outside for the chain's command line: none may be left. Without
- *    the cage the chain outlives the probe (the control), and a stop file
- *    ends it.
+ *    a time never catches up. Every link holds a pipe's write end; once
+ *    the run has ended, the test's read end must report the hangup at
+ *    once: no link is left. Without the cage the chain outlives the probe
+ *    (the control), and a stop file ends it.
  *  - The thread that called procage_spawn has exited, and its stack and
  *    thread-local storage are unmapped, before the run ends: the run is
  *    still waited for, and what it left behind still dies.
@@ -72,19 +72,6 @@ static int running(const char *action, const char *token)
 	return n;
 }
 
-/* A poll of /proc whose deadline only bounds a failure: true once none is left. */
-static bool gone_within(const char *action, const char *token, int timeout_ms)
-{
-	for (int waited = 0;; waited += 20) {
-		if (running(action, token) == 0)
-			return true;
-		if (waited >= timeout_ms)
-			return false;
-		struct timespec t = { 0, 20 * 1000 * 1000 };
-		nanosleep(&t, NULL);
-	}
-}
-
 /* Kill what is left of "probe linger TOKEN", through pidfds, and wait for it. */
 static void lingerers_kill(const char *token)
 {
@@ -111,10 +98,49 @@ static void lingerers_kill(const char *token)
 
 /* ---- a fork chain ----------------------------------------------------- */
 
+/*
+ * Run the chain with the write end of a pipe as its descriptor 3, which
+ * every link inherits; the test keeps only the read end. The end of the
+ * last link is an event: the read end reports a hangup. A scan of /proc
+ * could miss a chain that moves through pids faster than it reads them.
+ */
+static struct caged_result chain_run(struct caged_ws *ws, bool caged, const char *token,
+				     const char *stop, int *chain_read)
+{
+	int p[2];
+	struct caged_result r = { .how = CAGED_NOT_STARTED };
+	*chain_read = -1;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return r;
+	struct procage_fd_map map = { p[1], 3 };
+	struct caged_opts o = { .fds = &map, .n_fds = 1 };
+	r = caged ? run_caged(ws, &o, "fork-chain", token, stop, NULL)
+		  : run_uncaged(ws, &o, "fork-chain", token, stop, NULL);
+	close(p[1]);
+	*chain_read = p[0];
+	return r;
+}
+
+/* Has every link ended within timeout_ms (a deadline that only bounds a failure)? */
+static bool chain_ended(int chain_read, int timeout_ms)
+{
+	struct pollfd p = { chain_read, POLLIN, 0 };
+	char c;
+	for (;;) {
+		int n = poll(&p, 1, timeout_ms);
+		if (n <= 0)
+			return false;
+		/* No link writes; a hangup (EOF) means no link holds it any more. */
+		if (read(chain_read, &c, 1) == 0)
+			return true;
+	}
+}
+
 void r23_a_fork_chain_ends_with_the_run(const struct tier *t)
 {
 	char token[64], stop[PATH_MAX];
 	static unsigned counter;
+	int chain = -1;
 	struct caged_ws *ws = workspace(t, "r23");
 	if (!ws || cage_refused_here(t, ws, "r23"))
 		goto out;
@@ -123,24 +149,30 @@ void r23_a_fork_chain_ends_with_the_run(const struct tier *t)
 		goto out;
 
 	/* The target starts the chain and exits: the run ends at once, the chain with it. */
-	struct caged_result r = run_caged(ws, NULL, "fork-chain", token, stop, NULL);
-	int left = running("fork-chain", token);
-	check(t, did_it(&r) && strstr(r.out, "started") && left == 0, &r,
-	      "r23: a fork chain pinned to one CPU is gone when the run has ended (%d left)",
-	      left);
+	struct caged_result r = chain_run(ws, true, token, stop, &chain);
+	bool ended = chain >= 0 && chain_ended(chain, 0);
+	check(t, did_it(&r) && strstr(r.out, "started") && ended, &r,
+	      "r23: a fork chain pinned to one CPU has ended when the run has (%s)",
+	      ended ? "no link left" : "links LEFT");
 	/* A failure leaves the chain going: the stop file ends it. */
 	put_file(stop, "");
-	gone_within("fork-chain", token, 10000);
+	fixture(t, ended || (chain >= 0 && chain_ended(chain, 10000)),
+		"r23: the chain ends on its stop file");
+	if (chain >= 0)
+		close(chain);
 	unlink(stop);
 
 	snprintf(token, sizeof token, "r23-chain-control-%d-%u", (int)getpid(), ++counter);
-	r = run_uncaged(ws, NULL, "fork-chain", token, stop, NULL);
-	left = running("fork-chain", token);
-	check(t, did_it(&r) && left > 0, &r,
-	      "r23: control: without the cage, the chain outlives the probe (%d running)", left);
+	r = chain_run(ws, false, token, stop, &chain);
+	ended = chain >= 0 && chain_ended(chain, 0);
+	check(t, did_it(&r) && !ended, &r,
+	      "r23: control: without the cage, the chain outlives the probe (%d seen running)",
+	      running("fork-chain", token));
 	put_file(stop, "");
-	bool ended = gone_within("fork-chain", token, 10000);
-	fixture(t, ended, "r23: the control's chain ends on its stop file");
+	fixture(t, chain >= 0 && (ended || chain_ended(chain, 10000)),
+		"r23: the control's chain ends on its stop file");
+	if (chain >= 0)
+		close(chain);
 	unlink(stop);
 out:
 	caged_ws_free(ws);
