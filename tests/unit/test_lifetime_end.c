@@ -12,7 +12,8 @@
  *    removed, with the caller waiting, gone, or short of descriptors;
  *  - spawns failing for want of descriptors leave no directory;
  *  - a reaper whose descriptor limit was lowered to 1 still ends the run;
- *  - a command the reaper never read does not cost the exit status.
+ *  - a command the reaper never read does not cost the exit status;
+ *  - stopping the proxy's resolver does not wait for a lookup that hangs.
  *
  * run-tests runs it on the host's tier and on T2 (without_userns).
  */
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "procage.h"
+#include "proxy/resolver.h"
 #include "tap.h"
 #include "tmpdir.h"
 
@@ -469,6 +471,48 @@ static void test_unread_command(void)
 	tmp_base_clean();
 }
 
+/* ---- a lookup that hangs --------------------------------------------- */
+
+/* A resolver that hangs until the test lets it go: it says when it started. */
+static int hang_started[2] = { -1, -1 }, hang_release[2] = { -1, -1 };
+
+static int resolve_hanging(void *ctx, const char *name, struct dest_addr *out, size_t max)
+{
+	char c;
+	(void)!write(hang_started[1], "s", 1);
+	(void)!read(hang_release[0], &c, 1);
+	return -ENOENT;
+}
+
+static void test_resolver_stop_does_not_wait(void)
+{
+	static const struct proxy_resolver hanging = { resolve_hanging, NULL };
+	static struct resolver_job job = { .name = "hangs.example" };
+	struct resolver_pool *pool = NULL;
+	struct procage_error err;
+	char c;
+	if (pipe2(hang_started, O_CLOEXEC) != 0 || pipe2(hang_release, O_CLOEXEC) != 0 ||
+	    resolver_pool_start(&hanging, 2, &pool, &err) != 0) {
+		tap_ok(false, "a resolver pool starts");
+		return;
+	}
+	struct resolver_job *j = malloc(sizeof *j);
+	*j = job;
+	resolver_pool_submit(pool, j);
+	bool hanging_now = read(hang_started[0], &c, 1) == 1;
+	/* A stop that waited for the lookup would never return: the alarm ends the test. */
+	alarm(20);
+	long long start = now_us();
+	resolver_pool_stop(pool);
+	long long took = now_us() - start;
+	alarm(0);
+	tap_ok(hanging_now && took < 1000000,
+	       "stopping the resolver does not wait for a lookup that hangs (%lld us)", took);
+	/* Let it go: its worker drops the answer and frees the pool (ASan checks). */
+	close(hang_release[1]);
+	close(hang_started[0]);
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -490,6 +534,7 @@ int main(int argc, char **argv)
 	tap_diag("tier %s", f.tier == PROCAGE_TIER_T1 ? "T1" : "T2 or lower");
 	cage = cage_make();
 	if (tap_ok(cage != NULL, "a cage with a private temporary directory")) {
+		test_resolver_stop_does_not_wait();
 		test_unread_command();
 		test_reaper_without_descriptors();
 		test_deep_tmpdir();
