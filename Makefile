@@ -247,7 +247,7 @@ format:
 	clang-format -i include/*.h src/lib/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-distro
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d) \
 	$(BUILD)/src/gen/seccomp_gen.d $(SECCOMP_BUILD_OBJS:.o=.d) \
