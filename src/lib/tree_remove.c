@@ -12,6 +12,7 @@
  * Raw system calls only: the reaper runs it in phase 2, and the caller
  * uses it too (tmpdir.c), so there is one removal.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -64,7 +65,10 @@ static REAPER_RAW int scan_once(int dir, char *sub_name, long *steps)
 				removed = 1;
 				continue;
 			}
-			if (rc != -EISDIR && rc != -EPERM)
+			/* EPERM: a directory on some systems, or an immutable file. */
+			bool is_dir = rc == -EISDIR ||
+				   (rc == -EPERM && (d->type == DT_DIR || d->type == DT_UNKNOWN));
+			if (!is_dir)
 				return (int)rc;
 			name_copy(sub_name, d->name);
 			return 1;

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -351,6 +353,57 @@ static void test_deep_tmpdir(void)
 	tmp_base_clean();
 }
 
+/* Set or clear the immutable flag of path; 0 or -errno. */
+static int immutable_set(const char *path, bool on)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), flags = 0, rc = 0;
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0)
+		rc = -errno;
+	flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+	if (rc == 0 && ioctl(fd, FS_IOC_SETFLAGS, &flags) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/*
+ * What cannot be removed is said: a file made immutable (from outside, as
+ * root) in the run's temporary directory stays, and the wait names it.
+ */
+static void test_tmpdir_left_is_said(void)
+{
+	char line[64], file[512];
+	struct procage_error err = { 0 };
+	int status = -1;
+	if (geteuid() != 0) {
+		tap_skip("making a file immutable needs root (CAP_LINUX_IMMUTABLE)");
+		return;
+	}
+	struct procage_run *r =
+	    spawn_reading(": > \"$TMPDIR/stays\"; echo ready; exec sleep 1000", line, sizeof line);
+	const char *tmp = r ? procage_run_tmpdir(r) : NULL;
+	snprintf(file, sizeof file, "%s/stays", tmp ? tmp : "");
+	int set = tmp && strstr(line, "ready") ? immutable_set(file, true) : -ENOENT;
+	if (set < 0) {
+		tap_skip("this file system has no immutable flag here (%s)", strerror(-set));
+		procage_run_free(r);
+		tmp_base_clean();
+		return;
+	}
+	procage_run_kill(r, NULL);
+	int rc = procage_run_wait(r, &status, &err);
+	tap_ok(rc < 0 && WIFSIGNALED(status) && strstr(err.message, "temporary directory") &&
+		       strstr(err.message, tmp),
+	       "a temporary directory that cannot be removed is named, the status kept: %s",
+	       err.message);
+	immutable_set(file, false);
+	procage_run_free(r);
+	tmp_base_clean();
+	tap_ok(entries_in(tmp_base) == 0, "and once the flag is gone, it is removed");
+}
+
 /* Spawns failing with EMFILE at every point of the preparation: no directory left. */
 static void test_spawn_out_of_descriptors(void)
 {
@@ -538,6 +591,7 @@ int main(int argc, char **argv)
 		test_unread_command();
 		test_reaper_without_descriptors();
 		test_deep_tmpdir();
+		test_tmpdir_left_is_said();
 		test_spawn_out_of_descriptors();
 		test_caller_killed(tries);
 	}
