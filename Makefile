@@ -1,5 +1,8 @@
-# procage: GNU Make, non-recursive. `make`, `make check`, `make install PREFIX=...`.
+# procage: GNU Make, non-recursive. `make`, `make check`, `make install PREFIX=...`,
+# `make uninstall PREFIX=...`.
 # `make BUILD=build-asan SANITIZE=1 check-fast` builds and tests with ASan+UBSan.
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment (a distribution's flags)
+# come after the project's own, so they win where they differ.
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -21,15 +24,27 @@ DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wformat=2 -Wundef -Wvla -Wno-unused-parameter
 OPT := -O2 -g
+# Hardened as distributions build: fortified calls, stack protector and
+# clash protection, control-flow protection; full RELRO and immediate
+# binding; the command is position-independent. The reaper's phase 2 must
+# not read the thread pointer whatever the flags: scripts/check-reaper-raw.
+HARDEN := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
+	-fstack-clash-protection -fcf-protection
 ifeq ($(SANITIZE),1)
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+HARDEN := -fstack-protector-strong -fstack-clash-protection -fcf-protection
 endif
-CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	-Iinclude -iquote src/lib $(DEPS_CFLAGS) $(CFLAGS)
-LDFLAGS_ALL := $(filter -fsanitize%,$(OPT)) $(LDFLAGS)
+CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) $(HARDEN) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+	-Iinclude -iquote src/lib $(DEPS_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+LDFLAGS_ALL := $(filter -fsanitize%,$(OPT)) -Wl,-z,relro,-z,now $(LDFLAGS)
 
 SOVERSION := 0
-VERSION := 0.1.0
+# One version: the header's PROCAGE_VERSION, which the command prints; the
+# library's file name and the .pc file take it from there.
+VERSION := $(shell sed -n 's/^\#define PROCAGE_VERSION "\(.*\)"$$/\1/p' include/procage.h)
+ifeq ($(VERSION),)
+$(error include/procage.h defines no PROCAGE_VERSION "x.y.z")
+endif
 
 LIB_SRCS := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
 SECCOMP_PROGRAMS := $(BUILD)/gen/seccomp_programs
@@ -54,8 +69,16 @@ STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
 CLI := $(BUILD)/procage
 
-.PHONY: all setup demo fuzz fuzz-smoke deps check check-threat-model tests-built check-fast check-escape check-asan bench install clean format
-all: $(STATIC_LIB) $(SHARED_LIB) $(CLI)
+.PHONY: all setup demo fuzz fuzz-smoke deps check check-threat-model tests-built check-fast check-escape check-asan bench install uninstall clean format
+all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/reaper-raw.checked
+
+# The reaper's phase 2 reads no thread pointer and calls no library
+# function, whatever the compiler flags (src/lib/reaper_raw.h).
+REAPER_RAW_OBJS := $(BUILD)/src/lib/reaper.o $(BUILD)/src/lib/reaper_kill.o \
+	$(BUILD)/src/lib/tree_remove.o
+$(BUILD)/reaper-raw.checked: scripts/check-reaper-raw $(REAPER_RAW_OBJS)
+	scripts/check-reaper-raw $(REAPER_RAW_OBJS)
+	@touch $@
 
 deps:
 	@scripts/deps
@@ -83,7 +106,7 @@ $(SHARED_LIB): $(LIB_OBJS)
 
 # The command links the library statically: one less object to load at start.
 $(CLI): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) -pie $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(STATIC_LIB)
 
 # The seccomp programs, made at build time. The output depends on the
 # generator, which depends on the rules and the builder, so changing either
@@ -101,14 +124,15 @@ $(SECCOMP_PROGRAMS).o: $(SECCOMP_PROGRAMS).c
 # Tests link the static library, so they reach internal (hidden) symbols too.
 $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB)
+	$(CC) $(CFLAGS_ALL) -Itests/lib -MMD -MP -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) \
+		$(STATIC_LIB)
 
 # The seccomp test reads the rules and builds the programs live to compare;
 # its parts are tests/unit/seccomp_*.c.
 $(BUILD)/tests/test_seccomp: tests/unit/test_seccomp.c $(wildcard tests/unit/seccomp_*.[ch]) \
 		$(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen $(LDFLAGS_ALL) -o $@ $< \
+	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen -MMD -MP -MF $@.d $(LDFLAGS_ALL) -o $@ $< \
 		$(sort $(wildcard tests/unit/seccomp_*.c)) $(TESTLIB_OBJS) \
 		$(SECCOMP_BUILD_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
 
@@ -117,7 +141,10 @@ $(BUILD)/tests/lib/%.o: tests/lib/%.c
 	$(CC) $(CFLAGS_ALL) -Itests/lib -MMD -MP -c $< -o $@
 
 # main and the tier/user loop in escape_linux.c, the canaries in tests/escape/.
+# Programs of several sources depend on every header they may read.
+PROGRAM_HEADERS := $(wildcard include/*.h src/lib/*.h src/lib/*/*.h)
 $(BUILD)/tests/escape_linux: tests/escape_linux.c $(wildcard tests/escape/*.[ch] tests/lib/*.h) \
+		$(PROGRAM_HEADERS) \
 		$(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/lib -Itests/escape $(LDFLAGS_ALL) -o $@ tests/escape_linux.c \
@@ -126,6 +153,7 @@ $(BUILD)/tests/escape_linux: tests/escape_linux.c $(wildcard tests/escape/*.[ch]
 # The kernel facts: main and the ids in kernel_facts.c, the observations in
 # tests/facts/. KF-L15 installs the library's own seccomp filter.
 $(BUILD)/tests/kernel_facts: tests/kernel_facts.c $(wildcard tests/facts/*.[ch] tests/lib/*.h) \
+		$(PROGRAM_HEADERS) \
 		$(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/lib -Itests/facts $(LDFLAGS_ALL) -o $@ tests/kernel_facts.c \
@@ -134,13 +162,14 @@ $(BUILD)/tests/kernel_facts: tests/kernel_facts.c $(wildcard tests/facts/*.[ch] 
 # The probe runs inside cages; it is kept free of sanitizers so that the
 # escapes it attempts are the only thing measured.
 PROBE_SRCS := tests/probe.c $(sort $(wildcard tests/probe/*.c))
-$(BUILD)/tests/probe: $(PROBE_SRCS) tests/probe/probe.h
+$(BUILD)/tests/probe: $(PROBE_SRCS) tests/probe/probe.h $(PROGRAM_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -o $@ $(PROBE_SRCS)
 
 $(BUILD)/tests/without_userns: tests/without_userns.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -o $@ $< $(DEPS_CFLAGS) $(DEPS_LIBS)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -MMD -MP -MF $@.d \
+		-o $@ $< $(DEPS_CFLAGS) $(DEPS_LIBS)
 
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
@@ -210,18 +239,20 @@ install: all
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
 	scripts/apparmor-profile install $(BINDIR) $(DESTDIR)
 
+# What install put there, and nothing else.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/procage $(DESTDIR)$(INCLUDEDIR)/procage.h \
-		$(DESTDIR)$(PKGCONFIGDIR)/procage.pc $(DESTDIR)$(LIBDIR)/libprocage.a \
-		$(DESTDIR)$(LIBDIR)/libprocage.so $(DESTDIR)$(LIBDIR)/libprocage.so.$(SOVERSION) \
-		$(DESTDIR)$(LIBDIR)/libprocage.so.$(VERSION)
+	rm -f $(DESTDIR)$(LIBDIR)/libprocage.a $(DESTDIR)$(LIBDIR)/libprocage.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/libprocage.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libprocage.so \
+		$(DESTDIR)$(INCLUDEDIR)/procage.h $(DESTDIR)$(PKGCONFIGDIR)/procage.pc \
+		$(DESTDIR)$(BINDIR)/procage
 	scripts/apparmor-profile uninstall $(DESTDIR)
 
 format:
 	clang-format -i include/*.h src/lib/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-distro
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d) \
-	$(BUILD)/src/gen/seccomp_gen.d $(SECCOMP_BUILD_OBJS:.o=.d)
+	$(BUILD)/src/gen/seccomp_gen.d $(SECCOMP_BUILD_OBJS:.o=.d) \
+	$(addsuffix .d,$(UNIT_BINS) $(BUILD)/tests/without_userns)

@@ -126,6 +126,8 @@ int main(int argc, char **argv)
 	    {"r23", r23_a_descendant_in_a_group_of_its_own_dies_with_the_run},
 	    {"r23", r23_a_user_unit_cannot_be_planted},
 	    {"r23", r23_concurrent_runs_are_separate},
+	    {"r23", r23_a_fork_chain_ends_with_the_run},
+	    {"r23", r23_a_run_outlives_the_thread_that_spawned_it},
 	    {"r24", r24_secret_variables_do_not_reach_the_child},
 	    {"r25", r25_other_processes_are_opaque},
 	    {"r25", r25_proc_through_a_link_or_a_grant_is_an_approximation},

@@ -211,6 +211,8 @@ static const struct action actions[] = {
     {"descendant", 2, 2, do_descendant,
      "MODE TOKEN: leave a process behind (child, double-fork, group, session)"},
     {"linger", 2, 2, do_linger, "TOKEN FD: say so on FD, then wait for ever"},
+    {"fork-chain", 2, 2, do_fork_chain,
+     "TOKEN STOPFILE: a chain forking its successor and exiting, until STOPFILE exists"},
     {"wait-on-fd", 1, 1, do_wait_on_fd, "N: block until a byte or EOF on descriptor N"},
     {"print", 1, 1, do_print, "TEXT: print TEXT and a newline at once"},
     {"connect-tcp6", 2, 2, do_connect_other, "ADDR PORT: connect over TCP (IPv6)"},

@@ -31,7 +31,10 @@ struct cli_supervise_result {
 	int status;     /* the target's, waitpid() form */
 	bool timed_out; /* the timeout ran out and ended the run */
 	bool killed;    /* the grace period ran out: SIGKILL */
+	bool abandoned; /* the run had not ended CLI_KILL_WAIT_MS after SIGKILL: not waited for */
 };
+/* How long procage run waits for a run it sent SIGKILL before it stops waiting. */
+#define CLI_KILL_WAIT_MS 2000
 /* Catch the signals to pass on (before the spawn), and let them go again. */
 void cli_signals_install(void);
 void cli_signals_restore(void);

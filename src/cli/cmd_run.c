@@ -462,6 +462,17 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
 		hardlinks_report(cage, o->json); /* listed, and the run goes on */
 	int rc = cli_supervise(run, &o->supervise, &end, err);
+	if (end.abandoned) {
+		/* Not waited for any longer: freeing the run would wait. */
+		fprintf(stderr,
+			"procage: timed out: the command ran out of its %g s and did not end %d ms "
+			"after SIGKILL; processes of the run may remain, and its temporary "
+			"directory %s\n",
+			o->supervise.timeout_seconds, CLI_KILL_WAIT_MS,
+			procage_run_tmpdir(run) ? procage_run_tmpdir(run) : "(none)");
+		procage_audit_free(audit);
+		return EXIT_TIMED_OUT;
+	}
 	if (o->report)
 		reports_print(run, o->json);
 	procage_run_free(run);

@@ -112,7 +112,7 @@ int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 		  struct cli_supervise_result *result, struct procage_error *err)
 {
 	struct sigaction handler = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	long long deadline = -1, grace_end = -1;
+	long long deadline = -1, grace_end = -1, abandon_at = -1;
 	const long long grace_ms = (long long)(o->grace_seconds * 1000);
 	int rc;
 
@@ -136,11 +136,25 @@ int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 		if (grace_end >= 0 && now >= grace_end && !result->killed) {
 			result->killed = true;
 			procage_run_kill(run, NULL);
+			abandon_at = now + CLI_KILL_WAIT_MS;
+		}
+		/*
+		 * A timeout ends procage run whatever the run's reaper does: one
+		 * that does not end the run soon after SIGKILL is not waited for
+		 * (the caller says what may remain; the reaper, seeing us gone,
+		 * goes on ending the run).
+		 */
+		if (result->timed_out && abandon_at >= 0 && now >= abandon_at) {
+			result->abandoned = true;
+			cli_signals_restore();
+			return 0;
 		}
 		if (deadline >= 0 && !result->timed_out)
 			next = deadline;
 		if (grace_end >= 0 && !result->killed && (next < 0 || grace_end < next))
 			next = grace_end;
+		if (result->timed_out && abandon_at >= 0 && (next < 0 || abandon_at < next))
+			next = abandon_at;
 		struct pollfd p[2] = { { procage_run_fd(run), POLLIN, 0 },
 				       { signal_pipe[0], POLLIN, 0 } };
 		int n = poll(p, 2, next < 0 ? -1 : (int)(next > now ? next - now : 0));

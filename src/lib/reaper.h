@@ -30,6 +30,10 @@ enum reaper_message_kind {
 				      * (SCM_RIGHTS), made in the run's network namespace */
 	REAPER_SECCOMP_LISTENER = 6, /* target -> caller, before exec: the listener of
 				      * a reporting filter (SCM_RIGHTS) */
+	REAPER_LOST = 7,	     /* reaper -> caller, before the status: processes of
+				      * the run could not be seen or ended */
+	REAPER_TMPDIR_LEFT = 8,	     /* reaper -> caller, before the status: value is the
+				      * negative errno of a temporary directory left */
 };
 
 struct reaper_message {
@@ -47,21 +51,35 @@ struct reaper_handle {
 	int seccomp_listener; /* likewise */
 	void *stacks;    /* the reaper's and the target's stacks */
 	size_t stacks_size;
+	bool lost;        /* REAPER_LOST came */
+	int tmpdir_left;  /* REAPER_TMPDIR_LEFT's value, or 0 */
 };
 
 /*
- * Start a run's reaper for plan and learn whether the target started:
- * 0 when it execs, 1 when a step failed (the record in *failure; the
- * reaper is waited for and nothing is left), or a negative errno with err
- * filled. status_read is the read end of the status pipe whose write end
- * plan->status_fd holds; the plan's descriptors are closed on return.
+ * What the reaper is started with: the plan, and the run's private
+ * temporary directory, which the reaper makes (tmp_name in tmp_base,
+ * granted tmp_rights) and removes; tmp_name NULL for none.
  */
-int reaper_launch(struct plan *plan, int status_read, struct reaper_handle *out,
+struct reaper_start {
+	struct plan *plan;
+	const char *tmp_base;
+	const char *tmp_name;
+	uint64_t tmp_rights;
+};
+
+/*
+ * Start a run's reaper for start->plan and learn whether the target
+ * started: 0 when it execs, 1 when a step failed (the record in *failure;
+ * the reaper is waited for and nothing is left), or a negative errno with
+ * err filled. status_read is the read end of the status pipe whose write
+ * end plan->status_fd holds; the plan's descriptors are closed on return.
+ */
+int reaper_launch(const struct reaper_start *start, int status_read, struct reaper_handle *out,
 		  struct child_failure *failure, struct procage_error *err);
 
 /*
  * The reaper process's entry point (reaper.c), for reaper_launch's clone:
- * arg is the plan.
+ * arg is the struct reaper_start.
  */
 int reaper_main(void *arg);
 
@@ -69,9 +87,9 @@ int reaper_main(void *arg);
 void reaper_handle_release(struct reaper_handle *h);
 
 /*
- * Read the reaper's final report: 0 with *status, -EAGAIN when it has not
- * come yet (only when nonblocking), -ECHILD when the reaper ended without
- * one.
+ * Read the reaper's final report: 0 with *status (h->lost and
+ * h->tmpdir_left say what it could not do), -EAGAIN when it has not come
+ * yet (only when nonblocking), -ECHILD when the reaper ended without one.
  */
 int reaper_status_read(struct reaper_handle *h, bool nonblocking, int *status);
 

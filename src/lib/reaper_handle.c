@@ -118,9 +118,10 @@ static int started_read(struct reaper_handle *h, bool pid_namespace, struct proc
 	return 0;
 }
 
-int reaper_launch(struct plan *plan, int status_read, struct reaper_handle *h,
+int reaper_launch(const struct reaper_start *start, int status_read, struct reaper_handle *h,
 		  struct child_failure *failure, struct procage_error *err)
 {
+	struct plan *plan = start->plan;
 	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int sv[2], rc = 0;
 	sigset_t all, saved;
@@ -163,8 +164,8 @@ int reaper_launch(struct plan *plan, int status_read, struct reaper_handle *h,
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	h->pid = clone(reaper_main, base + page + REAPER_STACK_SIZE,
-		       CLONE_VM | CLONE_PIDFD | SIGCHLD | (int)plan->clone_namespaces, plan,
-		       &h->pidfd);
+		       CLONE_VM | CLONE_PIDFD | SIGCHLD | (int)plan->clone_namespaces,
+		       (void *)start, &h->pidfd);
 	if (h->pid < 0) {
 		int e = errno;
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
@@ -212,13 +213,23 @@ int reaper_status_read(struct reaper_handle *h, bool nonblocking, int *status)
 	for (;;) {
 		struct reaper_message m;
 		ssize_t n = recv(h->socket, &m, sizeof m, nonblocking ? MSG_DONTWAIT : 0);
-		if (n < 0 && errno == EINTR)
+		/*
+		 * ECONNRESET: the reaper ended with commands of ours unread. It
+		 * is reported once, before the messages still queued.
+		 */
+		if (n < 0 && (errno == EINTR || errno == ECONNRESET))
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return -EAGAIN;
 		if (n <= 0)
 			return -ECHILD;
-		if (n == (ssize_t)sizeof m && m.kind == REAPER_STATUS) {
+		if (n != (ssize_t)sizeof m)
+			continue;
+		if (m.kind == REAPER_LOST)
+			h->lost = true;
+		else if (m.kind == REAPER_TMPDIR_LEFT)
+			h->tmpdir_left = m.value;
+		else if (m.kind == REAPER_STATUS) {
 			*status = m.value;
 			return 0;
 		}

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,17 +66,21 @@ PROCAGE_API int procage_run_kill(struct procage_run *run, struct procage_error *
 /* The reaper has exited (or will at once): take its report and reap it. */
 static int run_finish(struct procage_run *run, struct procage_error *err)
 {
-	int status = 0;
+	int status = 0, left = 0;
 	int rc = reaper_status_read(&run->reaper, false, &status);
+	bool lost = run->reaper.lost;
 	reaper_handle_release(&run->reaper);
 	/* Every process of the run is gone: nothing more to answer or serve. */
 	supervision_stop(&run->supervision);
-	if (run->tmpdir) {
-		tmpdir_remove(run->tmpdir);
-		free(run->tmpdir);
-		run->tmpdir = NULL;
+	/* The reaper removed it; what it could not, the caller tries again. */
+	if (run->tmpdir && !lost) {
+		left = tmpdir_remove(run->tmpdir);
+		if (left == 0) {
+			free(run->tmpdir);
+			run->tmpdir = NULL;
+		}
 	}
-	if (run->cgroup_dir) {
+	if (run->cgroup_dir && !lost) {
 		cgroup_remove(run->cgroup_dir);
 		free(run->cgroup_dir);
 		run->cgroup_dir = NULL;
@@ -87,7 +92,20 @@ static int run_finish(struct procage_run *run, struct procage_error *err)
 				 "the run's reaper ended without reporting (killed from outside?); "
 				 "processes of the run may be left");
 	}
+	if (lost) {
+		run->status = W_EXITCODE(125, 0);
+		return error_set(err, -ESRCH,
+				 "the run's reaper could not see or end every process of the run "
+				 "(no /proc, or no descriptor left to read it); processes of the run "
+				 "may be left, and its temporary directory %s",
+				 run->tmpdir ? run->tmpdir : "(none)");
+	}
 	run->status = status;
+	if (left < 0)
+		return error_set(err, left,
+				 "the run ended (status %d) but its temporary directory %s could not be "
+				 "removed entirely: %s",
+				 status, run->tmpdir, strerror(-left));
 	return 0;
 }
 
@@ -121,8 +139,11 @@ PROCAGE_API int procage_run_wait_for(struct procage_run *run, int timeout_ms, in
 						     "waiting for the run");
 		}
 		int rc = run_finish(run, err);
-		if (rc < 0)
+		if (rc < 0) {
+			if (status)
+				*status = run->status;
 			return rc;
+		}
 	}
 	if (status)
 		*status = run->status;
@@ -143,6 +164,8 @@ PROCAGE_API void procage_run_free(struct procage_run *run)
 		run_finish(run, NULL);
 	}
 	supervision_release(&run->supervision);
+	free(run->tmpdir);
+	free(run->cgroup_dir);
 	free(run);
 }
 

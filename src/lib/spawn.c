@@ -165,7 +165,8 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	int rc, fds[2];
 	if ((rc = hardlinks_refusal(cage, err)) < 0)
 		return rc;
-	if (cage->tmp_base && (rc = tmpdir_create(cage->tmp_base, &s->tmpdir, err)) < 0)
+	if (cage->tmp_base &&
+	    (rc = tmpdir_choose(cage->tmp_base, &s->tmpdir, &s->tmpdir_name, err)) < 0)
 		return rc;
 	if ((rc = env_build(cage->policy, o->envp ? o->envp : environ, s->tmpdir, &s->env,
 			    err)) < 0)
@@ -177,7 +178,8 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "creating the status pipe");
 	s->status_read = fds[0];
 	s->status_write = -1; /* the plan owns the write end from here */
-	if ((rc = plan_build(cage, o, s->tmpdir, fds[1], &s->plan, err)) < 0)
+	/* The reaper makes the temporary directory and grants it (reaper_start). */
+	if ((rc = plan_build(cage, o, NULL, fds[1], &s->plan, err)) < 0)
 		return rc;
 	s->plan.exec_path = s->exec_path;
 	s->plan.envp = s->env;
@@ -223,7 +225,11 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	if ((rc = spawn_prepare(cage, &o, &s, err)) < 0)
 		goto fail;
 
-	rc = reaper_launch(&s.plan, s.status_read, &reaper, &failure, err);
+	struct reaper_start start = { .plan = &s.plan,
+				      .tmp_base = cage->tmp_base,
+				      .tmp_name = s.tmpdir_name,
+				      .tmp_rights = cage->landlock.handled_fs };
+	rc = reaper_launch(&start, s.status_read, &reaper, &failure, err);
 	if (rc == 1)
 		rc = failure_to_error(&failure, &s.plan, err);
 	if (rc < 0)

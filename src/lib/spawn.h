@@ -6,7 +6,8 @@
 
 /* Everything a spawn owns until it hands over to the run. */
 struct spawn_state {
-	char *tmpdir;
+	char *tmpdir;             /* chosen here, made and removed by the reaper */
+	const char *tmpdir_name;  /* its last component, in tmpdir */
 	char *cgroup_dir; /* the run's cgroup (limits of the whole run), or NULL */
 	char **env;
 	char *exec_path;

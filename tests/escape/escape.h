@@ -157,6 +157,9 @@ void r23_sessions_are_locked(const struct tier *t);
 void r23_a_descendant_in_a_group_of_its_own_dies_with_the_run(const struct tier *t);
 void r23_a_user_unit_cannot_be_planted(const struct tier *t);
 void r23_concurrent_runs_are_separate(const struct tier *t);
+/* lifetime_end.c: a fork chain (item 17), the spawning thread gone */
+void r23_a_fork_chain_ends_with_the_run(const struct tier *t);
+void r23_a_run_outlives_the_thread_that_spawned_it(const struct tier *t);
 void r08_a_hard_link_to_a_hidden_file_is_refused(const struct tier *t);
 void r08_a_hard_link_to_a_protected_file_is_refused(const struct tier *t);
 void r08_no_hard_link_can_be_made_during_the_run(const struct tier *t);

@@ -193,3 +193,40 @@ int do_print(char **args)
 	fflush(stdout);
 	return PROBE_DID_IT;
 }
+
+/*
+ * fork-chain TOKEN STOPFILE: a chain that outruns a reaper killing one
+ * generation at a time. Pinned to one CPU, each process forks its
+ * successor and exits at once, until STOPFILE exists. Every process of the
+ * chain runs "probe fork-chain TOKEN STOPFILE", which the test looks for
+ * from outside once the run has ended. Returns (the target exits) as soon
+ * as the chain runs.
+ */
+int do_fork_chain(char **args)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(cpu >= 0 ? cpu : 0, &one);
+	(void)sched_setaffinity(0, sizeof one, &one);
+	printf("started\n");
+	fflush(stdout);
+	pid_t first = fork();
+	if (first < 0)
+		return failed(REFUSE_SYSCALL, "fork", "");
+	if (first > 0)
+		return PROBE_DID_IT;
+	/* The chain holds none of the test's pipes. */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int i = 0; i < 3; i++)
+		if (null < 0 || dup2(null, i) < 0)
+			close(i);
+	for (;;) {
+		if (access(args[1], F_OK) == 0)
+			_exit(0);
+		pid_t next = fork();
+		if (next > 0)
+			_exit(0);
+		/* next < 0 (a limit): try again; next == 0: the successor goes on. */
+	}
+}

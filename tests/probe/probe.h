@@ -120,6 +120,7 @@ int do_tioclinux(char **args);
 int do_setsid(char **args);
 int do_linger(char **args);
 int do_descendant(char **args);
+int do_fork_chain(char **args);
 int do_wait_on_fd(char **args);
 int do_print(char **args);
 int do_connect_other(char **args);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -33,7 +34,8 @@ static void workspace_make(void)
 	char target[512];
 	snprintf(target, sizeof target, "%s/tree", workspace);
 	snprintf(path, sizeof path, "%s/link", workspace);
-	symlink(target, path);
+	if (symlink(target, path) != 0)
+		exit(99); /* the fixture cannot be made */
 }
 
 static const char *ws(const char *rel)
@@ -65,12 +67,13 @@ static void test_cage_grants(void)
 	tap_ok(rc == 0, "a cage is made: %s", rc ? err.message : "ok");
 	if (rc)
 		goto out;
-	char canonical[512];
+	char canonical[PATH_MAX];
 	tap_ok(realpath(ws("tree"), canonical) && grant_for(c, canonical),
 	       "a rule spelled through a symlink binds its canonical target");
 	const struct landlock_grant *g = grant_for(c, canonical);
 	tap_ok(g && g->access == landlock_fs_rights_read(), "a read grant has the read rights");
-	realpath(ws("tree/file"), canonical);
+	if (!realpath(ws("tree/file"), canonical))
+		exit(99);
 	g = grant_for(c, canonical);
 	tap_ok(g && !(g->access & LANDLOCK_ACCESS_FS_MAKE_REG) &&
 		       (g->access & LANDLOCK_ACCESS_FS_WRITE_FILE) &&
@@ -107,10 +110,13 @@ static void test_deny_inside_grant(void)
 	procage_policy_accept(p, approximation, &err);
 	rc = procage_cage_new(p, &c, &err);
 	tap_ok(rc == 0, "accepted, the cage is made: %s", rc ? err.message : "ok");
-	char inner[512], tree[512], file[512];
-	realpath(ws("tree/inner"), inner);
-	realpath(ws("tree"), tree);
-	realpath(ws("tree/file"), file);
+	char inner[PATH_MAX], tree[PATH_MAX], file[PATH_MAX]; /* realpath writes up to PATH_MAX */
+	if (!realpath(ws("tree/inner"), inner))
+		exit(99);
+	if (!realpath(ws("tree"), tree))
+		exit(99);
+	if (!realpath(ws("tree/file"), file))
+		exit(99);
 	if (rc == 0 && t1)
 		tap_ok(c->n_denials == 1 && strcmp(c->denials[0].path, inner) == 0 &&
 			       c->denials[0].access == PROCAGE_PROTECT,
@@ -213,7 +219,8 @@ static void test_plan(void)
 	struct procage_fd_map maps[] = { { src, 40 }, { src, 7 } };
 	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv, .fds = maps, .n_fds = 2 };
 
-	pipe2(pipe_fds, O_CLOEXEC);
+	if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+		exit(99);
 	int rc = plan_build(c, &o, NULL, pipe_fds[1], &plan, &err);
 	tap_ok(rc == 0, "a plan is built: %s", rc ? err.message : "ok");
 	tap_ok(plan.landlock_fd > 40 && plan.status_fd > 40,
@@ -228,7 +235,8 @@ static void test_plan(void)
 
 	struct procage_fd_map dup_maps[] = { { src, 5 }, { src, 5 } };
 	o.fds = dup_maps;
-	pipe2(pipe_fds, O_CLOEXEC);
+	if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+		exit(99);
 	rc = plan_build(c, &o, NULL, pipe_fds[1], &plan, &err);
 	tap_ok(rc == -EINVAL && strstr(err.message, "both give child descriptor 5"),
 	       "two maps to one child descriptor are refused: %s", err.message);
@@ -238,7 +246,8 @@ static void test_plan(void)
 	struct procage_fd_map bad_maps[] = { { 987, 5 } };
 	o.fds = bad_maps;
 	o.n_fds = 1;
-	pipe2(pipe_fds, O_CLOEXEC);
+	if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+		exit(99);
 	rc = plan_build(c, &o, NULL, pipe_fds[1], &plan, &err);
 	tap_ok(rc == -EBADF && strstr(err.message, "987"),
 	       "a parent descriptor that is not open is refused: %s", err.message);

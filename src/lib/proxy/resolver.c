@@ -4,6 +4,12 @@
  * The answer is whatever the resolver says; checking each address against
  * the allowlist is the loop's job, done once on this one answer (a name is
  * resolved once, so a second lookup cannot answer differently).
+ *
+ * A lookup cannot be interrupted (getaddrinfo may hang on a dead server
+ * for its whole timeout), and the end of a run must not wait for one. So
+ * the workers are detached, and the pool is shared: the owner and every
+ * worker hold a reference, and the last to let go frees it. A worker that
+ * finishes a lookup after the pool stopped drops the answer.
  */
 #include "proxy/resolver.h"
 
@@ -29,6 +35,7 @@ struct resolver_pool {
 	struct resolver_job *queue, *queue_tail; /* waiting, first in first out */
 	struct resolver_job *done;               /* answered, any order */
 	bool stopping;
+	unsigned refs; /* the owner's, and one per worker still running */
 	int event_fd;
 	pthread_t threads[RESOLVER_MAX_THREADS];
 	unsigned n_threads;
@@ -66,6 +73,23 @@ int proxy_resolve_system(void *ctx, const char *name, struct dest_addr *out, siz
 	return n ? (int)n : -ENOENT;
 }
 
+static void pool_destroy(struct resolver_pool *pool)
+{
+	close(pool->event_fd);
+	pthread_mutex_destroy(&pool->lock);
+	pthread_cond_destroy(&pool->wake);
+	free(pool);
+}
+
+/* Let go of a reference, the lock held; the last one frees the pool. */
+static void pool_release_locked(struct resolver_pool *pool)
+{
+	bool last = --pool->refs == 0;
+	pthread_mutex_unlock(&pool->lock);
+	if (last)
+		pool_destroy(pool);
+}
+
 static void *worker_main(void *arg)
 {
 	struct resolver_pool *pool = arg;
@@ -88,6 +112,11 @@ static void *worker_main(void *arg)
 			job->result = PROXY_MAX_ADDRS; /* a resolver that overstates */
 
 		pthread_mutex_lock(&pool->lock);
+		if (pool->stopping) {
+			/* No one waits for the answer any more. */
+			free(job);
+			break;
+		}
 		job->next = pool->done;
 		pool->done = job;
 		uint64_t one = 1;
@@ -96,7 +125,7 @@ static void *worker_main(void *arg)
 		if (write(pool->event_fd, &one, sizeof one) < 0)
 			(void)0;
 	}
-	pthread_mutex_unlock(&pool->lock);
+	pool_release_locked(pool);
 	return NULL;
 }
 
@@ -126,15 +155,23 @@ int resolver_pool_start(const struct proxy_resolver *resolver, unsigned threads,
 	}
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->wake, NULL);
+	pool->refs = 1;
 	if (threads > RESOLVER_MAX_THREADS)
 		threads = RESOLVER_MAX_THREADS;
 	for (unsigned i = 0; i < threads; i++) {
+		pthread_mutex_lock(&pool->lock);
+		pool->refs++;
+		pthread_mutex_unlock(&pool->lock);
 		int e = pthread_create(&pool->threads[i], NULL, worker_main, pool);
 		if (e) {
+			pthread_mutex_lock(&pool->lock);
+			pool->refs--;
+			pthread_mutex_unlock(&pool->lock);
 			resolver_pool_stop(pool);
 			return error_set_sys(err, e, PROCAGE_STEP_NONE,
 					     "proxy resolver: starting a thread");
 		}
+		pthread_detach(pool->threads[i]);
 		pool->n_threads++;
 	}
 	*out = pool;
@@ -179,13 +216,9 @@ void resolver_pool_stop(struct resolver_pool *pool)
 	pthread_mutex_lock(&pool->lock);
 	pool->stopping = true;
 	pthread_cond_broadcast(&pool->wake);
-	pthread_mutex_unlock(&pool->lock);
-	for (unsigned i = 0; i < pool->n_threads; i++)
-		pthread_join(pool->threads[i], NULL);
 	free_jobs(pool->queue);
 	free_jobs(pool->done);
-	close(pool->event_fd);
-	pthread_mutex_destroy(&pool->lock);
-	pthread_cond_destroy(&pool->wake);
-	free(pool);
+	pool->queue = pool->queue_tail = pool->done = NULL;
+	/* Workers still in a lookup let go when it returns; none is waited for. */
+	pool_release_locked(pool);
 }

@@ -32,8 +32,10 @@ int resolver_pool_fd(const struct resolver_pool *pool);
 void resolver_pool_submit(struct resolver_pool *pool, struct resolver_job *job);
 /* Every finished job, as a list the caller now owns (and frees). */
 struct resolver_job *resolver_pool_take_done(struct resolver_pool *pool);
-/* Wait for the workers (a lookup under way is finished first), free every
- * job still queued or done, and the pool. */
+/* Stop the workers without waiting for them (a lookup under way is
+ * abandoned: its worker drops the answer and exits when it returns), free
+ * every job still queued or done; the last worker frees the pool. The
+ * resolver's ctx must stay valid until then. */
 void resolver_pool_stop(struct resolver_pool *pool);
 
 #endif
