@@ -13,6 +13,27 @@
 
 /* ---- reporting -------------------------------------------------------- */
 
+static const char *role_tag(enum assertion_role role)
+{
+	switch (role) {
+	case ROLE_CONTROL:
+		return "[control]";
+	case ROLE_SETUP:
+		return "[setup]";
+	case ROLE_NEEDS_CAGE:
+		return "[needs the cage]";
+	case ROLE_CANARY:
+		break;
+	}
+	return "[canary]";
+}
+
+static enum assertion_role role_of(const char *name)
+{
+	return strstr(name, "control:") ? ROLE_CONTROL : ROLE_CANARY;
+}
+
+/* What main asserts about the host and the suite itself is setup. */
 bool ok_plain(bool ok, const char *fmt, ...)
 {
 	char name[1024];
@@ -20,7 +41,7 @@ bool ok_plain(bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof name, fmt, ap);
 	va_end(ap);
-	return tap_ok(ok, "%s", name);
+	return tap_ok(ok, "%s %s", name, role_tag(ROLE_SETUP));
 }
 
 void diag(const char *fmt, ...)
@@ -45,6 +66,15 @@ void result_diag(const struct caged_result *r)
 		tap_diag("  stdout: %.300s", r->out);
 }
 
+static bool check_named(const struct tier *t, enum assertion_role role, bool ok,
+			const struct caged_result *r, const char *name)
+{
+	tap_ok(ok, "%s: %s %s", t->name, name, role_tag(role));
+	if (!ok && r)
+		result_diag(r);
+	return ok;
+}
+
 bool check(const struct tier *t, bool ok, const struct caged_result *r, const char *fmt, ...)
 {
 	char name[1024];
@@ -52,10 +82,18 @@ bool check(const struct tier *t, bool ok, const struct caged_result *r, const ch
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof name, fmt, ap);
 	va_end(ap);
-	tap_ok(ok, "%s: %s", t->name, name);
-	if (!ok && r)
-		result_diag(r);
-	return ok;
+	return check_named(t, role_of(name), ok, r, name);
+}
+
+bool check_role(const struct tier *t, enum assertion_role role, bool ok,
+		const struct caged_result *r, const char *fmt, ...)
+{
+	char name[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	return check_named(t, role, ok, r, name);
 }
 
 bool fixture(const struct tier *t, bool ok, const char *fmt, ...)
@@ -67,7 +105,7 @@ bool fixture(const struct tier *t, bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof name, fmt, ap);
 	va_end(ap);
-	tap_ok(false, "%s: fixture: %s", t->name, name);
+	tap_ok(false, "%s: fixture: %s %s", t->name, name, role_tag(ROLE_SETUP));
 	return false;
 }
 
@@ -80,7 +118,8 @@ bool todo_check(const struct tier *t, bool ok, const struct caged_result *r, con
 	vsnprintf(name, sizeof name, fmt, ap);
 	va_end(ap);
 	tap_count++; /* a TODO failure is not counted as one */
-	printf("%sok %d - %s: %s # TODO %s\n", ok ? "" : "not ", tap_count, t->name, name, reason);
+	printf("%sok %d - %s: %s %s # TODO %s\n", ok ? "" : "not ", tap_count, t->name, name,
+	       role_tag(role_of(name)), reason);
 	fflush(stdout);
 	if (!ok && r)
 		result_diag(r);
