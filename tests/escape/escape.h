@@ -136,8 +136,9 @@ enum host_rule {
 /*
  * A control the host may not allow: it passes when the operation succeeds
  * without the cage, is a loud skip when the host refuses it for a known
- * reason (and then the refusal in the cage proves nothing about the cage),
- * and fails otherwise.
+ * reason (and then the refusal in the cage proves nothing about the cage:
+ * the canaries of id asserted since its last control are named, for the
+ * sandbox-off judge, as no evidence here), and fails otherwise.
  */
 void control_or_skip(const struct tier *t, const char *id, enum host_rule rule,
 		     const struct caged_result *r, const char *what);
