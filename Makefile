@@ -99,16 +99,20 @@ $(SECCOMP_PROGRAMS).o: $(SECCOMP_PROGRAMS).c
 	$(CC) $(CFLAGS_ALL) -DPROCAGE_BUILDING -MMD -MP -c $< -o $@
 
 # Tests link the static library, so they reach internal (hidden) symbols too.
+# Each unit test's headers (its fixture, tests/lib, the library's) are
+# tracked in $@.d.
+TEST_DEPFLAGS = -MMD -MP -MF $@.d -MT $@
 $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB)
+	$(CC) $(CFLAGS_ALL) -Itests/lib $(TEST_DEPFLAGS) $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) \
+		$(STATIC_LIB)
 
 # The seccomp test reads the rules and builds the programs live to compare.
 $(BUILD)/tests/test_seccomp: tests/unit/test_seccomp.c $(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) \
 		$(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) \
-		$(SECCOMP_BUILD_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen $(TEST_DEPFLAGS) $(LDFLAGS_ALL) -o $@ $< \
+		$(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
 
 $(BUILD)/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(dir $@)
@@ -213,5 +217,5 @@ format:
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d) \
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d) $(UNIT_BINS:=.d) \
 	$(BUILD)/src/gen/seccomp_gen.d $(SECCOMP_BUILD_OBJS:.o=.d)
