@@ -12,13 +12,11 @@ cp "$(command -v sleep)" "$work/ws/bin/sleep"
 sleeper="$work/ws/bin/sleep"
 export PATH="$work/ws/bin:$PATH"
 
-# The pids of live processes running our copy of sleep.
+# The pids of live processes running our copy of sleep: one find for the
+# whole scan (a command per process would take seconds on a busy machine).
 left() {
-	local exe p
-	for p in /proc/[0-9]*; do
-		exe=$(readlink "$p/exe" 2>/dev/null) || continue
-		[ "$exe" = "$sleeper" ] && echo "${p#/proc/}"
-	done
+	find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$sleeper" 2>/dev/null |
+		sed -e 's|^/proc/||' -e 's|/exe$||'
 }
 some_left() { [ -n "$(left)" ]; }
 none_left() { [ -z "$(left)" ]; }
@@ -31,7 +29,7 @@ left_kill() {
 }
 
 # The command of the issue: a double fork into a session of its own.
-cmd='(setsid sh -c "sleep 30 &" &) ; exit 0'
+cmd='(setsid sh -c "sleep 300 &" &) ; exit 0'
 
 sh -c "$cmd" 2>/dev/null
 wait_until 30 some_left
@@ -55,7 +53,7 @@ mkfifo "$work/ws/go"
 exec 3<>"$work/ws/go"
 for lifetime in session tree; do
 	"$PROCAGE" run --lifetime "$lifetime" -- sh -c \
-		'((setsid sh -c "sleep 30 &" || sh -c "sleep 30 &") &) ; read go <./go; exit 4' \
+		'((setsid sh -c "sleep 300 &" || sh -c "sleep 300 &") &) ; read go <./go; exit 4' \
 		2>"$work/$lifetime.err" &
 	pid=$!
 	wait_until 60 some_left
@@ -79,7 +77,7 @@ done
 
 # procage killed while the run lives: the run dies too, and its private
 # temporary directory is removed.
-TMPDIR="$work/tmp" "$PROCAGE" run -- sh -c 'sleep 30 & exec sleep 30' &
+TMPDIR="$work/tmp" "$PROCAGE" run -- sh -c 'sleep 300 & exec sleep 300' &
 pid=$!
 wait_until 60 two_left
 ok $? "a run of two sleeps is up"

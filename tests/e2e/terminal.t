@@ -28,12 +28,7 @@ mkdir -p "$work/ws/bin"
 cp "$(command -v sleep)" "$work/ws/bin/sleep"
 sleeper="$work/ws/bin/sleep"
 sleeping() {
-	local p exe
-	for p in /proc/[0-9]*; do
-		exe=$(readlink "$p/exe" 2>/dev/null) || continue
-		[ "$exe" = "$sleeper" ] && return 0
-	done
-	return 1
+	[ -n "$(find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$sleeper" 2>/dev/null)" ]
 }
 
 screen() { tmux -S "$sock" capture-pane -p -t t 2>/dev/null; }
