@@ -254,7 +254,8 @@ int main(void)
 				     "a user namespace can be made here, as tier T1 expects (%s)",
 				     en(host.userns_errno));
 	else if (expect && expect[0])
-		as_expected = tap_ok(false, "PROCAGE_EXPECT_TIER=%s names a tier (T1 or T2)", expect);
+		as_expected =
+		    tap_ok(false, "PROCAGE_EXPECT_TIER=%s names a tier (T1 or T2)", expect);
 	if (expect && expect[0])
 		as_expected &= tap_ok(host.abi > 0, "Landlock is available, as tier %s needs (%s)",
 				      expect, host.abi > 0 ? "yes" : en(host.abi_errno));
