@@ -122,9 +122,12 @@ $(SECCOMP_PROGRAMS).o: $(SECCOMP_PROGRAMS).c
 	$(CC) $(CFLAGS_ALL) -DPROCAGE_BUILDING -MMD -MP -c $< -o $@
 
 # Tests link the static library, so they reach internal (hidden) symbols too.
+# Each unit test's headers (its fixture, tests/lib, the library's) are
+# tracked in $@.d.
+TEST_DEPFLAGS = -MMD -MP -MF $@.d -MT $@
 $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib -MMD -MP -MF $@.d $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) \
+	$(CC) $(CFLAGS_ALL) -Itests/lib $(TEST_DEPFLAGS) $(LDFLAGS_ALL) -o $@ $< $(TESTLIB_OBJS) \
 		$(STATIC_LIB)
 
 # The seccomp test reads the rules and builds the programs live to compare;
@@ -132,7 +135,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
 $(BUILD)/tests/test_seccomp: tests/unit/test_seccomp.c $(wildcard tests/unit/seccomp_*.[ch]) \
 		$(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen -MMD -MP -MF $@.d $(LDFLAGS_ALL) -o $@ $< \
+	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/gen $(TEST_DEPFLAGS) $(LDFLAGS_ALL) -o $@ $< \
 		$(sort $(wildcard tests/unit/seccomp_*.c)) $(TESTLIB_OBJS) \
 		$(SECCOMP_BUILD_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
 

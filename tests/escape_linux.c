@@ -12,8 +12,12 @@
  * root and as an unprivileged user.
  *
  * Test names carry the host's tier and the user: "T2/uid 65534: r21: ...".
- * With PROCAGE_EXPECT_TIER=T1 or T2 the measured tier is asserted, so a
- * wrapper that fails to make tier T2 (tests/without_userns) is caught.
+ * With PROCAGE_EXPECT_TIER=T1 or T2 (scripts/run-tests pins every pass) the
+ * measured tier is asserted and cages must be enforced, and the pass stops
+ * there when either fails: a host that offers less than the pass expects
+ * (T2 or nothing where T1 is expected) fails it, instead of turning the
+ * canaries into assertions of refusals. A wrapper that fails to make tier
+ * T2 (tests/without_userns) is caught the same way.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +79,11 @@ int main(int argc, char **argv)
 		     "assertion must fail in this run !!!");
 
 	const char *expect = getenv("PROCAGE_EXPECT_TIER");
-	if (expect && expect[0])
-		ok_plain(strcmp(procage_tier_name(t.facts.tier), expect) == 0,
-			 "%s: the host measures tier %s, as PROCAGE_EXPECT_TIER expects", t.name,
-			 expect);
+	if (expect && expect[0] &&
+	    !ok_plain(strcmp(procage_tier_name(t.facts.tier), expect) == 0,
+		      "%s: the host measures tier %s, as PROCAGE_EXPECT_TIER expects", t.name,
+		      expect))
+		return escape_done();
 
 	/* Does this host cage at all? If not, each canary asserts the refusal. */
 	struct caged_ws *ws = caged_ws_new();
@@ -93,7 +98,15 @@ int main(int argc, char **argv)
 		diag("cages on this host are enforced at tier %s",
 		     procage_tier_name(procage_cage_tier(ws->held)));
 	}
+	bool pinned_tier_held = !ws->held || procage_cage_tier(ws->held) == t.facts.tier;
 	caged_ws_free(ws);
+	if (expect && expect[0] &&
+	    !ok_plain(!t.cages_refused && pinned_tier_held,
+		      "%s: cages are made and enforced at tier %s, as PROCAGE_EXPECT_TIER "
+		      "expects%s%s",
+		      t.name, expect, t.cages_refused ? "; refused: " : "",
+		      t.cages_refused ? t.refusal : ""))
+		return escape_done();
 
 	static const struct {
 		const char *id;

@@ -32,7 +32,7 @@ port_file="$work/port"
 import socket, sys
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
 open(sys.argv[1], "w").write(str(s.getsockname()[1]))
-s.settimeout(20)
+s.settimeout(600)  # a bound on a failure only: the test kills it
 try:
     for _ in range(4):
         c, _ = s.accept(); c.sendall(b"hello\n"); c.close()
@@ -40,10 +40,11 @@ except socket.timeout:
     pass
 PY
 server=$!
-for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+port_written() { [ -s "$port_file" ]; }
+wait_until 60 port_written
 port=$(cat "$port_file")
 
-connect='import socket,sys; s=socket.create_connection(("127.0.0.1",int(sys.argv[1])),timeout=5); print(s.recv(6).decode().strip())'
+connect='import socket,sys; s=socket.create_connection(("127.0.0.1",int(sys.argv[1])),timeout=60); print(s.recv(6).decode().strip())'
 out=$("$PROCAGE" run --net off -- /usr/bin/python3 -c "$connect" "$port" 2>&1); st=$?
 ok $([ $st -ne 0 ] && echo 0 || echo 1) "with the network off, connecting to loopback fails"
 like "$out" "PermissionError|not permitted" "with a permission error"

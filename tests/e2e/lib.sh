@@ -28,6 +28,17 @@ like() { # like TEXT PATTERN DESCRIPTION (grep -E)
 	ok $r "$3"
 	[ $r -eq 0 ] || echo "#   '$1' does not match /$2/"
 }
+# wait_until SECONDS COMMAND...: poll COMMAND until it succeeds, false
+# once SECONDS have passed. The bound only ends a failure: on a loaded
+# machine success comes later, never wrongly.
+wait_until() {
+	local deadline=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]

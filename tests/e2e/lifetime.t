@@ -1,6 +1,9 @@
 # Every process a run starts dies with it: in both lifetimes, however it
 # was started, and when procage itself dies. Judged from outside, by
-# scanning /proc for a copy of sleep that only this test runs.
+# scanning /proc for a copy of sleep that only this test runs. Nothing
+# here waits a fixed time: each step waits for what it needs to see (a
+# process in /proc, a line on a pipe), with a bound that only ends a
+# failure.
 . "$(dirname "$0")/lib.sh"
 set -m
 
@@ -9,36 +12,28 @@ cp "$(command -v sleep)" "$work/ws/bin/sleep"
 sleeper="$work/ws/bin/sleep"
 export PATH="$work/ws/bin:$PATH"
 
-# The pids of live processes running our copy of sleep.
+# The pids of live processes running our copy of sleep: one find for the
+# whole scan (a command per process would take seconds on a busy machine).
 left() {
-	local exe p
-	for p in /proc/[0-9]*; do
-		exe=$(readlink "$p/exe" 2>/dev/null) || continue
-		[ "$exe" = "$sleeper" ] && echo "${p#/proc/}"
-	done
+	find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$sleeper" 2>/dev/null |
+		sed -e 's|^/proc/||' -e 's|/exe$||'
 }
-# Up to 5 s for none to be left.
-none_left_within() {
-	local i
-	for i in $(seq 50); do
-		[ -z "$(left)" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+some_left() { [ -n "$(left)" ]; }
+none_left() { [ -z "$(left)" ]; }
+two_left() { [ "$(left | wc -l)" -ge 2 ]; }
 # Kill what a control left behind (our own copies of sleep, by pid).
 left_kill() {
 	local p
 	for p in $(left); do kill -KILL "$p" 2>/dev/null; done
-	none_left_within
+	wait_until 30 none_left
 }
 
 # The command of the issue: a double fork into a session of its own.
-cmd='(setsid sh -c "sleep 30 &" &) ; exit 0'
+cmd='(setsid sh -c "sleep 300 &" &) ; exit 0'
 
 sh -c "$cmd" 2>/dev/null
-sleep 0.3
-ok $([ -n "$(left)" ] && echo 0 || echo 1) "control: without procage the double-forked sleep outlives the command"
+wait_until 30 some_left
+ok $? "control: without procage the double-forked sleep outlives the command"
 left_kill
 
 "$PROCAGE" run -- sh -c "$cmd"; st=$?
@@ -49,17 +44,27 @@ is "$st" 0 "the same in the tree lifetime exits 0"
 is "$(left)" "" "and no process of it is left (tree lifetime)"
 
 # The same double fork with the run going on until the sleep is seen
-# running from outside: it was made, and it dies with the run.
+# running from outside: it was made, and it dies with the run. The session
+# lifetime refuses setsid, so there the double fork stays in the run's
+# session (the fallback after ||); the tree lifetime makes the new session.
+# The command uses no sleep of its own: it waits for a line on a FIFO that
+# the test holds open, and ends when the test writes it.
+mkfifo "$work/ws/go"
+exec 3<>"$work/ws/go"
 for lifetime in session tree; do
 	"$PROCAGE" run --lifetime "$lifetime" -- sh -c \
-		'(setsid sh -c "sleep 30 &" &) ; sleep 1; exit 4' 2>"$work/$lifetime.err" &
+		'((setsid sh -c "sleep 300 &" || sh -c "sleep 300 &") &) ; read go <./go; exit 4' \
+		2>"$work/$lifetime.err" &
 	pid=$!
-	for i in $(seq 50); do [ -n "$(left)" ] && break; sleep 0.1; done
-	ok $([ -n "$(left)" ] && echo 0 || echo 1) "$lifetime lifetime: the double-forked sleep runs while the run does"
+	wait_until 60 some_left
+	ok $? "$lifetime lifetime: the double-forked sleep runs while the run does"
+	echo go >&3
 	wait "$pid"; st=$?
 	is "$st" 4 "$lifetime lifetime: the run ends with the command's status"
 	is "$(left)" "" "$lifetime lifetime: the double-forked sleep is gone with it"
+	left_kill
 done
+exec 3>&-
 like "$(cat "$work/session.err")" "setsid.*(not permitted|denied)" "session lifetime: setsid was refused"
 is "$(cat "$work/tree.err")" "" "tree lifetime: setsid was allowed"
 
@@ -72,15 +77,16 @@ done
 
 # procage killed while the run lives: the run dies too, and its private
 # temporary directory is removed.
-TMPDIR="$work/tmp" "$PROCAGE" run -- sh -c 'sleep 30 & exec sleep 30' &
+TMPDIR="$work/tmp" "$PROCAGE" run -- sh -c 'sleep 300 & exec sleep 300' &
 pid=$!
-for i in $(seq 50); do [ "$(left | wc -l)" -ge 2 ] && break; sleep 0.1; done
-ok $([ "$(left | wc -l)" -ge 2 ] && echo 0 || echo 1) "a run of two sleeps is up"
+wait_until 60 two_left
+ok $? "a run of two sleeps is up"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-none_left_within
-ok $? "when procage is killed, every process of its run dies within 5 s"
-for i in $(seq 50); do [ -z "$(ls -A "$work/tmp")" ] && break; sleep 0.1; done
+wait_until 30 none_left
+ok $? "when procage is killed, every process of its run dies"
+tmp_empty() { [ -z "$(ls -A "$work/tmp")" ]; }
+wait_until 30 tmp_empty
 is "$(ls -A "$work/tmp")" "" "and the run's private temporary directory is removed"
 
 left_kill

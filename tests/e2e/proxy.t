@@ -21,44 +21,45 @@ import functools, http.server, sys, threading
 h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[2])
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), h)
 open(sys.argv[1], "w").write(str(s.server_address[1]))
-threading.Timer(60, s.shutdown).start()
+threading.Timer(600, s.shutdown).start()  # a bound on a failure only: the test kills it
 s.serve_forever()
 PY
 server=$!
-for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+port_written() { [ -s "$port_file" ]; }
+wait_until 60 port_written
 port=$(cat "$port_file")
 
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- curl -sS "http://127.0.0.1:$port/" 2>&1)
 is "$out" "page-from-loopback" "curl (no proxy flags) gets the page through the run's proxy"
 
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
-	curl -sS --noproxy '' --max-time 5 "http://127.0.0.1:$port/" 2>&1)
+	curl -sS --noproxy '' --max-time 60 "http://127.0.0.1:$port/" 2>&1)
 is "$out" "page-from-loopback" "curl told to ignore nothing still goes through the proxy"
 
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
-	curl -sS --noproxy '*' --max-time 5 "http://127.0.0.1:$port/" 2>&1); st=$?
+	curl -sS --noproxy '*' --max-time 60 "http://127.0.0.1:$port/" 2>&1); st=$?
 ok $([ $st -ne 0 ] && ! printf '%s' "$out" | grep -q page-from-loopback && echo 0 || echo 1) \
 	"curl bypassing the proxy (--noproxy '*') reaches nothing"
 
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
-	curl -sS -p --max-time 5 "http://127.0.0.1:$port/" 2>&1)
+	curl -sS -p --max-time 60 "http://127.0.0.1:$port/" 2>&1)
 is "$out" "page-from-loopback" "curl through a CONNECT tunnel (-p) gets the page"
 
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 --report -- \
-	curl -fsS --max-time 5 "http://127.0.0.1:$port/" 2>&1); st=$?
+	curl -fsS --max-time 60 "http://127.0.0.1:$port/" 2>&1); st=$?
 ok $([ $st -ne 0 ] && echo 0 || echo 1) "a host not on the list: curl fails"
 like "$out" "curl: \(22\).*403" "with curl's error naming the 403"
 like "$out" "refused: proxy\(\"127.0.0.1:$port\".*403" "and --report lists the proxy refusal"
 ok $(printf '%s' "$out" | grep -q page-from-loopback && echo 1 || echo 0) "and the page never comes"
 
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 -- \
-	curl -sS -p --max-time 5 "http://127.0.0.1:$port/" 2>&1); st=$?
+	curl -sS -p --max-time 60 "http://127.0.0.1:$port/" 2>&1); st=$?
 ok $([ $st -ne 0 ] && echo 0 || echo 1) "a CONNECT to a host not on the list fails"
 like "$out" "403" "with the proxy's 403"
 
 json="$work/report.json"
 "$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 --report-json "$json" -- \
-	curl -fsS --max-time 5 "http://0x7f.1:$port/" >/dev/null 2>&1
+	curl -fsS --max-time 60 "http://0x7f.1:$port/" >/dev/null 2>&1
 like "$(cat "$json" 2>/dev/null)" '"proxy"' "--report-json records the refusal of 0x7f.1 (127.0.0.1)"
 
 err=$("$PROCAGE" run --net proxy -- true 2>&1); st=$?
@@ -68,7 +69,7 @@ like "$err" "no allowed host; name the hosts" "with a clear message"
 err=$("$PROCAGE" run --net proxy --allow-host '0.0.0.0/0' -- true 2>&1); st=$?
 is "$st" 125 "a too-wide list (0.0.0.0/0) is refused"
 
-urllib='import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode().strip())'
+urllib='import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1], timeout=60).read().decode().strip())'
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
 	/usr/bin/python3 -c "$urllib" "http://127.0.0.1:$port/" 2>&1)
 is "$out" "page-from-loopback" "python3 urllib (the proxy environment) gets the page"

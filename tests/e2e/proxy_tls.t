@@ -24,24 +24,25 @@ ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(cert, key)
 httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
 open(port_file, "w").write(str(httpd.server_address[1]))
-threading.Timer(30, httpd.shutdown).start()
+threading.Timer(600, httpd.shutdown).start()  # a bound on a failure only: the test kills it
 httpd.serve_forever()
 PY
 server=$!
-for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+port_written() { [ -s "$work/port" ]; }
+wait_until 60 port_written
 port=$(cat "$work/port")
 
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
-	curl -sS -m 10 --cacert cert.pem "https://127.0.0.1:$port/index.html" 2>&1)
+	curl -sS -m 60 --cacert cert.pem "https://127.0.0.1:$port/index.html" 2>&1)
 is "$out" "tls through the proxy" "curl reaches the HTTPS server through a CONNECT tunnel"
 
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 --report -- \
-	curl -sS -m 10 --cacert cert.pem "https://127.0.0.1:$port/index.html" 2>&1); st=$?
+	curl -sS -m 60 --cacert cert.pem "https://127.0.0.1:$port/index.html" 2>&1); st=$?
 ok $([ $st -ne 0 ] && echo 0 || echo 1) "a host not on the list is not reached (status $st)"
 like "$out" "403|CONNECT" "curl sees the proxy refuse the tunnel"
 like "$out" "refused: proxy\(\"127.0.0.1" "and the refusal is reported"
 
-out=$(curl -sS -m 10 --noproxy '*' --cacert "$work/ws/cert.pem" "https://127.0.0.1:$port/index.html" 2>&1)
+out=$(curl -sS -m 60 --noproxy '*' --cacert "$work/ws/cert.pem" "https://127.0.0.1:$port/index.html" 2>&1)
 is "$out" "tls through the proxy" "control: without the cage the server answers directly"
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 done_testing

@@ -1,35 +1,44 @@
 # The terminal (R-22), on a real one: tmux, with a server of this test's
 # own, drives an interactive shell in a cage. It is usable (input, output,
-# Ctrl-C), and what it pushes into the terminal reaches nothing.
+# Ctrl-C), and what it pushes into the terminal reaches nothing. Every step
+# waits for what it needs to see (text on the screen, a process in /proc),
+# with a bound that only ends a failure; none waits a fixed time.
 . "$(dirname "$0")/lib.sh"
 
 err=$("$PROCAGE" run --terminal new-pty -- true 2>&1); st=$?
 is "$st" 125 "a new pseudo-terminal for the command is refused"
 like "$err" "new pseudo-terminal.*not supported" "as not supported"
 
-if ! command -v tmux >/dev/null; then
-	echo "ok 3 # SKIP tmux is not installed: no real terminal to drive"
-	echo "1..3"
-	exit 0
-fi
+# tmux and python3 are in scripts/deps: without them this test fails (a
+# skip here would hide that the terminal was never tried).
+for tool in tmux python3; do
+	if ! command -v "$tool" >/dev/null; then
+		ok 1 "$tool is installed (make deps installs it): without it no real terminal is driven"
+		done_testing
+		exit 1
+	fi
+done
 
 sock="$work/tmux.sock"
 trap 'tmux -S "$sock" kill-server 2>/dev/null; chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
 export HOME="$work/home"
 
-# wait_pane TEXT: up to 10 s for TEXT (a grep -E pattern) on the screen.
-wait_pane() {
-	local i
-	for i in $(seq 100); do
-		tmux -S "$sock" capture-pane -p -t t 2>/dev/null | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
+# A copy of sleep that only this test runs, found in /proc by its path.
+mkdir -p "$work/ws/bin"
+cp "$(command -v sleep)" "$work/ws/bin/sleep"
+sleeper="$work/ws/bin/sleep"
+sleeping() {
+	[ -n "$(find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$sleeper" 2>/dev/null)" ]
 }
+
+screen() { tmux -S "$sock" capture-pane -p -t t 2>/dev/null; }
+on_screen() { screen | grep -Eq -- "$1"; }
+# wait_pane TEXT: TEXT (a grep -E pattern) on the screen, within 60 s.
+wait_pane() { wait_until 60 on_screen "$1"; }
 keys() { tmux -S "$sock" send-keys -t t "$@"; }
 
 tmux -S "$sock" new-session -d -s t -x 120 -y 40 \
-	"env PS1='caged\$ ' '$PROCAGE' run --cwd '$work/ws' -- sh -i; echo procage-exit=\$?; sleep 30"
+	"env PS1='caged\$ ' '$PROCAGE' run --cwd '$work/ws' -- sh -i; echo procage-exit=\$?; exec cat"
 wait_pane 'caged\$'
 ok $? "procage run -- sh -i starts on a real terminal"
 
@@ -37,29 +46,29 @@ keys 'echo hello-$((6*7))' Enter
 wait_pane '^hello-42'
 ok $? "the caged shell reads the terminal and writes to it"
 
-keys 'sleep 30' Enter
-sleep 0.3
+# Ctrl-C once the foreground command is seen running.
+keys "$sleeper 300" Enter
+wait_until 60 sleeping
+ok $? "a foreground command runs in the caged shell"
 keys C-c
 keys 'echo after-$((1+1))' Enter
 wait_pane '^after-2'
 ok $? "Ctrl-C ends the shell's foreground command, not the shell"
 
 # Push "echo PWN" into the terminal's input from inside the cage: if it got
-# through, the shell would read it and print PWN on a line of its own.
-if [ -x /usr/bin/python3 ]; then
-	keys "/usr/bin/python3 -c 'import fcntl,termios
+# through, the shell would read it and print PWN on a line of its own. The
+# shell reads its input in order, so once the line typed after the attempt
+# has run, anything pushed before it has run too.
+keys "/usr/bin/python3 -c 'import fcntl,termios
 for c in b\"echo PW\", b\"N\", b\"\\n\":
     [fcntl.ioctl(0, termios.TIOCSTI, bytes([x])) for x in c]'; echo tiocsti-status=\$?" Enter
-	wait_pane 'tiocsti-status='
-	sleep 0.5
-	screen=$(tmux -S "$sock" capture-pane -p -t t)
-	like "$screen" "tiocsti-status=1" "pushing input with TIOCSTI fails in the cage"
-	# Pushed input would show as "echo PWN" echoed, and as PWN printed.
-	ok $(printf '%s\n' "$screen" | grep -q 'PWN$' && echo 1 || echo 0) "and nothing it pushed reached the terminal or the shell"
-else
-	echo "ok $((tap_n + 1)) # SKIP /usr/bin/python3 is missing"
-	tap_n=$((tap_n + 1))
-fi
+wait_pane 'tiocsti-status='
+keys 'echo done-$((3*3))' Enter
+wait_pane '^done-9'
+ok $? "the shell runs the line typed after the attempt"
+like "$(screen)" "tiocsti-status=1" "pushing input with TIOCSTI fails in the cage"
+# Pushed input would show as "echo PWN" echoed, and as PWN printed.
+ok $(screen | grep -q 'PWN$' && echo 1 || echo 0) "and nothing it pushed reached the terminal or the shell"
 
 keys 'exit 5' Enter
 wait_pane 'procage-exit=5'

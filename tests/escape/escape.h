@@ -40,9 +40,39 @@ void __attribute__((format(printf, 1, 2))) diag(const char *fmt, ...);
 int escape_done(void);
 
 void result_diag(const struct caged_result *r);
-/* One assertion named "<tier>: <name>"; on failure, what the probe did. */
+
+/*
+ * Every assertion is tagged with its role at the end of its TAP name, so
+ * that the run with the sandbox switched off (PROCAGE_TEST_SANDBOX_OFF=1,
+ * judged by scripts/judge-sandbox-off in make check) can tell from the
+ * output alone that every canary failed and every control passed:
+ *   [canary]   the cage refuses something: must fail without the cage
+ *   [control]  the same operation succeeds where allowed (usually without
+ *              the cage): must pass without the cage
+ *   [setup]    a precondition (a process is up, a fixture holds): must
+ *              pass either way
+ *   [needs the cage]  a control of something only the cage provides (its
+ *              proxy, its reports): it cannot pass without the cage and
+ *              is not judged there; its canary's evidence is elsewhere
+ */
+enum assertion_role {
+	ROLE_CANARY,
+	ROLE_CONTROL,
+	ROLE_SETUP,
+	ROLE_NEEDS_CAGE,
+};
+
+/*
+ * One assertion named "<tier>: <name> [role]"; on failure, what the probe
+ * did. Its role comes from its name: "control:" in it makes a control,
+ * anything else a canary.
+ */
 bool check(const struct tier *t, bool ok, const struct caged_result *r, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same with the role given. */
+bool check_role(const struct tier *t, enum assertion_role role, bool ok,
+		const struct caged_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /*
  * A fixture the canary needs: silent when it holds, a failure naming it
  * when not (so a run without the sandbox counts no extra passes).
@@ -108,8 +138,9 @@ enum host_rule {
 /*
  * A control the host may not allow: it passes when the operation succeeds
  * without the cage, is a loud skip when the host refuses it for a known
- * reason (and then the refusal in the cage proves nothing about the cage),
- * and fails otherwise.
+ * reason (and then the refusal in the cage proves nothing about the cage:
+ * the canaries of id asserted since its last control are named, for the
+ * sandbox-off judge, as no evidence here), and fails otherwise.
  */
 void control_or_skip(const struct tier *t, const char *id, enum host_rule rule,
 		     const struct caged_result *r, const char *what);

@@ -197,8 +197,8 @@ void r10_runs_do_not_share_temporary_files(const struct tier *t)
 	hold[0] = -1;
 	snprintf(a_tmp, sizeof a_tmp, "%s", caged_proc_tmpdir(a));
 	snprintf(a_file, sizeof a_file, "%s/%s", a_tmp, name);
-	if (!check(t, caged_proc_wait_for(a, "ready\n", 10000), NULL,
-		   "r10: run A wrote %s and is waiting", a_file)) {
+	if (!check_role(t, ROLE_SETUP, caged_proc_wait_for(a, "ready\n", 10000), NULL,
+			"r10: run A wrote %s and is waiting", a_file)) {
 		close(hold[1]);
 		hold[1] = -1;
 		struct caged_result ra = caged_proc_finish(a);

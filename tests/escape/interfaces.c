@@ -78,8 +78,8 @@ void r28_filter_bypassing_interfaces_are_refused(const struct tier *t)
 			       "wait-on-fd", "3", NULL);
 	close(hold[0]);
 	hold[0] = -1;
-	if (!check(t, caged_proc_wait_for(target, "ready\n", 10000), NULL,
-		   "r28: a target process for ptrace is running outside the cage"))
+	if (!check_role(t, ROLE_SETUP, caged_proc_wait_for(target, "ready\n", 10000), NULL,
+			"r28: a target process for ptrace is running outside the cage"))
 		goto out;
 	snprintf(pid, sizeof pid, "%d", (int)caged_proc_pid(target));
 

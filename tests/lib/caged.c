@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -421,11 +423,33 @@ static void spawn_caged(struct caged_proc *p, struct caged_ws *ws, const struct 
 	snprintf(p->r.tmpdir, sizeof p->r.tmpdir, "%s", t ? t : "");
 }
 
+/*
+ * A run that should have been caged, made without the cage
+ * (PROCAGE_TEST_SANDBOX_OFF): its escapes succeed for real, so the ones
+ * that would change the host's mounts (the probe mounts over /tmp,
+ * unmounts, remounts) go into a mount namespace of the probe's own, with
+ * nothing propagating back. A process that cannot make one (no
+ * CAP_SYS_ADMIN) cannot change the host's mounts either.
+ */
+static void host_mounts_out_of_reach(void)
+{
+	if (unshare(CLONE_NEWNS) != 0) {
+		if (errno == EPERM)
+			return;
+		_exit(126);
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		_exit(126);
+}
+
 /* After fork, before exec: async-signal-safe calls only. */
 static _Noreturn void uncaged_child(const char *cwd, char *const *argv, char *const *env,
-				    const struct procage_fd_map *maps, size_t n_maps)
+				    const struct procage_fd_map *maps, size_t n_maps,
+				    bool sandbox_off)
 {
 	int scratch[CAGED_MAX_FDS], top = 2;
+	if (sandbox_off)
+		host_mounts_out_of_reach();
 	for (size_t i = 0; i < n_maps; i++)
 		if (maps[i].child_fd > top)
 			top = maps[i].child_fd;
@@ -444,7 +468,8 @@ static _Noreturn void uncaged_child(const char *cwd, char *const *argv, char *co
 }
 
 static void spawn_uncaged(struct caged_proc *p, struct caged_ws *ws, const struct caged_opts *o,
-			  char *const *argv, const struct procage_fd_map *maps, size_t n_maps)
+			  char *const *argv, const struct procage_fd_map *maps, size_t n_maps,
+			  bool sandbox_off)
 {
 	char *const *env = o && o->env ? o->env : environ;
 	fflush(stdout);
@@ -455,7 +480,8 @@ static void spawn_uncaged(struct caged_proc *p, struct caged_ws *ws, const struc
 		return;
 	}
 	if (pid == 0)
-		uncaged_child(o && o->inherit_cwd ? o->inherit_cwd : ws->rw, argv, env, maps, n_maps);
+		uncaged_child(o && o->inherit_cwd ? o->inherit_cwd : ws->rw, argv, env, maps, n_maps,
+			      sandbox_off);
 	p->pid = pid;
 	/* What the probe takes as its TMPDIR: the variable, else /tmp. */
 	const char *t = env_get(env, "TMPDIR");
@@ -478,7 +504,8 @@ static struct caged_proc *start(struct caged_ws *ws, const struct caged_opts *o,
 	p->pid = -1;
 	p->out_fd = p->err_fd = -1;
 	p->timeout_ms = o && o->timeout_ms > 0 ? o->timeout_ms : CAGED_DEFAULT_TIMEOUT_MS;
-	if (caged && caged_sandbox_off()) {
+	bool sandbox_off = caged && caged_sandbox_off();
+	if (sandbox_off) {
 		sandbox_off_announce();
 		caged = false;
 	}
@@ -504,7 +531,7 @@ static struct caged_proc *start(struct caged_ws *ws, const struct caged_opts *o,
 	if (caged)
 		spawn_caged(p, ws, o, argv, maps, n_maps);
 	else
-		spawn_uncaged(p, ws, o, argv, maps, n_maps);
+		spawn_uncaged(p, ws, o, argv, maps, n_maps, sandbox_off);
 	ws_env_leave(&saved);
 	p->started_ms = now_ms();
 	if (p->r.how != CAGED_NOT_STARTED) {

@@ -12,7 +12,9 @@
  * PROCAGE_TEST_SANDBOX_OFF=1 in the environment makes run_caged and
  * start_caged run without the cage, to prove that every canary fails when
  * the sandbox is switched off. It says so loudly on stdout (as TAP
- * comments) the first time it takes effect.
+ * comments) the first time it takes effect. Those runs get a mount
+ * namespace of their own (when the process can make one), so an escape
+ * that mounts or unmounts, now succeeding, cannot change the host's mounts.
  *
  * The hard-deny classes are found under $HOME and $XDG_RUNTIME_DIR, so a
  * workspace has its own of both (ws->home, ws->runtime): they are the

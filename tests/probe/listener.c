@@ -161,22 +161,39 @@ int do_refuse_distinct(char **args)
 	return eperm == n && last < 0 ? PROBE_DID_IT : PROBE_ERROR;
 }
 
-/* K children make refused calls without end; killed after MS; then one more. */
+/*
+ * K children make refused calls without end; killed MS after each has had
+ * its first one answered (it says so on a pipe, so a busy machine cannot
+ * have them killed before they call); then one more.
+ */
 int do_refuse_crowd(char **args)
 {
 	long k, ms;
 	pid_t pids[256];
+	int calling[2];
 	if (!parse_int(args[0], &k) || k < 1 || k > 256 || !parse_int(args[1], &ms) || ms < 0)
 		return usage_error("bad crowd", args[0]);
+	if (pipe(calling) != 0)
+		return failed(REFUSE_SYSCALL, "pipe", "");
 	for (long i = 0; i < k; i++) {
 		pids[i] = fork();
-		if (pids[i] == 0)
+		if (pids[i] == 0) {
+			close(calling[0]);
+			syscall(__NR_io_uring_setup, 0, NULL);
+			(void)!write(calling[1], "c", 1);
 			for (;;)
 				syscall(__NR_io_uring_setup, 0, NULL);
+		}
 		if (pids[i] < 0)
 			return failed(REFUSE_SYSCALL, "fork", "");
 	}
-	usleep((useconds_t)ms * 1000);
+	close(calling[1]);
+	char c;
+	for (long i = 0; i < k; i++)
+		while (read(calling[0], &c, 1) < 0 && errno == EINTR)
+			;
+	close(calling[0]);
+	usleep((useconds_t)ms * 1000); /* the crowd's calls go on meanwhile: not a wait */
 	for (long i = 0; i < k; i++)
 		kill(pids[i], SIGKILL);
 	for (long i = 0; i < k; i++)

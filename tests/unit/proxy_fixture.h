@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -28,7 +29,11 @@
 #include "proxy/proxy.h"
 #include "tap.h"
 
-#define IO_TIMEOUT_S 5
+/*
+ * Every socket's receive and send timeout: a bound on a failure only (a
+ * loaded machine must never make a test fail by being slow).
+ */
+#define IO_TIMEOUT_S 30
 
 /* ---- sockets ---------------------------------------------------------------- */
 
@@ -185,6 +190,13 @@ static __attribute__((unused)) void serve_echo(int fd)
 		;
 }
 
+/*
+ * The byte source says when a send finds its socket full (the one reading
+ * at the other end has stopped): a byte on this pipe each time, made by
+ * servers_start.
+ */
+static int source_blocked[2] = { -1, -1 };
+
 /* Read an 8-byte count, send that many bytes, close. */
 static __attribute__((unused)) void serve_source(int fd)
 {
@@ -194,9 +206,17 @@ static __attribute__((unused)) void serve_source(int fd)
 		return;
 	while (want > 0) {
 		size_t n = want < sizeof block ? (size_t)want : sizeof block;
-		if (!send_all(fd, block, n))
+		ssize_t sent = send(fd, block, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			(void)!write(source_blocked[1], "b", 1);
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			if (poll(&p, 1, IO_TIMEOUT_S * 1000) != 1)
+				return;
+			continue;
+		}
+		if (sent <= 0)
 			return;
-		want -= n;
+		want -= (uint64_t)sent;
 	}
 }
 
@@ -304,6 +324,49 @@ static __attribute__((unused)) void put_addr(struct dest_addr *a, const char *te
 	}
 }
 
+/*
+ * slow.test: a lookup that lasts until the test lets it go. It says it has
+ * begun (a byte on slow_started), then waits for slow_gate to be readable
+ * (the test closes its write end), within a bound that only ends a
+ * failure. Both pipes are made by servers_start.
+ */
+static int slow_started[2] = { -1, -1 }, slow_gate[2] = { -1, -1 };
+
+static void slow_lookup_wait(void)
+{
+	struct pollfd p = { .fd = slow_gate[0], .events = POLLIN };
+	(void)!write(slow_started[1], "s", 1);
+	while (poll(&p, 1, IO_TIMEOUT_S * 1000) < 0 && errno == EINTR)
+		;
+}
+
+/* Let every slow.test lookup, waiting or to come, go on. */
+static __attribute__((unused)) void slow_lookups_release(void)
+{
+	if (slow_gate[1] >= 0)
+		close(slow_gate[1]);
+	slow_gate[1] = -1;
+}
+
+/* Wait for a byte on fd (within the I/O bound); false if none came. */
+static __attribute__((unused)) bool event_within(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+	int n;
+	while ((n = poll(&p, 1, IO_TIMEOUT_S * 1000)) < 0 && errno == EINTR)
+		;
+	return n == 1 && read(fd, &c, 1) == 1;
+}
+
+/* Drop the bytes already on fd (a non-blocking pipe). */
+static __attribute__((unused)) void events_drain(int fd)
+{
+	char buf[256];
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+}
+
 /* Test names only; anything else does not exist. */
 static int test_resolve(void *ctx, const char *name, struct dest_addr *out, size_t max)
 {
@@ -321,7 +384,7 @@ static int test_resolve(void *ctx, const char *name, struct dest_addr *out, size
 	if (strcmp(name, "allowed.test") == 0)
 		__atomic_add_fetch(&resolve_calls_allowed, 1, __ATOMIC_SEQ_CST);
 	if (strcmp(name, "slow.test") == 0)
-		usleep(1000 * 1000); /* a lookup that takes a second */
+		slow_lookup_wait();
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		if (strcmp(names[i].name, name) != 0)
 			continue;
@@ -477,6 +540,9 @@ static __attribute__((unused)) bool echo_round_trip(const struct fixture *f, siz
 static __attribute__((unused)) bool servers_start(void)
 {
 	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(source_blocked, O_CLOEXEC | O_NONBLOCK) != 0 ||
+	    pipe2(slow_started, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(slow_gate, O_CLOEXEC) != 0)
+		return false;
 	bool up = server_start(&echo, ECHO, AF_INET) && server_start(&source, SOURCE, AF_INET) &&
 		  server_start(&origin, HTTP_ORIGIN, AF_INET);
 	int dead_fd = listen_loopback(AF_INET, &dead_port);
@@ -503,7 +569,8 @@ static __attribute__((unused)) bool nothing_to_read(int fd)
 static __attribute__((unused)) void wait_idle(const struct fixture *f, const char *name)
 {
 	struct proxy_stats s;
-	for (int i = 0; i < 300; i++) {
+	/* Polled: the count has no event; the bound only ends a failure. */
+	for (int i = 0; i < IO_TIMEOUT_S * 100; i++) {
 		proxy_get_stats(f->proxy, &s);
 		if (s.active == 0)
 			break;

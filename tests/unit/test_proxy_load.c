@@ -5,6 +5,12 @@
  * back no one else, many tunnels at once, idle tunnels are closed, and bulk
  * throughput, spliced and copied, against a direct connection (a diag
  * line, no assertion: the numbers depend on the machine).
+ *
+ * No step waits a fixed time for something to happen: the stalled reader
+ * waits until the source finds its socket full, the slow lookup lasts
+ * until the test lets it go, and an observation that a busy machine made
+ * too late to mean anything (the heads' deadline passed while it was
+ * made) is made again.
  */
 #include "proxy_fixture.h"
 
@@ -35,15 +41,21 @@ static void test_oversized(const struct fixture *f)
 		close(fd);
 }
 
-/* Head timeout 800 ms in this fixture. */
-static void test_slowloris(const struct fixture *f)
-{
-	enum { SLOW = 40 };
-	int slow[SLOW], answered = 0, status;
-	char head[128], response[1024];
-	struct timespec start;
+#define HEAD_TIMEOUT_MS 800 /* the slow fixture's */
 
+enum { SLOW = 40 };
+
+/*
+ * SLOW unfinished heads, then a good client: true when it was served and
+ * every head still waited. Only meaningful if it all happened within the
+ * head deadline; *in_time says whether it did.
+ */
+static bool served_beside_slow_heads(const struct fixture *f, int *slow, bool *in_time)
+{
+	char head[128];
+	struct timespec start;
 	snprintf(head, sizeof head, "CONNECT allowed.test:%d HTTP/1.1\r\nX-Slow: ", echo.port);
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (int i = 0; i < SLOW; i++) {
 		slow[i] = connect_loopback(f->port);
 		if (slow[i] >= 0)
@@ -53,22 +65,49 @@ static void test_slowloris(const struct fixture *f)
 	bool all_waiting = true;
 	for (int i = 0; i < SLOW; i++)
 		all_waiting &= slow[i] >= 0 && nothing_to_read(slow[i]);
-	tap_ok(good && all_waiting, "a good client is served while %d heads are unfinished", SLOW);
+	*in_time = seconds_since(&start) * 1000 < HEAD_TIMEOUT_MS;
+	return good && all_waiting;
+}
 
-	/* One more that trickles a byte every 100 ms: the deadline is for the
-	 * whole head, so trickling does not extend it. */
-	int trickle = connect_loopback(f->port);
+static void test_slowloris(const struct fixture *f)
+{
+	int slow[SLOW], answered = 0, status, tries = 0;
+	char head[128], response[1024];
+	struct timespec start;
+	bool served, in_time;
+
+	/* A try the scheduler made last past the deadline proves nothing: again. */
+	for (;;) {
+		served = served_beside_slow_heads(f, slow, &in_time);
+		if (in_time || ++tries == 10)
+			break;
+		tap_diag("slowloris: try %d outlasted the %d ms head deadline; again", tries,
+			 HEAD_TIMEOUT_MS);
+		for (int i = 0; i < SLOW; i++)
+			if (slow[i] >= 0)
+				close(slow[i]);
+	}
+	tap_ok(served && in_time, "a good client is served while %d heads are unfinished", SLOW);
+
+	/*
+	 * One more that trickles a byte every 100 ms (the attack's pace, not a
+	 * wait): the deadline is for the whole head, so trickling does not
+	 * extend it, and the 408 comes while the client is still trickling.
+	 */
+	snprintf(head, sizeof head, "CONNECT allowed.test:%d HTTP/1.1\r\nX-Slow: ", echo.port);
+	int trickle = connect_loopback(f->port), sent = 0;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	send_str(trickle, head);
-	for (int i = 0; i < 50 && nothing_to_read(trickle); i++) {
+	for (; sent < 100 && nothing_to_read(trickle); sent++) {
 		if (!send_str(trickle, "a"))
 			break;
 		usleep(100 * 1000);
 	}
 	status = recv_head(trickle, response, sizeof response);
-	tap_ok(status == 408 && seconds_since(&start) < 4.0,
-	       "a head trickled byte by byte is cut off with 408 (%d after %.1f s)", status,
-	       seconds_since(&start));
+	tap_ok(status == 408 && sent < 100,
+	       "a head trickled byte by byte is cut off with 408 while it trickles (%d after %d "
+	       "bytes, %.1f s)",
+	       status, sent, seconds_since(&start));
 	close(trickle);
 	for (int i = 0; i < SLOW; i++) {
 		if (slow[i] >= 0 && recv_head(slow[i], response, sizeof response) == 408)
@@ -87,10 +126,19 @@ static void test_stalled_reader(const struct fixture *f)
 	int status;
 
 	snprintf(head, sizeof head, "CONNECT allowed.test:%d HTTP/1.1\r\n\r\n", source.port);
+	events_drain(source_blocked[0]);
 	int stalled = proxy_request(f, head, 0, &status, response, sizeof response);
 	bool started = status == 200 && send_all(stalled, &want, sizeof want);
-	usleep(300 * 1000); /* every buffer on the way fills up */
-	tap_ok(started && echo_round_trip(f, 1 << 20),
+	/*
+	 * Every buffer on the way fills up: bytes reached the client, which
+	 * reads none, and the source then finds its socket full.
+	 */
+	struct pollfd p = { .fd = stalled, .events = POLLIN };
+	bool backed_up = started && poll(&p, 1, IO_TIMEOUT_S * 1000) == 1;
+	events_drain(source_blocked[0]);
+	backed_up = backed_up && event_within(source_blocked[0]);
+	tap_ok(backed_up, "a client that stops reading: the tunnel backs up to the source");
+	tap_ok(backed_up && echo_round_trip(f, 1 << 20),
 	       "a client that stops reading 1 GiB does not hold back another tunnel");
 	close(stalled);
 }
@@ -103,8 +151,10 @@ static void test_slow_lookup(const struct fixture *f)
 
 	snprintf(head, sizeof head, "CONNECT slow.test:%d HTTP/1.1\r\n\r\n", echo.port);
 	send_str(fd, head);
-	bool good = echo_round_trip(f, 1000);
+	bool waiting = event_within(slow_started[0]);
+	bool good = waiting && echo_round_trip(f, 1000);
 	tap_ok(good && nothing_to_read(fd), "a good client is served while a lookup is slow");
+	slow_lookups_release();
 	status = recv_head(fd, response, sizeof response);
 	tap_ok(status == 200, "the slow lookup then completes (%d)", status);
 	close(fd);
@@ -153,9 +203,9 @@ static void test_idle(const struct fixture *f)
 	int fd = proxy_request(f, head, 0, &status, response, sizeof response);
 	bool ok = status == 200 && send_str(fd, "x") && recv_exact(fd, buf, 1);
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	/* EOF, not the receive timeout (IO_TIMEOUT_S, a bound on failure only). */
 	ok = ok && eof_within(fd);
-	tap_ok(ok && seconds_since(&start) < 4.0, "an idle tunnel is closed (after %.1f s)",
-	       seconds_since(&start));
+	tap_ok(ok, "an idle tunnel is closed (after %.1f s)", seconds_since(&start));
 	close(fd);
 }
 
@@ -241,7 +291,8 @@ int main(void)
 	if (!tap_ok(servers_start(), "loopback upstream servers started"))
 		return tap_done();
 	if (!tap_ok(fixture_start(&main_f, (struct proxy_options){ 0 }) &&
-			    fixture_start(&slow_f, (struct proxy_options){ .head_timeout_ms = 800 }) &&
+			    fixture_start(&slow_f,
+					  (struct proxy_options){ .head_timeout_ms = HEAD_TIMEOUT_MS }) &&
 			    fixture_start(&idle_f, (struct proxy_options){ .idle_timeout_ms = 500 }) &&
 			    fixture_start(&copy_f, (struct proxy_options){ .no_splice = true }) &&
 			    fixture_start(&small_f, (struct proxy_options){ .max_connections = 3 }),
