@@ -16,7 +16,7 @@
 
 #include "escape.h"
 
-static const char bashrc_text[] = "# r41: the user's own startup file\n";
+static const char bashrc_text[] = "# r44: the user's own startup file\n";
 
 /*
  * One run of the probe with reports on and the report file at json_path,
@@ -30,7 +30,7 @@ static struct caged_result report_run(struct caged_ws *ws, const char *json_path
 	struct procage_run *run = NULL;
 	memset(&r, 0, sizeof r);
 	if (caged_sandbox_off())
-		return run_caged(ws, NULL, "print", "r41: ran", NULL);
+		return run_caged(ws, NULL, "print", "r44: ran", NULL);
 	r.caged = true;
 	caged_ws_drop_cage(ws);
 	char why[600];
@@ -41,7 +41,7 @@ static struct caged_result report_run(struct caged_ws *ws, const char *json_path
 		snprintf(r.summary, sizeof r.summary, "cage refused: %s", why);
 		return r;
 	}
-	char *argv[] = {(char *)caged_probe_path(), "print", "r41: ran", NULL};
+	char *argv[] = {(char *)caged_probe_path(), "print", "r44: ran", NULL};
 	char home[PATH_MAX + 8];
 	snprintf(home, sizeof home, "HOME=%s", ws->home);
 	char *env[] = {"PATH=/usr/bin:/bin", home, NULL};
@@ -82,8 +82,8 @@ void r44_report_files_follow_no_link_a_run_planted(const struct tier *t)
 {
 	char bashrc[PATH_MAX], planted[PATH_MAX], dir_link[PATH_MAX], through[PATH_MAX],
 	    old[PATH_MAX], fresh[PATH_MAX], outside[PATH_MAX], second[PATH_MAX];
-	struct caged_ws *ws = workspace(t, "r41");
-	if (!ws || cage_refused_here(t, ws, "r41"))
+	struct caged_ws *ws = workspace(t, "r44");
+	if (!ws || cage_refused_here(t, ws, "r44"))
 		goto out;
 	if (!path_join(t, bashrc, ws->home, ".bashrc") ||
 	    !path_join(t, planted, ws->rw, "r.jsonl") || !path_join(t, dir_link, ws->rw, "logs") ||
@@ -93,40 +93,41 @@ void r44_report_files_follow_no_link_a_run_planted(const struct tier *t)
 	    !path_join(t, second, ws->rw, "second-name.jsonl"))
 		goto out;
 	/* What an earlier run of the same workspace could have left. */
-	if (!fixture(t, put_file(bashrc, bashrc_text), "r41: ~/.bashrc written") ||
-	    !fixture(t, symlink(bashrc, planted) == 0, "r41: a link to ~/.bashrc planted") ||
-	    !fixture(t, symlink(ws->home, dir_link) == 0, "r41: a link to the home planted") ||
-	    !fixture(t, put_file(old, "r41: left by a run\n"), "r41: an old file left") ||
-	    !fixture(t, put_file(outside, ""), "r41: a report file outside the grants made"))
+	if (!fixture(t, put_file(bashrc, bashrc_text), "r44: ~/.bashrc written") ||
+	    !fixture(t, symlink(bashrc, planted) == 0, "r44: a link to ~/.bashrc planted") ||
+	    !fixture(t, symlink(ws->home, dir_link) == 0, "r44: a link to the home planted") ||
+	    !fixture(t, put_file(old, "r44: left by a run\n"), "r44: an old file left") ||
+	    !fixture(t, put_file(outside, ""), "r44: a report file outside the grants made"))
 		goto out;
 
 	struct caged_result r = report_run(ws, planted);
 	check(t, refused_naming(&r, "symbolic link") && file_is(bashrc, bashrc_text), &r,
-	      "r41: a report file that is a planted link to ~/.bashrc is refused before any child "
+	      "r44: a report file that is a planted link to ~/.bashrc is refused before any child "
 	      "runs, and ~/.bashrc is unchanged");
 	r = report_run(ws, through);
 	check(t, refused_naming(&r, "symbolic link") && file_is(bashrc, bashrc_text), &r,
-	      "r41: a report file below a planted link to the home is refused, and ~/.bashrc is "
+	      "r44: a report file below a planted link to the home is refused, and ~/.bashrc is "
 	      "unchanged");
 	r = report_run(ws, old);
 	check(t,
 	      refused_naming(&r, "already exists inside the write grant") &&
-		  file_is(old, "r41: left by a run\n"),
-	      &r, "r41: an existing file inside a write grant is refused as a report file");
-	if (fixture(t, link(outside, second) == 0, "r41: a second name of a report file made")) {
+		  file_is(old, "r44: left by a run\n"),
+	      &r, "r44: an existing file inside a write grant is refused as a report file");
+	if (fixture(t, link(outside, second) == 0, "r44: a second name of a report file made")) {
 		r = report_run(ws, outside);
 		check(t, refused_naming(&r, "names (hard links)"), &r,
-		      "r41: a report file with a second name is refused");
+		      "r44: a report file with a second name is refused");
 		(void)unlink(second);
 	}
 
 	char text[4096] = "";
 	r = report_run(ws, fresh);
-	check(t, did_it(&r) && caged_read_file(fresh, text, sizeof text) == 0, &r,
-	      "r41: control: a new report file in the workspace is created and written");
+	/* The report file is the library's: without the cage nothing writes it. */
+	check_role(t, ROLE_NEEDS_CAGE, did_it(&r) && caged_read_file(fresh, text, sizeof text) == 0,
+		   &r, "r44: control: a new report file in the workspace is created and written");
 	r = report_run(ws, outside);
 	check(t, did_it(&r), &r,
-	      "r41: control: an existing report file outside the write grants is appended to");
+	      "r44: control: an existing report file outside the write grants is appended to");
 out:
 	caged_ws_free(ws);
 }
