@@ -18,7 +18,7 @@
 /* A hidden directory is walked this deep, and no further. */
 #define LINK_WALK_DEPTH 16
 
-static int strings_add(char ***list, size_t *n, const char *s)
+int path_strings_add(char ***list, size_t *n, const char *s)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], s) == 0)
@@ -61,7 +61,7 @@ static int links_walk(char *path, size_t len, int depth, char ***targets, size_t
 			char *target = realpath(path, NULL);
 			/* A dangling link names nothing to hide yet. */
 			if (target)
-				rc = strings_add(targets, n, target);
+				rc = path_strings_add(targets, n, target);
 			free(target);
 		} else if (S_ISDIR(st.st_mode) && depth < LINK_WALK_DEPTH) {
 			rc = links_walk(path, len + 1 + l, depth + 1, targets, n);
@@ -232,7 +232,7 @@ int mount_aliases_of(const struct mount_table *t, const char *path, char ***alia
 		/* Only a spelling that reaches the same inode now is an alias. */
 		if (strcmp(spelling, path) != 0 && lstat(spelling, &st) == 0 &&
 		    st.st_dev == want.st_dev && st.st_ino == want.st_ino)
-			rc = strings_add(aliases, n, spelling);
+			rc = path_strings_add(aliases, n, spelling);
 	}
 	return rc;
 }

@@ -22,6 +22,11 @@ void mount_table_free(struct mount_table *t);
 /* Every other spelling of path that reaches the same inode through another mount. */
 int mount_aliases_of(const struct mount_table *t, const char *path, char ***aliases, size_t *n);
 
+/*
+ * Lists of path strings, NULL-terminated, as the functions above return:
+ * add a copy of s unless it is there already (0 or -ENOMEM), and free.
+ */
+int path_strings_add(char ***list, size_t *n, const char *s);
 void path_strings_free(char **list, size_t n);
 
 #endif

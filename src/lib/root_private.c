@@ -11,21 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define ROOT_PRIVATE_DEPTH 16
+#include "path_aliases.h"
 
-static int list_add(char ***list, size_t *n, const char *path)
-{
-	char *copy = strdup(path);
-	char **grown = copy ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
-	if (!grown) {
-		free(copy);
-		return -ENOMEM;
-	}
-	grown[(*n)++] = copy;
-	grown[*n] = NULL;
-	*list = grown;
-	return 0;
-}
+#define ROOT_PRIVATE_DEPTH 16
 
 static int private_walk(char *path, size_t len, int depth, dev_t dev, char ***list, size_t *n)
 {
@@ -48,7 +36,7 @@ static int private_walk(char *path, size_t len, int depth, dev_t dev, char ***li
 				       ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
 				       : (st.st_mode & S_IROTH) != 0;
 		if (!others_read)
-			rc = list_add(list, n, path);
+			rc = path_strings_add(list, n, path);
 		else if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < ROOT_PRIVATE_DEPTH)
 			rc = private_walk(path, len + 1 + l, depth + 1, dev, list, n);
 	}
