@@ -69,34 +69,6 @@ static bool caller_holds_setpcap(void)
 	return data[CAP_TO_INDEX(CAP_SETPCAP)].effective & CAP_TO_MASK(CAP_SETPCAP);
 }
 
-static int plan_ruleset(const struct procage_cage *cage, const char *tmpdir,
-			struct procage_error *err)
-{
-	struct landlock_grant *grants = calloc(cage->n_grants + 1, sizeof *grants);
-	size_t n = cage->n_grants;
-	int tmp_fd = -1;
-
-	if (!grants)
-		return error_set(err, -ENOMEM, "out of memory");
-	/* A policy may grant no path at all: then there is no array to copy. */
-	if (n)
-		memcpy(grants, cage->grants, n * sizeof *grants);
-	if (tmpdir) {
-		tmp_fd = open(tmpdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (tmp_fd < 0) {
-			free(grants);
-			return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
-					     "opening the run's temporary directory %s", tmpdir);
-		}
-		grants[n++] = (struct landlock_grant){ tmpdir, tmp_fd, cage->landlock.handled_fs };
-	}
-	int fd = landlock_ruleset_create(&cage->landlock, grants, n, err);
-	if (tmp_fd >= 0)
-		close(tmp_fd);
-	free(grants);
-	return fd;
-}
-
 /*
  * The rights of a grant on /proc itself. It was made on the caller's
  * /proc; the run's own /proc gets the same. (A grant above /proc covers
@@ -167,7 +139,8 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	}
 
 	/* The ruleset and the status pipe must survive the descriptor step. */
-	int ruleset = plan_ruleset(cage, tmpdir, err);
+	/* The run's temporary directory is granted by the reaper, which makes it. */
+	int ruleset = landlock_ruleset_create(&cage->landlock, cage->grants, cage->n_grants, err);
 	if (ruleset < 0) {
 		plan_release(plan);
 		return ruleset;

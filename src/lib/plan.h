@@ -118,7 +118,9 @@ struct procage_cage;
 /*
  * Fill plan for one spawn of cage (the parent's side). Descriptors the
  * plan owns (the ruleset and status_fd) are moved above every mapped
- * target. tmpdir, when not NULL, is granted write access. The plan owns
+ * target. tmpdir, when not NULL, is the run's temporary directory, which
+ * the reaper makes and grants before the target starts: on tier T1 it
+ * stays writable when everything else turns read-only. The plan owns
  * status_fd from the call on; on failure nothing stays open.
  */
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,

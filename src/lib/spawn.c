@@ -179,7 +179,7 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	s->status_read = fds[0];
 	s->status_write = -1; /* the plan owns the write end from here */
 	/* The reaper makes the temporary directory and grants it (reaper_start). */
-	if ((rc = plan_build(cage, o, NULL, fds[1], &s->plan, err)) < 0)
+	if ((rc = plan_build(cage, o, s->tmpdir, fds[1], &s->plan, err)) < 0)
 		return rc;
 	s->plan.exec_path = s->exec_path;
 	s->plan.envp = s->env;

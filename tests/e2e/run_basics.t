@@ -42,6 +42,14 @@ err=$("$PROCAGE" run --limit nofile=many -- true 2>&1); st=$?
 is "$st" 125 "a bad limit value is refused"
 like "$err" "nofile=many" "naming the flag"
 
+# The run's private temporary directory is writable (on tier T1 everything
+# else outside the write grants is read-only), on both tiers.
+probe_tmp='mkdir "$TMPDIR/d" && echo kept >"$TMPDIR/d/f" && cat "$TMPDIR/d/f"'
+out=$("$PROCAGE" run -- sh -c "$probe_tmp" 2>&1)
+is "$out" kept "the run's TMPDIR takes new directories and files"
+out=$("$(dirname "$PROCAGE")/tests/without_userns" "$PROCAGE" run -- sh -c "$probe_tmp" 2>&1)
+is "$out" kept "... on tier T2 too"
+
 out=$("$PROCAGE" --version)
 like "$out" "^procage [0-9]" "--version prints the version"
 done_testing
