@@ -62,10 +62,13 @@ ok $? "Ctrl-C ends the shell's foreground command, not the shell"
 keys "/usr/bin/python3 -c 'import fcntl,termios
 for c in b\"echo PW\", b\"N\", b\"\\n\":
     [fcntl.ioctl(0, termios.TIOCSTI, bytes([x])) for x in c]'; echo tiocsti-status=\$?" Enter
-wait_pane 'tiocsti-status='
+# The status line itself (at a line's start), not the command's echo.
+wait_pane '^tiocsti-status='
 keys 'echo done-$((3*3))' Enter
 wait_pane '^done-9'
-ok $? "the shell runs the line typed after the attempt"
+r=$?
+ok $r "the shell runs the line typed after the attempt"
+[ $r -eq 0 ] || screen | sed 's/^/# screen: /'
 like "$(screen)" "tiocsti-status=1" "pushing input with TIOCSTI fails in the cage"
 # Pushed input would show as "echo PWN" echoed, and as PWN printed.
 ok $(screen | grep -q 'PWN$' && echo 1 || echo 0) "and nothing it pushed reached the terminal or the shell"
