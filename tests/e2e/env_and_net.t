@@ -69,7 +69,7 @@ except socket.timeout:
     pass
 PY
 	sockets=$!
-	for _ in $(seq 50); do [ -e "$work/sockets-ready" ] && break; sleep 0.1; done
+	wait_until 60 test -e "$work/sockets-ready"
 	try='import socket,sys
 for p in sys.argv[1:]:
     s = socket.socket(socket.AF_UNIX)
