@@ -229,6 +229,16 @@ static REAPER_RAW void run_process_signal(struct reaper *r, unsigned pid,
 	raw_syscall1(SYS_close, fd);
 }
 
+/* The pid a /proc entry names, or 0 when it names none. */
+static REAPER_RAW unsigned dirent_pid(const char *name)
+{
+	unsigned pid = 0;
+	const char *c = name;
+	for (; *c >= '0' && *c <= '9'; c++)
+		pid = pid * 10 + (unsigned)(*c - '0');
+	return *c ? 0 : pid;
+}
+
 /*
  * One scan of /proc: every process of the run is tracked and sent sig
  * (SIGSTOP to the running ones only). The number still running, or -1
@@ -249,12 +259,9 @@ static REAPER_RAW int run_scan(struct reaper *r, int sig)
 		for (long off = 0; off < got;) {
 			struct dirent64_raw *d = (struct dirent64_raw *)(void *)(buf + off);
 			off += d->reclen;
-			unsigned pid = 0;
-			const char *c = d->name;
-			for (; *c >= '0' && *c <= '9'; c++)
-				pid = pid * 10 + (unsigned)(*c - '0');
+			unsigned pid = dirent_pid(d->name);
 			struct proc_stat s;
-			if (*c || !pid || (pid_t)pid == r->self || !stat_read(r, pid, &s) ||
+			if (!pid || (pid_t)pid == r->self || !stat_read(r, pid, &s) ||
 			    !of_the_run(r, &s))
 				continue;
 			if (!tracked(r, pid) && r->n_tracked < REAPER_MAX_TRACKED)
@@ -307,12 +314,9 @@ static REAPER_RAW int children_kill_scanned(struct reaper *r)
 		for (long off = 0; off < got;) {
 			struct dirent64_raw *d = (struct dirent64_raw *)(void *)(buf + off);
 			off += d->reclen;
-			unsigned pid = 0;
-			const char *c = d->name;
-			for (; *c >= '0' && *c <= '9'; c++)
-				pid = pid * 10 + (unsigned)(*c - '0');
+			unsigned pid = dirent_pid(d->name);
 			struct proc_stat s;
-			if (*c || !pid || !stat_read(r, pid, &s) || s.ppid != r->self)
+			if (!pid || !stat_read(r, pid, &s) || s.ppid != r->self)
 				continue;
 			raw_syscall2(SYS_kill, pid, SIGKILL);
 			n++;
