@@ -203,13 +203,19 @@ PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_p
 
 /*
  * path must be absolute and exist; it is resolved when the cage is made.
+ * Reading a path the policy already lets be written is covered (0, no
+ * new rule); any other second rule for the same path is a conflict.
  * Escape classes: R-02, R-04, R-08, R-30, R-31; CONNECT: R-09, R-34.
  */
 PROCAGE_API int procage_policy_allow(struct procage_policy *policy, const char *path,
 				     int access, struct procage_error *err) PROCAGE_NONNULL(1, 2);
+/* The access (enum procage_access) of the rule for exactly path, or -ENOENT. */
+PROCAGE_API int procage_policy_access(const struct procage_policy *policy, const char *path);
 /* mode: enum procage_network. Escape classes. */
 PROCAGE_API int procage_policy_set_network(struct procage_policy *policy, int mode,
 					   struct procage_error *err) PROCAGE_NONNULL(1);
+/* The policy's network mode (enum procage_network), or -EINVAL. */
+PROCAGE_API int procage_policy_network(const struct procage_policy *policy);
 /*
  * With PROCAGE_NET_PROXY: a host the run may reach, "github.com",
  * "*.npmjs.org" (names below it), "registry.example:8443", or an address

@@ -173,25 +173,47 @@ static int socket_refusal(const struct procage_cage *c, const struct cage_path *
 }
 
 /*
+ * The path of the written rule that an error of the path resolver names
+ * (the longest one its message contains), or NULL.
+ */
+static const char *message_rule_path(const struct procage_policy *p,
+				     const struct procage_error *err)
+{
+	const char *found = NULL;
+	for (size_t i = 0; err && i < p->n_paths; i++)
+		if (p->paths[i].pos.line && strstr(err->message, p->paths[i].path) &&
+		    (!found || strlen(p->paths[i].path) > strlen(found)))
+			found = p->paths[i].path;
+	return found;
+}
+
+/*
  * Paths to Landlock grants, by tier: on T1 the denials become masks at
  * spawn; on T2 the grants are made entry by entry around them.
  */
-static int cage_resolve_paths(struct procage_cage *c, struct procage_error *err)
+static int cage_resolve_paths(struct procage_cage *c, struct policy_position *where,
+			      struct procage_error *err)
 {
 	struct cage_paths paths;
 	struct cage_path *grants;
 	size_t n_grants;
 	int rc = paths_resolve(c->policy, &paths, err);
-	if (rc < 0)
+	if (rc < 0) {
+		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
 		return rc;
+	}
 	enum policy_approximation needed =
 		c->tier == PROCAGE_TIER_T1 ? APPROX_SPAWN_SNAPSHOT : APPROX_ENTRY_GRANTS;
 	if (paths.n_denials && !accepted(c, needed)) {
 		rc = denial_refusal(c, &paths.denials[0], err);
+		*where = policy_path_position(c->policy, paths.denials[0].path);
+		if (!where->line)
+			*where = policy_key_position(c->policy, "accept");
 		cage_paths_free(&paths);
 		return rc;
 	}
 	if (paths.n_sockets && (rc = socket_refusal(c, &paths.sockets[0], err)) < 0) {
+		*where = policy_path_position(c->policy, paths.sockets[0].path);
 		cage_paths_free(&paths);
 		return rc;
 	}
@@ -270,9 +292,11 @@ static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *er
  * proxy's listener (R-36): without one (tier T2), port rules alone cannot
  * bind a destination, so the cage is refused.
  */
-static int cage_proxy_prepare(struct procage_cage *c, struct procage_error *err)
+static int cage_proxy_prepare(struct procage_cage *c, struct policy_position *where,
+			      struct procage_error *err)
 {
 	const struct procage_policy *p = c->policy;
+	*where = policy_key_position(p, "network");
 	fix_set(c, CAGE_FIX_NETWORK_OFF, 0, NULL);
 	if (c->tier != PROCAGE_TIER_T1)
 		return error_set(err, -EOPNOTSUPP,
@@ -288,8 +312,18 @@ static int cage_proxy_prepare(struct procage_cage *c, struct procage_error *err)
 		return error_set(err, -EINVAL,
 				 "proxy-only networking with no allowed host; name the hosts the "
 				 "run may reach");
-	return allowlist_new((const char *const *)p->allow_hosts, p->n_allow_hosts,
-			     &c->allowlist, err);
+	int rc = allowlist_new((const char *const *)p->allow_hosts, p->n_allow_hosts,
+			       &c->allowlist, err);
+	/* The entry refused: each was read when it was set, so this is rare. */
+	for (size_t i = 0; rc < 0 && i < p->n_allow_hosts; i++) {
+		struct allowlist *one = NULL;
+		if (allowlist_new((const char *const *)&p->allow_hosts[i], 1, &one, NULL) < 0) {
+			*where = policy_host_position(p, i);
+			break;
+		}
+		allowlist_free(one);
+	}
+	return rc;
 }
 
 /*
@@ -340,15 +374,16 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		return error_set(err, -EINVAL, "no policy or no place for the cage given");
 	*out = NULL;
 	const struct procage_host_facts *f = host_facts_get();
+	struct policy_position where = { 0, 0 };
 	int rc = host_refusal(f, err);
-	if (rc == 0)
-		rc = terminal_refusal(policy, err);
-	if (rc == 0)
-		rc = cgroup_refusal(policy, f, err);
-	if (rc == 0)
-		rc = rlimits_refusal(policy, f->tier, err);
+	if (rc == 0 && (rc = terminal_refusal(policy, err)) < 0)
+		where = policy_key_position(policy, "terminal");
+	if (rc == 0 && (rc = cgroup_refusal(policy, f, err)) < 0)
+		where = policy_key_position(policy, "limits");
+	if (rc == 0 && (rc = rlimits_refusal(policy, f->tier, err)) < 0)
+		where = policy_key_position(policy, "limits");
 	if (rc < 0)
-		return rc;
+		return policy_error_locate(policy, where, err);
 
 	struct procage_cage *c = calloc(1, sizeof *c);
 	if (!c || !(c->policy = policy_copy(policy))) {
@@ -361,11 +396,12 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	landlock_config_init(&c->landlock, f->landlock_abi, policy->network != PROCAGE_NET_ON,
 			     proxy ? POLICY_PROXY_PORT : 0);
 	if (proxy)
-		rc = cage_proxy_prepare(c, err);
+		rc = cage_proxy_prepare(c, &where, err);
 	if (rc == 0)
-		rc = cage_resolve_paths(c, err);
-	if (rc == 0 && policy->private_tmp)
-		rc = cage_choose_tmp_base(c, err);
+		rc = cage_resolve_paths(c, &where, err);
+	if (rc == 0 && policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
+		where = policy_key_position(policy, policy->tmp_base ? "tmp_base" : "paths");
+	}
 	if (rc == 0) {
 		struct seccomp_options so = {
 			/* A proxy-only run needs IP sockets, to reach its proxy. */
@@ -381,6 +417,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	}
 	c->fix = NULL;
 	if (rc < 0) {
+		policy_error_locate(policy, where, err);
 		procage_cage_free(c);
 		return rc;
 	}

@@ -106,6 +106,8 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	procage_strings_free(p->allow_hosts);
 	free(p->home);
 	free(p->tmp_base);
+	free(p->source);
+	free(p->host_pos);
 	free(p);
 }
 
@@ -156,7 +158,10 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 	if (p->n_paths >= POLICY_MAX_PATHS)
 		return error_set(err, -E2BIG, "too many path rules (at most %d)", POLICY_MAX_PATHS);
 	for (size_t i = 0; i < p->n_paths; i++)
-		if (strcmp(p->paths[i].path, path) == 0 && (int)p->paths[i].access != access)
+		if (strcmp(p->paths[i].path, path) == 0 && p->paths[i].access == PROCAGE_WRITE &&
+		    access == PROCAGE_READ)
+			return 0; /* covered: writing includes reading */
+		else if (strcmp(p->paths[i].path, path) == 0 && (int)p->paths[i].access != access)
 			return error_set(err, -EINVAL,
 					 "conflicting rules for %s: %s and %s", path,
 					 policy_access_name(p->paths[i].access),
@@ -172,8 +177,21 @@ PROCAGE_API int procage_policy_allow(struct procage_policy *p, const char *path,
 		return error_set(err, -ENOMEM, "out of memory adding %s", path);
 	}
 	p->paths = grown;
-	p->paths[p->n_paths - 1] = (struct policy_path_rule){ copy, access };
+	p->paths[p->n_paths - 1] = (struct policy_path_rule){ copy, access, { 0, 0 } };
 	return 0;
+}
+
+PROCAGE_API int procage_policy_access(const struct procage_policy *p, const char *path)
+{
+	for (size_t i = 0; p && path && i < p->n_paths; i++)
+		if (strcmp(p->paths[i].path, path) == 0)
+			return (int)p->paths[i].access;
+	return -ENOENT;
+}
+
+PROCAGE_API int procage_policy_network(const struct procage_policy *p)
+{
+	return p ? (int)p->network : -EINVAL;
 }
 
 PROCAGE_API int procage_policy_set_network(struct procage_policy *p, int mode,
@@ -541,10 +559,21 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 		goto fail;
 	for (size_t i = 0; i < src->n_paths; i++) {
 		p->paths[i].access = src->paths[i].access;
+		p->paths[i].pos = src->paths[i].pos;
 		p->paths[i].path = strdup(src->paths[i].path);
 		if (!p->paths[i].path)
 			goto fail;
 		p->n_paths++;
+	}
+	if (src->source && !(p->source = strdup(src->source)))
+		goto fail;
+	memcpy(p->key_pos, src->key_pos, sizeof p->key_pos);
+	if (src->n_host_pos) {
+		p->host_pos = calloc(src->n_host_pos, sizeof *p->host_pos);
+		if (!p->host_pos)
+			goto fail;
+		memcpy(p->host_pos, src->host_pos, src->n_host_pos * sizeof *p->host_pos);
+		p->n_host_pos = src->n_host_pos;
 	}
 	if (env_list_copy(src->env_pass, src->n_env_pass, &p->env_pass, &p->n_env_pass) < 0 ||
 	    env_list_copy(src->env_set, src->n_env_set, &p->env_set, &p->n_env_set) < 0)

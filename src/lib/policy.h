@@ -9,10 +9,19 @@
 
 #include "procage.h"
 
+/* Where something was written in the policy's file: line 0 when it was not. */
+struct policy_position {
+	unsigned line, column;
+};
+
 struct policy_path_rule {
 	char *path; /* absolute, as the caller spelled it */
 	enum procage_access access;
+	struct policy_position pos;
 };
+
+/* Room for the positions of the JSON reader's top-level keys (policy_json_key). */
+#define POLICY_KEYS_MAX 20
 
 struct policy_env_var {
 	char *name;
@@ -48,6 +57,16 @@ struct procage_policy {
 	char *tmp_base; /* where private temporary directories go, or NULL: $TMPDIR, /tmp */
 	unsigned waived_classes; /* 1 << enum class_id */
 	unsigned accepted;       /* 1 << enum policy_approximation */
+	/*
+	 * The file the policy was read from (NULL: built by calls), and where
+	 * its top-level keys (in policy_json_key order) and allow_hosts
+	 * entries were written; entries added later by calls have none. An
+	 * error found when the cage is made names the place (policy_locate.c).
+	 */
+	char *source;
+	struct policy_position key_pos[POLICY_KEYS_MAX];
+	struct policy_position *host_pos;
+	size_t n_host_pos;
 };
 
 /*
@@ -72,6 +91,25 @@ const char *policy_approximation_name(enum policy_approximation a);
  * own JSON (a test holds the two together).
  */
 const char *policy_json_key(size_t i);
+
+/* Where the top-level key was written, or line 0. */
+struct policy_position policy_key_position(const struct procage_policy *policy, const char *key);
+/*
+ * Where the rule that brings path into the policy was written: the rule
+ * for path itself, else the grant whose tree holds it, else the "paths"
+ * key; line 0 when none was written in the file.
+ */
+struct policy_position policy_path_position(const struct procage_policy *policy,
+					    const char *path);
+/* Where allow_hosts entry i was written, or line 0. */
+struct policy_position policy_host_position(const struct procage_policy *policy, size_t i);
+/*
+ * An error found in a policy read from a file: its message begins with
+ * "FILE:LINE:COLUMN: " of pos (when pos names a place and the message does
+ * not begin with the file already). Returns err's code.
+ */
+int policy_error_locate(const struct procage_policy *policy, struct policy_position pos,
+			struct procage_error *err);
 
 /* The policy's home, else the calling process's $HOME (may be NULL). */
 const char *policy_home(const struct procage_policy *policy);

@@ -232,6 +232,11 @@ static int read_path_rule(struct reader *r, const struct json_value *item,
 	rc = procage_policy_allow(r->policy, path, access, &inner);
 	if (rc < 0)
 		fail_setter(r, item->line, item->column, rc, &inner);
+	for (size_t i = 0; rc == 0 && i < r->policy->n_paths; i++) {
+		struct policy_path_rule *rule = &r->policy->paths[i];
+		if (strcmp(rule->path, path) == 0 && !rule->pos.line)
+			rule->pos = (struct policy_position){ item->line, item->column };
+	}
 	free(expanded);
 	return rc;
 }
@@ -645,6 +650,36 @@ const char *policy_json_key(size_t i)
 	return i < N_KEYS(top_keys) ? top_keys[i].key : NULL;
 }
 
+/*
+ * Where each top-level key and each allowlist entry was written, for the
+ * refusals found later, when the cage is made (policy_locate.c).
+ */
+static int positions_record(struct reader *r, const struct json_value *root)
+{
+	struct procage_policy *p = r->policy;
+	_Static_assert(N_KEYS(top_keys) <= POLICY_KEYS_MAX, "room for every key's position");
+	if (!(p->source = strdup(r->name)))
+		return error_set(r->err, -ENOMEM, "%s: out of memory", r->name);
+	for (size_t i = 0; i < root->u.object.count; i++) {
+		const struct json_member *m = &root->u.object.members[i];
+		for (size_t k = 0; k < N_KEYS(top_keys); k++)
+			if (strcmp(top_keys[k].key, m->key) == 0)
+				p->key_pos[k] = (struct policy_position){ m->line, m->column };
+	}
+	const struct json_member *hosts = json_object_find(root, "allow_hosts");
+	size_t n = hosts ? hosts->value->u.array.count : 0;
+	if (n == 0)
+		return 0;
+	if (!(p->host_pos = calloc(n, sizeof *p->host_pos)))
+		return error_set(r->err, -ENOMEM, "%s: out of memory", r->name);
+	for (size_t i = 0; i < n; i++) {
+		const struct json_value *item = hosts->value->u.array.items[i];
+		p->host_pos[i] = (struct policy_position){ item->line, item->column };
+	}
+	p->n_host_pos = n;
+	return 0;
+}
+
 static int read_policy(struct reader *r, const struct json_value *root)
 {
 	const struct json_member *version = json_object_find(root, "version");
@@ -659,7 +694,8 @@ static int read_policy(struct reader *r, const struct json_value *root)
 	/* Before the paths, whose "~/" it names. */
 	if (home && (rc = read_directory(r, home, 1)) < 0)
 		return rc;
-	return read_members(r, root, "at the top level", top_keys, N_KEYS(top_keys));
+	rc = read_members(r, root, "at the top level", top_keys, N_KEYS(top_keys));
+	return rc < 0 ? rc : positions_record(r, root);
 }
 
 static int policy_from_json(const char *text, size_t len, const char *name,
