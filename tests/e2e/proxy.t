@@ -57,6 +57,27 @@ out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 -- \
 ok $([ $st -ne 0 ] && echo 0 || echo 1) "a CONNECT to a host not on the list fails"
 like "$out" "403" "with the proxy's 403"
 
+# localhost: one entry for the name and both loopback addresses, every port.
+out=$("$PROCAGE" run --net proxy --allow-host localhost -- \
+	curl -sS --max-time 60 "http://localhost:$port/" 2>&1)
+is "$out" "page-from-loopback" "--allow-host localhost: the name localhost reaches the loopback server"
+out=$("$PROCAGE" run --net proxy --allow-host localhost -- \
+	curl -sS --max-time 60 "http://127.0.0.1:$port/" 2>&1)
+is "$out" "page-from-loopback" "--allow-host localhost: so does 127.0.0.1"
+# An address with a port: that port only.
+out=$("$PROCAGE" run --net proxy --allow-host "127.0.0.1:$port" -- \
+	curl -sS --max-time 60 "http://127.0.0.1:$port/" 2>&1)
+is "$out" "page-from-loopback" "--allow-host 127.0.0.1:PORT reaches that port"
+other_port=$((port == 65535 ? port - 1 : port + 1))
+out=$("$PROCAGE" run --net proxy --allow-host "127.0.0.1:$other_port" -- \
+	curl -fsS --max-time 60 "http://127.0.0.1:$port/" 2>&1); st=$?
+ok $([ $st -ne 0 ] && ! printf '%s' "$out" | grep -q page-from-loopback && echo 0 || echo 1) \
+	"--allow-host 127.0.0.1:OTHER does not reach the server's port"
+out=$("$PROCAGE" run --net proxy --allow-host "localhost:$other_port" -- \
+	curl -fsS --max-time 60 "http://localhost:$port/" 2>&1); st=$?
+ok $([ $st -ne 0 ] && ! printf '%s' "$out" | grep -q page-from-loopback && echo 0 || echo 1) \
+	"--allow-host localhost:OTHER does not reach the server's port"
+
 json="$work/report.json"
 "$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 --report-json "$json" -- \
 	curl -fsS --max-time 60 "http://0x7f.1:$port/" >/dev/null 2>&1

@@ -126,9 +126,9 @@ static void fuzz_list(const uint8_t *data, size_t size)
 		struct dest d;
 		if (dest_parse_authority(host + 1, strlen(host + 1), 443, &d) == DEST_OK &&
 		    allowlist_check_host(list, &d) == ALLOWLIST_ALLOWED && d.kind != DEST_NAME)
-			CHECK(allowlist_range_allows(list, &d.addr));
+			CHECK(allowlist_range_allows(list, &d.addr, d.port));
 		if (d.kind != DEST_NAME && d.kind != 0)
-			allowlist_check_resolved(list, &d.addr);
+			allowlist_check_resolved(list, &d.addr, d.port);
 	}
 	allowlist_free(rc == 0 ? list : NULL);
 	free(text);

@@ -560,9 +560,14 @@ static const struct entry_row entry_rows[] = {
 	{ "2130706433", "four decimal parts" },
 	{ "010.0.0.0/8", "four decimal parts" },
 	{ "10.0.0.1.", "four decimal parts" },
-	{ "10.0.0.1:80", "takes no port" },
-	{ "[::1]:443", "without a port" },
-	{ "[::1", "without a port" },
+	{ "10.0.0.1:80", NULL },
+	{ "[::1]:443", NULL },
+	{ "localhost:3000", NULL },
+	{ "10.0.0.1:0", "bad port" },
+	{ "[::1]:", "write an IPv6 entry" },
+	{ "[::1]443", "write an IPv6 entry" },
+	{ "[::1]:https", "write an IPv6 entry" },
+	{ "[::1", "write an IPv6 entry" },
 	{ "github.com:0", "bad port" },
 	{ "github.com:", "bad port" },
 	{ "github.com:99999", "bad port" },
@@ -822,6 +827,60 @@ static void test_special_classes(void)
 }
 
 /* A name the list allows still may not resolve inward, unless a range says so. */
+/*
+ * "localhost" is one entry for the name and both loopback addresses, at
+ * every port; with a port, at that port only. An address with a port
+ * allows that port only.
+ */
+static void test_local_and_ported(void)
+{
+	static const struct {
+		const char *entry, *authority;
+		enum allowlist_verdict verdict;
+	} rows[] = {
+		{ "localhost", "localhost:3000", ALLOWLIST_ALLOWED },
+		{ "localhost", "localhost", ALLOWLIST_ALLOWED },
+		{ "localhost", "127.0.0.1:5432", ALLOWLIST_ALLOWED },
+		{ "localhost", "[::1]:8080", ALLOWLIST_ALLOWED },
+		{ "localhost", "127.0.0.2:8080", ALLOWLIST_ADDRESS_NOT_LISTED },
+		{ "localhost", "localhost.evil.com", ALLOWLIST_NAME_NOT_LISTED },
+		{ "localhost:3000", "localhost:3000", ALLOWLIST_ALLOWED },
+		{ "localhost:3000", "localhost:3001", ALLOWLIST_PORT_NOT_LISTED },
+		{ "localhost:3000", "127.0.0.1:3000", ALLOWLIST_ALLOWED },
+		{ "localhost:3000", "[::1]:3001", ALLOWLIST_ADDRESS_NOT_LISTED },
+		{ "127.0.0.1:8080", "127.0.0.1:8080", ALLOWLIST_ALLOWED },
+		{ "127.0.0.1:8080", "127.0.0.1:8081", ALLOWLIST_ADDRESS_NOT_LISTED },
+		{ "127.0.0.1:8080", "[::1]:8080", ALLOWLIST_ADDRESS_NOT_LISTED },
+		{ "127.0.0.1:8080", "localhost:8080", ALLOWLIST_NAME_NOT_LISTED },
+		{ "[::1]:8080", "[::1]:8080", ALLOWLIST_ALLOWED },
+		{ "[::1]:8080", "[::1]:80", ALLOWLIST_ADDRESS_NOT_LISTED },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct allowlist *list = NULL;
+		struct procage_error err;
+		struct dest h;
+		const char *entry = rows[i].entry;
+		int rc = allowlist_new(&entry, 1, &list, &err);
+		enum dest_error e = dest_parse_authority(rows[i].authority,
+							 strlen(rows[i].authority), 443, &h);
+		int v = rc == 0 && e == DEST_OK ? (int)allowlist_check_host(list, &h) : -1;
+		tap_ok(v == (int)rows[i].verdict, "entry %s, request %s: %s", entry,
+		       rows[i].authority, allowlist_verdict_text(rows[i].verdict));
+		allowlist_free(list);
+	}
+	/* A name resolved to loopback passes at the entry's port only. */
+	const char *entry = "localhost:3000";
+	struct allowlist *list = NULL;
+	struct procage_error err;
+	struct dest_addr loop = { .family = AF_INET, .bytes = { 127, 0, 0, 1 } };
+	if (tap_ok(allowlist_new(&entry, 1, &list, &err) == 0, "localhost:3000 is an entry"))
+		tap_ok(allowlist_check_resolved(list, &loop, 3000) == ALLOWLIST_ALLOWED &&
+			       allowlist_check_resolved(list, &loop, 22) ==
+				       ALLOWLIST_SPECIAL_ADDRESS,
+		       "localhost:3000 resolving to 127.0.0.1: port 3000 allowed, port 22 not");
+	allowlist_free(list);
+}
+
 static void test_resolved(void)
 {
 	const char *entries[] = { "allowed.test:8080", "127.0.0.1/32", "[fd00::]/64" };
@@ -855,7 +914,7 @@ static void test_resolved(void)
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		struct dest_addr a;
 		bool parsed = parse_address(rows[i].address, &a);
-		tap_ok(parsed && allowlist_check_resolved(list, &a) == rows[i].verdict,
+		tap_ok(parsed && allowlist_check_resolved(list, &a, 8080) == rows[i].verdict,
 		       "allowed.test resolving to %s: %s", rows[i].address,
 		       allowlist_verdict_text(rows[i].verdict));
 	}
@@ -894,6 +953,7 @@ int main(void)
 	test_checks();
 	test_special_classes();
 	test_resolved();
+	test_local_and_ported();
 	test_host_header_form();
 	return tap_done();
 }

@@ -26,12 +26,14 @@
 struct name_entry {
 	char name[DEST_NAME_MAX_LEN + 1]; /* for a wildcard, the part after "*." */
 	bool wildcard;
-	uint16_t port; /* 0: ports 80 and 443 */
+	uint16_t port;   /* 0: ports 80 and 443, or every port (every_port) */
+	bool every_port; /* "localhost": the loopback addresses, at every port */
 };
 
 struct range_entry {
 	struct dest_addr base;
 	unsigned prefix;
+	uint16_t port; /* 0: every port; else a single address at this port */
 };
 
 struct allowlist {
@@ -169,14 +171,16 @@ const char *allowlist_host_interface(const struct dest_addr *addr, char *name, s
 
 /* ---- checks ---------------------------------------------------------- */
 
-bool allowlist_range_allows(const struct allowlist *allowlist, const struct dest_addr *addr)
+bool allowlist_range_allows(const struct allowlist *allowlist, const struct dest_addr *addr,
+			    uint16_t port)
 {
 	struct dest_addr a = *addr;
 
 	dest_addr_unmap(&a);
 	for (size_t i = 0; i < allowlist->n_ranges; i++) {
 		const struct range_entry *r = &allowlist->ranges[i];
-		if (r->base.family == a.family && prefix_matches(a.bytes, r->base.bytes, r->prefix))
+		if (r->base.family == a.family && prefix_matches(a.bytes, r->base.bytes, r->prefix) &&
+		    (r->port == 0 || r->port == port))
 			return true;
 	}
 	return false;
@@ -194,6 +198,8 @@ static bool name_matches(const struct name_entry *entry, const char *name)
 
 static bool port_matches(const struct name_entry *entry, uint16_t port)
 {
+	if (entry->every_port)
+		return true;
 	if (entry->port == 0)
 		return port == 80 || port == 443;
 	return entry->port == port;
@@ -205,8 +211,9 @@ enum allowlist_verdict allowlist_check_host(const struct allowlist *allowlist,
 	bool name_listed = false;
 
 	if (host->kind != DEST_NAME)
-		return allowlist_range_allows(allowlist, &host->addr) ? ALLOWLIST_ALLOWED
-								      : ALLOWLIST_ADDRESS_NOT_LISTED;
+		return allowlist_range_allows(allowlist, &host->addr, host->port)
+			       ? ALLOWLIST_ALLOWED
+			       : ALLOWLIST_ADDRESS_NOT_LISTED;
 	for (size_t i = 0; i < allowlist->n_names; i++) {
 		const struct name_entry *e = &allowlist->names[i];
 		if (!name_matches(e, host->text))
@@ -219,9 +226,9 @@ enum allowlist_verdict allowlist_check_host(const struct allowlist *allowlist,
 }
 
 enum allowlist_verdict allowlist_check_resolved(const struct allowlist *allowlist,
-						const struct dest_addr *addr)
+						const struct dest_addr *addr, uint16_t port)
 {
-	if (allowlist_range_allows(allowlist, addr))
+	if (allowlist_range_allows(allowlist, addr, port))
 		return ALLOWLIST_ALLOWED;
 	return allowlist_special_class(addr) ? ALLOWLIST_SPECIAL_ADDRESS : ALLOWLIST_ALLOWED;
 }
@@ -240,7 +247,8 @@ static int entry_error(struct entry_ctx *ctx, const char *why)
 	return error_set(ctx->err, -EINVAL, "allowlist entry \"%s\": %s", ctx->shown, why);
 }
 
-static int add_range(struct entry_ctx *ctx, const struct dest_addr *base, unsigned prefix)
+static int add_range(struct entry_ctx *ctx, const struct dest_addr *base, unsigned prefix,
+		     uint16_t port)
 {
 	struct allowlist *l = ctx->list;
 	struct range_entry *grown = realloc(l->ranges, (l->n_ranges + 1) * sizeof *grown);
@@ -250,6 +258,7 @@ static int add_range(struct entry_ctx *ctx, const struct dest_addr *base, unsign
 	l->ranges = grown;
 	l->ranges[l->n_ranges].base = *base;
 	l->ranges[l->n_ranges].prefix = prefix;
+	l->ranges[l->n_ranges].port = port;
 	l->n_ranges++;
 	return 0;
 }
@@ -342,7 +351,7 @@ static int entry_range(struct entry_ctx *ctx, const char *slash)
 		masked.bytes[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
 	if (!dest_addr_equal(&masked, &base))
 		return entry_error(ctx, "address has bits set beyond the prefix length");
-	return add_range(ctx, &base, prefix);
+	return add_range(ctx, &base, prefix, 0);
 }
 
 /* "*.x.y[:port]": the wildcard is the whole first label, above two labels or more. */
@@ -366,7 +375,46 @@ static int entry_wildcard(struct entry_ctx *ctx, const char *rest, size_t n, uin
 	return add_name(ctx, h.text, true, port);
 }
 
-/* "name", "name:port", "*.name[:port]" or a single address. */
+/*
+ * "localhost[:port]": the name and both loopback addresses, 127.0.0.1 and
+ * ::1, at that port or, without one, at every port (a local service's port
+ * is seldom 80 or 443). Only this one name: other names of loopback stay
+ * refused as they resolve inward.
+ */
+static int entry_localhost(struct entry_ctx *ctx, uint16_t port)
+{
+	static const struct dest_addr v4 = { .family = AF_INET, .bytes = { 127, 0, 0, 1 } };
+	static const struct dest_addr v6 = { .family = AF_INET6, .bytes = { [15] = 1 } };
+	int rc = add_name(ctx, "localhost", false, port);
+	if (rc == 0)
+		ctx->list->names[ctx->list->n_names - 1].every_port = port == 0;
+	if (rc == 0)
+		rc = add_range(ctx, &v4, 32, port);
+	return rc < 0 ? rc : add_range(ctx, &v6, 128, port);
+}
+
+/* "[v6]" or "[v6]:port" (a bare v6 address has no room for a port). */
+static int entry_ipv6(struct entry_ctx *ctx, const char *text, size_t n)
+{
+	struct dest_addr addr;
+	uint16_t port = 0;
+	const char *close = text[0] == '[' ? memchr(text, ']', n) : NULL;
+	if (close && (size_t)(close - text) + 1 < n) {
+		size_t tail = n - (size_t)(close - text) - 1;
+		if (close[1] != ':' ||
+		    dest_parse_port(close + 2, tail - 1, &port) != DEST_OK)
+			return entry_error(ctx, "write an IPv6 entry as [address], [address]:port "
+						"or [address]/prefix");
+		n = (size_t)(close - text) + 1;
+	} else if (text[0] == '[' && !close) {
+		return entry_error(ctx, "write an IPv6 entry as [address], [address]:port or "
+					"[address]/prefix");
+	}
+	int rc = entry_address(ctx, text, n, &addr);
+	return rc < 0 ? rc : add_range(ctx, &addr, addr.family == AF_INET ? 32 : 128, port);
+}
+
+/* "name", "name:port", "*.name[:port]", "localhost[:port]" or one address[:port]. */
 static int entry_host(struct entry_ctx *ctx)
 {
 	const char *text = ctx->text;
@@ -375,14 +423,8 @@ static int entry_host(struct entry_ctx *ctx)
 	uint16_t port = 0;
 	struct dest h;
 
-	if (text[0] == '[' || (colon && strchr(colon + 1, ':'))) {
-		struct dest_addr addr;
-		if (text[0] == '[' && text[n - 1] != ']')
-			return entry_error(ctx, "write an IPv6 entry as [address] or "
-						"[address]/prefix, without a port");
-		int rc = entry_address(ctx, text, n, &addr);
-		return rc < 0 ? rc : add_range(ctx, &addr, addr.family == AF_INET ? 32 : 128);
-	}
+	if (text[0] == '[' || (colon && strchr(colon + 1, ':')))
+		return entry_ipv6(ctx, text, n);
 	if (colon) {
 		if (dest_parse_port(colon + 1, n - (size_t)(colon - text) - 1, &port) != DEST_OK)
 			return entry_error(ctx, dest_error_text(DEST_ERR_BAD_PORT));
@@ -395,13 +437,13 @@ static int entry_host(struct entry_ctx *ctx)
 	enum dest_error e = dest_parse_plain(text, n, &h);
 	if (e != DEST_OK)
 		return entry_error(ctx, dest_error_text(e));
+	if (h.kind == DEST_NAME && strcmp(h.text, "localhost") == 0)
+		return entry_localhost(ctx, port);
 	if (h.kind == DEST_NAME)
 		return add_name(ctx, h.text, false, port);
-	if (colon)
-		return entry_error(ctx, "an address entry takes no port (it allows every port)");
 	struct dest_addr addr;
 	int rc = entry_address(ctx, text, n, &addr);
-	return rc < 0 ? rc : add_range(ctx, &addr, 32);
+	return rc < 0 ? rc : add_range(ctx, &addr, 32, port);
 }
 
 static int read_entry(struct allowlist *list, const char *text, struct procage_error *err)

@@ -2,8 +2,11 @@
  * The proxy's allowlist: which hosts a proxy-only run may reach (R-35).
  *
  * Entries are host names with an optional port ("github.com",
- * "*.npmjs.org", "registry.example:8443") and address ranges
- * ("10.1.2.0/24", "[fd00::]/64", "192.0.2.7"). Requests are read by
+ * "*.npmjs.org", "registry.example:8443"), "localhost" (the name and
+ * both loopback addresses, at every port or the one given), single
+ * addresses with an optional port ("192.0.2.7", "127.0.0.1:8080",
+ * "[::1]:8080") and address ranges ("10.1.2.0/24", "[fd00::]/64").
+ * Requests are read by
  * host.c into a canonical struct dest; only that value is checked here, and
  * only an address checked here is ever connected to.
  */
@@ -41,9 +44,10 @@ void allowlist_free(struct allowlist *allowlist);
 /*
  * A request's host. A name is allowed by a name entry: exactly, or by a
  * wildcard "*.x.y" for any name strictly below x.y; an entry without a port
- * allows ports 80 and 443. An address is allowed by a range only, at any
- * port. An allowed name must still be resolved and every address checked
- * with allowlist_check_resolved.
+ * allows ports 80 and 443 ("localhost" without one: every port). An
+ * address is allowed by a range or address entry, at any port or at the
+ * entry's own. An allowed name must still be resolved and every address
+ * checked with allowlist_check_resolved.
  */
 enum allowlist_verdict allowlist_check_host(const struct allowlist *allowlist,
 					    const struct dest *host);
@@ -54,10 +58,11 @@ enum allowlist_verdict allowlist_check_host(const struct allowlist *allowlist,
  * address is checked as the IPv4 address it maps.
  */
 enum allowlist_verdict allowlist_check_resolved(const struct allowlist *allowlist,
-						const struct dest_addr *addr);
+						const struct dest_addr *addr, uint16_t port);
 
-/* Whether a range entry covers addr (v4-mapped addresses read as IPv4). */
-bool allowlist_range_allows(const struct allowlist *allowlist, const struct dest_addr *addr);
+/* Whether a range entry covers addr at port (v4-mapped addresses read as IPv4). */
+bool allowlist_range_allows(const struct allowlist *allowlist, const struct dest_addr *addr,
+			    uint16_t port);
 
 /* What kind of special address this is ("loopback", "private", ...), or
  * NULL for an ordinary global unicast address. */

@@ -338,7 +338,7 @@ static void conn_check_answer(struct conn *c, const struct resolver_job *job)
 			return;
 		}
 		dest_addr_unmap(&a);
-		if (allowlist_check_resolved(list, &a) != ALLOWLIST_ALLOWED) {
+		if (allowlist_check_resolved(list, &a, c->req.dest.port) != ALLOWLIST_ALLOWED) {
 			dest_addr_format(&a, text, sizeof text);
 			snprintf(c->reason, sizeof c->reason, "name resolves to a %s address (%s)",
 				 allowlist_special_class(&a), text);
@@ -347,7 +347,7 @@ static void conn_check_answer(struct conn *c, const struct resolver_job *job)
 		}
 		/* The host's own services, like loopback's, unless listed by address. */
 		char interface[24];
-		if (!allowlist_range_allows(list, &a) &&
+		if (!allowlist_range_allows(list, &a, c->req.dest.port) &&
 		    allowlist_host_interface(&a, interface, sizeof interface)) {
 			dest_addr_format(&a, text, sizeof text);
 			snprintf(c->reason, sizeof c->reason,
