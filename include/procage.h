@@ -602,7 +602,12 @@ struct procage_spawn_opts {
 	 */
 	const struct procage_fd_map *fds;
 	size_t n_fds;
-	/* With reports on: JSON lines of the reports written here as they come. */
+	/*
+	 * With reports on: JSON lines written here, one per distinct report
+	 * as it comes ({"call","args","pid","first"}), each once; then, when
+	 * the run ends, {"end":true,"refused":N,"counts":[...]} with how
+	 * often each was made, in the order of the lines.
+	 */
 	const char *report_json_path;
 };
 

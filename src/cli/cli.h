@@ -51,8 +51,34 @@ bool cli_seconds_parse(const char *s, double *out);
  */
 int cli_nofile_prepare(struct procage_policy *policy, struct procage_error *err);
 
+/* The overview (verb NULL) or a verb's help on stdout: 0, or a usage error. */
+int cli_help(const char *verb);
+/* Is arg "--help" or "-h"? */
+bool cli_help_wanted(const char *arg);
+
+/* A note or warning on stderr: "procage: TEXT", or {"note": TEXT} with json. */
+void cli_note(bool json, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The cage's hard-link findings: warnings in report mode (named NULL); or
+ * with a refusal whose message (named) tells the first, the others.
+ */
+void cli_hardlinks_print(const struct procage_cage *cage, bool json, const char *named);
+/* The refused calls of a run, after it: one line per refusal, its processes and count. */
+void cli_reports_print(const struct procage_run *run, bool json);
+/* The handoff audit's findings, after the run: one line each. */
+void cli_audit_print(struct procage_audit *audit, bool json);
+
 /* Print "procage: MESSAGE" (and a hint when one helps) or its JSON form. */
 void cli_report_error(const struct procage_error *err, bool json);
+/* The same for a failed spawn or exec of command (run from cwd, NULL: ours), with a hint. */
+void cli_report_spawn_error(const struct procage_error *err, bool json, const char *command,
+			    const char *cwd);
+/*
+ * When exec failed with ENOENT on a file that exists: the missing "#!"
+ * interpreter or ELF loader it names, as a hint (exec_hint.c).
+ */
+bool cli_exec_hint(const char *command, const char *cwd, const struct procage_error *err,
+		   char *hint, size_t size);
 /* Print a usage problem and return EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

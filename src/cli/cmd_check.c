@@ -9,7 +9,9 @@ int cmd_check(int argc, char **argv)
 	bool json = false;
 	const char *file = NULL;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+		if (cli_help_wanted(argv[i]))
+			return cli_help("check");
+		else if (strcmp(argv[i], "--json") == 0)
 			json = true;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error("check: unknown option '%s'", argv[i]);

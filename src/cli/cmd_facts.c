@@ -77,7 +77,9 @@ int cmd_facts(int argc, char **argv)
 {
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+		if (cli_help_wanted(argv[i]))
+			return cli_help("facts");
+		else if (strcmp(argv[i], "--json") == 0)
 			json = true;
 		else
 			return cli_usage_error("facts: unknown option '%s'", argv[i]);

@@ -62,7 +62,9 @@ int cmd_fit(int argc, char **argv)
 	bool json = false;
 	char cwd[PATH_MAX];
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+		if (cli_help_wanted(argv[i]))
+			return cli_help("fit");
+		else if (strcmp(argv[i], "--json") == 0)
 			json = true;
 		else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
 			file = argv[++i];

@@ -35,6 +35,8 @@ struct run_options {
 	const char *report_json; /* --report-json FILE */
 	bool report;
 	bool trust_policy;       /* --trust-policy: record the policy file's text */
+	bool help;               /* --help was given and printed: nothing to run */
+	bool allow_host;         /* --allow-host was given */
 };
 
 enum {
@@ -72,6 +74,7 @@ static const struct option run_long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "trust-policy", no_argument, NULL, OPT_TRUST_POLICY },
+	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
 
@@ -110,8 +113,11 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 		return cli_usage_error("out of memory");
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", run_long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+h", run_long_options, NULL)) != -1) {
 		switch (c) {
+		case 'h':
+			o->help = true;
+			return cli_help(o->verb);
 		case OPT_POLICY:
 			o->policy_file = optarg;
 			break;
@@ -151,6 +157,10 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 		case '?':
 			return cli_usage_error("%s: unknown option or missing value: '%s'",
 					       o->verb, argv[optind - 1]);
+		case OPT_ALLOW_HOST:
+			o->allow_host = true;
+			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg };
+			break;
 		default:
 			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg };
 		}
@@ -305,13 +315,17 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 			 "--lifetime %s: expected 'session' or 'tree'", f->value);
 		return err->code = -EINVAL;
 	case OPT_TERMINAL:
-		if (strcmp(f->value, "inherit") == 0 || strcmp(f->value, "new-pty") == 0)
-			return procage_policy_set_terminal(p, f->value[0] == 'n'
-								  ? PROCAGE_TERMINAL_NEW_PTY
-								  : PROCAGE_TERMINAL_INHERIT,
-							   err);
+		/*
+		 * new-pty is not offered while every cage refuses it: the
+		 * command shares procage's terminal, the one mode there is.
+		 */
+		if (strcmp(f->value, "inherit") == 0)
+			return procage_policy_set_terminal(p, PROCAGE_TERMINAL_INHERIT, err);
 		snprintf(err->message, sizeof err->message,
-			 "--terminal %s: expected 'inherit' or 'new-pty'", f->value);
+			 "--terminal %s: the only mode is 'inherit' (the command shares procage's "
+			 "terminal and cannot type into it); a pseudo-terminal of the run's own "
+			 "is not provided",
+			 f->value);
 		return err->code = -EINVAL;
 	case OPT_NET:
 		if (strcmp(f->value, "off") == 0)
@@ -343,91 +357,23 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		     : procage_policy_new_default(workdir, out, err);
 	if (rc == 0 && src)
 		rc = procage_policy_allow(*out, src->canonical, PROCAGE_PROTECT, err);
-	for (size_t i = 0; rc == 0 && i < o->n_flags; i++)
-		rc = flag_apply(*out, &o->flags[i], err);
+	for (size_t i = 0; rc == 0 && i < o->n_flags; i++) {
+		const struct policy_flag *f = &o->flags[i];
+		if (f->option == OPT_READ && procage_policy_access(*out, f->value) == PROCAGE_WRITE)
+			cli_note(o->json, "--read %s: covered, the policy already lets it be written",
+				 f->value);
+		rc = flag_apply(*out, f, err);
+	}
+	if (rc == 0 && o->allow_host && procage_policy_network(*out) != PROCAGE_NET_PROXY)
+		cli_note(o->json,
+			 "warning: --allow-host has no effect: the network is %s, and only --net "
+			 "proxy reaches the hosts it names",
+			 procage_policy_network(*out) == PROCAGE_NET_ON ? "on (every host)" : "off");
 	if (rc == 0 && o->no_private_tmp)
 		rc = procage_policy_set_private_tmp(*out, false, err);
 	if (rc == 0)
 		rc = cli_nofile_prepare(*out, err);
 	return rc;
-}
-
-/* A list of findings on stderr: {"KEY": text} lines, or PREFIX text lines. */
-static void findings_print(char **findings, bool json, const char *key, const char *prefix)
-{
-	for (size_t i = 0; findings[i]; i++) {
-		if (json) {
-			fprintf(stderr, "{\"%s\":", key);
-			json_write_string(stderr, findings[i]);
-			fputs("}\n", stderr);
-		} else {
-			fputs(prefix, stderr);
-			text_write(stderr, findings[i]);
-			fputc('\n', stderr);
-		}
-	}
-}
-
-/* In report mode the hard-link findings are listed, and the run goes on. */
-static void hardlinks_report(const struct procage_cage *cage, bool json)
-{
-	char **findings = NULL;
-	struct procage_error err;
-	if (procage_cage_hardlinks(cage, &findings, &err) != 0) {
-		cli_report_error(&err, json);
-		return;
-	}
-	findings_print(findings, json, "hardlink", "procage: warning: ");
-	procage_strings_free(findings);
-}
-
-/* The refused calls of the run, after it: one line each, with their count. */
-static void reports_print(const struct procage_run *run, bool json)
-{
-	struct procage_report *r = NULL;
-	struct procage_error err;
-	size_t n = 0;
-	if (procage_run_reports(run, &r, &n, &err) != 0) {
-		cli_report_error(&err, json);
-		return;
-	}
-	if (!json)
-		fprintf(stderr, "procage: %zu refused call%s (seccomp; Landlock denials of files, "
-				"ports and signals are not seen)\n",
-			n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
-		if (json) {
-			fputs("{\"report\":{\"call\":", stderr);
-			json_write_string(stderr, r[i].call);
-			fputs(",\"args\":", stderr);
-			json_write_string(stderr, r[i].args);
-			fprintf(stderr, ",\"pid\":%d,\"count\":%llu}}\n", (int)r[i].pid,
-				(unsigned long long)r[i].count);
-		} else {
-			fputs("procage: refused: ", stderr);
-			text_write(stderr, r[i].call);
-			fputc('(', stderr);
-			text_write(stderr, r[i].args);
-			fprintf(stderr, ") by pid %d, %llu time%s\n", (int)r[i].pid,
-				(unsigned long long)r[i].count, r[i].count == 1 ? "" : "s");
-		}
-	}
-	procage_free(r);
-}
-
-/* The handoff audit's findings, after the run: one line each. */
-static void audit_print(struct procage_audit *audit, bool json)
-{
-	char **findings = NULL;
-	struct procage_error err;
-	if (procage_audit_end(audit, &findings, &err) != 0) {
-		cli_report_error(&err, json);
-		return;
-	}
-	findings_print(findings, json, "audit", "procage: audit: ");
-	if (!findings[0] && !json)
-		fprintf(stderr, "procage: audit: nothing changed in trust-handoff locations\n");
-	procage_strings_free(findings);
 }
 
 static int spawn_failure_exit(const struct procage_error *err)
@@ -454,13 +400,13 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	if (procage_spawn(cage, &spawn, &run, err) != 0) {
 		cli_signals_restore();
 		if (err->code == -EMLINK)
-			hardlinks_report(cage, o->json);
-		cli_report_error(err, o->json);
+			cli_hardlinks_print(cage, o->json, err->message);
+		cli_report_spawn_error(err, o->json, o->command[0], o->cwd);
 		procage_audit_free(audit);
 		return spawn_failure_exit(err);
 	}
 	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
-		hardlinks_report(cage, o->json); /* listed, and the run goes on */
+		cli_hardlinks_print(cage, o->json, NULL); /* listed, and the run goes on */
 	int rc = cli_supervise(run, &o->supervise, &end, err);
 	if (end.abandoned) {
 		/* Not waited for any longer: freeing the run would wait. */
@@ -474,10 +420,10 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		return EXIT_TIMED_OUT;
 	}
 	if (o->report)
-		reports_print(run, o->json);
+		cli_reports_print(run, o->json);
 	procage_run_free(run);
 	if (audit)
-		audit_print(audit, o->json);
+		cli_audit_print(audit, o->json);
 	procage_audit_free(audit);
 	if (rc != 0) {
 		cli_report_error(err, o->json);
@@ -556,7 +502,7 @@ int cmd_run(int argc, char **argv)
 	struct procage_cage *cage = NULL;
 	int rc = run_options_parse(argc, argv, &o);
 
-	if (rc != 0)
+	if (rc != 0 || o.help)
 		goto out;
 	if ((rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
@@ -583,7 +529,7 @@ int cmd_exec(int argc, char **argv)
 	struct procage_cage *cage = NULL;
 	int rc = run_options_parse(argc, argv, &o);
 
-	if (rc != 0)
+	if (rc != 0 || o.help)
 		goto out;
 	if (o.supervise.timeout_seconds > 0 || o.audit) {
 		rc = cli_usage_error("exec: --timeout and --audit need a supervisor (procage run)");
@@ -593,7 +539,7 @@ int cmd_exec(int argc, char **argv)
 		goto out;
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command, .cwd = o.cwd };
 	procage_exec(cage, &spawn, &err); /* returns only on failure */
-	cli_report_error(&err, o.json);
+	cli_report_spawn_error(&err, o.json, o.command[0], o.cwd);
 	rc = spawn_failure_exit(&err);
 	if (err.step != PROCAGE_STEP_NONE && err.step != PROCAGE_STEP_NAMESPACES) {
 		fflush(stderr);

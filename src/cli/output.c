@@ -93,9 +93,8 @@ static const char *error_hint(const struct procage_error *err)
 	return NULL;
 }
 
-void cli_report_error(const struct procage_error *err, bool json)
+static void error_print(const struct procage_error *err, bool json, const char *hint)
 {
-	const char *hint = error_hint(err);
 	if (!json) {
 		/* Messages name paths, some of them chosen by an earlier run. */
 		fputs("procage: ", stderr);
@@ -117,6 +116,19 @@ void cli_report_error(const struct procage_error *err, bool json)
 		json_write_string(stderr, hint);
 	}
 	fprintf(stderr, "}}\n");
+}
+
+void cli_report_error(const struct procage_error *err, bool json)
+{
+	error_print(err, json, error_hint(err));
+}
+
+void cli_report_spawn_error(const struct procage_error *err, bool json, const char *command,
+			    const char *cwd)
+{
+	char hint[1024];
+	error_print(err, json,
+		    cli_exec_hint(command, cwd, err, hint, sizeof hint) ? hint : error_hint(err));
 }
 
 int cli_usage_error(const char *fmt, ...)

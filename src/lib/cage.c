@@ -382,8 +382,12 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		where = policy_key_position(policy, "limits");
 	if (rc == 0 && (rc = rlimits_refusal(policy, f->tier, err)) < 0)
 		where = policy_key_position(policy, "limits");
-	if (rc < 0)
-		return policy_error_locate(policy, where, err);
+	/* Fitting states its changes by what they are, not where. */
+	if (rc < 0) {
+		if (!fix)
+			policy_error_locate(policy, where, err);
+		return rc;
+	}
 
 	struct procage_cage *c = calloc(1, sizeof *c);
 	if (!c || !(c->policy = policy_copy(policy))) {
@@ -417,7 +421,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	}
 	c->fix = NULL;
 	if (rc < 0) {
-		policy_error_locate(policy, where, err);
+		if (!fix)
+			policy_error_locate(policy, where, err);
 		procage_cage_free(c);
 		return rc;
 	}

@@ -106,10 +106,10 @@ struct policy_position policy_host_position(const struct procage_policy *policy,
 /*
  * An error found in a policy read from a file: its message begins with
  * "FILE:LINE:COLUMN: " of pos (when pos names a place and the message does
- * not begin with the file already). Returns err's code.
+ * not begin with the file already).
  */
-int policy_error_locate(const struct procage_policy *policy, struct policy_position pos,
-			struct procage_error *err);
+void policy_error_locate(const struct procage_policy *policy, struct policy_position pos,
+			 struct procage_error *err);
 
 /* The policy's home, else the calling process's $HOME (may be NULL). */
 const char *policy_home(const struct procage_policy *policy);

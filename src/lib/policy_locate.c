@@ -43,19 +43,18 @@ struct policy_position policy_host_position(const struct procage_policy *p, size
 	return i < p->n_host_pos ? p->host_pos[i] : nowhere;
 }
 
-int policy_error_locate(const struct procage_policy *p, struct policy_position pos,
-			struct procage_error *err)
+void policy_error_locate(const struct procage_policy *p, struct policy_position pos,
+			 struct procage_error *err)
 {
 	if (!err || !p || !p->source || !pos.line)
-		return err ? err->code : 0;
+		return;
 	size_t n = strlen(p->source);
 	if (strncmp(err->message, p->source, n) == 0 && err->message[n] == ':')
-		return err->code;
+		return;
 	/* Cut at the message's size, as every message is. */
 	char located[sizeof err->message + 4096 + 32];
 	snprintf(located, sizeof located, "%s:%u:%u: %s", p->source, pos.line, pos.column,
 		 err->message);
 	memcpy(err->message, located, sizeof err->message - 1);
 	err->message[sizeof err->message - 1] = '\0';
-	return err->code;
 }

@@ -5,6 +5,8 @@
  */
 #include "report.h"
 
+#include "syscall_arity.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -62,7 +64,12 @@ static size_t json_quote(char *out, size_t size, const char *text)
 	return n;
 }
 
-static void json_line_write(int fd, const struct procage_report *r, bool final)
+/*
+ * A report's line, written once, when the refusal is first seen: a reader
+ * of the file sees refusals as they come. How often each was repeated is
+ * known only at the end, in the closing line (report_store_finish).
+ */
+static void json_line_write(int fd, const struct procage_report *r)
 {
 	char call[80], args[1024], line[1400];
 	if (fd < 0)
@@ -70,11 +77,8 @@ static void json_line_write(int fd, const struct procage_report *r, bool final)
 	json_quote(call, sizeof call, r->call);
 	json_quote(args, sizeof args, r->args);
 	int len = snprintf(line, sizeof line,
-			   "{\"call\":%s,\"args\":%s,\"pid\":%d,\"count\":%llu,\"first\":%lld.%09ld,"
-			   "\"last\":%lld.%09ld,\"final\":%s}\n",
-			   call, args, (int)r->pid, (unsigned long long)r->count,
-			   (long long)r->first.tv_sec, (long)r->first.tv_nsec, (long long)r->last.tv_sec,
-			   (long)r->last.tv_nsec, final ? "true" : "false");
+			   "{\"call\":%s,\"args\":%s,\"pid\":%d,\"first\":%lld.%09ld}\n", call,
+			   args, (int)r->pid, (long long)r->first.tv_sec, (long)r->first.tv_nsec);
 	if (len > 0 && (size_t)len < sizeof line)
 		(void)!write(fd, line, (size_t)len);
 }
@@ -122,8 +126,32 @@ static struct procage_report *overflow_record(struct report_store *s, const char
 	return r;
 }
 
-void report_store_add(struct report_store *s, const char *call, const char *args, pid_t pid)
+/*
+ * The generic description of a call is its first four registers, "0x..,
+ * 0x.., 0x.., 0x..": cut it to the call's own arguments, by the table, so
+ * no register the call does not read is shown.
+ */
+static const char *args_tidy(const char *call, const char *args, char *out, size_t size)
 {
+	int arity = syscall_arity(call);
+	unsigned long long word[4];
+	int used = 0;
+	if (arity < 0 || arity >= 4 ||
+	    sscanf(args, "0x%llx, 0x%llx, 0x%llx, 0x%llx%n", &word[0], &word[1], &word[2],
+		   &word[3], &used) != 4 ||
+	    args[used] != '\0')
+		return args;
+	size_t n = 0;
+	out[0] = '\0';
+	for (int i = 0; i < arity && n < size; i++)
+		n += (size_t)snprintf(out + n, size - n, "%s0x%llx", i ? ", " : "", word[i]);
+	return out;
+}
+
+void report_store_add(struct report_store *s, const char *call, const char *raw_args, pid_t pid)
+{
+	char tidy[64];
+	const char *args = args_tidy(call, raw_args, tidy, sizeof tidy);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	const struct procage_time now = { ts.tv_sec, ts.tv_nsec };
@@ -152,7 +180,7 @@ void report_store_add(struct report_store *s, const char *call, const char *args
 		s->lost++;
 	} else if (r->count++ == 0) {
 		r->first = r->last = now;
-		json_line_write(s->json_fd, r, false);
+		json_line_write(s->json_fd, r);
 	} else {
 		r->last = now;
 	}
@@ -188,15 +216,31 @@ int report_store_snapshot(struct report_store *s, struct procage_report **out, s
 	return 0;
 }
 
+/*
+ * The closing line: {"end":true,"refused":TOTAL,"counts":[...]} where
+ * counts[i] is how often the refusal of the i-th line was made, and
+ * "lost" the refusals counted but not described (out of memory). Its
+ * presence says the file is complete.
+ */
 void report_store_finish(struct report_store *s)
 {
 	pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < s->n; i++)
-		json_line_write(s->json_fd, &s->items[i], true);
-	if (s->lost) {
-		struct procage_report lost;
-		lost_record(s, &lost);
-		json_line_write(s->json_fd, &lost, true);
+	size_t size = 96 + s->n * 22;
+	char *line = s->json_fd >= 0 ? malloc(size) : NULL;
+	if (line) {
+		size_t n = (size_t)snprintf(line, size, "{\"end\":true,\"refused\":%llu,\"counts\":[",
+					    (unsigned long long)s->total);
+		for (size_t i = 0; i < s->n; i++)
+			n += (size_t)snprintf(line + n, size - n, "%s%llu", i ? "," : "",
+					      (unsigned long long)s->items[i].count);
+		if (s->lost)
+			n += (size_t)snprintf(line + n, size - n, "],\"lost\":%llu}\n",
+					      (unsigned long long)s->lost);
+		else
+			n += (size_t)snprintf(line + n, size - n, "]}\n");
+		if (n < size)
+			(void)!write(s->json_fd, line, n);
+		free(line);
 	}
 	pthread_mutex_unlock(&s->lock);
 }

@@ -25,7 +25,7 @@ void report_store_destroy(struct report_store *s);
 void report_store_add(struct report_store *s, const char *call, const char *args, pid_t pid);
 /* A copy of the reports so far (the caller frees *out). */
 int report_store_snapshot(struct report_store *s, struct procage_report **out, size_t *n);
-/* Write the final counts as JSON lines, once the run has ended. */
+/* Write the closing line of counts, once the run has ended. */
 void report_store_finish(struct report_store *s);
 
 #endif

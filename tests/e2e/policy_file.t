@@ -34,4 +34,30 @@ like "$err" "bad2.json:2:[0-9]+:" "with line and column"
 printf '{\n  "paths": {"read": ["relative/dir"]}\n}\n' >"$work/bad3.json"
 err=$("$PROCAGE" check "$work/bad3.json" 2>&1)
 like "$err" "bad3.json:2:[0-9]+: .*relative" "a relative path is refused with its position"
+# Refusals found when the cage is made, not while reading, name the place too.
+printf '{\n  "version": 1,\n  "network": "proxy"\n}\n' >"$work/nohost.json"
+err=$("$PROCAGE" check "$work/nohost.json" 2>&1); st=$?
+is "$st" 1 "a proxy policy with no allowed host is refused"
+like "$err" "nohost.json:3:3: proxy-only networking with no allowed host" \
+	"at the \"network\" key that asks for the proxy"
+mkdir -p "$work/ws/tree/inner"
+printf '{\n  "version": 1,\n  "paths": {\n    "write": ["%s"],\n    "hide": ["%s"]\n  }\n}\n' \
+	"$work/ws/tree" "$work/ws/tree/inner" >"$work/mask.json"
+err=$("$PROCAGE" check "$work/mask.json" 2>&1); st=$?
+is "$st" 1 "a mask inside a write grant without the approximation it needs is refused"
+like "$err" "mask.json:5:14: hiding .*/tree/inner .* accept the approximation" \
+	"at the rule that asks for the mask"
+printf '{\n  "version": 1,\n  "paths": {\n    "read": ["/usr"],\n    "write": ["%s"]\n  }\n}\n' \
+	"$work/home" >"$work/class.json"
+mkdir -p "$work/home/.ssh"
+err=$(HOME=$work/home "$PROCAGE" check "$work/class.json" 2>&1)
+like "$err" "class.json:5:15: hiding .*/home/.ssh \(the secrets class\)" \
+	"a class's mask inside a grant: at the grant that holds it"
+printf '{\n  "version": 1,\n  "limits": {"memory": 1048576000}\n}\n' >"$work/cg.json"
+if ! PROCAGE_CGROUP_PARENT=/no/such/cgroup "$PROCAGE" check "$work/cg.json" >/dev/null 2>"$work/err"; then
+	like "$(cat "$work/err")" "cg.json:3:3: a memory limit of the whole run needs" \
+		"a limit the host cannot hold: at the \"limits\" key"
+else
+	ok 1 "a memory limit with no cgroup subtree at hand is refused"
+fi
 done_testing

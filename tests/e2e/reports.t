@@ -28,11 +28,24 @@ is "$st" 0 "--report-json runs"
 calls=$(/usr/bin/python3 - "$work/r.jsonl" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-final = sorted(l["call"] for l in lines if l["final"])
-print(" ".join(final))
+entries, end = lines[:-1], lines[-1]
+assert all("final" not in l and "count" not in l for l in entries), "an entry written twice"
+assert end["end"] is True and end["counts"] == [1] * len(entries), end
+assert end["refused"] == len(entries), end
+print(" ".join(sorted(l["call"] for l in entries)))
 PY
 )
-is "$calls" "io_uring_setup ptrace unshare" "its final JSON lines name exactly the refused calls"
+is "$calls" "io_uring_setup ptrace unshare" \
+	"its JSON lines name exactly the refused calls, each once, then one closing line of counts"
+
+# A call without arguments shows none: no register left over from before.
+"$PROCAGE" run --report -- sh -c "setsid true" 2>"$work/err"
+like "$(cat "$work/err")" "refused: setsid\(\) by pid [0-9]+, 1 time" "setsid is listed as setsid()"
+# The same refusal by several processes is one line.
+"$PROCAGE" run --report -- sh -c 'setsid true; setsid true; setsid true' 2>"$work/err"
+is "$(grep -c 'refused: setsid' "$work/err")" 1 "the same refusal by three processes is one line"
+like "$(cat "$work/err")" "refused: setsid\(\) by pids [0-9]+, [0-9]+, [0-9]+, 3 times" \
+	"naming the three processes and the count"
 
 # The report file is procage's own: a link an earlier run planted in the
 # workspace is not followed, an old file there is not appended to.

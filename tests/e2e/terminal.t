@@ -6,8 +6,13 @@
 . "$(dirname "$0")/lib.sh"
 
 err=$("$PROCAGE" run --terminal new-pty -- true 2>&1); st=$?
-is "$st" 125 "a new pseudo-terminal for the command is refused"
-like "$err" "new pseudo-terminal.*not supported" "as not supported"
+is "$st" 125 "--terminal new-pty is not offered: refused before any cage is made"
+like "$err" "--terminal new-pty: the only mode is 'inherit'" "naming the mode there is"
+ok $("$PROCAGE" run --help | grep -q new-pty && echo 1 || echo 0) "and --help does not offer it"
+printf '{"version": 1, "terminal": "new-pty"}\n' >"$work/pty.json"
+err=$("$PROCAGE" check "$work/pty.json" 2>&1)
+like "$err" "pty.json:1:16: a new pseudo-terminal.*not supported" \
+	"a policy file asking for it is refused, naming the place in the file"
 
 # tmux and python3 are in scripts/deps: without them this test fails (a
 # skip here would hide that the terminal was never tried).

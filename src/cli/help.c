@@ -1,0 +1,204 @@
+/*
+ * procage's help: an overview, and each verb's own (procage VERB --help,
+ * procage help VERB). man/procage.1 says the same at length; a test holds
+ * every option printed here to be named there.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char overview[] =
+	"usage: procage run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND in a cage\n"
+	"       procage exec [OPTIONS] [--] COMMAND [ARG...]  become COMMAND in a cage\n"
+	"       procage facts [--json]                       what this host's kernel offers\n"
+	"       procage check [--json] POLICY.json           validate a policy against this host\n"
+	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
+	"       procage help [VERB]                          this text, or a verb's own\n"
+	"       procage --version | --help\n"
+	"\n"
+	"By default (no --policy) the command runs with the system and the home\n"
+	"readable, every hard-deny class holding (secrets, trust-handoff files,\n"
+	"persistence, service sockets, container engines, other processes), the\n"
+	"working directory writable, the network off and a private TMPDIR.\n"
+	"\n"
+	"'procage VERB --help' or 'procage help VERB' lists a verb's options;\n"
+	"man procage(1) and procage-policy(5) say more.\n";
+
+/* One option of run and exec; run_only: needs the supervisor of procage run. */
+struct option_help {
+	const char *text;
+	bool run_only;
+};
+
+static const struct option_help run_options[] = {
+	{ "  --policy FILE        read the policy from a JSON file (procage-policy(5)); it is\n"
+	  "                       read-only during the run\n", false },
+	{ "  --trust-policy       confirm a policy file that lies inside its own write\n"
+	  "                       grants after a change made outside procage\n", false },
+	{ "  --read PATH          grant reading PATH (and executing from it); a path the\n"
+	  "                       policy already lets be written is covered\n", false },
+	{ "  --write PATH         grant reading and writing PATH\n", false },
+	{ "  --protect PATH       keep PATH read-only\n", false },
+	{ "  --hide PATH          deny every access to PATH\n", false },
+	{ "  --socket PATH        let the command connect to the Unix socket PATH (tier T1;\n"
+	  "                       without it no Unix socket can be made, socketpair aside)\n", false },
+	{ "  --net off|on|proxy   network access (default off); proxy: only the hosts of\n"
+	  "                       --allow-host, through a proxy of the run's own (tier T1)\n", false },
+	{ "  --allow-host HOST    with --net proxy: github.com, *.npmjs.org, host:port,\n"
+	  "                       localhost[:port] (127.0.0.1 and ::1), 192.0.2.7[:port],\n"
+	  "                       10.1.2.0/24 (docs/proxy.md); without --net proxy it has\n"
+	  "                       no effect, and procage warns\n", false },
+	{ "  --report             after the run, list the system calls the filter refused\n", false },
+	{ "  --report-json FILE   the same as JSON lines in FILE, one per refusal as it\n"
+	  "                       comes, then one line of counts (no link followed; inside a\n"
+	  "                       write grant only a new file)\n", false },
+	{ "  --env NAME           pass NAME although it looks like a secret\n", false },
+	{ "  --setenv NAME=VALUE  set NAME in the command's environment\n", false },
+	{ "  --no-private-tmp     do not give the run its own TMPDIR\n", false },
+	{ "  --limit NAME=VALUE   resource limit: VALUE or SOFT:HARD, 'unlimited' allowed\n"
+	  "                       (names: as core cpu data fsize locks memlock msgqueue nice\n"
+	  "                       nofile nproc rss rtprio rttime sigpending stack); and for\n"
+	  "                       the whole run, in a cgroup of its own where the host has a\n"
+	  "                       delegated cgroup v2 subtree (else refused): memory=BYTES\n"
+	  "                       (K, M, G allowed) and pids=NUMBER\n", false },
+	{ "  --accept NAME        accept an approximation: spawn-snapshot, entry-grants,\n"
+	  "                       proc-other-processes (docs/classes.md)\n", false },
+	{ "  --waive CLASS        waive a hard-deny class: secrets, trust-handoff,\n"
+	  "                       persistence, service-handoff, container-engines,\n"
+	  "                       process-access (docs/classes.md)\n", false },
+	{ "  --hardlinks refuse|report  a hidden or protected file with a name elsewhere\n"
+	  "                       refuses the spawn (default), or is listed and the run goes on\n", false },
+	{ "  --hardlink-exempt DIR  do not examine protected files under DIR (a store never\n"
+	  "                       rewritten in place, such as .git/objects)\n", false },
+	{ "  --audit              after the run, list the trust-handoff files (hooks, repository\n"
+	  "                       config, startup files) it created or changed\n",
+	  true },
+	{ "  --lifetime session|tree  every process of the run dies with it either way;\n"
+	  "                       session (default) also refuses setsid, tree allows it\n", false },
+	{ "  --terminal inherit   the command shares procage's terminal (the default and only\n"
+	  "                       mode), without being able to type into it\n", false },
+	{ "  --timeout SECONDS    end the run after SECONDS (SIGTERM, then SIGKILL after the\n"
+	  "                       grace period); procage then exits 124 and says so\n",
+	  true },
+	{ "  --grace SECONDS      after SIGTERM (from --timeout, or sent to procage), how long\n"
+	  "                       the run has before SIGKILL (default 5)\n",
+	  true },
+	{ "  --cwd DIR            run the command in DIR\n", false },
+	{ "  --json               errors and the exit status as JSON lines on stderr\n", false },
+	{ "  -h, --help           this help\n", false },
+};
+
+static const char run_head[] =
+	"usage: procage run [OPTIONS] [--] COMMAND [ARG...]\n"
+	"\n"
+	"Run COMMAND in a cage, wait for it, and exit with its status. The options add\n"
+	"to --policy FILE, or to the default policy (the system and the home readable\n"
+	"with every hard-deny class holding, the working directory writable, network\n"
+	"off, a private TMPDIR), in the order given.\n"
+	"\n"
+	"options:\n";
+
+static const char run_tail[] =
+	"\n"
+	"Signals: INT, TERM, HUP, QUIT, WINCH, USR1 and USR2 sent to procage (or typed\n"
+	"at its terminal) go to the command's process group; after TERM or HUP the run\n"
+	"has the grace period, then every process of it is killed. Ctrl-Z stops the\n"
+	"command's group, then procage; continuing procage continues them. When the\n"
+	"command ends, or procage dies, every process the command started is killed.\n"
+	"\n"
+	"Exit status: the command's own; 128+N if it was killed by signal N; 124 if\n"
+	"--timeout ended it; 125 if procage failed; 126 if the command could not be\n"
+	"executed; 127 if not found.\n";
+
+static const char exec_head[] =
+	"usage: procage exec [OPTIONS] [--] COMMAND [ARG...]\n"
+	"\n"
+	"Become COMMAND in a cage: procage is replaced by it, with no supervisor and no\n"
+	"private TMPDIR; the command's lifetime is that of whoever started procage. If\n"
+	"the cage fails once procage has begun to change itself, it exits 125 at once.\n"
+	"The options are those of run but --audit, --timeout and --grace.\n"
+	"\n"
+	"options:\n";
+
+static const char exec_tail[] =
+	"\n"
+	"Exit status: the command's own (procage is the command); 125 if procage\n"
+	"failed; 126 if the command could not be executed; 127 if not found.\n";
+
+static const char facts_help[] =
+	"usage: procage facts [--json]\n"
+	"\n"
+	"What this host's kernel offers procage (Landlock ABI, seccomp, user, PID and\n"
+	"network namespaces, cgroup limits), the tier it gives (T1 or T2), and a hint\n"
+	"when something is missing.\n"
+	"\n"
+	"options:\n"
+	"  --json               one JSON object on stdout\n"
+	"  -h, --help           this help\n";
+
+static const char check_help[] =
+	"usage: procage check [--json] POLICY.json\n"
+	"\n"
+	"Read a policy file (procage-policy(5)) and make its cage on this host, without\n"
+	"running anything: valid, and the tier that enforces it; or the first error,\n"
+	"as FILE:LINE:COLUMN: MESSAGE. Exit status 0 when valid, 1 when not, 2 on a\n"
+	"usage error.\n"
+	"\n"
+	"options:\n"
+	"  --json               the result (or the error) as JSON\n"
+	"  -h, --help           this help\n";
+
+static const char fit_help[] =
+	"usage: procage fit [--json] [--policy FILE]\n"
+	"\n"
+	"What a policy (FILE, or the default policy for the working directory) becomes\n"
+	"on this host: each change that makes it enforceable here, then the fitted\n"
+	"policy as JSON, which procage check accepts. Exit status 0, or 1 on an error.\n"
+	"\n"
+	"options:\n"
+	"  --policy FILE        the policy to fit (default: the default policy)\n"
+	"  --json               the tier, the changes and the policy as one JSON object\n"
+	"  -h, --help           this help\n";
+
+static const char help_help[] =
+	"usage: procage help [VERB]\n"
+	"\n"
+	"The overview, or the help of VERB: run, exec, facts, check, fit.\n";
+
+static void options_print(bool exec)
+{
+	for (size_t i = 0; i < sizeof run_options / sizeof *run_options; i++)
+		if (!exec || !run_options[i].run_only)
+			fputs(run_options[i].text, stdout);
+}
+
+bool cli_help_wanted(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int cli_help(const char *verb)
+{
+	if (!verb) {
+		fputs(overview, stdout);
+	} else if (strcmp(verb, "run") == 0 || strcmp(verb, "exec") == 0) {
+		bool exec = verb[0] == 'e';
+		fputs(exec ? exec_head : run_head, stdout);
+		options_print(exec);
+		fputs(exec ? exec_tail : run_tail, stdout);
+	} else if (strcmp(verb, "facts") == 0) {
+		fputs(facts_help, stdout);
+	} else if (strcmp(verb, "check") == 0) {
+		fputs(check_help, stdout);
+	} else if (strcmp(verb, "fit") == 0) {
+		fputs(fit_help, stdout);
+	} else if (strcmp(verb, "help") == 0) {
+		fputs(help_help, stdout);
+	} else {
+		return cli_usage_error("help: unknown verb '%s' (verbs: run, exec, facts, check, "
+				       "fit, help)",
+				       verb);
+	}
+	return 0;
+}
