@@ -1,5 +1,7 @@
 # procage: GNU Make, non-recursive. `make`, `make check`, `make install PREFIX=...`,
-# `make uninstall PREFIX=...`.
+# `make uninstall PREFIX=...`. install puts the library, header, pkg-config file,
+# command, man pages (MANDIR) and bash, zsh and fish completion (BASHCOMPDIR,
+# ZSHCOMPDIR, FISHCOMPDIR) under PREFIX; uninstall removes exactly those.
 # `make BUILD=build-asan SANITIZE=1 check-fast` builds and tests with ASan+UBSan.
 # CPPFLAGS, CFLAGS and LDFLAGS from the environment (a distribution's flags)
 # come after the project's own, so they win where they differ.
@@ -9,6 +11,11 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/vendor-completions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 DESTDIR ?=
 BUILD ?= build
 SANITIZE ?=
@@ -240,6 +247,14 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		procage.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/procage.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 644 man/procage.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/libprocage.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 man/procage-policy.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 completion/procage.bash $(DESTDIR)$(BASHCOMPDIR)/procage
+	install -m 644 completion/_procage $(DESTDIR)$(ZSHCOMPDIR)/_procage
+	install -m 644 completion/procage.fish $(DESTDIR)$(FISHCOMPDIR)/procage.fish
 	scripts/apparmor-profile install $(BINDIR) $(DESTDIR)
 
 # What install put there, and nothing else.
@@ -247,7 +262,10 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libprocage.a $(DESTDIR)$(LIBDIR)/libprocage.so.$(VERSION) \
 		$(DESTDIR)$(LIBDIR)/libprocage.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libprocage.so \
 		$(DESTDIR)$(INCLUDEDIR)/procage.h $(DESTDIR)$(PKGCONFIGDIR)/procage.pc \
-		$(DESTDIR)$(BINDIR)/procage
+		$(DESTDIR)$(BINDIR)/procage \
+		$(DESTDIR)$(MANDIR)/man1/procage.1 $(DESTDIR)$(MANDIR)/man3/libprocage.3 \
+		$(DESTDIR)$(MANDIR)/man5/procage-policy.5 $(DESTDIR)$(BASHCOMPDIR)/procage \
+		$(DESTDIR)$(ZSHCOMPDIR)/_procage $(DESTDIR)$(FISHCOMPDIR)/procage.fish
 	scripts/apparmor-profile uninstall $(DESTDIR)
 
 format:

@@ -218,8 +218,10 @@ PROCAGE_API int procage_policy_set_network(struct procage_policy *policy, int mo
 PROCAGE_API int procage_policy_network(const struct procage_policy *policy);
 /*
  * With PROCAGE_NET_PROXY: a host the run may reach, "github.com",
- * "*.npmjs.org" (names below it), "registry.example:8443", or an address
- * range "10.1.2.0/24", "[fd00::]/64" (docs/proxy.md). Checked at once.
+ * "*.npmjs.org" (names below it), "registry.example:8443", "localhost" or
+ * "localhost:3000" (the name and both loopback addresses), an address
+ * "192.0.2.7" or "127.0.0.1:8080" or "[::1]:8080", or an address range
+ * "10.1.2.0/24", "[fd00::]/64" (docs/proxy.md). Checked at once.
  */
 PROCAGE_API int procage_policy_allow_host(struct procage_policy *policy, const char *entry,
 					  struct procage_error *err) PROCAGE_NONNULL(1, 2);
@@ -555,7 +557,9 @@ struct procage_cage;
 /*
  * Check a policy against the host: resolve every path, decide how each
  * construct is enforced, refuse what cannot be. The cage keeps its own copy;
- * the policy may be changed or freed afterwards.
+ * the policy may be changed or freed afterwards. For a policy read from
+ * JSON, a refusal of something the file says begins "NAME:LINE:COLUMN: "
+ * of where it says it, as the reader's own errors do.
  */
 PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
 				 struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);

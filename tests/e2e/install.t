@@ -7,9 +7,18 @@ make -C "$top" --no-print-directory -s install APPARMOR=0 PREFIX="$prefix" BUILD
 	>"$work/install.log" 2>&1; st=$?
 is "$st" 0 "make install PREFIX=... succeeds"
 [ $st -eq 0 ] || sed 's/^/# /' "$work/install.log"
-for f in bin/procage include/procage.h lib/libprocage.a lib/libprocage.so lib/pkgconfig/procage.pc; do
+installed="bin/procage include/procage.h lib/libprocage.a lib/libprocage.so lib/pkgconfig/procage.pc
+	share/man/man1/procage.1 share/man/man3/libprocage.3 share/man/man5/procage-policy.5
+	share/bash-completion/completions/procage share/zsh/vendor-completions/_procage
+	share/fish/vendor_completions.d/procage.fish"
+for f in $installed; do
 	ok $([ -e "$prefix/$f" ] && echo 0 || echo 1) "installs $f"
 done
+out=$(MANPATH="$prefix/share/man" MANWIDTH=80 man procage-policy 2>&1 | head -5)
+like "$out" "procage-policy - the procage policy file" "man finds the installed procage-policy(5)"
+out=$(bash -c 'source "$1"; COMP_WORDS=(procage run --net ""); COMP_CWORD=3; _procage
+	echo "${COMPREPLY[*]}"' sh "$prefix/share/bash-completion/completions/procage")
+is "$out" "off on proxy" "the installed bash completion completes --net"
 
 cat >"$work/ws/hello.c" <<'C'
 #include <procage.h>
@@ -46,4 +55,10 @@ is "$st" 0 "a program builds against the installed header and library"
 (cd "$work/ws" && ./hello); st=$?
 is "$st" 0 "it cages a command through the shared library"
 is "$(cat "$work/ws/out.txt" 2>/dev/null)" "caged" "and the command ran"
+
+make -C "$top" --no-print-directory -s uninstall APPARMOR=0 PREFIX="$prefix" BUILD="${PROCAGE%/procage}" \
+	>"$work/uninstall.log" 2>&1; st=$?
+is "$st" 0 "make uninstall PREFIX=... succeeds"
+left=$(find "$prefix" -not -type d | sed "s|^$prefix/||" | tr '\n' ' ')
+is "$left" "" "and removes every file install put there"
 done_testing

@@ -1,0 +1,101 @@
+# bash completion for procage(1). Installed as
+# $(datadir)/bash-completion/completions/procage.
+
+_procage()
+{
+	local cur prev words cword
+	if declare -F _init_completion >/dev/null; then
+		_init_completion || return
+	else
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD - 1]}
+		words=("${COMP_WORDS[@]}")
+		cword=$COMP_CWORD
+	fi
+
+	local verbs="run exec facts check fit help"
+	local run_opts="--policy --trust-policy --read --write --protect --hide --socket --net
+		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
+		--accept --waive --hardlinks --hardlink-exempt --audit --lifetime --terminal
+		--timeout --grace --cwd --json --help"
+	local exec_opts="--policy --trust-policy --read --write --protect --hide --socket --net
+		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
+		--accept --waive --hardlinks --hardlink-exempt --lifetime --terminal --cwd
+		--json --help"
+
+	if [ "$cword" -eq 1 ]; then
+		COMPREPLY=($(compgen -W "$verbs --help --version" -- "$cur"))
+		return
+	fi
+	local verb=${words[1]} i
+	# After "--" or the command's name, complete the command and its arguments.
+	if [ "$verb" = run ] || [ "$verb" = exec ]; then
+		for ((i = 2; i < cword; i++)); do
+			case ${words[i]} in
+			--) break ;;
+			--policy | --read | --write | --protect | --hide | --socket | --net | \
+			--allow-host | --report-json | --env | --setenv | --limit | --accept | \
+			--waive | --hardlinks | --hardlink-exempt | --lifetime | --terminal | \
+			--timeout | --grace | --cwd) ((i++)) ;;
+			-*) ;;
+			*) break ;;
+			esac
+		done
+		if [ "$i" -lt "$cword" ]; then
+			if [ "$((i + 1))" -eq "$cword" ] && [ "${words[i]}" = -- ]; then
+				COMPREPLY=($(compgen -c -- "$cur"))
+			else
+				COMPREPLY=($(compgen -f -- "$cur"))
+			fi
+			return
+		fi
+		case $prev in
+		--policy | --report-json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		--read | --write | --protect | --hide | --socket | --hardlink-exempt | --cwd)
+			COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		--net) COMPREPLY=($(compgen -W "off on proxy" -- "$cur")); return ;;
+		--accept)
+			COMPREPLY=($(compgen -W "spawn-snapshot entry-grants proc-other-processes" \
+				-- "$cur"))
+			return ;;
+		--waive)
+			COMPREPLY=($(compgen -W "secrets trust-handoff persistence service-handoff
+				container-engines process-access" -- "$cur"))
+			return ;;
+		--hardlinks) COMPREPLY=($(compgen -W "refuse report" -- "$cur")); return ;;
+		--lifetime) COMPREPLY=($(compgen -W "session tree" -- "$cur")); return ;;
+		--terminal) COMPREPLY=($(compgen -W "inherit" -- "$cur")); return ;;
+		--env) COMPREPLY=($(compgen -e -- "$cur")); return ;;
+		--limit)
+			COMPREPLY=($(compgen -S = -W "as core cpu data fsize locks memlock msgqueue
+				nice nofile nproc rss rtprio rttime sigpending stack memory pids" \
+				-- "$cur"))
+			compopt -o nospace 2>/dev/null
+			return ;;
+		--allow-host | --setenv | --timeout | --grace) return ;;
+		esac
+		if [ "$verb" = run ]; then
+			COMPREPLY=($(compgen -W "$run_opts --" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$exec_opts --" -- "$cur"))
+		fi
+		return
+	fi
+	case $verb in
+	facts) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
+	check)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+		fi ;;
+	fit)
+		if [ "$prev" = --policy ]; then
+			COMPREPLY=($(compgen -f -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "--json --policy --help" -- "$cur"))
+		fi ;;
+	help) [ "$cword" -eq 2 ] && COMPREPLY=($(compgen -W "run exec facts check fit help" -- "$cur")) ;;
+	esac
+}
+complete -F _procage procage

@@ -1,0 +1,49 @@
+# fish completion for procage(1). Installed as
+# $(datadir)/fish/vendor_completions.d/procage.fish.
+
+function __procage_verb_is
+    set -l words (commandline -opc)
+    test (count $words) -ge 2; and contains -- $words[2] $argv
+end
+
+complete -c procage -f
+complete -c procage -n __fish_use_subcommand -a run -d 'run COMMAND in a cage'
+complete -c procage -n __fish_use_subcommand -a exec -d 'become COMMAND in a cage'
+complete -c procage -n __fish_use_subcommand -a facts -d "what this host's kernel offers"
+complete -c procage -n __fish_use_subcommand -a check -d 'validate a policy against this host'
+complete -c procage -n __fish_use_subcommand -a fit -d 'what a policy becomes on this host'
+complete -c procage -n __fish_use_subcommand -a help -d "the overview, or a verb's help"
+complete -c procage -n __fish_use_subcommand -l version -d 'print the version'
+complete -c procage -n __fish_use_subcommand -l help -d 'print the overview'
+
+set -l cage 'run exec'
+complete -c procage -n "__procage_verb_is $cage" -l policy -r -F -d 'read the policy from a JSON file'
+complete -c procage -n "__procage_verb_is $cage" -l trust-policy -d 'confirm a changed policy file'
+complete -c procage -n "__procage_verb_is $cage" -l read -r -F -d 'grant reading PATH'
+complete -c procage -n "__procage_verb_is $cage" -l write -r -F -d 'grant reading and writing PATH'
+complete -c procage -n "__procage_verb_is $cage" -l protect -r -F -d 'keep PATH read-only'
+complete -c procage -n "__procage_verb_is $cage" -l hide -r -F -d 'deny every access to PATH'
+complete -c procage -n "__procage_verb_is $cage" -l socket -r -F -d 'connect to the Unix socket PATH'
+complete -c procage -n "__procage_verb_is $cage" -l net -x -a 'off on proxy' -d 'network access'
+complete -c procage -n "__procage_verb_is $cage" -l allow-host -x -d 'a host the proxy reaches'
+complete -c procage -n "__procage_verb_is $cage" -l report -d 'list the refused system calls'
+complete -c procage -n "__procage_verb_is $cage" -l report-json -r -F -d 'the refused calls as JSON lines'
+complete -c procage -n "__procage_verb_is $cage" -l env -x -a '(set -xn)' -d 'pass a variable that looks secret'
+complete -c procage -n "__procage_verb_is $cage" -l setenv -x -d 'set NAME=VALUE'
+complete -c procage -n "__procage_verb_is $cage" -l no-private-tmp -d 'no TMPDIR of the run'
+complete -c procage -n "__procage_verb_is $cage" -l limit -x -a 'as= core= cpu= data= fsize= locks= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack= memory= pids=' -d 'a resource limit'
+complete -c procage -n "__procage_verb_is $cage" -l accept -x -a 'spawn-snapshot entry-grants proc-other-processes' -d 'accept an approximation'
+complete -c procage -n "__procage_verb_is $cage" -l waive -x -a 'secrets trust-handoff persistence service-handoff container-engines process-access' -d 'waive a hard-deny class'
+complete -c procage -n "__procage_verb_is $cage" -l hardlinks -x -a 'refuse report' -d 'the hard-link check'
+complete -c procage -n "__procage_verb_is $cage" -l hardlink-exempt -r -F -d 'a store never rewritten in place'
+complete -c procage -n "__procage_verb_is run" -l audit -d 'list the trust-handoff files changed'
+complete -c procage -n "__procage_verb_is $cage" -l lifetime -x -a 'session tree' -d 'whether setsid is refused'
+complete -c procage -n "__procage_verb_is $cage" -l terminal -x -a inherit -d "share procage's terminal"
+complete -c procage -n "__procage_verb_is run" -l timeout -x -d 'end the run after SECONDS'
+complete -c procage -n "__procage_verb_is run" -l grace -x -d 'seconds between SIGTERM and SIGKILL'
+complete -c procage -n "__procage_verb_is $cage" -l cwd -x -a '(__fish_complete_directories)' -d 'run the command in DIR'
+complete -c procage -n "__procage_verb_is $cage facts check fit" -l json -d 'JSON output'
+complete -c procage -n "__procage_verb_is $cage facts check fit" -s h -l help -d "the verb's help"
+complete -c procage -n "__procage_verb_is fit" -l policy -r -F -d 'the policy to fit'
+complete -c procage -n "__procage_verb_is check" -F -d 'a policy file'
+complete -c procage -n "__procage_verb_is help" -a 'run exec facts check fit help'
