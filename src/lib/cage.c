@@ -223,11 +223,14 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 	n_grants = paths.n_grants;
 	if (c->tier != PROCAGE_TIER_T1 && paths.n_denials &&
 	    (rc = entry_grants_expand(&paths, &grants, &n_grants, err)) < 0) {
+		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
 		cage_paths_free(&paths);
 		return rc;
 	}
 	for (size_t i = 0; rc == 0 && i < n_grants; i++)
 		rc = cage_add_grant(c, &grants[i], err);
+	if (rc < 0)
+		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
 	if (grants != paths.grants) {
 		for (size_t i = 0; i < n_grants; i++)
 			free(grants[i].path);
@@ -382,10 +385,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		where = policy_key_position(policy, "limits");
 	if (rc == 0 && (rc = rlimits_refusal(policy, f->tier, err)) < 0)
 		where = policy_key_position(policy, "limits");
-	/* Fitting states its changes by what they are, not where. */
 	if (rc < 0) {
-		if (!fix)
-			policy_error_locate(policy, where, err);
+		policy_error_locate(policy, where, err);
 		return rc;
 	}
 
@@ -420,8 +421,9 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
 	c->fix = NULL;
+	/* A change fitting makes states what it is, not where: only a refusal is located. */
 	if (rc < 0) {
-		if (!fix)
+		if (!fix || fix->kind == CAGE_FIX_NONE)
 			policy_error_locate(policy, where, err);
 		procage_cage_free(c);
 		return rc;
