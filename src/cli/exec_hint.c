@@ -52,8 +52,7 @@ static bool script_interpreter(const char *head, size_t len, char *out, size_t s
 }
 
 /* The PT_INTERP of a 64-bit or 32-bit ELF file, read from fd. */
-static bool elf_interpreter(int fd, const unsigned char *head, size_t len, char *out,
-			    size_t size)
+static bool elf_interpreter(int fd, const unsigned char *head, size_t len, char *out, size_t size)
 {
 	if (len < EI_NIDENT || memcmp(head, ELFMAG, SELFMAG) != 0)
 		return false;
@@ -103,18 +102,19 @@ bool cli_exec_hint(const char *command, const char *cwd, const struct procage_er
 	if (fd < 0)
 		return false; /* the command itself is missing: the message says so */
 	ssize_t len = read(fd, head, sizeof head);
-	bool script = len > 0 && script_interpreter((const char *)head, (size_t)len, interp,
-						    sizeof interp);
-	bool elf = !script && len > 0 &&
-		   elf_interpreter(fd, head, (size_t)len, interp, sizeof interp);
+	bool script =
+	    len > 0 && script_interpreter((const char *)head, (size_t)len, interp, sizeof interp);
+	bool elf =
+	    !script && len > 0 && elf_interpreter(fd, head, (size_t)len, interp, sizeof interp);
 	close(fd);
 	if (!script && !elf)
 		return false;
 	struct stat st;
 	bool exists = stat(interp, &st) == 0;
 	if (script)
-		snprintf(hint, size, "%s is a script whose #! line names the interpreter %s, which %s",
-			 command, interp,
+		snprintf(hint, size,
+			 "%s is a script whose #! line names the interpreter %s, which %s", command,
+			 interp,
 			 exists ? "exists on this host but not inside the cage: grant it (--read)"
 				: "does not exist");
 	else

@@ -55,8 +55,8 @@ void cli_hardlinks_print(const struct procage_cage *cage, bool json, const char 
 		cli_report_error(&err, json);
 		return;
 	}
-	findings_print(findings, json, "hardlink", named ? "procage: " : "procage: warning: ",
-		       named);
+	findings_print(findings, json, "hardlink",
+		       named ? "procage: " : "procage: warning: ", named);
 	procage_strings_free(findings);
 }
 
@@ -102,8 +102,9 @@ void cli_reports_print(const struct procage_run *run, bool json)
 	for (size_t i = 0; i < n; i++)
 		total += r[i].count;
 	if (!json)
-		fprintf(stderr, "procage: %llu refused call%s (seccomp; Landlock denials of files, "
-				"ports and signals are not seen)\n",
+		fprintf(stderr,
+			"procage: %llu refused call%s (seccomp; Landlock denials of files, "
+			"ports and signals are not seen)\n",
 			total, total == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		if (json) {

@@ -12,7 +12,7 @@
 #include "paths.h"
 #include "policy.h"
 
-static const struct policy_position nowhere = { 0, 0 };
+static const struct policy_position nowhere = {0, 0};
 
 struct policy_position policy_key_position(const struct procage_policy *p, const char *key)
 {
