@@ -100,8 +100,12 @@ static void error_print(const struct procage_error *err, bool json, const char *
 		fputs("procage: ", stderr);
 		text_write(stderr, err->message);
 		fputc('\n', stderr);
-		if (hint)
-			fprintf(stderr, "hint: %s\n", hint);
+		if (hint) {
+			/* An exec hint names what a file of the workspace says. */
+			fputs("hint: ", stderr);
+			text_write(stderr, hint);
+			fputc('\n', stderr);
+		}
 		return;
 	}
 	const char *name = errno_name(err->sys_errno ? err->sys_errno : -err->code);
