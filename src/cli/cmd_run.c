@@ -346,6 +346,25 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 }
 
 /*
+ * The write rule for path or a directory above it, as spelled (a read of
+ * it is covered; said, not refused): true with its path in holder.
+ */
+static bool write_grant_holding(const struct procage_policy *p, const char *path, char *holder,
+				size_t size)
+{
+	if (path[0] != '/' || snprintf(holder, size, "%s", path) >= (int)size)
+		return false;
+	for (;;) {
+		if (procage_policy_access(p, holder) == PROCAGE_WRITE)
+			return true;
+		char *slash = strrchr(holder, '/');
+		if (!slash || holder[1] == '\0')
+			return false;
+		slash[slash == holder] = '\0'; /* "/a" becomes "/" */
+	}
+}
+
+/*
  * The policy file is read once (src) and stays read-only for the whole run,
  * wherever it lies: no run changes the policy of the next one.
  */
@@ -359,9 +378,10 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		rc = procage_policy_allow(*out, src->canonical, PROCAGE_PROTECT, err);
 	for (size_t i = 0; rc == 0 && i < o->n_flags; i++) {
 		const struct policy_flag *f = &o->flags[i];
-		if (f->option == OPT_READ && procage_policy_access(*out, f->value) == PROCAGE_WRITE)
-			cli_note(o->json, "--read %s: covered, the policy already lets it be written",
-				 f->value);
+		char holder[PATH_MAX];
+		if (f->option == OPT_READ && write_grant_holding(*out, f->value, holder, sizeof holder))
+			cli_note(o->json, "--read %s: covered, the policy already lets %s be written",
+				 f->value, strcmp(holder, f->value) == 0 ? "it" : holder);
 		rc = flag_apply(*out, f, err);
 	}
 	if (rc == 0 && o->allow_host && procage_policy_network(*out) != PROCAGE_NET_PROXY)

@@ -37,7 +37,8 @@ static const struct option_help run_options[] = {
 	{ "  --trust-policy       confirm a policy file that lies inside its own write\n"
 	  "                       grants after a change made outside procage\n", false },
 	{ "  --read PATH          grant reading PATH (and executing from it); a path the\n"
-	  "                       policy already lets be written is covered\n", false },
+	  "                       policy already lets be written (the working directory,\n"
+	  "                       what lies in it) is covered, and said so\n", false },
 	{ "  --write PATH         grant reading and writing PATH\n", false },
 	{ "  --protect PATH       keep PATH read-only\n", false },
 	{ "  --hide PATH          deny every access to PATH\n", false },

@@ -42,6 +42,12 @@ err=$("$PROCAGE" run --read "$PWD" -- sh -c 'echo w >written' 2>&1); st=$?
 is "$st" 0 "--read of the working directory (already writable) is accepted"
 like "$err" "--read $PWD: covered, the policy already lets it be written" "and said to be covered"
 is "$(cat written 2>/dev/null)" w "and it stays writable"
+mkdir -p sub
+err=$("$PROCAGE" run --read "$PWD/sub" -- sh -c 'echo w >sub/written' 2>&1); st=$?
+is "$st" 0 "--read of a directory inside the writable one is accepted"
+like "$err" "--read $PWD/sub: covered, the policy already lets $PWD be written" \
+	"and said to be covered by the write grant that holds it"
+is "$(cat sub/written 2>/dev/null)" w "and it stays writable"
 mkdir -p "$work/other"
 err=$("$PROCAGE" run --protect "$PWD" -- true 2>&1); st=$?
 is "$st" 125 "control: a protect rule for the writable directory is still a conflict"
