@@ -379,10 +379,12 @@ static int policy_build(const struct run_options *o, const char *workdir,
 	for (size_t i = 0; rc == 0 && i < o->n_flags; i++) {
 		const struct policy_flag *f = &o->flags[i];
 		char holder[PATH_MAX];
-		if (f->option == OPT_READ && write_grant_holding(*out, f->value, holder, sizeof holder))
+		bool covered = f->option == OPT_READ &&
+			       write_grant_holding(*out, f->value, holder, sizeof holder);
+		rc = flag_apply(*out, f, err);
+		if (rc == 0 && covered)
 			cli_note(o->json, "--read %s: covered, the policy already lets %s be written",
 				 f->value, strcmp(holder, f->value) == 0 ? "it" : holder);
-		rc = flag_apply(*out, f, err);
 	}
 	if (rc == 0 && o->allow_host && procage_policy_network(*out) != PROCAGE_NET_PROXY)
 		cli_note(o->json,
