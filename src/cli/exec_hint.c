@@ -98,9 +98,15 @@ bool cli_exec_hint(const char *command, const char *cwd, const struct procage_er
 	if (err->step != PROCAGE_STEP_EXEC || err->sys_errno != ENOENT || !command ||
 	    !command_path(command, cwd, path, sizeof path))
 		return false;
+	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return false; /* the command itself is missing: the message says so */
+	/* Only a regular file's first bytes: reading a device could do something. */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
 	ssize_t len = read(fd, head, sizeof head);
 	bool script =
 	    len > 0 && script_interpreter((const char *)head, (size_t)len, interp, sizeof interp);
@@ -109,7 +115,6 @@ bool cli_exec_hint(const char *command, const char *cwd, const struct procage_er
 	close(fd);
 	if (!script && !elf)
 		return false;
-	struct stat st;
 	bool exists = stat(interp, &st) == 0;
 	if (script)
 		snprintf(hint, size,
