@@ -70,15 +70,18 @@ void cli_audit_print(struct procage_audit *audit, bool json);
 
 /* Print "procage: MESSAGE" (and a hint when one helps) or its JSON form. */
 void cli_report_error(const struct procage_error *err, bool json);
-/* The same for a failed spawn or exec of command (run from cwd, NULL: ours), with a hint. */
+/*
+ * The same for a failed spawn or exec of command (run from cwd, NULL: ours),
+ * with a hint; caged: this process is in the cage already (procage exec).
+ */
 void cli_report_spawn_error(const struct procage_error *err, bool json, const char *command,
-			    const char *cwd);
+			    const char *cwd, bool caged);
 /*
  * When exec failed with ENOENT on a file that exists: the missing "#!"
  * interpreter or ELF loader it names, as a hint (exec_hint.c).
  */
 bool cli_exec_hint(const char *command, const char *cwd, const struct procage_error *err,
-		   char *hint, size_t size);
+		   bool caged, char *hint, size_t size);
 /* Print a usage problem and return EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -423,7 +423,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		cli_signals_restore();
 		if (err->code == -EMLINK)
 			cli_hardlinks_print(cage, o->json, err->message);
-		cli_report_spawn_error(err, o->json, o->command[0], o->cwd);
+		cli_report_spawn_error(err, o->json, o->command[0], o->cwd, false);
 		procage_audit_free(audit);
 		return spawn_failure_exit(err);
 	}
@@ -561,7 +561,9 @@ int cmd_exec(int argc, char **argv)
 		goto out;
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command, .cwd = o.cwd };
 	procage_exec(cage, &spawn, &err); /* returns only on failure */
-	cli_report_spawn_error(&err, o.json, o.command[0], o.cwd);
+	/* Past its namespaces this process is caged: it sees what the command saw. */
+	cli_report_spawn_error(&err, o.json, o.command[0], o.cwd,
+			       err.step != PROCAGE_STEP_NONE && err.step != PROCAGE_STEP_NAMESPACES);
 	rc = spawn_failure_exit(&err);
 	if (err.step != PROCAGE_STEP_NONE && err.step != PROCAGE_STEP_NAMESPACES) {
 		fflush(stderr);

@@ -91,7 +91,7 @@ static bool elf_interpreter(int fd, const unsigned char *head, size_t len, char 
 }
 
 bool cli_exec_hint(const char *command, const char *cwd, const struct procage_error *err,
-		   char *hint, size_t size)
+		   bool caged, char *hint, size_t size)
 {
 	char path[PATH_MAX], interp[PATH_MAX];
 	unsigned char head[512];
@@ -116,7 +116,16 @@ bool cli_exec_hint(const char *command, const char *cwd, const struct procage_er
 	if (!script && !elf)
 		return false;
 	bool exists = stat(interp, &st) == 0;
-	if (script)
+	/* In the cage (procage exec) missing and out of sight look the same. */
+	if (caged)
+		snprintf(hint, size,
+			 "%s is a %s %s %s, which the cage does not show: it does not exist, or "
+			 "lies outside the grants (--read)",
+			 command, script ? "script" : "program",
+			 script ? "whose #! line names the interpreter"
+				: "whose ELF interpreter (dynamic loader) is",
+			 interp);
+	else if (script)
 		snprintf(hint, size,
 			 "%s is a script whose #! line names the interpreter %s, which %s", command,
 			 interp,

@@ -128,11 +128,11 @@ void cli_report_error(const struct procage_error *err, bool json)
 }
 
 void cli_report_spawn_error(const struct procage_error *err, bool json, const char *command,
-			    const char *cwd)
+			    const char *cwd, bool caged)
 {
 	char hint[1024];
 	error_print(err, json,
-		    cli_exec_hint(command, cwd, err, hint, sizeof hint) ? hint : error_hint(err));
+		    cli_exec_hint(command, cwd, err, caged, hint, sizeof hint) ? hint : error_hint(err));
 }
 
 int cli_usage_error(const char *fmt, ...)

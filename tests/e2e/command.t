@@ -75,7 +75,8 @@ is "$st" 127 "a program whose ELF interpreter is missing exits 127"
 like "$err" "hint: ./loader-missing is a program whose ELF interpreter \(dynamic loader\) .*/ld-procage-none.* does not exist" \
 	"the hint names the missing loader"
 err=$("$PROCAGE" exec --json -- ./loader-missing 2>&1); st=$?
-like "$err" '"hint":"./loader-missing is a program whose ELF interpreter' "exec --json carries the hint"
+like "$err" '"hint":"./loader-missing is a program whose ELF interpreter \(dynamic loader\) is .*ld-procage-none.*, which the cage does not show' \
+	"exec --json carries the hint, judged from inside the cage"
 # The interpreter's name comes from a file a run may have written: shown escaped.
 printf '#!/no/such/\033[2Jinterp\n' >forged.sh
 chmod +x forged.sh
