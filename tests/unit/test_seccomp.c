@@ -70,7 +70,7 @@ static const char *const must_refuse[] = {
  * seccomp_programs.h). */
 struct sock_fprog progs[N_VARIANTS];
 
-_Static_assert(N_VARIANTS == 32, "five options, one program for each combination");
+_Static_assert(N_VARIANTS == 64, "six options, one program for each combination");
 
 bool sim_ok(bool ok, const char *fmt, ...)
 {
