@@ -70,8 +70,8 @@ static int create_at(const char *path)
  * race-create MODE A B N: N times create at a path while another thread
  * races it:
  *   text        open(O_CREAT) of a path whose memory alternates between A
- *               and B
- *   text-mkdir  the same with mkdir
+ *               and B; A is removed after each success
+ *   text-mkdir  the same with mkdir (and rmdir)
  *   link        A is a link swapped between two targets, B is
  *               "TARGET-A:TARGET-B:PATH", PATH created (it goes through A)
  *   rename      A is a directory renamed away and back, B created
@@ -117,10 +117,17 @@ int do_race_create(char **args)
 		return usage_error("pthread_create", mode);
 	long made = 0;
 	for (long i = 0; i < n; i++) {
-		if (dirs) {
-			made += mkdir(path, 0755) == 0;
-		} else if (create_at(path) == 0) {
+		/*
+		 * In the text modes the allowed entry is removed after each
+		 * success, so that every call makes a new entry (a call on an
+		 * existing one makes nothing, and a broker would not race).
+		 */
+		if (dirs ? mkdir(path, 0755) == 0 : create_at(path) == 0) {
 			made++;
+			if (dirs)
+				(void)rmdir(args[1]);
+			else if (strcmp(mode, "text") == 0)
+				(void)unlink(args[1]);
 		}
 	}
 	f.stop = 1;
