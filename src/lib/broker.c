@@ -104,12 +104,6 @@ static int64_t truncate_length(const struct request *rq)
 	return (int32_t)a[1];
 }
 
-static bool creates(const struct request *rq)
-{
-	return rq->call->op == OP_MKDIR || ((rq->call->op == OP_OPEN || rq->call->op == OP_OPENAT2) &&
-					    (rq->flags & O_CREAT));
-}
-
 /* Copy what the call points at, and take the directories its paths start from. */
 static int request_read(struct broker *b, struct request *rq)
 {
@@ -138,8 +132,6 @@ static int request_read(struct broker *b, struct request *rq)
 	}
 	if (c->op == OP_TRUNCATE)
 		rq->length = truncate_length(rq);
-	if (creates(rq))
-		rq->umask = broker_umask(rq->tid);
 	if (b->path[0] != '/') {
 		rq->base = broker_base_fd(rq->tid, c->dirfd >= 0 ? arg_int(n, c->dirfd) : AT_FDCWD);
 		if (rq->base < 0)
@@ -157,7 +149,7 @@ void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n
 		   const char *call)
 {
 	struct request rq = { .call = call_find(call), .n = n, .tid = (pid_t)n->pid,
-			      .base = -1, .base2 = -1 };
+			      .listener = listener, .base = -1, .base2 = -1 };
 	struct outcome o = { OUT_CONTINUE, 0, -1, false };
 	int rc = rq.call ? request_read(b, &rq) : 1;
 	/* A thread gone (and its id maybe another's now): nothing read is used. */

@@ -37,9 +37,10 @@ struct request {
 	const struct broker_call *call;
 	const struct seccomp_notif *n;
 	pid_t tid;
+	int listener;
 	int base, base2; /* owned, or -1 */
 	int flags;
-	mode_t mode, umask;
+	mode_t mode;
 	int64_t length;
 	struct open_how how;
 };

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "broker_io.h"
 #include "broker_zones.h"
 
 #ifndef RENAME_NOREPLACE
@@ -52,6 +53,19 @@ static struct outcome out_syscall(int rc)
 static int check_name(const struct broker_place *p, enum broker_use use)
 {
 	return p->in_created ? 0 : broker_name_check(p->zone, p->name, use);
+}
+
+/*
+ * The caller's umask, read only for a call the broker performs (reading
+ * /proc/TID/status costs more than the rest of a call). The thread id is
+ * checked again afterwards: had the caller died meanwhile and its id been
+ * reused, the umask would be another process's. 0777 when that happened:
+ * the call is answered, to nobody, with an entry no one may use.
+ */
+static mode_t caller_umask(const struct request *rq)
+{
+	mode_t mask = broker_umask(rq->tid);
+	return broker_id_valid(rq->listener, rq->n->id) ? mask : 0777;
 }
 
 static bool openable(mode_t mode)
@@ -93,7 +107,7 @@ static struct outcome open_at_place(const struct request *rq, const struct broke
 	if (exists)
 		flags &= ~(O_CREAT | O_EXCL);
 	/* Set-id bits are not given: chmod could not set them either. */
-	mode_t mode = rq->mode & 0777 & ~rq->umask;
+	mode_t mode = exists ? 0 : rq->mode & 0777 & ~caller_umask(rq);
 	int fd = openat(p->dir, p->name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
 			mode);
 	if (fd < 0)
@@ -140,7 +154,7 @@ static struct outcome op_mkdir(struct broker *b, struct request *rq)
 		o = out_result(rc);
 	} else if (!p.in_created && broker_created_full(&b->state)) {
 		o = out_result(ENOSPC);
-	} else if (mkdirat(p.dir, p.name, rq->mode & 01777 & ~rq->umask) != 0) {
+	} else if (mkdirat(p.dir, p.name, rq->mode & 01777 & ~caller_umask(rq)) != 0) {
 		o = out_syscall(-1);
 	} else {
 		o = out_result(0);
