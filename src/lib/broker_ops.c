@@ -213,10 +213,25 @@ static struct outcome op_unlink(struct broker *b, struct request *rq)
  * or neither; across the boundary the answer is EXDEV, on which programs
  * copy instead (mv does).
  */
+/*
+ * git makes no symbolic link in its directory; one there (logs, rr-cache,
+ * lfs pointing elsewhere) would have the host's git write where the link
+ * points. None is made, moved or linked into a git directory.
+ */
+static bool link_into_git_dir(const struct broker_place *from, const struct broker_place *to)
+{
+	struct stat st;
+	return to->zone->git_dir && !to->in_created &&
+	       fstatat(from->dir, from->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
 static struct outcome two_names_at(const struct request *rq, const struct broker_place *from,
 				   const struct broker_place *to)
 {
 	bool rename = rq->call->op == OP_RENAME;
+	if (link_into_git_dir(from, to) ||
+	    (rename && (rq->flags & RENAME_EXCHANGE) && link_into_git_dir(to, from)))
+		return out_result(EACCES);
 	int rc = check_name(from, BROKER_USE_EXISTING);
 	if (rc == 0 && rename && (rq->flags & RENAME_EXCHANGE))
 		rc = check_name(from, BROKER_USE_NEW);
@@ -268,6 +283,8 @@ static struct outcome op_symlink(struct broker *b, struct request *rq)
 	struct outcome o;
 	if ((rc = check_name(&p, BROKER_USE_NEW)) < 0)
 		o = out_result(rc);
+	else if (p.zone->git_dir && !p.in_created)
+		o = out_result(EACCES); /* see link_into_git_dir */
 	else
 		o = out_syscall(symlinkat(b->target, p.dir, p.name));
 	broker_place_release(&p);

@@ -174,7 +174,16 @@ void r45_dotdot_magic_links_and_descriptors_reach_no_protected_name(const struct
 						  via[i].name, NULL);
 		check(t, refused(&r) && r45_git_intact(ws), &r, "r45: %s is refused", via[i].what);
 	}
-	struct caged_result r = run_caged(ws, NULL, "create-via", "fd", git, "index.lock", "then",
+	struct caged_result r = run_caged(ws, NULL, "symlink", "../sub", in_ws(ws, ".git/logs", path),
+					  NULL);
+	check(t, refused(&r) && !caged_path_exists(path), &r,
+	      "r45: no symbolic link is made in .git (logs pointing at the work tree)");
+	char sub[PATH_MAX];
+	r = run_caged(ws, NULL, "symlink", in_ws(ws, "sub", sub), in_ws(ws, "lnk-logs", lock),
+		      "then", "rename", lock, in_ws(ws, ".git/logs", path), NULL);
+	check(t, !caged_path_exists(path), &r,
+	      "r45: nor is one made beside it moved into .git");
+	r = run_caged(ws, NULL, "create-via", "fd", git, "index.lock", "then",
 					  "write-file", in_ws(ws, "sub/../dotdot-ok", path), "ok",
 					  NULL);
 	check(t, did_it(&r) && caged_path_exists(in_ws(ws, ".git/index.lock", lock)) &&
@@ -228,5 +237,38 @@ void r45_dying_callers_and_floods_leave_the_broker_whole(const struct tier *t)
 	      "r45: a flood of 38400 brokered calls from 32 threads is served to the end, then "
 	      ".git/commondir is still refused; the supervisor grew by %ld kB (bound 16 MB)",
 	      grown);
+	caged_ws_free(ws);
+}
+
+/*
+ * The broker makes entries only where every denial below lies in a git
+ * directory: a home inside the workspace holds ~/.bashrc (protected), and
+ * ~/.profile is missing. Had the home been a zone, the broker would have
+ * made it (no denial names a missing location); it stays read-only, as
+ * entry grants leave it. (A missing location below a directory with no
+ * denial at all, ~/.config/autostart in a ~/.config granted whole, is
+ * R-07's open variant, broker or not.)
+ */
+void r45_no_missing_startup_file_is_made_beside_a_protected_one(const struct tier *t)
+{
+	char home[PATH_MAX], profile[PATH_MAX], other[PATH_MAX], bashrc[PATH_MAX];
+	struct caged_ws *ws = r45_workspace(t);
+	if (!ws)
+		return;
+	in_ws(ws, "home", home);
+	in_ws(ws, "home/.profile", profile);
+	in_ws(ws, "home/.bashrc", bashrc);
+	in_ws(ws, "home/.config/other/settings", other);
+	if (!fixture(t, put_file(bashrc, "r45: bashrc\n") && put_file(other, "x"),
+		     "r45: a home with ~/.bashrc and ~/.config"))
+		goto out;
+	snprintf(ws->home, sizeof ws->home, "%s", home);
+	struct caged_result r = run_caged(ws, NULL, "write-file", profile, evil, NULL);
+	check(t, refused(&r) && !caged_path_exists(profile), &r,
+	      "r45: a missing ~/.profile is not made beside the protected ~/.bashrc");
+	r = run_caged(ws, NULL, "write-file", other, "changed", NULL);
+	check(t, did_it(&r) && file_is(other, "changed"), &r,
+	      "r45: control: an existing file of the home's ~/.config is written");
+out:
 	caged_ws_free(ws);
 }

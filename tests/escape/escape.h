@@ -168,6 +168,7 @@ void r45_a_path_rewritten_while_the_call_is_pending_changes_nothing(const struct
 void r45_links_and_renames_raced_on_the_path_change_nothing(const struct tier *t);
 void r45_dotdot_magic_links_and_descriptors_reach_no_protected_name(const struct tier *t);
 void r45_dying_callers_and_floods_leave_the_broker_whole(const struct tier *t);
+void r45_no_missing_startup_file_is_made_beside_a_protected_one(const struct tier *t);
 void r07_every_secrets_family_is_hidden(const struct tier *t);
 void r09_daemons_are_unreachable_without_network_access(const struct tier *t);
 void r09_unix_sockets_reach_only_their_paths(const struct tier *t);

@@ -146,6 +146,30 @@ static void test_expansion(void)
 		free(out[i].path);
 	free(out);
 	broker_zones_free(&zones);
+
+	/*
+	 * A protected file outside any git directory (a startup file of a home
+	 * in the workspace): its directory, and the workspace holding it, stay
+	 * read-only, since a missing startup file beside it would have no
+	 * denial to refuse its name by. .git stays a zone.
+	 */
+	char bashrc[4200];
+	snprintf(bashrc, sizeof bashrc, "%s/home/.bashrc", canonical);
+	rc = touch(canonical, "home", true) | touch(canonical, "home/.bashrc", false);
+	struct cage_path more[] = { { hooks, PROCAGE_PROTECT, -1 },
+				    { config, PROCAGE_PROTECT, -1 },
+				    { bashrc, PROCAGE_PROTECT, -1 } };
+	paths.denials = more;
+	paths.n_denials = 3;
+	rc |= entry_grants_expand(&paths, &out, &n_out, &zones, &err);
+	tap_ok(rc == 0 && zones.n == 1 && strcmp(zones.zones[0].path, git) == 0,
+	       "beside a protected file outside git directories, only .git is a zone (got %zu: "
+	       "%s)",
+	       zones.n, zones.n ? zones.zones[0].path : "none");
+	for (size_t i = 0; i < n_out; i++)
+		free(out[i].path);
+	free(out);
+	broker_zones_free(&zones);
 	tap_ok(tmpdir_remove(canonical) == 0, "the test's directory is removed");
 	free(canonical);
 }
