@@ -115,16 +115,21 @@ static int request_read(struct broker *b, struct request *rq)
 	if (rc == 0 && c->target >= 0)
 		rc = broker_read_string(rq->tid, n->data.args[c->target], b->target,
 					sizeof b->target);
+	/*
+	 * Unreadable (a bad pointer, a name too long, a process that made
+	 * itself non-dumpable): the broker performs nothing, and the kernel
+	 * answers the call under Landlock.
+	 */
 	if (rc < 0)
-		return rc;
+		return 1;
 	rq->flags = c->flags >= 0 ? arg_int(n, c->flags) : c->fixed_flags;
 	rq->mode = c->mode >= 0 ? (mode_t)arg_int(n, c->mode) : 0;
 	if (c->op == OP_OPENAT2) {
 		/* A larger open_how (a later kernel's) is left to the kernel. */
 		if (n->data.args[3] != sizeof rq->how)
 			return 1;
-		if ((rc = broker_read_memory(rq->tid, n->data.args[2], &rq->how, sizeof rq->how)) < 0)
-			return rc;
+		if (broker_read_memory(rq->tid, n->data.args[2], &rq->how, sizeof rq->how) < 0)
+			return 1;
 		if (rq->how.resolve || rq->how.flags > 0xffffffffu)
 			return 1;
 		rq->flags = (int)rq->how.flags;
