@@ -36,7 +36,8 @@ int main(int argc, char **argv)
 	double start = now_us();
 	for (long i = 0; i < n; i++)
 		if (mkdir(path, 0755) != 0 || rmdir(path) != 0) {
-			fprintf(stderr, "broker_bench: mkdir/rmdir %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "broker_bench: mkdir/rmdir %s: %s\n", path,
+				strerror(errno));
 			return 1;
 		}
 	double dirs = (now_us() - start) / (double)n;
@@ -44,7 +45,8 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 		if (fd < 0 || close(fd) != 0 || unlink(path) != 0) {
-			fprintf(stderr, "broker_bench: create/unlink %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "broker_bench: create/unlink %s: %s\n", path,
+				strerror(errno));
 			return 1;
 		}
 	}

@@ -30,6 +30,7 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
+/* clang-format off */
 static const struct broker_call broker_calls[] = {
 	{ "open", OP_OPEN, -1, 0, -1, -1, 1, 2, -1, 0 },
 	{ "openat", OP_OPEN, 0, 1, -1, -1, 2, 3, -1, 0 },
@@ -52,6 +53,7 @@ static const struct broker_call broker_calls[] = {
 	{ "truncate", OP_TRUNCATE, -1, 0, -1, -1, -1, 1, -1, 0 },
 	{ "truncate64", OP_TRUNCATE, -1, 0, -1, -1, -1, 1, -1, 0 },
 };
+/* clang-format on */
 
 static const struct broker_call *call_find(const char *name)
 {
@@ -143,25 +145,29 @@ static int request_read(struct broker *b, struct request *rq)
 			return rq->base == -EBADF ? -EBADF : 1;
 	}
 	if (c->path2 >= 0 && b->path2[0] != '/') {
-		rq->base2 = broker_base_fd(rq->tid, c->dirfd2 >= 0 ? arg_int(n, c->dirfd2) : AT_FDCWD);
+		rq->base2 =
+		    broker_base_fd(rq->tid, c->dirfd2 >= 0 ? arg_int(n, c->dirfd2) : AT_FDCWD);
 		if (rq->base2 < 0)
 			return rq->base2 == -EBADF ? -EBADF : 1;
 	}
 	return 0;
 }
 
-void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n,
-		   const char *call)
+void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call)
 {
-	struct request rq = { .call = call_find(call), .n = n, .tid = (pid_t)n->pid,
-			      .listener = listener, .base = -1, .base2 = -1 };
-	struct outcome o = { OUT_CONTINUE, 0, -1, false };
+	struct request rq = {.call = call_find(call),
+			     .n = n,
+			     .tid = (pid_t)n->pid,
+			     .listener = listener,
+			     .base = -1,
+			     .base2 = -1};
+	struct outcome o = {OUT_CONTINUE, 0, -1, false};
 	int rc = rq.call ? request_read(b, &rq) : 1;
 	/* A thread gone (and its id maybe another's now): nothing read is used. */
 	if (!broker_id_valid(listener, n->id))
 		goto release;
 	if (rc < 0)
-		o = (struct outcome){ OUT_RESULT, -rc, -1, false };
+		o = (struct outcome){OUT_RESULT, -rc, -1, false};
 	else if (rc == 0)
 		o = broker_perform(b, &rq);
 	switch (o.kind) {

@@ -23,7 +23,6 @@ void broker_free(struct broker *b);
 /* Is call (by name) one the broker answers? */
 bool broker_handles(const char *call);
 /* Answer the pending notification n, a call broker_handles, on listener. */
-void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n,
-		   const char *call);
+void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call);
 
 #endif

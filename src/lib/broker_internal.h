@@ -11,8 +11,17 @@
 
 #include "broker_place.h"
 
-enum broker_op { OP_OPEN, OP_OPENAT2, OP_MKDIR, OP_MKNOD, OP_UNLINK, OP_RENAME, OP_LINK,
-		 OP_SYMLINK, OP_TRUNCATE };
+enum broker_op {
+	OP_OPEN,
+	OP_OPENAT2,
+	OP_MKDIR,
+	OP_MKNOD,
+	OP_UNLINK,
+	OP_RENAME,
+	OP_LINK,
+	OP_SYMLINK,
+	OP_TRUNCATE
+};
 
 /*
  * Each call's arguments by index (-1: absent; a missing dirfd is

@@ -24,7 +24,7 @@
 
 int broker_read_memory(pid_t tid, uint64_t address, void *out, size_t size)
 {
-	struct iovec local = { out, size }, remote = { (void *)(uintptr_t)address, size };
+	struct iovec local = {out, size}, remote = {(void *)(uintptr_t)address, size};
 	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
 	return n == (ssize_t)size ? 0 : -EFAULT;
 }
@@ -43,8 +43,8 @@ int broker_read_string(pid_t tid, uint64_t address, char *out, size_t size)
 		size_t chunk = (size_t)(page - ((address + done) % page));
 		if (chunk > size - done)
 			chunk = size - done;
-		struct iovec local = { out + done, chunk },
-			     remote = { (void *)(uintptr_t)(address + done), chunk };
+		struct iovec local = {out + done, chunk},
+			     remote = {(void *)(uintptr_t)(address + done), chunk};
 		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
 		if (n <= 0)
 			return -EFAULT;
@@ -106,23 +106,23 @@ static void send_response(int listener, struct seccomp_notif_resp *r)
 
 void broker_answer_continue(int listener, uint64_t id)
 {
-	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+	struct seccomp_notif_resp r = {.id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
 	send_response(listener, &r);
 }
 
 void broker_answer_result(int listener, uint64_t id, int err)
 {
-	struct seccomp_notif_resp r = { .id = id, .error = err ? -err : 0 };
+	struct seccomp_notif_resp r = {.id = id, .error = err ? -err : 0};
 	send_response(listener, &r);
 }
 
 void broker_answer_fd(int listener, uint64_t id, int fd, bool cloexec)
 {
 	struct seccomp_notif_addfd addfd = {
-		.id = id,
-		.flags = SECCOMP_ADDFD_FLAG_SEND,
-		.srcfd = (uint32_t)fd,
-		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	    .id = id,
+	    .flags = SECCOMP_ADDFD_FLAG_SEND,
+	    .srcfd = (uint32_t)fd,
+	    .newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
 	/* On success the kernel has answered the call with the new number. */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) < 0 && errno != ENOENT)

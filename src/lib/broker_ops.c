@@ -32,11 +32,11 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-static const struct outcome out_continue = { OUT_CONTINUE, 0, -1, false };
+static const struct outcome out_continue = {OUT_CONTINUE, 0, -1, false};
 
 static struct outcome out_result(int err)
 {
-	return (struct outcome){ OUT_RESULT, err < 0 ? -err : err, -1, false };
+	return (struct outcome){OUT_RESULT, err < 0 ? -err : err, -1, false};
 }
 
 /* The broker's own failure (out of memory...): the call fails, never hangs. */
@@ -108,8 +108,8 @@ static struct outcome open_at_place(const struct request *rq, const struct broke
 		flags &= ~(O_CREAT | O_EXCL);
 	/* Set-id bits are not given: chmod could not set them either. */
 	mode_t mode = exists ? 0 : rq->mode & 0777 & ~caller_umask(rq);
-	int fd = openat(p->dir, p->name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-			mode);
+	int fd =
+	    openat(p->dir, p->name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
 	if (fd < 0)
 		return out_syscall(-1);
 	if (fstat(fd, &st) != 0 || !openable(st.st_mode)) {
@@ -123,14 +123,13 @@ static struct outcome open_at_place(const struct request *rq, const struct broke
 			return out_failed();
 		}
 	}
-	return (struct outcome){ OUT_FD, 0, fd, (rq->flags & O_CLOEXEC) != 0 };
+	return (struct outcome){OUT_FD, 0, fd, (rq->flags & O_CLOEXEC) != 0};
 }
 
 static struct outcome op_open(struct broker *b, struct request *rq)
 {
 	struct broker_place p;
-	if (rq->call->op == OP_OPENAT2 &&
-	    !(rq->flags & (O_CREAT | O_WRONLY | O_RDWR | O_TRUNC)))
+	if (rq->call->op == OP_OPENAT2 && !(rq->flags & (O_CREAT | O_WRONLY | O_RDWR | O_TRUNC)))
 		return out_continue;
 	if (open_left_to_kernel(rq->flags))
 		return out_continue;
@@ -162,9 +161,8 @@ static struct outcome op_mkdir(struct broker *b, struct request *rq)
 		 * Landlock has no rule for it: what is made beneath it comes to
 		 * the broker, which finds it here by identity.
 		 */
-		if (!p.in_created &&
-		    (fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		     broker_created_add(&b->state, st.st_dev, st.st_ino) < 0)) {
+		if (!p.in_created && (fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+				      broker_created_add(&b->state, st.st_dev, st.st_ino) < 0)) {
 			(void)unlinkat(p.dir, p.name, AT_REMOVEDIR);
 			o = out_failed();
 		}
@@ -240,8 +238,8 @@ static struct outcome two_names_at(const struct request *rq, const struct broker
 	if (rc < 0)
 		return out_result(rc);
 	if (rename)
-		return out_syscall(renameat2(from->dir, from->name, to->dir, to->name,
-					     (unsigned int)rq->flags));
+		return out_syscall(
+		    renameat2(from->dir, from->name, to->dir, to->name, (unsigned int)rq->flags));
 	return out_syscall(linkat(from->dir, from->name, to->dir, to->name, 0));
 }
 
@@ -307,8 +305,8 @@ static struct outcome truncate_at(const struct request *rq, const struct broker_
 	if (fd < 0)
 		return out_syscall(-1);
 	struct outcome o = fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-				   ? out_syscall(ftruncate(fd, (off_t)rq->length))
-				   : out_result(EACCES);
+			       ? out_syscall(ftruncate(fd, (off_t)rq->length))
+			       : out_result(EACCES);
 	close(fd);
 	return o;
 }

@@ -52,7 +52,7 @@ int broker_created_add(struct broker_state *s, dev_t dev, ino_t ino)
 			return -ENOMEM;
 		s->created = grown;
 	}
-	s->created[s->n_created++] = (struct broker_created){ dev, ino };
+	s->created[s->n_created++] = (struct broker_created){dev, ino};
 	return 0;
 }
 
@@ -131,7 +131,7 @@ static int classify(struct broker_state *s, int parent, struct broker_place *p)
 int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_ok,
 			 struct broker_place *p)
 {
-	*p = (struct broker_place){ .dir = -1, .owned = -1 };
+	*p = (struct broker_place){.dir = -1, .owned = -1};
 	size_t len = strlen(path);
 	bool trailing = false;
 	while (len > 1 && path[len - 1] == '/') {
@@ -158,8 +158,8 @@ int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_
 	 * tier T2 the cage's root is the broker's (chroot is refused), so an
 	 * absolute path means the same to both.
 	 */
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_MAGICLINKS };
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_MAGICLINKS};
 	int parent = sys_openat2(dir[0] == '/' ? AT_FDCWD : base, dir, &how);
 	if (parent < 0)
 		return 0;

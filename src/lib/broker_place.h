@@ -31,9 +31,9 @@ struct broker_state {
 struct broker_place {
 	const struct broker_zone *zone; /* NULL: not brokered */
 	bool in_created;		/* beneath a directory the broker made: no name rules */
-	int dir;			/* act relative to this: the zone's own descriptor, or owned */
-	int owned;			/* a descriptor to close, or -1 */
-	const char *name;		/* the final component, a single name */
+	int dir;	  /* act relative to this: the zone's own descriptor, or owned */
+	int owned;	  /* a descriptor to close, or -1 */
+	const char *name; /* the final component, a single name */
 };
 
 /*

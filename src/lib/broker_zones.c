@@ -23,6 +23,7 @@
  */
 enum git_name_kind { GIT_EXACT, GIT_PREFIX, GIT_SUFFIX };
 
+/* clang-format off */
 static const struct git_name {
 	enum git_name_kind kind;
 	const char *text;
@@ -61,6 +62,7 @@ static const struct git_name {
 	{ GIT_EXACT, "gitk.cache" },
 	{ GIT_EXACT, "lfs" },
 };
+/* clang-format on */
 
 static bool git_name_match(const struct git_name *g, const char *name, size_t len)
 {
@@ -138,7 +140,7 @@ int broker_zones_add(struct broker_zones *z, const char *path, const char *denie
 			return -ENOMEM;
 		z->zones = grown;
 		zone = &z->zones[z->n];
-		*zone = (struct broker_zone){ .path = strdup(path), .fd = -1 };
+		*zone = (struct broker_zone){.path = strdup(path), .fd = -1};
 		if (!zone->path)
 			return -ENOMEM;
 		z->n++;
@@ -161,8 +163,8 @@ int broker_zones_open(struct broker_zones *z, struct procage_error *err)
 {
 	for (size_t i = 0; i < z->n; i++) {
 		struct broker_zone *zone = &z->zones[i];
-		struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 		struct stat st;
 		zone->fd = sys_openat2(AT_FDCWD, zone->path, &how);
 		if (zone->fd < 0 || fstat(zone->fd, &st) != 0)
@@ -179,19 +181,23 @@ int broker_zones_open(struct broker_zones *z, struct procage_error *err)
 
 int broker_zones_copy(const struct broker_zones *from, struct broker_zones *to)
 {
-	*to = (struct broker_zones){ calloc(from->n ? from->n : 1, sizeof *to->zones), 0 };
+	*to = (struct broker_zones){calloc(from->n ? from->n : 1, sizeof *to->zones), 0};
 	if (!to->zones)
 		return -ENOMEM;
 	for (size_t i = 0; i < from->n; i++) {
 		const struct broker_zone *f = &from->zones[i];
 		struct broker_zone *t = &to->zones[i];
-		*t = (struct broker_zone){ .path = strdup(f->path), .fd = -1, .dev = f->dev,
-					   .ino = f->ino, .git_dir = f->git_dir };
+		*t = (struct broker_zone){.path = strdup(f->path),
+					  .fd = -1,
+					  .dev = f->dev,
+					  .ino = f->ino,
+					  .git_dir = f->git_dir};
 		to->n++;
 		if (!t->path || (t->fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3)) < 0)
 			goto fail;
 		for (size_t j = 0; j < f->n_protected; j++)
-			if (zone_protect(t, f->protected_names[j], strlen(f->protected_names[j])) < 0)
+			if (zone_protect(t, f->protected_names[j], strlen(f->protected_names[j])) <
+			    0)
 				goto fail;
 	}
 	return 0;

@@ -52,7 +52,7 @@ void broker_zones_free(struct broker_zones *z);
 /* What an entry call does with a name in a zone. */
 enum broker_use {
 	BROKER_USE_EXISTING, /* writes, truncates, removes or renames away an entry */
-	BROKER_USE_NEW,      /* makes an entry that was not there (or replaces one) */
+	BROKER_USE_NEW,	     /* makes an entry that was not there (or replaces one) */
 };
 
 /*

@@ -27,17 +27,17 @@ static const char evil[] = "#!/bin/sh\necho r45: planted\n";
 /* rw/.git (HEAD, objects, refs, hooks, config) and rw/sub, an ordinary directory. */
 static bool r45_fixtures(const struct tier *t, struct caged_ws *ws)
 {
-	static const char *const dirs[] = { ".git/objects/ab", ".git/refs/heads", ".git/hooks",
-					    "sub" };
+	static const char *const dirs[] = {".git/objects/ab", ".git/refs/heads", ".git/hooks",
+					   "sub"};
 	char path[PATH_MAX];
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
 		if (!path_join(t, path, ws->rw, dirs[i]) ||
 		    !fixture(t, make_dirs(path), "r45: %s made", path))
 			return false;
 	static const char *const files[][2] = {
-		{ ".git/HEAD", "ref: refs/heads/main\n" },
-		{ ".git/config", config_text },
-		{ "README.md", "r45: readme\n" },
+	    {".git/HEAD", "ref: refs/heads/main\n"},
+	    {".git/config", config_text},
+	    {"README.md", "r45: readme\n"},
 	};
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
 		if (!path_join(t, path, ws->rw, files[i][0]) ||
@@ -78,8 +78,8 @@ static const char *in_ws(struct caged_ws *ws, const char *rel, char *buf)
 /* None of what a planted git directory needs is in .git, and config is intact. */
 static bool r45_git_intact(struct caged_ws *ws)
 {
-	static const char *const absent[] = { ".git/commondir", ".git/evil", ".git/hooks/pre-commit",
-					      ".git/config.worktree", ".git/modules" };
+	static const char *const absent[] = {".git/commondir", ".git/evil", ".git/hooks/pre-commit",
+					     ".git/config.worktree", ".git/modules"};
 	char path[PATH_MAX];
 	for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
 		if (caged_path_exists(in_ws(ws, absent[i], path)))
@@ -90,13 +90,13 @@ static bool r45_git_intact(struct caged_ws *ws)
 void r45_a_path_rewritten_while_the_call_is_pending_changes_nothing(const struct tier *t)
 {
 	char a[PATH_MAX], b[PATH_MAX];
-	struct caged_opts slow = { .timeout_ms = 120000 };
+	struct caged_opts slow = {.timeout_ms = 120000};
 	struct caged_ws *ws = r45_workspace(t);
 	if (!ws)
 		return;
-	struct caged_result r = run_caged(ws, &slow, "race-create", "text",
-					  in_ws(ws, ".git/index.lock", a),
-					  in_ws(ws, ".git/commondir", b), "3000", NULL);
+	struct caged_result r =
+	    run_caged(ws, &slow, "race-create", "text", in_ws(ws, ".git/index.lock", a),
+		      in_ws(ws, ".git/commondir", b), "3000", NULL);
 	check(t, r45_git_intact(ws), &r,
 	      "r45: a thread flipping the path between .git/index.lock and .git/commondir "
 	      "makes no commondir");
@@ -111,21 +111,22 @@ void r45_a_path_rewritten_while_the_call_is_pending_changes_nothing(const struct
 	check(t, r45_git_intact(ws), &r,
 	      "r45: a thread flipping the path between a new file at the root and a hook plants "
 	      "no hook");
-	check(t, did_it(&r), &r, "r45: control: new files were made at the workspace's root meanwhile");
+	check(t, did_it(&r), &r,
+	      "r45: control: new files were made at the workspace's root meanwhile");
 	caged_ws_free(ws);
 }
 
 void r45_links_and_renames_raced_on_the_path_change_nothing(const struct tier *t)
 {
 	char link[PATH_MAX], spec[PATH_MAX * 2], moving[PATH_MAX], path[PATH_MAX];
-	struct caged_opts slow = { .timeout_ms = 120000 };
+	struct caged_opts slow = {.timeout_ms = 120000};
 	struct caged_ws *ws = r45_workspace(t);
 	if (!ws)
 		return;
 	in_ws(ws, "lnk", link);
 	snprintf(spec, sizeof spec, "sub:.git:%.4000s/commondir", link);
-	struct caged_result r = run_caged(ws, &slow, "race-create", "link", link, spec, "2000",
-					  NULL);
+	struct caged_result r =
+	    run_caged(ws, &slow, "race-create", "link", link, spec, "2000", NULL);
 	check(t, r45_git_intact(ws), &r,
 	      "r45: a link swapped between sub and .git on the way makes no .git/commondir");
 	check(t, did_it(&r) && caged_path_exists(in_ws(ws, "sub/commondir", path)), &r,
@@ -150,44 +151,43 @@ void r45_dotdot_magic_links_and_descriptors_reach_no_protected_name(const struct
 		return;
 	in_ws(ws, ".git", git);
 	in_ws(ws, ".git/hooks", hooks);
-	static const char *const dotdot[] = { "sub/../.git/config", "sub/../.git/commondir",
-					      ".git/refs/../hooks/pre-commit",
-					      ".git/refs/heads/../../../.git/config.worktree" };
+	static const char *const dotdot[] = {"sub/../.git/config", "sub/../.git/commondir",
+					     ".git/refs/../hooks/pre-commit",
+					     ".git/refs/heads/../../../.git/config.worktree"};
 	for (size_t i = 0; i < sizeof dotdot / sizeof *dotdot; i++) {
-		struct caged_result r = run_caged(ws, NULL, "write-file",
-						  in_ws(ws, dotdot[i], path), evil, NULL);
+		struct caged_result r =
+		    run_caged(ws, NULL, "write-file", in_ws(ws, dotdot[i], path), evil, NULL);
 		check(t, refused(&r) && r45_git_intact(ws), &r, "r45: writing %s is refused",
 		      dotdot[i]);
 	}
 	const struct {
 		const char *mode, *dir, *name, *what;
 	} via[] = {
-		{ "fd", git, "commondir", "openat on a descriptor of .git" },
-		{ "fd", hooks, "pre-commit", "openat on a descriptor of .git/hooks" },
-		{ "magic", git, "commondir", "/proc/self/fd/N/commondir, N a descriptor of .git" },
-		{ "magic", hooks, "pre-commit", "/proc/self/fd/N/pre-commit (.git/hooks)" },
-		{ "cwd", git, "commondir", "/proc/self/cwd/commondir in .git" },
-		{ "fd", git, "config", "openat on a descriptor of .git, for config" },
+	    {"fd", git, "commondir", "openat on a descriptor of .git"},
+	    {"fd", hooks, "pre-commit", "openat on a descriptor of .git/hooks"},
+	    {"magic", git, "commondir", "/proc/self/fd/N/commondir, N a descriptor of .git"},
+	    {"magic", hooks, "pre-commit", "/proc/self/fd/N/pre-commit (.git/hooks)"},
+	    {"cwd", git, "commondir", "/proc/self/cwd/commondir in .git"},
+	    {"fd", git, "config", "openat on a descriptor of .git, for config"},
 	};
 	for (size_t i = 0; i < sizeof via / sizeof *via; i++) {
-		struct caged_result r = run_caged(ws, NULL, "create-via", via[i].mode, via[i].dir,
-						  via[i].name, NULL);
+		struct caged_result r =
+		    run_caged(ws, NULL, "create-via", via[i].mode, via[i].dir, via[i].name, NULL);
 		check(t, refused(&r) && r45_git_intact(ws), &r, "r45: %s is refused", via[i].what);
 	}
-	struct caged_result r = run_caged(ws, NULL, "symlink", "../sub", in_ws(ws, ".git/logs", path),
-					  NULL);
+	struct caged_result r =
+	    run_caged(ws, NULL, "symlink", "../sub", in_ws(ws, ".git/logs", path), NULL);
 	check(t, refused(&r) && !caged_path_exists(path), &r,
 	      "r45: no symbolic link is made in .git (logs pointing at the work tree)");
 	char sub[PATH_MAX];
 	r = run_caged(ws, NULL, "symlink", in_ws(ws, "sub", sub), in_ws(ws, "lnk-logs", lock),
 		      "then", "rename", lock, in_ws(ws, ".git/logs", path), NULL);
-	check(t, !caged_path_exists(path), &r,
-	      "r45: nor is one made beside it moved into .git");
-	r = run_caged(ws, NULL, "create-via", "fd", git, "index.lock", "then",
-					  "write-file", in_ws(ws, "sub/../dotdot-ok", path), "ok",
-					  NULL);
-	check(t, did_it(&r) && caged_path_exists(in_ws(ws, ".git/index.lock", lock)) &&
-		     file_is(path, "ok"),
+	check(t, !caged_path_exists(path), &r, "r45: nor is one made beside it moved into .git");
+	r = run_caged(ws, NULL, "create-via", "fd", git, "index.lock", "then", "write-file",
+		      in_ws(ws, "sub/../dotdot-ok", path), "ok", NULL);
+	check(t,
+	      did_it(&r) && caged_path_exists(in_ws(ws, ".git/index.lock", lock)) &&
+		  file_is(path, "ok"),
 	      &r,
 	      "r45: control: through the same descriptor the lock file is made, and sub/../NAME "
 	      "at the root");
@@ -215,15 +215,16 @@ static long resident_kb(void)
 void r45_dying_callers_and_floods_leave_the_broker_whole(const struct tier *t)
 {
 	char path[PATH_MAX], after[PATH_MAX];
-	struct caged_opts slow = { .timeout_ms = 180000 };
+	struct caged_opts slow = {.timeout_ms = 180000};
 	struct caged_ws *ws = r45_workspace(t);
 	if (!ws)
 		return;
-	struct caged_result r = run_caged(ws, &slow, "broker-die", ws->rw, "16", "then",
-					  "write-file", in_ws(ws, ".git/commondir", path), "x",
-					  NULL);
-	check(t, refused(&r) && strstr(r.out, "killed 16") &&
-		     caged_path_exists(in_ws(ws, "after", after)) && r45_git_intact(ws),
+	struct caged_result r =
+	    run_caged(ws, &slow, "broker-die", ws->rw, "16", "then", "write-file",
+		      in_ws(ws, ".git/commondir", path), "x", NULL);
+	check(t,
+	      refused(&r) && strstr(r.out, "killed 16") &&
+		  caged_path_exists(in_ws(ws, "after", after)) && r45_git_intact(ws),
 	      &r,
 	      "r45: 16 processes killed with brokered calls pending: the broker then still makes "
 	      "a file at the root and still refuses .git/commondir");
@@ -231,8 +232,9 @@ void r45_dying_callers_and_floods_leave_the_broker_whole(const struct tier *t)
 	r = run_caged(ws, &slow, "broker-flood", ws->rw, "32", "300", "then", "write-file", path,
 		      "x", NULL);
 	long grown = resident_kb() - before;
-	check(t, refused(&r) && strstr(r.out, "rounds 9600 of 9600") && r45_git_intact(ws) &&
-		     before > 0 && grown < 16 * 1024,
+	check(t,
+	      refused(&r) && strstr(r.out, "rounds 9600 of 9600") && r45_git_intact(ws) &&
+		  before > 0 && grown < 16 * 1024,
 	      &r,
 	      "r45: a flood of 38400 brokered calls from 32 threads is served to the end, then "
 	      ".git/commondir is still refused; the supervisor grew by %ld kB (bound 16 MB)",

@@ -84,7 +84,7 @@ int do_race_create(char **args)
 	long n;
 	if (!parse_int(args[3], &n) || n <= 0)
 		return usage_error("N", args[3]);
-	struct flipper f = { .buf = buf, .a = args[1], .b = args[2] };
+	struct flipper f = {.buf = buf, .a = args[1], .b = args[2]};
 	void *(*run)(void *) = flip_text;
 	const char *path = buf;
 	bool dirs = strcmp(mode, "text-mkdir") == 0;
@@ -100,11 +100,11 @@ int do_race_create(char **args)
 		if (!third)
 			return usage_error("TARGET-A:TARGET-B:PATH", args[2]);
 		*third = '\0';
-		f = (struct flipper){ .link = args[1], .a = targets, .b = second };
+		f = (struct flipper){.link = args[1], .a = targets, .b = second};
 		path = third + 1;
 		run = flip_link;
 	} else if (strcmp(mode, "rename") == 0) {
-		f = (struct flipper){ .moving = args[1] };
+		f = (struct flipper){.moving = args[1]};
 		path = args[2];
 		run = flip_rename;
 	} else if (strcmp(mode, "text") != 0 && !dirs) {
@@ -205,7 +205,7 @@ int do_broker_flood(char **args)
 	pthread_t threads[256];
 	long total = 0;
 	for (long i = 0; i < t; i++) {
-		floods[i] = (struct flood){ args[0], n, 0, (int)i };
+		floods[i] = (struct flood){args[0], n, 0, (int)i};
 		if (pthread_create(&threads[i], NULL, flood_one, &floods[i]) != 0)
 			return usage_error("pthread_create", args[1]);
 	}

@@ -35,17 +35,17 @@ static void check_opens(int v, const struct abi *abi)
 		bool brokered;
 		const char *what;
 	} cases[] = {
-		{ O_RDONLY, false, "read-only" },
-		{ O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW, false, "read-only, other flags" },
-		{ O_PATH, false, "O_PATH" },
-		{ 0xffffffff00000000ull, false, "upper bits only (the kernel reads an int)" },
-		{ O_WRONLY, true, "O_WRONLY" },
-		{ O_RDWR, true, "O_RDWR" },
-		{ O_CREAT, true, "O_CREAT" },
-		{ O_TRUNC, true, "O_TRUNC" },
-		{ O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, true, "a lock file's flags" },
-		{ O_TMPFILE | O_RDWR, true, "O_TMPFILE" },
-		{ O_ACCMODE, true, "both access bits" },
+	    {O_RDONLY, false, "read-only"},
+	    {O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW, false, "read-only, other flags"},
+	    {O_PATH, false, "O_PATH"},
+	    {0xffffffff00000000ull, false, "upper bits only (the kernel reads an int)"},
+	    {O_WRONLY, true, "O_WRONLY"},
+	    {O_RDWR, true, "O_RDWR"},
+	    {O_CREAT, true, "O_CREAT"},
+	    {O_TRUNC, true, "O_TRUNC"},
+	    {O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, true, "a lock file's flags"},
+	    {O_TMPFILE | O_RDWR, true, "O_TMPFILE"},
+	    {O_ACCMODE, true, "both access bits"},
 	};
 	for (size_t i = 0; i < N_ELEMS(cases); i++) {
 		check(v, abi, "open", ARGS(0x1000, cases[i].flags, 0644), cases[i].brokered,
@@ -75,16 +75,16 @@ void test_broker_calls(void)
 		int nr;
 		bool brokered;
 	} rows[] = {
-		{ AUDIT_ARCH_X86_64, 2, true },	  /* open */
-		{ AUDIT_ARCH_X86_64, 257, true }, /* openat */
-		{ AUDIT_ARCH_X86_64, 437, true }, /* openat2 */
-		{ AUDIT_ARCH_X86_64, 83, true },  /* mkdir */
-		{ AUDIT_ARCH_X86_64, 316, true }, /* renameat2 */
-		{ AUDIT_ARCH_X86_64, (int)(X32_SYSCALL_BIT | 257), true },
-		{ AUDIT_ARCH_I386, 5, true },	  /* open */
-		{ AUDIT_ARCH_I386, 193, true },	  /* truncate64 */
-		{ AUDIT_ARCH_X86_64, 90, false }, /* chmod: a refusal */
-		{ AUDIT_ARCH_X86_64, 0, false },  /* read: not in the table */
+	    {AUDIT_ARCH_X86_64, 2, true},   /* open */
+	    {AUDIT_ARCH_X86_64, 257, true}, /* openat */
+	    {AUDIT_ARCH_X86_64, 437, true}, /* openat2 */
+	    {AUDIT_ARCH_X86_64, 83, true},  /* mkdir */
+	    {AUDIT_ARCH_X86_64, 316, true}, /* renameat2 */
+	    {AUDIT_ARCH_X86_64, (int)(X32_SYSCALL_BIT | 257), true},
+	    {AUDIT_ARCH_I386, 5, true},	    /* open */
+	    {AUDIT_ARCH_I386, 193, true},   /* truncate64 */
+	    {AUDIT_ARCH_X86_64, 90, false}, /* chmod: a refusal */
+	    {AUDIT_ARCH_X86_64, 0, false},  /* read: not in the table */
 	};
 	for (size_t i = 0; i < N_ELEMS(rows); i++)
 		sim_ok(notify_call_brokered(rows[i].arch, rows[i].nr) == rows[i].brokered,
