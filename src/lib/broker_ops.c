@@ -9,9 +9,9 @@
  * memory and path could differ from what was checked.
  *
  * The exceptions are entries the broker does not open itself: an
- * existing symbolic link, FIFO, socket or device as the final component
- * of an open or truncate is answered CONTINUE before anything is
- * performed, and the kernel follows it with the cage's rules.
+ * existing directory, symbolic link, FIFO, socket or device as the final
+ * component of an open or truncate is answered CONTINUE before anything
+ * is performed, and the kernel follows it with the cage's rules.
  */
 #include "broker_internal.h"
 
@@ -68,9 +68,15 @@ static mode_t caller_umask(const struct request *rq)
 	return broker_id_valid(rq->listener, rq->n->id) ? mask : 0777;
 }
 
+/*
+ * Only regular files are opened or truncated by the broker: a directory
+ * it opened would come with no Landlock check on its descriptor (listing
+ * it), and a link, FIFO, socket or device is the kernel's to follow under
+ * the cage's rules.
+ */
 static bool openable(mode_t mode)
 {
-	return S_ISREG(mode) || S_ISDIR(mode);
+	return S_ISREG(mode);
 }
 
 /*
