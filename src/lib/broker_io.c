@@ -67,6 +67,16 @@ int broker_base_fd(pid_t tid, int dirfd)
 	if (dirfd < 0)
 		return -EBADF;
 	int pidfd = sys_pidfd_open(tid, PIDFD_THREAD);
+	if (pidfd < 0 && errno == EINVAL) {
+		/*
+		 * Before Linux 6.9 a pidfd names a thread group leader only:
+		 * the thread's descriptor through /proc instead (the same
+		 * open file, reopened as a path).
+		 */
+		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)tid, dirfd);
+		int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
 	if (pidfd < 0)
 		return -errno;
 	int fd = (int)syscall(__NR_pidfd_getfd, pidfd, dirfd, 0);
