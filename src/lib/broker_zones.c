@@ -35,6 +35,7 @@ static const struct git_name {
 	{ GIT_PREFIX, "next-index-" },	 /* git commit PATH's temporary index */
 	{ GIT_PREFIX, "sharedindex." }, /* split index */
 	{ GIT_EXACT, "packed-refs" },
+	{ GIT_EXACT, "packed-refs.new" }, /* git pack-refs writes it, then renames it */
 	{ GIT_EXACT, "COMMIT_EDITMSG" },
 	{ GIT_EXACT, "MERGE_MSG" },
 	{ GIT_EXACT, "MERGE_MODE" },

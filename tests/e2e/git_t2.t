@@ -1,9 +1,10 @@
 # Everyday git on tier T2 (the broker): in a repository made before the
 # run, with the default policy, the cage makes new files and directories
-# at the root, and git checks out, adds, commits, stashes, tags and
-# branches; a hook planted in the same run, by every route tried here,
-# never runs when the real git runs outside afterwards (commit, status,
-# push into a bare repository the test owns). As root and as uid 65534.
+# at the root, and git checks out, adds, commits, stashes, tags,
+# branches, fetches and collects garbage (gc); a hook planted in the same
+# run, by every route tried here, never runs when the real git runs
+# outside afterwards (commit, status, push into a bare repository the
+# test owns). As root and as uid 65534.
 #
 # The routes are first taken without the cage, on a copy of the
 # repository: there the hook must run, so the check outside can fail.
@@ -35,6 +36,8 @@ g add NEW.md
 g commit -q -m "second"
 g tag v1
 g branch other
+g fetch -q "$PWD" feature:refs/heads/fetched
+g gc -q
 g checkout -q main
 echo scratch >scratch
 mv scratch scratch2
@@ -133,12 +136,12 @@ for user in $users; do
 	ok $? "$user: control: without the cage the planted hooks run in the host's git"
 
 	out=$(cd "$dir/repo" && run_as "$user" "$t2" "$PROCAGE" run -- sh -c "$(cat "$work/everyday.sh")" 2>&1)
-	like "$out" "EVERYDAY-OK" "$user: T2: new file and directory at the root, checkout -b, add, commit, stash/pop, tag, branch, checkout back"
+	like "$out" "EVERYDAY-OK" "$user: T2: new file and directory at the root, checkout -b, add, commit, stash/pop, tag, branch, fetch, gc, checkout back"
 	[ "${out#*EVERYDAY-OK}" = "$out" ] && printf '%s\n' "$out" | sed 's/^/#   /'
 	log=$(cd "$dir/repo" && git_host log --format=%s feature 2>&1 | tr '\n' ' ')
 	is "$log" "second in the cage base " "$user: the cage's commits are on the host's branch feature"
 	tags=$(cd "$dir/repo" && { git_host tag; git_host branch --format='%(refname:short)'; } | tr '\n' ' ')
-	is "$tags" "v1 feature main other " "$user: the tag and the branches are there"
+	is "$tags" "v1 feature fetched main other " "$user: the tag and the branches (one fetched) are there"
 	head=$(cd "$dir/repo" && git_host symbolic-ref --short HEAD)
 	is "$head" main "$user: and the cage checked main out again"
 

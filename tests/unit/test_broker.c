@@ -29,7 +29,7 @@ static void test_git_names(void)
 	    "index",
 	    "index.lock",
 	    "packed-refs",
-	    "packed-refs.lock",
+	    "packed-refs.lock", "packed-refs.new",
 	    "COMMIT_EDITMSG",
 	    "index.stash.4242",
 	    "index.stash.4242.lock",
