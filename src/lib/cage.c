@@ -225,8 +225,14 @@ static int cage_resolve_paths(struct procage_cage *c, struct procage_error *err)
 	path_list_release_examined(&paths, &c->examined, &c->n_examined);
 	grants = paths.grants;
 	n_grants = paths.n_grants;
+	/*
+	 * The broker answers seccomp notifications: without them (a container
+	 * refusing them) the zones stay read-only, as entry grants alone leave
+	 * them.
+	 */
+	struct broker_zones *zones = host_facts_get()->seccomp_user_notif ? &c->zones : NULL;
 	if (c->tier != PROCAGE_TIER_T1 && paths.n_denials &&
-	    (rc = entry_grants_expand(&paths, &grants, &n_grants, &c->zones, err)) < 0) {
+	    (rc = entry_grants_expand(&paths, &grants, &n_grants, zones, err)) < 0) {
 		cage_paths_free(&paths);
 		return rc;
 	}
