@@ -62,6 +62,9 @@ git config core.hooksPath "$PWD/hookdir"
 printf '[core]\n\thooksPath = %s/hookdir\n' "$PWD" >cfg.new && mv cfg.new .git/config
 printf '[core]\n\thooksPath = %s/hookdir\n' "$PWD" >.git/config.lock && mv .git/config.lock .git/config
 ln .git/config hardlinked-config 2>/dev/null && printf '[core]\n\thooksPath = %s/hookdir\n' "$PWD" >>hardlinked-config
+# config.worktree with an fsmonitor, read once worktreeConfig is on.
+printf '[core]\n\tfsmonitor = %s/hookdir/pre-commit\n' "$PWD" >.git/config.worktree
+git config extensions.worktreeConfig true
 # commondir: a common directory of the cage's making.
 mkdir -p common/hooks && plant common/hooks/pre-commit && cp -r .git/objects .git/refs common/ 2>/dev/null
 echo 'ref: refs/heads/main' >common/HEAD
