@@ -80,11 +80,11 @@ mv .git .git-real && printf 'gitdir: %s/common\n' "$PWD" >.git
 exit 0
 SH
 
-# run_as USER COMMAND...: as root, or as uid 65534.
+# run_as USER COMMAND...: as this user (root, or whoever runs the test), or as uid 65534.
 run_as() {
 	local user=$1
 	shift
-	if [ "$user" = root ]; then
+	if [ "$user" != 65534 ]; then
 		env HOME="$home" "$@"
 	else
 		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
@@ -119,20 +119,22 @@ host_git_runs_hooks() {
 	[ -e "$dir/PWNED" ]
 }
 
-users="root"
+# Not root: the pass as uid 65534 cannot be made, the test runs as this user.
+users="uid$(id -u)"
 [ "$(id -u)" -eq 0 ] && users="root 65534"
 for user in $users; do
 	dir="$work/$user"
 	home="$dir/home"
 	tmp="$dir/tmp"
 	mkdir -p "$dir" "$home" "$tmp"
-	[ "$user" = root ] || chown -R 65534:65534 "$dir"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir"
 	make_repository "$dir"
 	ok $? "$user: a repository with one commit and a bare remote"
 
 	# Control: the routes without the cage reach a hook the host runs.
 	ctl="$dir/control"
-	mkdir -p "$ctl" && [ "$user" = root ] || chown 65534:65534 "$ctl"
+	mkdir -p "$ctl"
+	[ "$user" != 65534 ] || chown 65534:65534 "$ctl"
 	make_repository "$ctl" >/dev/null 2>&1
 	(cd "$ctl/repo" && PWNED="$ctl/PWNED" run_as "$user" sh "$work/plant.sh" >/dev/null 2>&1)
 	host_git_runs_hooks "$ctl"
