@@ -402,8 +402,10 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *policy, char
  * with every change made, each saying what changed and the capability
  * that was missing (a NULL-terminated list; procage_strings_free). An
  * approximation the tier needs is accepted; a rule the tier cannot hold is
- * dropped. A policy that is wrong, rather than beyond this host, is an
- * error as for procage_cage_new.
+ * dropped. On tier T2 the list also names each directory whose new entries
+ * the supervisor's broker makes (the policy itself is unchanged by those).
+ * A policy that is wrong, rather than beyond this host, is an error as for
+ * procage_cage_new.
  */
 PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 				   struct procage_policy **fitted, char ***changes,
