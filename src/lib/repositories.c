@@ -1,0 +1,472 @@
+/*
+ * Repository discovery by git's rules (setup.c, path.c, config.c), bounded
+ * so that its cost does not grow with the tree:
+ *
+ * - below each writable tree's root, directories are read to
+ *   REPOSITORY_SCAN_DEPTH with getdents64 into one buffer: a ".git" entry
+ *   is a repository (a directory, or a gitfile naming one), a directory
+ *   whose listing holds HEAD, objects and refs is a bare one. No entry is
+ *   stat'ed unless its type is unknown;
+ * - above it, every ancestor's ".git" (git discovers upward);
+ * - from every store, at any depth, what git's metadata links to:
+ *   commondir, modules/ (nested submodules), worktrees/ and their gitdir
+ *   files, the gitfiles of submodules named in .gitmodules.
+ *
+ * For each store, what git runs or reads is recorded to be kept
+ * read-only: the hooks directory, and the one core.hooksPath names
+ * wherever it points; config, config.worktree and every include target;
+ * info/attributes; commondir; the gitfiles themselves. What does not exist
+ * is recorded as absent (repository_config.c follows the config files).
+ */
+#include "repositories.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "paths.h"
+#include "repository_internal.h"
+
+/* One getdents64 call's room: a directory of ~2000 short names at once. */
+#define LISTING_BUFFER_SIZE (64 * 1024)
+
+/* How deep metadata links (commondir, modules/, worktrees/) are followed. */
+#define STORE_LINK_DEPTH 16
+
+struct linux_dirent64 {
+	ino_t d_ino;
+	off_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+bool discovery_within_trees(const struct discovery *d, const char *path)
+{
+	for (size_t i = 0; i < d->n_trees; i++)
+		if (path_within(path, d->trees[i]))
+			return true;
+	return false;
+}
+
+static int strings_add(char ***list, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], s) == 0)
+			return 0;
+	char *copy = strdup(s);
+	char **grown = copy ? realloc(*list, (*n + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*list = grown;
+	grown[(*n)++] = copy;
+	return 1;
+}
+
+static int protect_add_canonical(struct discovery *d, const char *canonical, bool absent)
+{
+	struct repositories *r = d->out;
+	for (size_t i = 0; i < r->n_protect; i++)
+		if (strcmp(r->protect[i].path, canonical) == 0)
+			return 0;
+	char *copy = strdup(canonical);
+	struct repo_location *grown = copy ? realloc(r->protect, (r->n_protect + 1) * sizeof *grown)
+					   : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	r->protect = grown;
+	grown[r->n_protect++] = (struct repo_location){ copy, absent };
+	return 0;
+}
+
+/*
+ * Keep path read-only: canonical when it exists, else recorded absent
+ * under its canonical parent. A path that cannot be spelled is skipped.
+ */
+int discovery_protect(struct discovery *d, const char *path, bool *absent_out)
+{
+	bool absent = false;
+	char *canonical = canonical_or_absent(path, &absent);
+	if (absent_out)
+		*absent_out = absent;
+	if (!canonical)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	int rc = protect_add_canonical(d, canonical, absent);
+	free(canonical);
+	return rc;
+}
+
+static int gitfile_record(struct discovery *d, const char *path, const char *target)
+{
+	struct repositories *r = d->out;
+	for (size_t i = 0; i < r->n_gitfiles; i++)
+		if (strcmp(r->gitfiles[i].path, path) == 0)
+			return 0;
+	char *p = strdup(path), *t = strdup(target);
+	struct repo_gitfile *grown =
+		p && t ? realloc(r->gitfiles, (r->n_gitfiles + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(p);
+		free(t);
+		return -ENOMEM;
+	}
+	r->gitfiles = grown;
+	grown[r->n_gitfiles++] = (struct repo_gitfile){ p, t };
+	return 0;
+}
+
+/*
+ * A gitfile (".git" holding "gitdir: PATH", relative to the file's
+ * directory): kept read-only itself, and its target is a store.
+ */
+int discovery_gitfile(struct discovery *d, const char *path, const char *worktree, int depth)
+{
+	char *text = file_read_small(path, NULL);
+	char *canonical = realpath(path, NULL);
+	int rc = 0;
+	if (!text || !canonical) {
+		free(text);
+		free(canonical);
+		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	text[strcspn(text, "\r\n")] = '\0';
+	const char *target = strncmp(text, "gitdir:", 7) == 0 ? text + 7 : NULL;
+	while (target && (*target == ' ' || *target == '\t'))
+		target++;
+	rc = protect_add_canonical(d, canonical, false);
+	if (rc == 0)
+		rc = gitfile_record(d, canonical, target ? target : text);
+	if (rc == 0 && target && target[0]) {
+		char *dir = path_join_relative(canonical, target, true);
+		char *store = dir ? realpath(dir, NULL) : NULL;
+		if (!dir)
+			rc = -ENOMEM;
+		else if (store)
+			rc = discovery_store(d, store, worktree, depth + 1);
+		free(dir);
+		free(store);
+	}
+	free(text);
+	free(canonical);
+	return rc;
+}
+
+/* A store's own file: kept read-only, absent or not. */
+static int store_file(struct discovery *d, const char *gitdir, const char *name, bool *absent)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/%s", gitdir, name) >= (int)sizeof path)
+		return 0;
+	return discovery_protect(d, path, absent);
+}
+
+/*
+ * The hooks directory: made empty when missing in a store inside a
+ * writable tree (then kept read-only: the cage cannot plant one), a
+ * harmless host change documented in docs/classes.md.
+ */
+static int store_hooks(struct discovery *d, const char *gitdir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (snprintf(path, sizeof path, "%s/hooks", gitdir) >= (int)sizeof path)
+		return 0;
+	if ((d->options & REPOSITORIES_MAKE_HOOKS) && lstat(path, &st) != 0 && errno == ENOENT &&
+	    discovery_within_trees(d, gitdir) && mkdir(path, 0777) != 0 && errno != EEXIST)
+		return error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
+				     "making the missing hooks directory %s, to keep it read-only",
+				     path);
+	return discovery_protect(d, path, NULL);
+}
+
+/* commondir: the store this one shares objects, refs, hooks and config with. */
+static int store_commondir(struct discovery *d, const char *gitdir, const char *worktree,
+			   int depth)
+{
+	char path[PATH_MAX];
+	bool absent = false;
+	int rc = store_file(d, gitdir, "commondir", &absent);
+	if (rc < 0 || absent || snprintf(path, sizeof path, "%s/commondir", gitdir) >= (int)sizeof path)
+		return rc;
+	char *text = file_read_small(path, NULL);
+	if (!text)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	text[strcspn(text, "\r\n")] = '\0';
+	char *joined = text[0] ? path_join_relative(gitdir, text, false) : NULL;
+	char *common = joined ? realpath(joined, NULL) : NULL;
+	if (common)
+		rc = discovery_store(d, common, worktree, depth + 1);
+	free(text);
+	free(joined);
+	free(common);
+	return rc;
+}
+
+static bool name_is(const char *name, const char *want)
+{
+	return strcmp(name, want) == 0;
+}
+
+/* $GIT_DIR/modules: a submodule's store, nested (names may hold '/'). */
+static int store_modules(struct discovery *d, const char *dir, int depth)
+{
+	struct listing l;
+	int rc = listing_read_path(d, dir, &l);
+	if (rc <= 0)
+		return rc;
+	rc = 0;
+	if (l.has_head && l.has_objects && l.has_refs) {
+		rc = discovery_store(d, dir, NULL, depth + 1);
+	} else {
+		char path[PATH_MAX];
+		for (size_t i = 0; rc == 0 && i < l.n && depth < STORE_LINK_DEPTH; i++)
+			if (l.items[i].is_dir &&
+			    snprintf(path, sizeof path, "%s/%s", dir, l.items[i].name) <
+				    (int)sizeof path)
+				rc = store_modules(d, path, depth + 1);
+	}
+	listing_free(&l);
+	return rc;
+}
+
+/*
+ * $GIT_DIR/worktrees/NAME: a linked worktree's own git directory; its
+ * gitdir file names the worktree's ".git" file, kept read-only too.
+ */
+static int store_worktrees(struct discovery *d, const char *gitdir, int depth)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct listing l;
+	if (snprintf(dir, sizeof dir, "%s/worktrees", gitdir) >= (int)sizeof dir)
+		return 0;
+	int rc = listing_read_path(d, dir, &l);
+	if (rc <= 0)
+		return rc;
+	rc = 0;
+	for (size_t i = 0; rc == 0 && i < l.n; i++) {
+		if (!l.items[i].is_dir ||
+		    snprintf(path, sizeof path, "%s/%s", dir, l.items[i].name) >= (int)sizeof path)
+			continue;
+		char *worktree = NULL;
+		rc = worktree_of(d, path, &worktree, depth);
+		if (rc == 0)
+			rc = discovery_store(d, path, worktree, depth + 1);
+		free(worktree);
+	}
+	listing_free(&l);
+	return rc;
+}
+
+int discovery_store(struct discovery *d, const char *gitdir, const char *worktree, int depth)
+{
+	static const char *const read_files[] = { "config", "config.worktree", "info/attributes" };
+	if (depth > STORE_LINK_DEPTH)
+		return 0;
+	int rc = strings_add(&d->out->stores, &d->out->n_stores, gitdir);
+	if (rc <= 0)
+		return rc;
+	rc = store_hooks(d, gitdir);
+	for (size_t i = 0; rc == 0 && i < sizeof read_files / sizeof *read_files; i++)
+		rc = store_file(d, gitdir, read_files[i], NULL);
+	if (rc == 0)
+		rc = store_commondir(d, gitdir, worktree, depth);
+	if (rc == 0)
+		rc = store_configs(d, gitdir, worktree);
+	char modules[PATH_MAX];
+	if (rc == 0 && snprintf(modules, sizeof modules, "%s/modules", gitdir) < (int)sizeof modules)
+		rc = store_modules(d, modules, depth);
+	if (rc == 0)
+		rc = store_worktrees(d, gitdir, depth);
+	if (rc == 0 && worktree)
+		rc = worktree_submodules(d, worktree, depth);
+	return rc;
+}
+
+int listing_add(int dir_fd, struct listing *l, const char *name, unsigned char type)
+{
+	bool is_dir = type == DT_DIR;
+	if (type == DT_UNKNOWN) {
+		/* Some file systems do not fill d_type: only then a stat. */
+		struct stat st;
+		is_dir = fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		struct listing_entry *grown = realloc(l->items, cap * sizeof *grown);
+		if (!grown)
+			return -ENOMEM;
+		l->items = grown;
+		l->cap = cap;
+	}
+	char *copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	l->items[l->n++] = (struct listing_entry){ copy, is_dir };
+	l->has_git |= name_is(name, ".git");
+	l->has_head |= name_is(name, "HEAD");
+	l->has_objects |= name_is(name, "objects");
+	l->has_refs |= name_is(name, "refs");
+	return 0;
+}
+
+void listing_free(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i].name);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+/*
+ * A directory's entries, by one descriptor and getdents64 into a large
+ * buffer: names and whether each is a directory, and the three names
+ * that make a bare repository. Returns 1, 0 when it cannot be read, or
+ * -ENOMEM.
+ */
+int listing_read(struct discovery *d, int fd, struct listing *l)
+{
+	char *buffer = d->buffer;
+	memset(l, 0, sizeof *l);
+	for (;;) {
+		long got = syscall(SYS_getdents64, fd, buffer, d->buffer_size);
+		if (got <= 0)
+			return got == 0 ? 1 : (listing_free(l), 0);
+		for (long off = 0; off < got;) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(buffer + off);
+			off += e->d_reclen;
+			if (name_is(e->d_name, ".") || name_is(e->d_name, ".."))
+				continue;
+			if (listing_add(fd, l, e->d_name, e->d_type) < 0) {
+				listing_free(l);
+				return -ENOMEM;
+			}
+		}
+	}
+}
+
+int listing_read_path(struct discovery *d, const char *dir, struct listing *l)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int rc = listing_read(d, fd, l);
+	close(fd);
+	return rc;
+}
+
+/* A ".git" entry of the directory at path (a store, a gitfile or a link to one). */
+static int dot_git(struct discovery *d, int dir_fd, const char *path, int depth)
+{
+	char git[PATH_MAX];
+	struct stat st;
+	if (snprintf(git, sizeof git, "%s/.git", path) >= (int)sizeof git ||
+	    fstatat(dir_fd, ".git", &st, 0) != 0)
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return discovery_gitfile(d, git, path, depth);
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	char *store = realpath(git, NULL);
+	int rc = store ? discovery_store(d, store, path, depth) : (errno == ENOMEM ? -ENOMEM : 0);
+	free(store);
+	return rc;
+}
+
+/*
+ * One directory of the bounded scan: a work tree (".git"), a bare
+ * repository (HEAD, objects, refs: not descended into), or neither; its
+ * subdirectories are read while depth < REPOSITORY_SCAN_DEPTH.
+ */
+static int scan_directory(struct discovery *d, int fd, char *path, size_t len, int depth)
+{
+	struct listing l;
+	int rc = listing_read(d, fd, &l);
+	if (rc <= 0)
+		return rc;
+	rc = 0;
+	if (l.has_git)
+		rc = dot_git(d, fd, path, 0);
+	if (rc == 0 && !l.has_git && l.has_head && l.has_objects && l.has_refs) {
+		rc = discovery_store(d, path, NULL, 0);
+		listing_free(&l);
+		return rc;
+	}
+	for (size_t i = 0; rc == 0 && depth < REPOSITORY_SCAN_DEPTH && i < l.n; i++) {
+		const char *name = l.items[i].name;
+		size_t n = strlen(name);
+		if (!l.items[i].is_dir || name_is(name, ".git") || len + 1 + n >= PATH_MAX)
+			continue;
+		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, name, n + 1);
+		rc = scan_directory(d, sub, path, len + 1 + n, depth + 1);
+		path[len] = '\0';
+		close(sub);
+	}
+	listing_free(&l);
+	return rc;
+}
+
+static int scan_tree(struct discovery *d, const char *tree)
+{
+	char path[PATH_MAX];
+	int fd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* a writable file, not a tree */
+	snprintf(path, sizeof path, "%s", strcmp(tree, "/") == 0 ? "" : tree);
+	int rc = scan_directory(d, fd, path, strlen(path), 0);
+	close(fd);
+	return rc;
+}
+
+int repositories_find(const char *const *trees, size_t n_trees, const char *home,
+		      unsigned options, struct repositories *out, struct procage_error *err)
+{
+	struct discovery d = { trees, n_trees, home, options, out, err, NULL, LISTING_BUFFER_SIZE };
+	int rc = 0;
+	memset(out, 0, sizeof *out);
+	if (!(d.buffer = malloc(d.buffer_size)))
+		return error_set(err, -ENOMEM, "out of memory finding the repositories");
+	for (size_t i = 0; rc == 0 && i < n_trees; i++)
+		rc = ancestors_check(&d, trees[i]);
+	for (size_t i = 0; rc == 0 && i < n_trees; i++)
+		rc = scan_tree(&d, trees[i]);
+	free(d.buffer);
+	if (rc < 0) {
+		repositories_free(out);
+		if (rc == -ENOMEM)
+			return error_set(err, rc, "out of memory finding the repositories");
+		return rc;
+	}
+	return 0;
+}
+
+void repositories_free(struct repositories *r)
+{
+	for (size_t i = 0; i < r->n_protect; i++)
+		free(r->protect[i].path);
+	for (size_t i = 0; i < r->n_stores; i++)
+		free(r->stores[i]);
+	for (size_t i = 0; i < r->n_gitfiles; i++) {
+		free(r->gitfiles[i].path);
+		free(r->gitfiles[i].target);
+	}
+	free(r->protect);
+	free(r->stores);
+	free(r->gitfiles);
+	memset(r, 0, sizeof *r);
+}
