@@ -198,7 +198,7 @@ static int entry_read(struct reader *r, struct buffer *name, size_t section_len,
 }
 
 static int parse(struct reader *r, struct buffer *name, struct buffer *value,
-		 git_config_entry_fn fn, void *ctx)
+		 git_config_entry_fn fn, void *ctx, int *start_line)
 {
 	static const char bom[] = "\xef\xbb\xbf";
 	size_t section_len = 0;
@@ -220,13 +220,14 @@ static int parse(struct reader *r, struct buffer *name, struct buffer *value,
 			continue;
 		}
 		int rc;
+		*start_line = r->line;
 		if (c == '[') {
 			rc = section_read(r, name);
 			section_len = name->len;
-		} else if (!isalpha(c) || section_len == 0) {
-			/* git refuses a key before any section. */
+		} else if (!isalpha(c)) {
 			rc = -EINVAL;
 		} else {
+			/* Before any section, git takes the key alone as the name. */
 			rc = entry_read(r, name, section_len, c, value, fn, ctx);
 		}
 		if (rc < 0)
@@ -239,9 +240,11 @@ int git_config_parse(const char *text, size_t len, git_config_entry_fn fn, void 
 {
 	struct reader r = { text, len, 0, 1, false };
 	struct buffer name = { 0 }, value = { 0 };
-	int rc = parse(&r, &name, &value, fn, ctx);
+	int start_line = 1;
+	int rc = parse(&r, &name, &value, fn, ctx, &start_line);
+	/* The line where the refused section or entry starts, as git counts. */
 	if (rc == -EINVAL && bad_line)
-		*bad_line = r.line;
+		*bad_line = start_line;
 	free(name.data);
 	free(value.data);
 	return rc;

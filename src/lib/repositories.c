@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "paths.h"
 #include "repository_internal.h"
 
 /* One getdents64 call's room: a directory of ~2000 short names at once. */
@@ -49,10 +48,19 @@ struct linux_dirent64 {
 	char d_name[];
 };
 
+/* Is path equal to or below tree (both canonical)? As paths.c's path_within. */
+static bool within(const char *path, const char *tree)
+{
+	size_t n = strlen(tree);
+	if (strcmp(tree, "/") == 0)
+		return true;
+	return strncmp(path, tree, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 bool discovery_within_trees(const struct discovery *d, const char *path)
 {
 	for (size_t i = 0; i < d->n_trees; i++)
-		if (path_within(path, d->trees[i]))
+		if (within(path, d->trees[i]))
 			return true;
 	return false;
 }
