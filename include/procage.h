@@ -428,6 +428,27 @@ PROCAGE_API int procage_audit_end(struct procage_audit *audit, char ***findings,
 				  struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
 PROCAGE_API void procage_audit_free(struct procage_audit *audit);
 
+/* ---- trust-handoff report ----------------------------------------------- */
+
+/*
+ * What a run did that a later git on the host trusts and that no mask
+ * could prevent (R-07): begin before the spawn, end after the wait. The
+ * findings, one line each (procage_strings_free), name every repository
+ * and gitfile new within the discovery bound, every gitfile rewritten,
+ * and every location git reads or runs that was absent when the run began
+ * and exists now (a commondir, config.worktree, an include target, a
+ * core.hooksPath directory). Empty when nothing changed, and always empty
+ * when the trust-handoff class is waived. It costs what the cage's own
+ * repository discovery costs: no walk of the whole tree.
+ */
+struct procage_handoff;
+PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage,
+				      struct procage_handoff **out, struct procage_error *err)
+	PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
+PROCAGE_API int procage_handoff_end(struct procage_handoff *handoff, char ***findings,
+				    struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
+PROCAGE_API void procage_handoff_free(struct procage_handoff *handoff);
+
 /* ---- violation reports --------------------------------------------- */
 
 /*

@@ -9,6 +9,8 @@
 
 /* Exit codes of procage's own failures, as env, timeout and chroot use them. */
 enum {
+	/* --on-handoff-change fail: the run made what git on the host would trust */
+	EXIT_HANDOFF_CHANGED = 123,
 	EXIT_TIMED_OUT = 124, /* --timeout ran out (as timeout(1)) */
 	EXIT_PROCAGE_FAILED = 125,
 	EXIT_CANNOT_EXECUTE = 126,

@@ -28,6 +28,7 @@ struct run_options {
 	bool json;
 	bool no_private_tmp;
 	bool audit;
+	bool handoff_fail; /* --on-handoff-change fail */
 	struct cli_supervise_opts supervise;
 	struct policy_flag *flags;
 	size_t n_flags;
@@ -43,6 +44,7 @@ enum {
 	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
 	OPT_REPORT_JSON,
 	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY,
+	OPT_ON_HANDOFF_CHANGE,
 };
 
 static const struct option run_long_options[] = {
@@ -72,6 +74,7 @@ static const struct option run_long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "trust-policy", no_argument, NULL, OPT_TRUST_POLICY },
+	{ "on-handoff-change", required_argument, NULL, OPT_ON_HANDOFF_CHANGE },
 	{ 0 },
 };
 
@@ -129,6 +132,13 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_TRUST_POLICY:
 			o->trust_policy = true;
+			break;
+		case OPT_ON_HANDOFF_CHANGE:
+			if (strcmp(optarg, "report") != 0 && strcmp(optarg, "fail") != 0)
+				return cli_usage_error("%s: --on-handoff-change %s: expected report "
+						       "or fail",
+						       o->verb, optarg);
+			o->handoff_fail = strcmp(optarg, "fail") == 0;
 			break;
 		case OPT_REPORT_JSON:
 			o->report_json = optarg;
@@ -415,6 +425,29 @@ static void reports_print(const struct procage_run *run, bool json)
 	procage_free(r);
 }
 
+/*
+ * The trust-handoff report, after every run: what git on the host would
+ * now trust that the run made (new repositories and gitfiles, gitfiles
+ * rewritten, absent locations now there). Silent when nothing changed.
+ * Returns whether something changed (or the report failed).
+ */
+static bool handoff_print(struct procage_handoff *handoff, bool json)
+{
+	char **findings = NULL;
+	struct procage_error err;
+	if (procage_handoff_end(handoff, &findings, &err) != 0) {
+		cli_report_error(&err, json);
+		return true;
+	}
+	findings_print(findings, json, "handoff", "procage: trust-handoff: ");
+	bool changed = findings[0] != NULL;
+	if (changed && !json)
+		fprintf(stderr, "procage: trust-handoff: review these before running git in "
+				"them on the host\n");
+	procage_strings_free(findings);
+	return changed;
+}
+
 /* The handoff audit's findings, after the run: one line each. */
 static void audit_print(struct procage_audit *audit, bool json)
 {
@@ -444,10 +477,16 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 					    .report_json_path = o->report_json };
 	struct procage_run *run;
 	struct procage_audit *audit = NULL;
+	struct procage_handoff *handoff = NULL;
 	struct cli_supervise_result end;
 
 	if (o->audit && procage_audit_begin(cage, &audit, err) != 0) {
 		cli_report_error(err, o->json);
+		return EXIT_PROCAGE_FAILED;
+	}
+	if (procage_handoff_begin(cage, &handoff, err) != 0) {
+		cli_report_error(err, o->json);
+		procage_audit_free(audit);
 		return EXIT_PROCAGE_FAILED;
 	}
 	cli_signals_install(); /* a signal from now on is passed on, not lost */
@@ -457,6 +496,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 			hardlinks_report(cage, o->json);
 		cli_report_error(err, o->json);
 		procage_audit_free(audit);
+		procage_handoff_free(handoff);
 		return spawn_failure_exit(err);
 	}
 	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
@@ -471,6 +511,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 			o->supervise.timeout_seconds, CLI_KILL_WAIT_MS,
 			procage_run_tmpdir(run) ? procage_run_tmpdir(run) : "(none)");
 		procage_audit_free(audit);
+		procage_handoff_free(handoff);
 		return EXIT_TIMED_OUT;
 	}
 	if (o->report)
@@ -479,6 +520,8 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	if (audit)
 		audit_print(audit, o->json);
 	procage_audit_free(audit);
+	bool handoff_changed = handoff_print(handoff, o->json);
+	procage_handoff_free(handoff);
 	if (rc != 0) {
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;
@@ -499,6 +542,18 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 				o->supervise.timeout_seconds,
 				end.killed ? "SIGTERM, then SIGKILL after the grace period"
 					   : "SIGTERM");
+	} else if (handoff_changed && o->handoff_fail) {
+		/* The run fails with its own status; the command's is kept in the message. */
+		if (o->json)
+			fprintf(stderr,
+				"{\"exit\":{\"handoff_changed\":true,\"command_code\":%d,\"code\":%d}}\n",
+				code, EXIT_HANDOFF_CHANGED);
+		else
+			fprintf(stderr,
+				"procage: trust-handoff: the run changed what git on the host trusts "
+				"(--on-handoff-change fail); the command exited %d\n",
+				code);
+		code = EXIT_HANDOFF_CHANGED;
 	} else if (o->json && WIFSIGNALED(status)) {
 		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);
 	} else if (o->json) {
@@ -585,8 +640,9 @@ int cmd_exec(int argc, char **argv)
 
 	if (rc != 0)
 		goto out;
-	if (o.supervise.timeout_seconds > 0 || o.audit) {
-		rc = cli_usage_error("exec: --timeout and --audit need a supervisor (procage run)");
+	if (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_fail) {
+		rc = cli_usage_error("exec: --timeout, --audit and --on-handoff-change need a "
+				     "supervisor (procage run)");
 		goto out;
 	}
 	if ((rc = cage_from_options(&o, true, &policy, &cage, &err)) != 0)
