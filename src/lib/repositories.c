@@ -227,7 +227,12 @@ static bool name_is(const char *name, const char *want)
 	return strcmp(name, want) == 0;
 }
 
-/* $GIT_DIR/modules: a submodule's store, nested (names may hold '/'). */
+/*
+ * $GIT_DIR/modules: a submodule's store, nested (names may hold '/'). A
+ * directory there holding any of a store's names is taken as one: a
+ * half-made store the cage completes would be used by the submodule's
+ * gitfile, so its hooks and config are kept now.
+ */
 static int store_modules(struct discovery *d, const char *dir, int depth)
 {
 	struct listing l;
@@ -235,7 +240,7 @@ static int store_modules(struct discovery *d, const char *dir, int depth)
 	if (rc <= 0)
 		return rc;
 	rc = 0;
-	if (l.has_head && l.has_objects && l.has_refs) {
+	if (l.has_head || l.has_objects || l.has_refs || l.has_hooks || l.has_config) {
 		rc = discovery_store(d, dir, NULL, depth + 1);
 	} else {
 		char path[PATH_MAX];
@@ -326,6 +331,8 @@ int listing_add(int dir_fd, struct listing *l, const char *name, unsigned char t
 	l->has_head |= name_is(name, "HEAD");
 	l->has_objects |= name_is(name, "objects");
 	l->has_refs |= name_is(name, "refs");
+	l->has_hooks |= name_is(name, "hooks");
+	l->has_config |= name_is(name, "config");
 	return 0;
 }
 

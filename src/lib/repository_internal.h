@@ -27,7 +27,7 @@ struct listing_entry {
 struct listing {
 	struct listing_entry *items;
 	size_t n, cap;
-	bool has_git, has_head, has_objects, has_refs;
+	bool has_git, has_head, has_objects, has_refs, has_hooks, has_config;
 };
 
 int listing_read(struct discovery *d, int fd, struct listing *l);
