@@ -183,45 +183,66 @@ static int locations_consider(struct cage_paths *c, const struct class_locations
 	return rc;
 }
 
-static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
-			   struct procage_error *err)
+/*
+ * The repositories git finds from the writable trees (repositories.h): a
+ * tree that is a store is refused, a missing hooks directory is made (to
+ * be kept read-only). First what git writes for a worktree or submodule
+ * whose store lies outside the trees is granted, so that the store's
+ * hooks and config, which those grants reach, become denials.
+ */
+static int repositories_resolve(const struct procage_policy *p, struct cage_paths *c,
+				const char *home, struct procage_error *err)
 {
 	const char **writable = calloc(c->n_grants + 1, sizeof *writable);
 	size_t n_writable = 0;
-	char runtime[64];
-	struct class_locations found;
-	unsigned skipped = p->waived_classes;
-
+	struct repositories repos;
 	if (!writable)
 		return error_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->n_grants; i++)
 		if (c->grants[i].access == PROCAGE_WRITE)
 			writable[n_writable++] = c->grants[i].path;
+	int rc = repositories_find(writable, n_writable, home,
+				   REPOSITORIES_MAKE_HOOKS | REPOSITORIES_REFUSE_STORES, &repos, err);
+	free(writable);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; rc == 0 && i < repos.n_grants; i++)
+		if (path_list_add(&c->grants, &c->n_grants, repos.grants[i].path,
+				  repos.grants[i].write ? PROCAGE_WRITE : PROCAGE_READ, -1) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < repos.n_protect; i++)
+		rc = denial_consider(c,
+				     &(struct cage_path){ repos.protect[i].path, PROCAGE_PROTECT,
+							  CLASS_TRUST_HANDOFF,
+							  repos.protect[i].absent },
+				     err);
+	repositories_free(&repos);
+	return rc;
+}
+
+static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
+			   struct procage_error *err)
+{
+	char runtime[64];
+	struct class_locations found;
+	unsigned skipped = p->waived_classes;
 	/* Accepting the /proc approximation lifts that one location. */
 	if (p->accepted & (1u << APPROX_PROC_OTHER_PROCESSES))
 		skipped |= 1u << CLASS_PROCESS_ACCESS;
 	/*
 	 * Every home: the policy's own, $HOME and the account's, where they
-	 * differ. The first expansion also gives the runtime, system and
-	 * repository locations.
+	 * differ. The first expansion also gives the runtime and system
+	 * locations.
 	 */
 	struct homes homes;
 	homes_find(&homes, p->home);
 	size_t h = 0;
-	int rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
-				runtime_directory(runtime, sizeof runtime), NULL, 0, &found, err);
-	/*
-	 * The repositories git finds from the writable trees: a tree that is
-	 * a store is refused, a missing hooks directory made (to be kept
-	 * read-only).
-	 */
+	int rc = 0;
+	if (!(skipped & (1u << CLASS_TRUST_HANDOFF)))
+		rc = repositories_resolve(p, c, homes.n ? homes.path[0] : NULL, err);
 	if (rc == 0)
-		rc = classes_add_repositories(skipped, homes.n ? homes.path[0] : NULL, writable,
-					      n_writable,
-					      REPOSITORIES_MAKE_HOOKS | REPOSITORIES_REFUSE_STORES,
-					      &found, err);
-	if (rc < 0 && found.items)
-		class_locations_free(&found);
+		rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
+				    runtime_directory(runtime, sizeof runtime), NULL, 0, &found, err);
 	while (rc == 0) {
 		rc = locations_consider(c, &found, err);
 		class_locations_free(&found);
@@ -229,7 +250,6 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 			break;
 		rc = classes_expand(skipped, homes.path[h], NULL, NULL, 0, &found, err);
 	}
-	free(writable);
 	return rc;
 }
 

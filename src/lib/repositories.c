@@ -135,6 +135,110 @@ static int gitfile_record(struct discovery *d, const char *path, const char *tar
 	return 0;
 }
 
+static int grant_add(struct discovery *d, const char *path, bool write)
+{
+	struct repositories *r = d->out;
+	char *canonical = realpath(path, NULL);
+	if (!canonical)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	for (size_t i = 0; i < r->n_grants; i++)
+		if (strcmp(r->grants[i].path, canonical) == 0) {
+			r->grants[i].write |= write;
+			free(canonical);
+			return 0;
+		}
+	struct repo_grant *grown = realloc(r->grants, (r->n_grants + 1) * sizeof *grown);
+	if (!grown) {
+		free(canonical);
+		return -ENOMEM;
+	}
+	r->grants = grown;
+	grown[r->n_grants++] = (struct repo_grant){ canonical, write };
+	return 0;
+}
+
+/* Does a writable tree lie at or below dir (a work tree entered below its root)? */
+static bool tree_within(const struct discovery *d, const char *dir)
+{
+	for (size_t i = 0; i < d->n_trees; i++)
+		if (within(d->trees[i], dir))
+			return true;
+	return false;
+}
+
+/*
+ * Does the store belong to the work tree whose gitfile named it? A gitfile
+ * is the cage's to write, so it alone proves nothing: a linked worktree's
+ * git directory must name the gitfile back (its gitdir file, outside the
+ * grants), and a submodule's store must lie in the .git/modules of a
+ * directory holding the work tree (its superproject).
+ */
+static bool store_owns(const char *store, const char *gitfile, const char *worktree,
+		       bool linked)
+{
+	char path[PATH_MAX];
+	if (!linked) {
+		const char *modules = strstr(store, "/.git/modules/");
+		if (!modules || (size_t)(modules - store) >= sizeof path)
+			return false;
+		memcpy(path, store, (size_t)(modules - store));
+		path[modules - store] = '\0';
+		return within(worktree, path[0] ? path : "/");
+	}
+	if (snprintf(path, sizeof path, "%s/gitdir", store) >= (int)sizeof path)
+		return false;
+	char *text = file_read_small(path, NULL);
+	if (!text)
+		return false;
+	text[strcspn(text, "\r\n")] = '\0';
+	char *named = text[0] ? path_join_relative(store, text, false) : NULL;
+	char *canonical = named ? realpath(named, NULL) : NULL;
+	bool owns = canonical && strcmp(canonical, gitfile) == 0;
+	free(text);
+	free(named);
+	free(canonical);
+	return owns;
+}
+
+/*
+ * A work tree inside (or around) a writable tree whose store lies outside
+ * every one: its store is granted (a linked worktree's common directory,
+ * which holds its own git directory; a submodule's store of its own), as
+ * the store of a work tree granted directly is, once the store is known to
+ * be the work tree's own. Its hooks, config and the rest git runs or
+ * trusts stay read-only: they are among the protected locations, and a
+ * grant reaching them makes them denials.
+ */
+static int worktree_grants(struct discovery *d, const char *store, const char *gitfile,
+			   const char *worktree)
+{
+	char path[PATH_MAX];
+	if (!worktree || discovery_within_trees(d, store) ||
+	    (!discovery_within_trees(d, worktree) && !tree_within(d, worktree)) ||
+	    snprintf(path, sizeof path, "%s/commondir", store) >= (int)sizeof path)
+		return 0;
+	char *text = file_read_small(path, NULL);
+	if (!text) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		return store_owns(store, gitfile, worktree, false) ? grant_add(d, store, true) : 0;
+	}
+	text[strcspn(text, "\r\n")] = '\0';
+	char *joined = text[0] ? path_join_relative(store, text, false) : NULL;
+	char *common = joined ? realpath(joined, NULL) : NULL;
+	int rc = 0;
+	if (common && store_owns(store, gitfile, worktree, true)) {
+		if (!within(store, common))
+			rc = grant_add(d, store, true);
+		if (rc == 0 && !discovery_within_trees(d, common))
+			rc = grant_add(d, common, true);
+	}
+	free(text);
+	free(joined);
+	free(common);
+	return rc;
+}
+
 /*
  * A gitfile (".git" holding "gitdir: PATH", relative to the file's
  * directory): kept read-only itself, and its target is a store.
@@ -163,6 +267,8 @@ int discovery_gitfile(struct discovery *d, const char *path, const char *worktre
 			rc = -ENOMEM;
 		else if (store)
 			rc = discovery_store(d, store, worktree, depth + 1);
+		if (rc == 0 && store)
+			rc = worktree_grants(d, store, canonical, worktree);
 		free(dir);
 		free(store);
 	}
@@ -480,8 +586,11 @@ void repositories_free(struct repositories *r)
 		free(r->gitfiles[i].path);
 		free(r->gitfiles[i].target);
 	}
+	for (size_t i = 0; i < r->n_grants; i++)
+		free(r->grants[i].path);
 	free(r->protect);
 	free(r->stores);
 	free(r->gitfiles);
+	free(r->grants);
 	memset(r, 0, sizeof *r);
 }

@@ -39,6 +39,18 @@ struct repo_gitfile {
 	char *target; /* what it named (gitdir: ...), as written */
 };
 
+/*
+ * What git writes for a work tree inside a writable tree whose git
+ * directory lies outside every one (a linked worktree's
+ * $GIT_DIR/worktrees/NAME, a submodule's store in the superproject):
+ * granted so that status, add, commit and checkout work there, while the
+ * hooks and config of those stores stay read-only.
+ */
+struct repo_grant {
+	char *path; /* canonical */
+	bool write; /* else read */
+};
+
 struct repositories {
 	struct repo_location *protect; /* what the trust-handoff class keeps read-only */
 	size_t n_protect;
@@ -46,6 +58,8 @@ struct repositories {
 	size_t n_stores;
 	struct repo_gitfile *gitfiles;
 	size_t n_gitfiles;
+	struct repo_grant *grants;
+	size_t n_grants;
 };
 
 /* Options of repositories_find. */

@@ -306,6 +306,66 @@ vector_new_repository() {
 	clean
 }
 
+# Everyday git in a linked worktree and in a submodule (the working
+# directory), whose stores lie outside it: granted, with their hooks and
+# config still read-only. Tier T2 needs the broker of the T2 issue for
+# commits (lock files in a store granted entry by entry): what holds today
+# is asserted there.
+usable_worktree_and_submodule() {
+	g init -q --bare -b main "$base/up.git" && g init -q -b main "$base/super" &&
+		g -C "$base/super" commit -q --allow-empty -m init &&
+		g -C "$base/super" push -q "$base/up.git" main 2>/dev/null &&
+		g -C "$base/super" submodule -q add "$base/up.git" sub >/dev/null 2>&1 &&
+		g -C "$base/super" commit -q -m "add sub" &&
+		g -C "$base/super" worktree add -q -b side "$base/wt" >/dev/null 2>&1
+	[ -f "$base/super/sub/.git" ] && [ -f "$base/wt/.git" ]
+	t $? setup "a linked worktree and a submodule outside the workspace"
+	local dir everyday
+	everyday='git status --short >/dev/null && echo x >f && git add f && git commit -q -m c &&
+		git checkout -q -b topic && git checkout -q - && echo y >f && git stash -q &&
+		git stash pop -q && echo everyday-ok'
+	for dir in wt super/sub; do
+		local out err st
+		out=$( (cd "$base/$dir" && if [ "$sandbox_off" = 1 ]; then
+			as_user env HOME="$base/home" GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e \
+				GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e sh -c "$everyday"
+		else
+			as_user env HOME="$base/home" TMPDIR="$base/tmp" GIT_CONFIG_NOSYSTEM=1 \
+				GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t \
+				GIT_COMMITTER_EMAIL=t@e $([ "$tier" = T2 ] && echo "$without_userns") \
+				"$PROCAGE" run -- sh -c "$everyday"
+		fi) 2>"$base/err")
+		st=$?
+		if [ "$tier" = T1 ] || [ "$sandbox_off" = 1 ]; then
+			[ "$st" = 0 ] && [ "$out" = everyday-ok ]
+			t $? control "in $dir: status, add, commit, checkout -b, checkout back, stash and pop work (status $st)"
+		else
+			(cd "$base/$dir" && as_user env HOME="$base/home" TMPDIR="$base/tmp" \
+				GIT_CONFIG_NOSYSTEM=1 "$without_userns" "$PROCAGE" run -- git status --short \
+				>/dev/null 2>&1)
+			t $? control "in $dir: git status works; commits wait for the T2 broker (status $st)"
+		fi
+	done
+	local common=$base/super/.git module=$base/super/.git/modules/sub
+	caged_in() { # caged_in DIR SCRIPT
+		(cd "$base/$1" && if [ "$sandbox_off" = 1 ]; then as_user sh -c "$2"
+		else as_user env HOME="$base/home" TMPDIR="$base/tmp" \
+			$([ "$tier" = T2 ] && echo "$without_userns") "$PROCAGE" run -- sh -c "$2"
+		fi) >/dev/null 2>&1
+	}
+	caged_in wt "{ printf '%s' '$(payload)' >$common/hooks/pre-commit; chmod +x $common/hooks/pre-commit;
+		printf '[procage]\n\tplanted = true\n' >>$common/config; } 2>/dev/null; true"
+	caged_in super/sub "{ printf '%s' '$(payload)' >$module/hooks/pre-commit; chmod +x $module/hooks/pre-commit;
+		printf '[procage]\n\tplanted = true\n' >>$module/config; } 2>/dev/null; true"
+	! grep -q planted "$common/config" "$module/config"
+	t $? canary "from the worktree and the submodule, the common directory's and the submodule store's config stay read-only"
+	g -C "$base/wt" commit -q --allow-empty -m judge >/dev/null 2>&1
+	g -C "$base/super/sub" commit -q --allow-empty -m judge >/dev/null 2>&1
+	{ not_planted; }
+	t $? canary "git commit outside, in the worktree and the submodule, runs nothing planted"
+	clean
+}
+
 scenario() {
 	tier=$1 user=$2
 	scenario_setup
@@ -317,6 +377,7 @@ scenario() {
 	vector_hooks_missing
 	vector_store_as_tree
 	vector_new_repository
+	usable_worktree_and_submodule
 }
 
 for tier in T1 T2; do
