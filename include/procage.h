@@ -330,6 +330,21 @@ enum procage_hardlinks {
 PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *policy, int mode,
 					     struct procage_error *err) PROCAGE_NONNULL(1);
 /*
+ * What a run that changed what git on the host trusts (new repositories or
+ * gitfiles, rewritten gitfiles, absent locations made: see
+ * procage_handoff_end) does: reported (the default; procage run names the
+ * changes on stderr), or also failed (procage run exits 123). Escape
+ * class: R-07.
+ */
+enum procage_handoff_change {
+	PROCAGE_HANDOFF_CHANGE_REPORT = 0,
+	PROCAGE_HANDOFF_CHANGE_FAIL = 1,
+};
+/* mode: enum procage_handoff_change. */
+PROCAGE_API int procage_policy_set_handoff_change(struct procage_policy *policy, int mode,
+						  struct procage_error *err) PROCAGE_NONNULL(1);
+
+/*
  * A subtree never rewritten in place (a store such as .git/objects) whose
  * protected files are not examined; hidden files are examined everywhere.
  * Escape class: R-08 (an exempt subtree is an open variant).
@@ -448,6 +463,8 @@ PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage,
 PROCAGE_API int procage_handoff_end(struct procage_handoff *handoff, char ***findings,
 				    struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
 PROCAGE_API void procage_handoff_free(struct procage_handoff *handoff);
+/* The cage's mode (enum procage_handoff_change), from its policy. */
+PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage);
 
 /* ---- violation reports --------------------------------------------- */
 

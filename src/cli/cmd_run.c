@@ -28,7 +28,7 @@ struct run_options {
 	bool json;
 	bool no_private_tmp;
 	bool audit;
-	bool handoff_fail; /* --on-handoff-change fail */
+	bool handoff_change_given; /* --on-handoff-change (run only) */
 	struct cli_supervise_opts supervise;
 	struct policy_flag *flags;
 	size_t n_flags;
@@ -134,11 +134,8 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 			o->trust_policy = true;
 			break;
 		case OPT_ON_HANDOFF_CHANGE:
-			if (strcmp(optarg, "report") != 0 && strcmp(optarg, "fail") != 0)
-				return cli_usage_error("%s: --on-handoff-change %s: expected report "
-						       "or fail",
-						       o->verb, optarg);
-			o->handoff_fail = strcmp(optarg, "fail") == 0;
+			o->handoff_change_given = true;
+			o->flags[o->n_flags++] = (struct policy_flag){ OPT_ON_HANDOFF_CHANGE, optarg };
 			break;
 		case OPT_REPORT_JSON:
 			o->report_json = optarg;
@@ -292,6 +289,16 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return limit_apply(p, f->value, err);
 	case OPT_HARDLINK_EXEMPT:
 		return procage_policy_exempt_hardlinks(p, f->value, err);
+	case OPT_ON_HANDOFF_CHANGE:
+		if (strcmp(f->value, "report") == 0 || strcmp(f->value, "fail") == 0)
+			return procage_policy_set_handoff_change(p,
+								 f->value[0] == 'f'
+									 ? PROCAGE_HANDOFF_CHANGE_FAIL
+									 : PROCAGE_HANDOFF_CHANGE_REPORT,
+								 err);
+		snprintf(err->message, sizeof err->message,
+			 "--on-handoff-change %s: expected 'report' or 'fail'", f->value);
+		return err->code = -EINVAL;
 	case OPT_HARDLINKS:
 		if (strcmp(f->value, "refuse") == 0 || strcmp(f->value, "report") == 0)
 			return procage_policy_set_hardlinks(p,
@@ -542,7 +549,8 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 				o->supervise.timeout_seconds,
 				end.killed ? "SIGTERM, then SIGKILL after the grace period"
 					   : "SIGTERM");
-	} else if (handoff_changed && o->handoff_fail) {
+	} else if (handoff_changed &&
+		   procage_cage_handoff_change(cage) == PROCAGE_HANDOFF_CHANGE_FAIL) {
 		/* The run fails with its own status; the command's is kept in the message. */
 		if (o->json)
 			fprintf(stderr,
@@ -551,7 +559,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		else
 			fprintf(stderr,
 				"procage: trust-handoff: the run changed what git on the host trusts "
-				"(--on-handoff-change fail); the command exited %d\n",
+				"(on_handoff_change fail); the command exited %d\n",
 				code);
 		code = EXIT_HANDOFF_CHANGED;
 	} else if (o->json && WIFSIGNALED(status)) {
@@ -640,7 +648,7 @@ int cmd_exec(int argc, char **argv)
 
 	if (rc != 0)
 		goto out;
-	if (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_fail) {
+	if (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_change_given) {
 		rc = cli_usage_error("exec: --timeout, --audit and --on-handoff-change need a "
 				     "supervisor (procage run)");
 		goto out;

@@ -29,6 +29,11 @@ struct procage_handoff {
 	struct repositories before;
 };
 
+PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage)
+{
+	return cage ? (int)cage->policy->handoff_change : PROCAGE_HANDOFF_CHANGE_REPORT;
+}
+
 PROCAGE_API void procage_handoff_free(struct procage_handoff *h)
 {
 	if (!h)
