@@ -161,15 +161,30 @@ static char *interpolate(const struct discovery *d, const char *value)
 	return out;
 }
 
+/* The most core.worktree values of one store's config files taken as bases. */
+#define CORE_WORKTREES_MAX 8
+
+/*
+ * One store's config files, read twice: first for core.worktree (where
+ * hooks run, and so what a relative core.hooksPath is relative to, may be
+ * set after core.hooksPath or in an include), then for what is protected.
+ */
+struct store_config {
+	const char *gitdir, *worktree;
+	bool collecting; /* the first reading */
+	char *core_worktrees[CORE_WORKTREES_MAX];
+	size_t n_core_worktrees;
+};
+
 struct config_walk {
 	struct discovery *d;
+	struct store_config *store;
 	const char *file; /* as git would spell it: include paths are relative to it */
-	const char *gitdir, *worktree;
 	int depth;
 };
 
-static int config_follow(struct discovery *d, const char *file, const char *gitdir,
-			 const char *worktree, int depth);
+static int config_follow(struct discovery *d, struct store_config *store, const char *file,
+			 int depth);
 
 /* core.hooksPath: relative to where hooks run (the work tree, or GIT_DIR when bare). */
 static int hooks_path(struct config_walk *w, const char *value)
@@ -183,9 +198,15 @@ static int hooks_path(struct config_walk *w, const char *value)
 	if (expanded[0] == '/') {
 		rc = discovery_protect(w->d, expanded, NULL);
 	} else {
-		/* Both bases: a command run in a bare store, or a work tree. */
-		const char *bases[] = { w->worktree, w->gitdir };
-		for (size_t i = 0; rc == 0 && i < 2; i++) {
+		/*
+		 * Every base: a command run in a bare store, the work tree
+		 * found, and each core.worktree the config sets.
+		 */
+		const struct store_config *sc = w->store;
+		const char *bases[2 + CORE_WORKTREES_MAX] = { sc->worktree, sc->gitdir };
+		for (size_t i = 0; i < sc->n_core_worktrees; i++)
+			bases[2 + i] = sc->core_worktrees[i];
+		for (size_t i = 0; rc == 0 && i < 2 + sc->n_core_worktrees; i++) {
 			char *joined = bases[i] ? path_join_relative(bases[i], expanded, false) : NULL;
 			if (bases[i] && !joined)
 				rc = -ENOMEM;
@@ -206,10 +227,12 @@ static int include_path(struct config_walk *w, const char *value)
 	int rc = 0;
 	if (expanded && !target)
 		rc = -ENOMEM;
-	else if (target)
+	else if (target && !w->store->collecting)
 		rc = discovery_protect(w->d, target, &absent);
+	else if (target)
+		absent = access(target, F_OK) != 0;
 	if (rc == 0 && target && !absent && w->depth < REPOSITORY_INCLUDE_DEPTH)
-		rc = config_follow(w->d, target, w->gitdir, w->worktree, w->depth + 1);
+		rc = config_follow(w->d, w->store, target, w->depth + 1);
 	free(expanded);
 	free(target);
 	return rc;
@@ -221,12 +244,30 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* core.worktree: relative to the git directory, as git takes it. */
+static int core_worktree(struct config_walk *w, const char *value)
+{
+	struct store_config *sc = w->store;
+	char *expanded = interpolate(w->d, value);
+	char *joined = expanded ? path_join_relative(sc->gitdir, expanded, false) : NULL;
+	free(expanded);
+	if (!joined)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	if (sc->n_core_worktrees < CORE_WORKTREES_MAX)
+		sc->core_worktrees[sc->n_core_worktrees++] = joined;
+	else
+		free(joined);
+	return 0;
+}
+
 static int config_entry(const char *name, const char *value, void *ctx)
 {
 	struct config_walk *w = ctx;
 	if (!value)
 		return 0;
-	if (strcmp(name, "core.hookspath") == 0)
+	if (w->store->collecting && strcmp(name, "core.worktree") == 0)
+		return core_worktree(w, value);
+	if (!w->store->collecting && strcmp(name, "core.hookspath") == 0)
 		return hooks_path(w, value);
 	if (strcmp(name, "include.path") == 0 ||
 	    (strncmp(name, "includeif.", 10) == 0 && ends_with(name, ".path")))
@@ -239,15 +280,15 @@ static int config_entry(const char *name, const char *value, void *ctx)
  * stop, but a reader that disagreed with git on one line could miss what
  * git runs: fail closed).
  */
-static int config_follow(struct discovery *d, const char *file, const char *gitdir,
-			 const char *worktree, int depth)
+static int config_follow(struct discovery *d, struct store_config *store, const char *file,
+			 int depth)
 {
 	size_t len = 0;
 	int bad_line = 0;
 	char *text = file_read_small(file, &len);
 	if (!text)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	struct config_walk w = { d, file, gitdir, worktree, depth };
+	struct config_walk w = { d, store, file, depth };
 	int rc = git_config_parse(text, len, config_entry, &w, &bad_line);
 	free(text);
 	if (rc == -EINVAL)
@@ -255,18 +296,22 @@ static int config_follow(struct discovery *d, const char *file, const char *gitd
 				 "%s, a config file git reads for the repository %s, cannot be read "
 				 "at line %d (git refuses it too); fix the line, or waive the "
 				 "trust-handoff class",
-				 file, gitdir, bad_line);
+				 file, store->gitdir, bad_line);
 	return rc;
 }
 
 int store_configs(struct discovery *d, const char *gitdir, const char *worktree)
 {
 	static const char *const names[] = { "config", "config.worktree" };
+	struct store_config store = { .gitdir = gitdir, .worktree = worktree, .collecting = true };
 	char file[PATH_MAX];
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < 2; i++)
-		if (snprintf(file, sizeof file, "%s/%s", gitdir, names[i]) < (int)sizeof file)
-			rc = config_follow(d, file, gitdir, worktree, 0);
+	for (int pass = 0; rc == 0 && pass < 2; pass++, store.collecting = false)
+		for (size_t i = 0; rc == 0 && i < 2; i++)
+			if (snprintf(file, sizeof file, "%s/%s", gitdir, names[i]) < (int)sizeof file)
+				rc = config_follow(d, &store, file, 0);
+	for (size_t i = 0; i < store.n_core_worktrees; i++)
+		free(store.core_worktrees[i]);
 	return rc;
 }
 
