@@ -430,8 +430,9 @@ PROCAGE_API void procage_free(void *memory);
  * What a run wrote that something outside the cage may later run or trust
  * (R-07): begin before the spawn, end after the wait. The findings list,
  * one line each, the trust-handoff and persistence locations under the
- * policy's writable trees (hooks and config of every repository, nested
- * ones and new ones included; startup files, units) that were created,
+ * policy's writable trees (hooks and config of every repository found as
+ * a cage finds them, new ones included: two directory levels below each
+ * writable tree, docs/classes.md; startup files, units) that were created,
  * changed or removed, symbolic links with their target.
  */
 struct procage_cage;
