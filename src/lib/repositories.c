@@ -413,6 +413,16 @@ int discovery_store(struct discovery *d, const char *gitdir, const char *worktre
 	return rc;
 }
 
+void listing_mark(struct listing *l, const char *name)
+{
+	l->has_git |= name_is(name, ".git");
+	l->has_head |= name_is(name, "HEAD");
+	l->has_objects |= name_is(name, "objects");
+	l->has_refs |= name_is(name, "refs");
+	l->has_hooks |= name_is(name, "hooks");
+	l->has_config |= name_is(name, "config");
+}
+
 int listing_add(int dir_fd, struct listing *l, const char *name, unsigned char type)
 {
 	bool is_dir = type == DT_DIR;
@@ -433,12 +443,7 @@ int listing_add(int dir_fd, struct listing *l, const char *name, unsigned char t
 	if (!copy)
 		return -ENOMEM;
 	l->items[l->n++] = (struct listing_entry){ copy, is_dir };
-	l->has_git |= name_is(name, ".git");
-	l->has_head |= name_is(name, "HEAD");
-	l->has_objects |= name_is(name, "objects");
-	l->has_refs |= name_is(name, "refs");
-	l->has_hooks |= name_is(name, "hooks");
-	l->has_config |= name_is(name, "config");
+	listing_mark(l, name);
 	return 0;
 }
 
@@ -456,7 +461,7 @@ void listing_free(struct listing *l)
  * that make a bare repository. Returns 1, 0 when it cannot be read, or
  * -ENOMEM.
  */
-int listing_read(struct discovery *d, int fd, struct listing *l)
+int listing_read(struct discovery *d, int fd, struct listing *l, bool names_kept)
 {
 	char *buffer = d->buffer;
 	memset(l, 0, sizeof *l);
@@ -469,6 +474,11 @@ int listing_read(struct discovery *d, int fd, struct listing *l)
 			off += e->d_reclen;
 			if (name_is(e->d_name, ".") || name_is(e->d_name, ".."))
 				continue;
+			if (!names_kept) {
+				/* Only what the directory is: the names that make a store or a work tree. */
+				listing_mark(l, e->d_name);
+				continue;
+			}
 			if (listing_add(fd, l, e->d_name, e->d_type) < 0) {
 				listing_free(l);
 				return -ENOMEM;
@@ -482,7 +492,7 @@ int listing_read_path(struct discovery *d, const char *dir, struct listing *l)
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	int rc = listing_read(d, fd, l);
+	int rc = listing_read(d, fd, l, true);
 	close(fd);
 	return rc;
 }
@@ -513,7 +523,8 @@ static int dot_git(struct discovery *d, int dir_fd, const char *path, int depth)
 static int scan_directory(struct discovery *d, int fd, char *path, size_t len, int depth)
 {
 	struct listing l;
-	int rc = listing_read(d, fd, &l);
+	/* At the bound, subdirectories are not entered: their names are not kept. */
+	int rc = listing_read(d, fd, &l, depth < REPOSITORY_SCAN_DEPTH);
 	if (rc <= 0)
 		return rc;
 	rc = 0;

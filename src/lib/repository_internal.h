@@ -30,9 +30,11 @@ struct listing {
 	bool has_git, has_head, has_objects, has_refs, has_hooks, has_config;
 };
 
-int listing_read(struct discovery *d, int fd, struct listing *l);
+/* names_kept false: only the has_* marks (a directory at the scan's bound). */
+int listing_read(struct discovery *d, int fd, struct listing *l, bool names_kept);
 int listing_read_path(struct discovery *d, const char *dir, struct listing *l);
 int listing_add(int dir_fd, struct listing *l, const char *name, unsigned char type);
+void listing_mark(struct listing *l, const char *name);
 void listing_free(struct listing *l);
 
 bool discovery_within_trees(const struct discovery *d, const char *path);
