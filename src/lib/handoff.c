@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include "cage.h"
 #include "classes.h"
@@ -180,6 +182,25 @@ static int compare(const struct repositories *before, const struct repositories 
 	}
 	for (size_t i = 0; rc == 0 && i < after->n_gitfiles; i++)
 		rc = gitfile_compare(before, &after->gitfiles[i], f);
+	/* A protected symbolic link no mount could hold, replaced or retargeted. */
+	for (size_t i = 0; rc == 0 && i < before->n_links; i++) {
+		char now[PATH_MAX];
+		const struct repo_link *l = &before->links[i];
+		ssize_t n = readlink(l->path, now, sizeof now - 1);
+		if (n >= 0) {
+			now[n] = '\0';
+			if (strcmp(now, l->target) == 0)
+				continue;
+		}
+		int printed = quote(&q, l->path, l->target, NULL)
+				      ? asprintf(&text,
+						 "replaced where git reads or runs: %s (was a symbolic "
+						 "link to %s)",
+						 q.a, q.b)
+				      : -1;
+		quoted_free(&q);
+		rc = finding_add(f, text, printed);
+	}
 	/* What was absent at the start, and is there now: no mask could hold it. */
 	for (size_t i = 0; rc == 0 && i < before->n_protect; i++) {
 		struct stat st;

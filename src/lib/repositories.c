@@ -99,12 +99,57 @@ static int protect_add_canonical(struct discovery *d, const char *canonical, boo
 	return 0;
 }
 
+/* A protected path that is a symbolic link: recorded with its target. */
+static int link_record(struct discovery *d, const char *path)
+{
+	struct repositories *r = d->out;
+	char target[PATH_MAX], *parent = strdup(path), *spelled = NULL;
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	if (!parent)
+		return -ENOMEM;
+	if (n < 0 || !slash || slash == parent) {
+		free(parent);
+		return 0;
+	}
+	target[n] = '\0';
+	*slash = '\0';
+	char *canonical = realpath(parent, NULL);
+	int rc = 0;
+	if (canonical && asprintf(&spelled, "%s/%s", canonical, slash + 1) < 0)
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && spelled && i < r->n_links; i++)
+		if (strcmp(r->links[i].path, spelled) == 0) {
+			free(spelled);
+			spelled = NULL;
+		}
+	char *t = spelled ? strdup(target) : NULL;
+	struct repo_link *grown = t ? realloc(r->links, (r->n_links + 1) * sizeof *grown) : NULL;
+	if (spelled && !grown) {
+		free(spelled);
+		free(t);
+		rc = -ENOMEM;
+	} else if (grown) {
+		r->links = grown;
+		grown[r->n_links++] = (struct repo_link){ spelled, t };
+	}
+	free(canonical);
+	free(parent);
+	return rc;
+}
+
 /*
  * Keep path read-only: canonical when it exists, else recorded absent
  * under its canonical parent. A path that cannot be spelled is skipped.
  */
 int discovery_protect(struct discovery *d, const char *path, bool *absent_out)
 {
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		int rc = link_record(d, path);
+		if (rc < 0)
+			return rc;
+	}
 	bool absent = false;
 	char *canonical = canonical_or_absent(path, &absent);
 	if (absent_out)
@@ -599,6 +644,11 @@ void repositories_free(struct repositories *r)
 	}
 	for (size_t i = 0; i < r->n_grants; i++)
 		free(r->grants[i].path);
+	for (size_t i = 0; i < r->n_links; i++) {
+		free(r->links[i].path);
+		free(r->links[i].target);
+	}
+	free(r->links);
 	free(r->protect);
 	free(r->stores);
 	free(r->gitfiles);

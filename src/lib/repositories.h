@@ -40,6 +40,16 @@ struct repo_gitfile {
 };
 
 /*
+ * A protected location that is a symbolic link (.git/hooks -> ../.githooks):
+ * its target is held, but on tier T1 no mount can hold the link itself,
+ * which a run could replace; the end-of-run report checks it.
+ */
+struct repo_link {
+	char *path;   /* the link, its parent canonical */
+	char *target; /* what it named */
+};
+
+/*
  * What git writes for a work tree inside a writable tree whose git
  * directory lies outside every one (a linked worktree's
  * $GIT_DIR/worktrees/NAME, a submodule's store in the superproject):
@@ -60,6 +70,8 @@ struct repositories {
 	size_t n_gitfiles;
 	struct repo_grant *grants;
 	size_t n_grants;
+	struct repo_link *links;
+	size_t n_links;
 };
 
 /* Options of repositories_find. */

@@ -259,6 +259,35 @@ vector_hooks_missing() {
 	clean
 }
 
+# .git/hooks a symbolic link into the work tree (.git/hooks -> ../.githooks):
+# the target is read-only; the link itself no mount holds on tier T1, where
+# replacing it is named at the end.
+vector_symlinked_hooks() {
+	fresh r8 && mkdir "$base/ws/r8/.githooks" && rm -rf "$base/ws/r8/.git/hooks" &&
+		ln -s ../.githooks "$base/ws/r8/.git/hooks"
+	[ "$user" = root ] || chown -R -h 65534:65534 "$base/ws/r8"
+	local err st
+	err=$(caged --on-handoff-change fail -- "cd r8 && { printf '%s' '$(payload)' >.githooks/pre-commit;
+		rm .git/hooks && mkdir .git/hooks && printf '%s' '$(payload)' >.git/hooks/pre-commit &&
+		chmod +x .git/hooks/pre-commit; } 2>/dev/null; true" 2>&1)
+	st=$?
+	[ ! -e "$base/ws/r8/.githooks/pre-commit" ]
+	t $? canary "the directory a symbolic .git/hooks names stays read-only"
+	if [ "$tier" = T1 ]; then
+		like "$err" "trust-handoff: replaced where git reads or runs: \"$base/ws/r8/.git/hooks\" \(was a symbolic link to \"../.githooks\"\)" \
+			"$tier/$user: a symbolic .git/hooks replaced in the run is named at the end [canary]"
+		[ "$st" = 123 ]
+		t $? canary "and --on-handoff-change fail exits 123 (got $st)"
+	else
+		[ -L "$base/ws/r8/.git/hooks" ]
+		t $? canary "a symbolic .git/hooks cannot be replaced (status $st)"
+		judge_commit r8
+		{ not_planted; }
+		t $? canary "git commit outside runs nothing planted"
+	fi
+	clean
+}
+
 # A writable tree that is itself a repository store: refused before any child runs.
 vector_store_as_tree() {
 	g init -q --bare "$base/ws/mirror.git" && fresh r7
@@ -375,6 +404,7 @@ scenario() {
 	vector_hooks_path_and_include
 	vector_hooks_path_missing
 	vector_hooks_missing
+	vector_symlinked_hooks
 	vector_store_as_tree
 	vector_new_repository
 	usable_worktree_and_submodule
