@@ -180,6 +180,8 @@ static int gitfile_record(struct discovery *d, const char *path, const char *tar
 	return 0;
 }
 
+static int hooks_make(struct discovery *d, const char *gitdir);
+
 static int grant_add(struct discovery *d, const char *path, bool write)
 {
 	struct repositories *r = d->out;
@@ -266,7 +268,11 @@ static int worktree_grants(struct discovery *d, const char *store, const char *g
 	if (!text) {
 		if (errno == ENOMEM)
 			return -ENOMEM;
-		return store_owns(store, gitfile, worktree, false) ? grant_add(d, store, true) : 0;
+		if (!store_owns(store, gitfile, worktree, false))
+			return 0;
+		/* Granted now: its hooks directory is made to be held, as in a tree. */
+		int made = hooks_make(d, store);
+		return made < 0 ? made : grant_add(d, store, true);
 	}
 	text[strcspn(text, "\r\n")] = '\0';
 	char *joined = text[0] ? path_join_relative(store, text, false) : NULL;
@@ -275,7 +281,7 @@ static int worktree_grants(struct discovery *d, const char *store, const char *g
 	if (common && store_owns(store, gitfile, worktree, true)) {
 		if (!within(store, common))
 			rc = grant_add(d, store, true);
-		if (rc == 0 && !discovery_within_trees(d, common))
+		if (rc == 0 && !discovery_within_trees(d, common) && (rc = hooks_make(d, common)) == 0)
 			rc = grant_add(d, common, true);
 	}
 	free(text);
@@ -336,18 +342,27 @@ static int store_file(struct discovery *d, const char *gitdir, const char *name,
  * writable tree (then kept read-only: the cage cannot plant one), a
  * harmless host change documented in docs/classes.md.
  */
-static int store_hooks(struct discovery *d, const char *gitdir)
+static int hooks_make(struct discovery *d, const char *gitdir)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	if (snprintf(path, sizeof path, "%s/hooks", gitdir) >= (int)sizeof path)
+	if (!(d->options & REPOSITORIES_MAKE_HOOKS) ||
+	    snprintf(path, sizeof path, "%s/hooks", gitdir) >= (int)sizeof path)
 		return 0;
-	if ((d->options & REPOSITORIES_MAKE_HOOKS) && lstat(path, &st) != 0 && errno == ENOENT &&
-	    discovery_within_trees(d, gitdir) && mkdir(path, 0777) != 0 && errno != EEXIST)
+	if (lstat(path, &st) != 0 && errno == ENOENT && mkdir(path, 0777) != 0 && errno != EEXIST)
 		return error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
 				     "making the missing hooks directory %s, to keep it read-only",
 				     path);
-	return discovery_protect(d, path, NULL);
+	return 0;
+}
+
+static int store_hooks(struct discovery *d, const char *gitdir)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/hooks", gitdir) >= (int)sizeof path)
+		return 0;
+	int rc = discovery_within_trees(d, gitdir) ? hooks_make(d, gitdir) : 0;
+	return rc < 0 ? rc : discovery_protect(d, path, NULL);
 }
 
 /* commondir: the store this one shares objects, refs, hooks and config with. */
