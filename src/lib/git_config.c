@@ -235,11 +235,10 @@ static int parse(struct reader *r, struct buffer *name, struct buffer *value,
 	}
 }
 
-int git_config_parse(const char *text, size_t len, git_config_entry_fn fn, void *ctx,
-		     int *bad_line)
+int git_config_parse(const char *text, size_t len, git_config_entry_fn fn, void *ctx, int *bad_line)
 {
-	struct reader r = { text, len, 0, 1, false };
-	struct buffer name = { 0 }, value = { 0 };
+	struct reader r = {text, len, 0, 1, false};
+	struct buffer name = {0}, value = {0};
 	int start_line = 1;
 	int rc = parse(&r, &name, &value, fn, ctx, &start_line);
 	/* The line where the refused section or entry starts, as git counts. */

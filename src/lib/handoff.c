@@ -54,8 +54,8 @@ static int handoff_find(const struct procage_handoff *h, struct repositories *ou
 	return repositories_find((const char *const *)h->trees, h->n_trees, h->home, 0, out, err);
 }
 
-PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage,
-				      struct procage_handoff **out, struct procage_error *err)
+PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage, struct procage_handoff **out,
+				      struct procage_error *err)
 {
 	error_clear(err);
 	if (!cage || !out)
@@ -157,7 +157,8 @@ static int gitfile_compare(const struct repositories *before, const struct repo_
 	else if (!was)
 		printed = asprintf(&text, "new gitfile: %s (gitdir: %s)", q.a, q.b);
 	else
-		printed = asprintf(&text, "gitfile rewritten: %s (gitdir: %s, was %s)", q.a, q.b, q.c);
+		printed =
+		    asprintf(&text, "gitfile rewritten: %s (gitdir: %s, was %s)", q.a, q.b, q.c);
 	quoted_free(&q);
 	return finding_add(f, text, printed);
 }
@@ -172,11 +173,11 @@ static int compare(const struct repositories *before, const struct repositories 
 		if (store_known(before, after->stores[i]))
 			continue;
 		int printed = quote(&q, after->stores[i], NULL, NULL)
-				      ? asprintf(&text,
-						 "new repository: %s (git on the host runs its hooks "
-						 "and reads its config)",
-						 q.a)
-				      : -1;
+				  ? asprintf(&text,
+					     "new repository: %s (git on the host runs its hooks "
+					     "and reads its config)",
+					     q.a)
+				  : -1;
 		quoted_free(&q);
 		rc = finding_add(f, text, printed);
 	}
@@ -193,11 +194,11 @@ static int compare(const struct repositories *before, const struct repositories 
 				continue;
 		}
 		int printed = quote(&q, l->path, l->target, NULL)
-				      ? asprintf(&text,
-						 "replaced where git reads or runs: %s (was a symbolic "
-						 "link to %s)",
-						 q.a, q.b)
-				      : -1;
+				  ? asprintf(&text,
+					     "replaced where git reads or runs: %s (was a symbolic "
+					     "link to %s)",
+					     q.a, q.b)
+				  : -1;
 		quoted_free(&q);
 		rc = finding_add(f, text, printed);
 	}
@@ -207,8 +208,8 @@ static int compare(const struct repositories *before, const struct repositories 
 		if (!before->protect[i].absent || lstat(before->protect[i].path, &st) != 0)
 			continue;
 		int printed = quote(&q, before->protect[i].path, NULL, NULL)
-				      ? asprintf(&text, "created where git reads or runs: %s", q.a)
-				      : -1;
+				  ? asprintf(&text, "created where git reads or runs: %s", q.a)
+				  : -1;
 		quoted_free(&q);
 		rc = finding_add(f, text, printed);
 	}
@@ -218,7 +219,7 @@ static int compare(const struct repositories *before, const struct repositories 
 PROCAGE_API int procage_handoff_end(struct procage_handoff *h, char ***findings,
 				    struct procage_error *err)
 {
-	struct findings f = { calloc(1, sizeof(char *)), 0 };
+	struct findings f = {calloc(1, sizeof(char *)), 0};
 	struct repositories after;
 	error_clear(err);
 	if (!h || !findings || !f.list) {

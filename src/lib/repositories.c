@@ -88,14 +88,14 @@ static int protect_add_canonical(struct discovery *d, const char *canonical, boo
 		if (strcmp(r->protect[i].path, canonical) == 0)
 			return 0;
 	char *copy = strdup(canonical);
-	struct repo_location *grown = copy ? realloc(r->protect, (r->n_protect + 1) * sizeof *grown)
-					   : NULL;
+	struct repo_location *grown =
+	    copy ? realloc(r->protect, (r->n_protect + 1) * sizeof *grown) : NULL;
 	if (!grown) {
 		free(copy);
 		return -ENOMEM;
 	}
 	r->protect = grown;
-	grown[r->n_protect++] = (struct repo_location){ copy, absent };
+	grown[r->n_protect++] = (struct repo_location){copy, absent};
 	return 0;
 }
 
@@ -131,7 +131,7 @@ static int link_record(struct discovery *d, const char *path)
 		rc = -ENOMEM;
 	} else if (grown) {
 		r->links = grown;
-		grown[r->n_links++] = (struct repo_link){ spelled, t };
+		grown[r->n_links++] = (struct repo_link){spelled, t};
 	}
 	free(canonical);
 	free(parent);
@@ -169,14 +169,14 @@ static int gitfile_record(struct discovery *d, const char *path, const char *tar
 			return 0;
 	char *p = strdup(path), *t = strdup(target);
 	struct repo_gitfile *grown =
-		p && t ? realloc(r->gitfiles, (r->n_gitfiles + 1) * sizeof *grown) : NULL;
+	    p && t ? realloc(r->gitfiles, (r->n_gitfiles + 1) * sizeof *grown) : NULL;
 	if (!grown) {
 		free(p);
 		free(t);
 		return -ENOMEM;
 	}
 	r->gitfiles = grown;
-	grown[r->n_gitfiles++] = (struct repo_gitfile){ p, t };
+	grown[r->n_gitfiles++] = (struct repo_gitfile){p, t};
 	return 0;
 }
 
@@ -200,7 +200,7 @@ static int grant_add(struct discovery *d, const char *path, bool write)
 		return -ENOMEM;
 	}
 	r->grants = grown;
-	grown[r->n_grants++] = (struct repo_grant){ canonical, write };
+	grown[r->n_grants++] = (struct repo_grant){canonical, write};
 	return 0;
 }
 
@@ -220,8 +220,7 @@ static bool tree_within(const struct discovery *d, const char *dir)
  * grants), and a submodule's store must lie in the .git/modules of a
  * directory holding the work tree (its superproject).
  */
-static bool store_owns(const char *store, const char *gitfile, const char *worktree,
-		       bool linked)
+static bool store_owns(const char *store, const char *gitfile, const char *worktree, bool linked)
 {
 	char path[PATH_MAX];
 	if (!linked) {
@@ -281,7 +280,8 @@ static int worktree_grants(struct discovery *d, const char *store, const char *g
 	if (common && store_owns(store, gitfile, worktree, true)) {
 		if (!within(store, common))
 			rc = grant_add(d, store, true);
-		if (rc == 0 && !discovery_within_trees(d, common) && (rc = hooks_make(d, common)) == 0)
+		if (rc == 0 && !discovery_within_trees(d, common) &&
+		    (rc = hooks_make(d, common)) == 0)
 			rc = grant_add(d, common, true);
 	}
 	free(text);
@@ -366,13 +366,13 @@ static int store_hooks(struct discovery *d, const char *gitdir)
 }
 
 /* commondir: the store this one shares objects, refs, hooks and config with. */
-static int store_commondir(struct discovery *d, const char *gitdir, const char *worktree,
-			   int depth)
+static int store_commondir(struct discovery *d, const char *gitdir, const char *worktree, int depth)
 {
 	char path[PATH_MAX];
 	bool absent = false;
 	int rc = store_file(d, gitdir, "commondir", &absent);
-	if (rc < 0 || absent || snprintf(path, sizeof path, "%s/commondir", gitdir) >= (int)sizeof path)
+	if (rc < 0 || absent ||
+	    snprintf(path, sizeof path, "%s/commondir", gitdir) >= (int)sizeof path)
 		return rc;
 	char *text = file_read_small(path, NULL);
 	if (!text)
@@ -411,9 +411,8 @@ static int store_modules(struct discovery *d, const char *dir, int depth)
 	} else {
 		char path[PATH_MAX];
 		for (size_t i = 0; rc == 0 && i < l.n && depth < STORE_LINK_DEPTH; i++)
-			if (l.items[i].is_dir &&
-			    snprintf(path, sizeof path, "%s/%s", dir, l.items[i].name) <
-				    (int)sizeof path)
+			if (l.items[i].is_dir && snprintf(path, sizeof path, "%s/%s", dir,
+							  l.items[i].name) < (int)sizeof path)
 				rc = store_modules(d, path, depth + 1);
 	}
 	listing_free(&l);
@@ -450,7 +449,7 @@ static int store_worktrees(struct discovery *d, const char *gitdir, int depth)
 
 int discovery_store(struct discovery *d, const char *gitdir, const char *worktree, int depth)
 {
-	static const char *const read_files[] = { "config", "config.worktree", "info/attributes" };
+	static const char *const read_files[] = {"config", "config.worktree", "info/attributes"};
 	if (depth > STORE_LINK_DEPTH)
 		return 0;
 	int rc = strings_add(&d->out->stores, &d->out->n_stores, gitdir);
@@ -464,7 +463,8 @@ int discovery_store(struct discovery *d, const char *gitdir, const char *worktre
 	if (rc == 0)
 		rc = store_configs(d, gitdir, worktree);
 	char modules[PATH_MAX];
-	if (rc == 0 && snprintf(modules, sizeof modules, "%s/modules", gitdir) < (int)sizeof modules)
+	if (rc == 0 &&
+	    snprintf(modules, sizeof modules, "%s/modules", gitdir) < (int)sizeof modules)
 		rc = store_modules(d, modules, depth);
 	if (rc == 0)
 		rc = store_worktrees(d, gitdir, depth);
@@ -489,7 +489,8 @@ int listing_add(int dir_fd, struct listing *l, const char *name, unsigned char t
 	if (type == DT_UNKNOWN) {
 		/* Some file systems do not fill d_type: only then a stat. */
 		struct stat st;
-		is_dir = fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		is_dir =
+		    fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 32;
@@ -502,7 +503,7 @@ int listing_add(int dir_fd, struct listing *l, const char *name, unsigned char t
 	char *copy = strdup(name);
 	if (!copy)
 		return -ENOMEM;
-	l->items[l->n++] = (struct listing_entry){ copy, is_dir };
+	l->items[l->n++] = (struct listing_entry){copy, is_dir};
 	listing_mark(l, name);
 	return 0;
 }
@@ -535,7 +536,8 @@ int listing_read(struct discovery *d, int fd, struct listing *l, bool names_kept
 			if (name_is(e->d_name, ".") || name_is(e->d_name, ".."))
 				continue;
 			if (!names_kept) {
-				/* Only what the directory is: the names that make a store or a work tree. */
+				/* Only what the directory is: the names that make a store or a work
+				 * tree. */
 				listing_mark(l, e->d_name);
 				continue;
 			}
@@ -625,10 +627,10 @@ static int scan_tree(struct discovery *d, const char *tree)
 	return rc;
 }
 
-int repositories_find(const char *const *trees, size_t n_trees, const char *home,
-		      unsigned options, struct repositories *out, struct procage_error *err)
+int repositories_find(const char *const *trees, size_t n_trees, const char *home, unsigned options,
+		      struct repositories *out, struct procage_error *err)
 {
-	struct discovery d = { trees, n_trees, home, options, out, err, NULL, LISTING_BUFFER_SIZE };
+	struct discovery d = {trees, n_trees, home, options, out, err, NULL, LISTING_BUFFER_SIZE};
 	int rc = 0;
 	memset(out, 0, sizeof *out);
 	if (!(d.buffer = malloc(d.buffer_size)))

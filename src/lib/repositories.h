@@ -86,8 +86,8 @@ enum {
  * Find the repositories of the canonical writable trees. home expands
  * "~/" in config paths (may be NULL). On failure *out is empty.
  */
-int repositories_find(const char *const *trees, size_t n_trees, const char *home,
-		      unsigned options, struct repositories *out, struct procage_error *err);
+int repositories_find(const char *const *trees, size_t n_trees, const char *home, unsigned options,
+		      struct repositories *out, struct procage_error *err);
 void repositories_free(struct repositories *r);
 
 #endif

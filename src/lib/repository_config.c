@@ -203,11 +203,12 @@ static int hooks_path(struct config_walk *w, const char *value)
 		 * found, and each core.worktree the config sets.
 		 */
 		const struct store_config *sc = w->store;
-		const char *bases[2 + CORE_WORKTREES_MAX] = { sc->worktree, sc->gitdir };
+		const char *bases[2 + CORE_WORKTREES_MAX] = {sc->worktree, sc->gitdir};
 		for (size_t i = 0; i < sc->n_core_worktrees; i++)
 			bases[2 + i] = sc->core_worktrees[i];
 		for (size_t i = 0; rc == 0 && i < 2 + sc->n_core_worktrees; i++) {
-			char *joined = bases[i] ? path_join_relative(bases[i], expanded, false) : NULL;
+			char *joined =
+			    bases[i] ? path_join_relative(bases[i], expanded, false) : NULL;
 			if (bases[i] && !joined)
 				rc = -ENOMEM;
 			else if (joined)
@@ -288,27 +289,29 @@ static int config_follow(struct discovery *d, struct store_config *store, const 
 	char *text = file_read_small(file, &len);
 	if (!text)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	struct config_walk w = { d, store, file, depth };
+	struct config_walk w = {d, store, file, depth};
 	int rc = git_config_parse(text, len, config_entry, &w, &bad_line);
 	free(text);
 	if (rc == -EINVAL)
-		return error_set(d->err, -EINVAL,
-				 "%s, a config file git reads for the repository %s, cannot be read "
-				 "at line %d (git refuses it too); fix the line, or waive the "
-				 "trust-handoff class",
-				 file, store->gitdir, bad_line);
+		return error_set(
+		    d->err, -EINVAL,
+		    "%s, a config file git reads for the repository %s, cannot be read "
+		    "at line %d (git refuses it too); fix the line, or waive the "
+		    "trust-handoff class",
+		    file, store->gitdir, bad_line);
 	return rc;
 }
 
 int store_configs(struct discovery *d, const char *gitdir, const char *worktree)
 {
-	static const char *const names[] = { "config", "config.worktree" };
-	struct store_config store = { .gitdir = gitdir, .worktree = worktree, .collecting = true };
+	static const char *const names[] = {"config", "config.worktree"};
+	struct store_config store = {.gitdir = gitdir, .worktree = worktree, .collecting = true};
 	char file[PATH_MAX];
 	int rc = 0;
 	for (int pass = 0; rc == 0 && pass < 2; pass++, store.collecting = false)
 		for (size_t i = 0; rc == 0 && i < 2; i++)
-			if (snprintf(file, sizeof file, "%s/%s", gitdir, names[i]) < (int)sizeof file)
+			if (snprintf(file, sizeof file, "%s/%s", gitdir, names[i]) <
+			    (int)sizeof file)
 				rc = config_follow(d, &store, file, 0);
 	for (size_t i = 0; i < store.n_core_worktrees; i++)
 		free(store.core_worktrees[i]);
@@ -357,7 +360,8 @@ static int submodule_entry(const char *name, const char *value, void *ctx)
 	char git[PATH_MAX], sub[PATH_MAX];
 	struct stat st;
 	if (!value || strncmp(name, "submodule.", 10) != 0 || !ends_with(name, ".path") ||
-	    value[0] == '/' || snprintf(sub, sizeof sub, "%s/%s", w->worktree, value) >= (int)sizeof sub ||
+	    value[0] == '/' ||
+	    snprintf(sub, sizeof sub, "%s/%s", w->worktree, value) >= (int)sizeof sub ||
 	    snprintf(git, sizeof git, "%s/.git", sub) >= (int)sizeof git || lstat(git, &st) != 0)
 		return 0;
 	if (S_ISREG(st.st_mode))
@@ -380,7 +384,7 @@ int worktree_submodules(struct discovery *d, const char *worktree, int depth)
 	char *text = file_read_small(path, &len);
 	if (!text)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	struct submodule_walk w = { d, worktree, depth };
+	struct submodule_walk w = {d, worktree, depth};
 	int rc = git_config_parse(text, len, submodule_entry, &w, NULL);
 	free(text);
 	return rc == -EINVAL ? 0 : rc;
@@ -424,7 +428,8 @@ int ancestors_check(struct discovery *d, const char *tree)
 		    (named_git || looks_like_store(fd)))
 			rc = store_refusal(d, tree, len ? path : "/", !named_git);
 		struct stat st;
-		if (rc == 0 && fd >= 0 && strcmp(path, tree) != 0 && fstatat(fd, ".git", &st, 0) == 0) {
+		if (rc == 0 && fd >= 0 && strcmp(path, tree) != 0 &&
+		    fstatat(fd, ".git", &st, 0) == 0) {
 			char git[PATH_MAX];
 			snprintf(git, sizeof git, "%s/.git", path);
 			if (S_ISREG(st.st_mode)) {

@@ -19,10 +19,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                              \
-	do {                                                                                     \
-		if (!(cond))                                                                     \
-			__builtin_trap();                                                        \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			__builtin_trap();                                                          \
 	} while (0)
 
 static int entry(const char *name, const char *value, void *ctx)

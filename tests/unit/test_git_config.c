@@ -21,34 +21,34 @@ struct config_case {
 };
 
 static const struct config_case cases[] = {
-	{ "a plain key", "[core]\n\thooksPath = .husky/_\n", "core.hookspath=.husky/_\n" },
-	{ "section and key lower-cased", "[CoRe]\nHooksPATH=x\n", "core.hookspath=x\n" },
-	{ "a quoted subsection keeps its case", "[includeIf \"gitdir:/A/\"]\npath = x\n",
-	  "includeif.gitdir:/A/.path=x\n" },
-	{ "the old [a.b] form is lower-cased", "[Section.Sub]\nk = v\n", "section.sub.k=v\n" },
-	{ "an entry on the header's line", "[core] hooksPath = h\n", "core.hookspath=h\n" },
-	{ "a key without '=' is true", "[core]\n\tbare\n", "core.bare\n" },
-	{ "an empty value", "[core]\nk =\n", "core.k=\n" },
-	{ "quotes removed, inner spaces kept", "[a]\nk = \"x  y\" z \n", "a.k=x  y z\n" },
-	{ "a comment ends the value", "[a]\nk = v # note\nj = w;note\n", "a.k=v\na.j=w\n" },
-	{ "a comment sign inside quotes is kept", "[a]\nk = \"v # not\"\n", "a.k=v # not\n" },
-	{ "escapes", "[a]\nk = x\\ty\\\\z\\\"\n", "a.k=x\ty\\z\"\n" },
-	{ "a continuation line", "[a]\nk = one\\\ntwo\n", "a.k=onetwo\n" },
-	{ "CRLF line ends", "[a]\r\nk = v\r\n", "a.k=v\n" },
-	{ "a byte order mark", "\xef\xbb\xbf[a]\nk = v\n", "a.k=v\n" },
-	{ "no newline at the end", "[a]\nk = v", "a.k=v\n" },
-	{ "comments and blank lines", "# top\n; also\n\n[a]\n  # in\nk = v\n", "a.k=v\n" },
-	{ "subsection escapes", "[remote \"o\\\"r\\\\g\"]\nurl = u\n", "remote.o\"r\\g.url=u\n" },
-	{ "a key with digits and '-'", "[a]\nk-2 = v\n", "a.k-2=v\n" },
-	{ "two sections", "[a]\nk=1\n[b \"s\"]\nk=2\n", "a.k=1\nb.s.k=2\n" },
-	{ "an unknown escape is refused", "[a]\nk = \\q\n", "ERROR:2" },
-	{ "a quote left open is refused", "[a]\nk = \"open\nj = v\n", "ERROR:2" },
-	{ "a key before any section is the key alone", "k = v\n", "k=v\n" },
-	{ "a bad character in a key is refused", "[a]\nk_x = v\n", "ERROR:2" },
-	{ "a header without ']' is refused", "[a\nk = v\n", "ERROR:1" },
-	{ "a subsection left open is refused", "[a \"s]\nk = v\n", "ERROR:1" },
-	{ "a key starting with a digit is refused", "[a]\n2k = v\n", "ERROR:2" },
-	{ "text after a subsection's quote is refused", "[a \"s\" x]\nk = v\n", "ERROR:1" },
+    {"a plain key", "[core]\n\thooksPath = .husky/_\n", "core.hookspath=.husky/_\n"},
+    {"section and key lower-cased", "[CoRe]\nHooksPATH=x\n", "core.hookspath=x\n"},
+    {"a quoted subsection keeps its case", "[includeIf \"gitdir:/A/\"]\npath = x\n",
+     "includeif.gitdir:/A/.path=x\n"},
+    {"the old [a.b] form is lower-cased", "[Section.Sub]\nk = v\n", "section.sub.k=v\n"},
+    {"an entry on the header's line", "[core] hooksPath = h\n", "core.hookspath=h\n"},
+    {"a key without '=' is true", "[core]\n\tbare\n", "core.bare\n"},
+    {"an empty value", "[core]\nk =\n", "core.k=\n"},
+    {"quotes removed, inner spaces kept", "[a]\nk = \"x  y\" z \n", "a.k=x  y z\n"},
+    {"a comment ends the value", "[a]\nk = v # note\nj = w;note\n", "a.k=v\na.j=w\n"},
+    {"a comment sign inside quotes is kept", "[a]\nk = \"v # not\"\n", "a.k=v # not\n"},
+    {"escapes", "[a]\nk = x\\ty\\\\z\\\"\n", "a.k=x\ty\\z\"\n"},
+    {"a continuation line", "[a]\nk = one\\\ntwo\n", "a.k=onetwo\n"},
+    {"CRLF line ends", "[a]\r\nk = v\r\n", "a.k=v\n"},
+    {"a byte order mark", "\xef\xbb\xbf[a]\nk = v\n", "a.k=v\n"},
+    {"no newline at the end", "[a]\nk = v", "a.k=v\n"},
+    {"comments and blank lines", "# top\n; also\n\n[a]\n  # in\nk = v\n", "a.k=v\n"},
+    {"subsection escapes", "[remote \"o\\\"r\\\\g\"]\nurl = u\n", "remote.o\"r\\g.url=u\n"},
+    {"a key with digits and '-'", "[a]\nk-2 = v\n", "a.k-2=v\n"},
+    {"two sections", "[a]\nk=1\n[b \"s\"]\nk=2\n", "a.k=1\nb.s.k=2\n"},
+    {"an unknown escape is refused", "[a]\nk = \\q\n", "ERROR:2"},
+    {"a quote left open is refused", "[a]\nk = \"open\nj = v\n", "ERROR:2"},
+    {"a key before any section is the key alone", "k = v\n", "k=v\n"},
+    {"a bad character in a key is refused", "[a]\nk_x = v\n", "ERROR:2"},
+    {"a header without ']' is refused", "[a\nk = v\n", "ERROR:1"},
+    {"a subsection left open is refused", "[a \"s]\nk = v\n", "ERROR:1"},
+    {"a key starting with a digit is refused", "[a]\n2k = v\n", "ERROR:2"},
+    {"text after a subsection's quote is refused", "[a \"s\" x]\nk = v\n", "ERROR:1"},
 };
 
 struct collected {
@@ -69,7 +69,7 @@ static int collect(const char *name, const char *value, void *ctx)
 
 static void read_case(const struct config_case *k, char *out, size_t size)
 {
-	struct collected c = { .len = 0 };
+	struct collected c = {.len = 0};
 	int bad_line = 0;
 	c.text[0] = '\0';
 	int rc = git_config_parse(k->text, strlen(k->text), collect, &c, &bad_line);
@@ -119,12 +119,13 @@ static void test_table(void)
 		if (!tap_ok(strcmp(got, cases[i].expect) == 0, "%s", cases[i].what))
 			printf("# got: [%s]\n# expected: [%s]\n", got, cases[i].expect);
 		if (!with_git) {
-			tap_skip("git is not installed: %s is not compared with git", cases[i].what);
+			tap_skip("git is not installed: %s is not compared with git",
+				 cases[i].what);
 			continue;
 		}
 		/* git prints a key without '=' as "name" too; errors lose their line. */
-		const char *want = strncmp(cases[i].expect, "ERROR", 5) == 0 ? "ERROR"
-									    : cases[i].expect;
+		const char *want =
+		    strncmp(cases[i].expect, "ERROR", 5) == 0 ? "ERROR" : cases[i].expect;
 		if (git_reads(cases[i].text, git, sizeof git) < 0)
 			tap_ok(false, "%s: the text could be given to git", cases[i].what);
 		else if (!tap_ok(strcmp(git, want) == 0, "%s: git reads the same", cases[i].what))
