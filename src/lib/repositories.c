@@ -630,16 +630,26 @@ static int scan_tree(struct discovery *d, const char *tree)
 int repositories_find(const char *const *trees, size_t n_trees, const char *home, unsigned options,
 		      struct repositories *out, struct procage_error *err)
 {
-	struct discovery d = {trees, n_trees, home, options, out, err, NULL, LISTING_BUFFER_SIZE};
+	struct discovery d = {.trees = trees,
+			      .n_trees = n_trees,
+			      .home = home,
+			      .options = options,
+			      .out = out,
+			      .err = err,
+			      .buffer_size = LISTING_BUFFER_SIZE};
 	int rc = 0;
 	memset(out, 0, sizeof *out);
 	if (!(d.buffer = malloc(d.buffer_size)))
 		return error_set(err, -ENOMEM, "out of memory finding the repositories");
+	if (n_trees)
+		rc = global_configs(&d);
 	for (size_t i = 0; rc == 0 && i < n_trees; i++)
 		rc = ancestors_check(&d, trees[i]);
 	for (size_t i = 0; rc == 0 && i < n_trees; i++)
 		rc = scan_tree(&d, trees[i]);
 	free(d.buffer);
+	for (size_t i = 0; i < d.n_global_hooks_paths; i++)
+		free(d.global_hooks_paths[i]);
 	if (rc < 0) {
 		repositories_free(out);
 		if (rc == -ENOMEM)

@@ -186,35 +186,51 @@ struct config_walk {
 static int config_follow(struct discovery *d, struct store_config *store, const char *file,
 			 int depth);
 
-/* core.hooksPath: relative to where hooks run (the work tree, or GIT_DIR when bare). */
+/*
+ * A relative core.hooksPath, from every base: a command run in a bare
+ * store, the work tree found, and each core.worktree the config sets.
+ */
+static int hooks_path_bases(struct discovery *d, const struct store_config *sc,
+			    const char *relative)
+{
+	const char *bases[2 + CORE_WORKTREES_MAX] = {sc->worktree, sc->gitdir};
+	int rc = 0;
+	for (size_t i = 0; i < sc->n_core_worktrees; i++)
+		bases[2 + i] = sc->core_worktrees[i];
+	for (size_t i = 0; rc == 0 && i < 2 + sc->n_core_worktrees; i++) {
+		char *joined = bases[i] ? path_join_relative(bases[i], relative, false) : NULL;
+		if (bases[i] && !joined)
+			rc = -ENOMEM;
+		else if (joined)
+			rc = discovery_protect(d, joined, NULL);
+		free(joined);
+	}
+	return rc;
+}
+
+/*
+ * core.hooksPath: relative to where hooks run (the work tree, or GIT_DIR
+ * when bare). One from the global or system config applies to every
+ * store: kept until the stores are found.
+ */
 static int hooks_path(struct config_walk *w, const char *value)
 {
+	struct discovery *d = w->d;
 	if (strncmp(value, ":(optional)", 11) == 0)
 		value += 11;
-	char *expanded = interpolate(w->d, value);
+	char *expanded = interpolate(d, value);
 	int rc = 0;
 	if (!expanded)
 		return errno == ENOMEM ? -ENOMEM : 0;
 	if (expanded[0] == '/') {
-		rc = discovery_protect(w->d, expanded, NULL);
-	} else {
-		/*
-		 * Every base: a command run in a bare store, the work tree
-		 * found, and each core.worktree the config sets.
-		 */
-		const struct store_config *sc = w->store;
-		const char *bases[2 + CORE_WORKTREES_MAX] = {sc->worktree, sc->gitdir};
-		for (size_t i = 0; i < sc->n_core_worktrees; i++)
-			bases[2 + i] = sc->core_worktrees[i];
-		for (size_t i = 0; rc == 0 && i < 2 + sc->n_core_worktrees; i++) {
-			char *joined =
-			    bases[i] ? path_join_relative(bases[i], expanded, false) : NULL;
-			if (bases[i] && !joined)
-				rc = -ENOMEM;
-			else if (joined)
-				rc = discovery_protect(w->d, joined, NULL);
-			free(joined);
+		rc = discovery_protect(d, expanded, NULL);
+	} else if (!w->store->gitdir) {
+		if (d->n_global_hooks_paths < sizeof d->global_hooks_paths / sizeof(char *)) {
+			d->global_hooks_paths[d->n_global_hooks_paths++] = expanded;
+			return 0;
 		}
+	} else {
+		rc = hooks_path_bases(d, w->store, expanded);
 	}
 	free(expanded);
 	return rc;
@@ -295,10 +311,10 @@ static int config_follow(struct discovery *d, struct store_config *store, const 
 	if (rc == -EINVAL)
 		return error_set(
 		    d->err, -EINVAL,
-		    "%s, a config file git reads for the repository %s, cannot be read "
-		    "at line %d (git refuses it too); fix the line, or waive the "
-		    "trust-handoff class",
-		    file, store->gitdir, bad_line);
+		    "%s, a config file git reads for %s%s, cannot be read at line %d (git "
+		    "refuses it too); fix the line, or waive the trust-handoff class",
+		    file, store->gitdir ? "the repository " : "every repository",
+		    store->gitdir ? store->gitdir : "", bad_line);
 	return rc;
 }
 
@@ -313,8 +329,35 @@ int store_configs(struct discovery *d, const char *gitdir, const char *worktree)
 			if (snprintf(file, sizeof file, "%s/%s", gitdir, names[i]) <
 			    (int)sizeof file)
 				rc = config_follow(d, &store, file, 0);
+	for (size_t i = 0; rc == 0 && i < d->n_global_hooks_paths; i++)
+		rc = hooks_path_bases(d, &store, d->global_hooks_paths[i]);
 	for (size_t i = 0; i < store.n_core_worktrees; i++)
 		free(store.core_worktrees[i]);
+	return rc;
+}
+
+/*
+ * The system and global config git reads for every repository: an
+ * include target or a core.hooksPath there may lie in a writable tree.
+ * (The global files themselves are the home rows' to keep read-only.)
+ */
+int global_configs(struct discovery *d)
+{
+	const char *home = getenv("HOME") && getenv("HOME")[0] == '/' ? getenv("HOME") : d->home;
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	struct store_config global = {.collecting = false};
+	char files[3][PATH_MAX];
+	size_t n = 0;
+	snprintf(files[n++], PATH_MAX, "/etc/gitconfig");
+	if (xdg && xdg[0] == '/')
+		snprintf(files[n++], PATH_MAX, "%s/git/config", xdg);
+	else if (home)
+		snprintf(files[n++], PATH_MAX, "%s/.config/git/config", home);
+	if (home)
+		snprintf(files[n++], PATH_MAX, "%s/.gitconfig", home);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = config_follow(d, &global, files[i], 0);
 	return rc;
 }
 

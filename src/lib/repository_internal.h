@@ -16,6 +16,9 @@ struct discovery {
 	struct procage_error *err;
 	char *buffer; /* getdents64's room, one for the whole discovery */
 	size_t buffer_size;
+	/* Relative core.hooksPath values of the global and system config: every store's. */
+	char *global_hooks_paths[8];
+	size_t n_global_hooks_paths;
 };
 
 struct listing_entry {
@@ -47,6 +50,8 @@ int store_configs(struct discovery *d, const char *gitdir, const char *worktree)
 int worktree_of(struct discovery *d, const char *worktree_gitdir, char **worktree, int depth);
 int worktree_submodules(struct discovery *d, const char *worktree, int depth);
 int ancestors_check(struct discovery *d, const char *tree);
+/* The system and global config files: their includes, and their core.hooksPath. */
+int global_configs(struct discovery *d);
 
 /* Paths (repository_config.c). */
 char *canonical_or_absent(const char *path, bool *absent);

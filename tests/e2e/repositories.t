@@ -288,6 +288,26 @@ vector_symlinked_hooks() {
 	clean
 }
 
+# The global config (~/.gitconfig) naming the workspace: a relative
+# core.hooksPath (every repository's work tree) and an include target.
+vector_global_config() {
+	fresh r9 && mkdir -p "$base/ws/r9/.githooks" "$base/ws/cfg" &&
+		printf '[user]\n\tname = t\n' >"$base/ws/cfg/extra.gitconfig" &&
+		printf '[core]\n\thooksPath = .githooks\n[include]\n\tpath = %s\n' \
+			"$base/ws/cfg/extra.gitconfig" >"$base/home/.gitconfig"
+	[ "$user" = root ] || chown -R 65534:65534 "$base/ws/r9" "$base/ws/cfg" "$base/home"
+	caged -- "{ printf '%s' '$(payload)' >r9/.githooks/pre-commit; chmod +x r9/.githooks/pre-commit;
+		printf '[core]\n\tfsmonitor = true\n' >>cfg/extra.gitconfig; } 2>/dev/null; true" \
+		>/dev/null 2>&1
+	! grep -q fsmonitor "$base/ws/cfg/extra.gitconfig"
+	t $? canary "a config file ~/.gitconfig includes from the workspace stays read-only"
+	judge_commit r9
+	{ not_planted; }
+	t $? canary "a relative core.hooksPath in ~/.gitconfig: its directory in the work tree stays read-only; git commit outside runs nothing planted"
+	rm -f "$base/home/.gitconfig"
+	clean
+}
+
 # A writable tree that is itself a repository store: refused before any child runs.
 vector_store_as_tree() {
 	g init -q --bare "$base/ws/mirror.git" && fresh r7
@@ -405,6 +425,7 @@ scenario() {
 	vector_hooks_path_missing
 	vector_hooks_missing
 	vector_symlinked_hooks
+	vector_global_config
 	vector_store_as_tree
 	vector_new_repository
 	usable_worktree_and_submodule
