@@ -133,8 +133,52 @@ static void test_table(void)
 	}
 }
 
+/*
+ * Texts made of the format's pieces at random (a fixed seed: the same
+ * texts every run), each read by the reader and by git: they must agree on
+ * every entry, and on refusing. Where git is missing, skipped.
+ */
+static void test_against_git(void)
+{
+	static const char *const pieces[] = {
+	    "[core]",	"[a \"b\"]",  "[a.B]",	   "[x \"q\\\"r\"]",
+	    "\n",	"\r\n",	      " ",	   "\t",
+	    "k",	"K2",	      "hooksPath", "=",
+	    "\"",	"\\",	      "\\n",	   "\\t",
+	    "\\\n",	"#",	      ";",	   "v",
+	    "a b",	"x\"y\"z",    "[",	   "]",
+	    "-",	"_",	      ".",	   "\"\"",
+	    "[ \"s\"]", "[a \"b\" ]", "\\x",
+	};
+	enum { CASES = 150 };
+	if (!git_installed()) {
+		tap_skip("git is not installed: random texts are not compared with git");
+		return;
+	}
+	unsigned seed = 7, disagreed = 0;
+	for (int i = 0; i < CASES; i++) {
+		char text[1024] = "", got[4096], git[4096];
+		if (rand_r(&seed) % 10 < 7)
+			strcat(text, "[s]\n");
+		for (int n = 1 + rand_r(&seed) % 14; n > 0; n--)
+			strcat(text, pieces[rand_r(&seed) % (sizeof pieces / sizeof *pieces)]);
+		struct config_case k = {"random", text, NULL};
+		read_case(&k, got, sizeof got);
+		if (strncmp(got, "ERROR", 5) == 0)
+			got[5] = '\0';
+		if (git_reads(text, git, sizeof git) < 0 || strcmp(got, git) != 0) {
+			if (disagreed++ < 3)
+				printf("# text: [%s]\n# reader: [%s]\n# git: [%s]\n", text, got,
+				       git);
+		}
+	}
+	tap_ok(disagreed == 0, "%d random texts: the reader and git agree on all (%u disagree)",
+	       CASES, disagreed);
+}
+
 int main(void)
 {
 	test_table();
+	test_against_git();
 	return tap_done();
 }
