@@ -40,6 +40,14 @@
 /* How deep metadata links (commondir, modules/, worktrees/) are followed. */
 #define STORE_LINK_DEPTH 16
 
+/*
+ * The most directories read under the stores' modules/ in one discovery:
+ * far more than any superproject has, few enough that a tree of
+ * directories made there (16 levels deep, many wide) cannot stall the
+ * making of a cage. Past it the cage is refused, naming the store.
+ */
+#define MODULES_READ_BUDGET 4096
+
 struct linux_dirent64 {
 	ino_t d_ino;
 	off_t d_off;
@@ -405,6 +413,14 @@ static int store_modules(struct discovery *d, const char *dir, int depth)
 	int rc = listing_read_path(d, dir, &l);
 	if (rc <= 0)
 		return rc;
+	if (++d->modules_read > MODULES_READ_BUDGET) {
+		listing_free(&l);
+		return error_set(d->err, -E2BIG,
+				 "more than %d directories under the submodule stores, at %s: too "
+				 "many to find the stores git would use; remove what is not a "
+				 "submodule there, or waive the trust-handoff class",
+				 MODULES_READ_BUDGET, dir);
+	}
 	rc = 0;
 	if (l.has_head || l.has_objects || l.has_refs || l.has_hooks || l.has_config) {
 		rc = discovery_store(d, dir, NULL, depth + 1);

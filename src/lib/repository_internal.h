@@ -19,6 +19,7 @@ struct discovery {
 	/* Relative core.hooksPath values of the global and system config: every store's. */
 	char *global_hooks_paths[8];
 	size_t n_global_hooks_paths;
+	size_t modules_read; /* directories read under modules/, against a budget */
 };
 
 struct listing_entry {
