@@ -357,10 +357,16 @@ static int hooks_make(struct discovery *d, const char *gitdir)
 	if (!(d->options & REPOSITORIES_MAKE_HOOKS) ||
 	    snprintf(path, sizeof path, "%s/hooks", gitdir) >= (int)sizeof path)
 		return 0;
-	if (lstat(path, &st) != 0 && errno == ENOENT && mkdir(path, 0777) != 0 && errno != EEXIST)
+	if (lstat(path, &st) == 0 || errno != ENOENT)
+		return 0;
+	if (mkdir(path, 0777) != 0 && errno != EEXIST)
 		return error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
 				     "making the missing hooks directory %s, to keep it read-only",
 				     path);
+	/* A root caller's new directory belongs to the store's owner, as git would make it. */
+	if (geteuid() == 0 && stat(gitdir, &st) == 0 && lchown(path, st.st_uid, st.st_gid) != 0)
+		return error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
+				     "giving the new hooks directory %s to the store's owner", path);
 	return 0;
 }
 
