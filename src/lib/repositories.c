@@ -124,8 +124,10 @@ static int link_record(struct discovery *d, const char *path)
 	*slash = '\0';
 	char *canonical = realpath(parent, NULL);
 	int rc = 0;
-	if (canonical && asprintf(&spelled, "%s/%s", canonical, slash + 1) < 0)
+	if (canonical && asprintf(&spelled, "%s/%s", canonical, slash + 1) < 0) {
+		spelled = NULL; /* undefined after a failure */
 		rc = -ENOMEM;
+	}
 	for (size_t i = 0; rc == 0 && spelled && i < r->n_links; i++)
 		if (strcmp(r->links[i].path, spelled) == 0) {
 			free(spelled);
@@ -226,7 +228,8 @@ static bool tree_within(const struct discovery *d, const char *dir)
  * is the cage's to write, so it alone proves nothing: a linked worktree's
  * git directory must name the gitfile back (its gitdir file, outside the
  * grants), and a submodule's store must lie in the .git/modules of a
- * directory holding the work tree (its superproject).
+ * directory holding the work tree (its superproject) and name the work
+ * tree as its core.worktree (its config, outside the grants).
  */
 static bool store_owns(const char *store, const char *gitfile, const char *worktree, bool linked)
 {
@@ -237,7 +240,11 @@ static bool store_owns(const char *store, const char *gitfile, const char *workt
 			return false;
 		memcpy(path, store, (size_t)(modules - store));
 		path[modules - store] = '\0';
-		return within(worktree, path[0] ? path : "/");
+		char *canonical = realpath(worktree, NULL);
+		bool owns = canonical && within(canonical, path[0] ? path : "/") &&
+			    store_names_worktree(store, canonical);
+		free(canonical);
+		return owns;
 	}
 	if (snprintf(path, sizeof path, "%s/gitdir", store) >= (int)sizeof path)
 		return false;

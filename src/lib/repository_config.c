@@ -361,6 +361,40 @@ int global_configs(struct discovery *d)
 	return rc;
 }
 
+struct worktree_lookup {
+	const char *gitdir;
+	char *found; /* the last core.worktree, resolved against gitdir */
+};
+
+static int worktree_entry(const char *name, const char *value, void *ctx)
+{
+	struct worktree_lookup *w = ctx;
+	if (!value || strcmp(name, "core.worktree") != 0)
+		return 0;
+	free(w->found);
+	w->found = path_join_relative(w->gitdir, value, false);
+	return w->found ? 0 : -ENOMEM;
+}
+
+bool store_names_worktree(const char *gitdir, const char *worktree)
+{
+	char path[PATH_MAX];
+	size_t len = 0;
+	if (snprintf(path, sizeof path, "%s/config", gitdir) >= (int)sizeof path)
+		return false;
+	char *text = file_read_small(path, &len);
+	if (!text)
+		return false;
+	struct worktree_lookup w = {gitdir, NULL};
+	int rc = git_config_parse(text, len, worktree_entry, &w, NULL);
+	char *canonical = rc == 0 && w.found ? realpath(w.found, NULL) : NULL;
+	bool same = canonical && strcmp(canonical, worktree) == 0;
+	free(canonical);
+	free(w.found);
+	free(text);
+	return same;
+}
+
 /*
  * A linked worktree's git directory (GIT_DIR/worktrees/NAME): its gitdir
  * file names the worktree's ".git" file, whose directory is the worktree.

@@ -51,6 +51,8 @@ int store_configs(struct discovery *d, const char *gitdir, const char *worktree)
 int worktree_of(struct discovery *d, const char *worktree_gitdir, char **worktree, int depth);
 int worktree_submodules(struct discovery *d, const char *worktree, int depth);
 int ancestors_check(struct discovery *d, const char *tree);
+/* Does the store's own config (core.worktree) name this work tree (canonical)? */
+bool store_names_worktree(const char *gitdir, const char *worktree);
 /* The system and global config files: their includes, and their core.hooksPath. */
 int global_configs(struct discovery *d);
 
