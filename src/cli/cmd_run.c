@@ -28,6 +28,7 @@ struct run_options {
 	bool json;
 	bool no_private_tmp;
 	bool audit;
+	bool handoff_change_given; /* --on-handoff-change (run only) */
 	struct cli_supervise_opts supervise;
 	struct policy_flag *flags;
 	size_t n_flags;
@@ -45,6 +46,7 @@ enum {
 	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
 	OPT_REPORT_JSON,
 	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY,
+	OPT_ON_HANDOFF_CHANGE,
 };
 
 static const struct option run_long_options[] = {
@@ -74,6 +76,7 @@ static const struct option run_long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "trust-policy", no_argument, NULL, OPT_TRUST_POLICY },
+	{ "on-handoff-change", required_argument, NULL, OPT_ON_HANDOFF_CHANGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -135,6 +138,10 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 			break;
 		case OPT_TRUST_POLICY:
 			o->trust_policy = true;
+			break;
+		case OPT_ON_HANDOFF_CHANGE:
+			o->handoff_change_given = true;
+			o->flags[o->n_flags++] = (struct policy_flag){ OPT_ON_HANDOFF_CHANGE, optarg };
 			break;
 		case OPT_REPORT_JSON:
 			o->report_json = optarg;
@@ -292,6 +299,16 @@ static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return limit_apply(p, f->value, err);
 	case OPT_HARDLINK_EXEMPT:
 		return procage_policy_exempt_hardlinks(p, f->value, err);
+	case OPT_ON_HANDOFF_CHANGE:
+		if (strcmp(f->value, "report") == 0 || strcmp(f->value, "fail") == 0)
+			return procage_policy_set_handoff_change(p,
+								 f->value[0] == 'f'
+									 ? PROCAGE_HANDOFF_CHANGE_FAIL
+									 : PROCAGE_HANDOFF_CHANGE_REPORT,
+								 err);
+		snprintf(err->message, sizeof err->message,
+			 "--on-handoff-change %s: expected 'report' or 'fail'", f->value);
+		return err->code = -EINVAL;
 	case OPT_HARDLINKS:
 		if (strcmp(f->value, "refuse") == 0 || strcmp(f->value, "report") == 0)
 			return procage_policy_set_hardlinks(p,
@@ -405,6 +422,51 @@ static int spawn_failure_exit(const struct procage_error *err)
 	return err->sys_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
 }
 
+/*
+ * The exit status of a run that was waited for, said on stderr where it is
+ * not the command's own (a timeout, a trust-handoff change that fails the
+ * run) and in --json always.
+ */
+static int exit_status(const struct run_options *o, const struct procage_cage *cage,
+		       const struct cli_supervise_result *end, bool handoff_changed)
+{
+	int status = end->status;
+	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	if (end->timed_out) {
+		/* Reported as a timeout, whatever the command did on its way out. */
+		code = EXIT_TIMED_OUT;
+		if (o->json)
+			fprintf(stderr, "{\"exit\":{\"timeout\":true,\"seconds\":%g,%s\"code\":%d}}\n",
+				o->supervise.timeout_seconds, end->killed ? "\"killed\":true," : "",
+				code);
+		else
+			fprintf(stderr,
+				"procage: timed out: the command ran out of its %g s and was ended "
+				"(%s)\n",
+				o->supervise.timeout_seconds,
+				end->killed ? "SIGTERM, then SIGKILL after the grace period"
+					    : "SIGTERM");
+	} else if (handoff_changed &&
+		   procage_cage_handoff_change(cage) == PROCAGE_HANDOFF_CHANGE_FAIL) {
+		/* The run fails with its own status; the command's is kept in the message. */
+		if (o->json)
+			fprintf(stderr,
+				"{\"exit\":{\"handoff_changed\":true,\"command_code\":%d,\"code\":%d}}\n",
+				code, EXIT_HANDOFF_CHANGED);
+		else
+			fprintf(stderr,
+				"procage: trust-handoff: the run changed what git on the host trusts "
+				"(on_handoff_change fail); the command exited %d\n",
+				code);
+		code = EXIT_HANDOFF_CHANGED;
+	} else if (o->json && WIFSIGNALED(status)) {
+		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);
+	} else if (o->json) {
+		fprintf(stderr, "{\"exit\":{\"code\":%d}}\n", code);
+	}
+	return code;
+}
+
 static int run_and_wait(const struct run_options *o, const struct procage_cage *cage,
 			struct procage_error *err)
 {
@@ -412,10 +474,16 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 					    .report_json_path = o->report_json };
 	struct procage_run *run;
 	struct procage_audit *audit = NULL;
+	struct procage_handoff *handoff = NULL;
 	struct cli_supervise_result end;
 
 	if (o->audit && procage_audit_begin(cage, &audit, err) != 0) {
 		cli_report_error(err, o->json);
+		return EXIT_PROCAGE_FAILED;
+	}
+	if (procage_handoff_begin(cage, &handoff, err) != 0) {
+		cli_report_error(err, o->json);
+		procage_audit_free(audit);
 		return EXIT_PROCAGE_FAILED;
 	}
 	cli_signals_install(); /* a signal from now on is passed on, not lost */
@@ -425,6 +493,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 			cli_hardlinks_print(cage, o->json, err->message);
 		cli_report_spawn_error(err, o->json, o->command[0], o->cwd, false);
 		procage_audit_free(audit);
+		procage_handoff_free(handoff);
 		return spawn_failure_exit(err);
 	}
 	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
@@ -439,6 +508,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 			o->supervise.timeout_seconds, CLI_KILL_WAIT_MS,
 			procage_run_tmpdir(run) ? procage_run_tmpdir(run) : "(none)");
 		procage_audit_free(audit);
+		procage_handoff_free(handoff);
 		return EXIT_TIMED_OUT;
 	}
 	if (o->report)
@@ -447,32 +517,13 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	if (audit)
 		cli_audit_print(audit, o->json);
 	procage_audit_free(audit);
+	bool handoff_changed = cli_handoff_print(handoff, o->json);
+	procage_handoff_free(handoff);
 	if (rc != 0) {
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;
 	}
-	int status = end.status;
-	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	if (end.timed_out) {
-		/* Reported as a timeout, whatever the command did on its way out. */
-		code = EXIT_TIMED_OUT;
-		if (o->json)
-			fprintf(stderr, "{\"exit\":{\"timeout\":true,\"seconds\":%g,%s\"code\":%d}}\n",
-				o->supervise.timeout_seconds, end.killed ? "\"killed\":true," : "",
-				code);
-		else
-			fprintf(stderr,
-				"procage: timed out: the command ran out of its %g s and was ended "
-				"(%s)\n",
-				o->supervise.timeout_seconds,
-				end.killed ? "SIGTERM, then SIGKILL after the grace period"
-					   : "SIGTERM");
-	} else if (o->json && WIFSIGNALED(status)) {
-		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);
-	} else if (o->json) {
-		fprintf(stderr, "{\"exit\":{\"code\":%d}}\n", code);
-	}
-	return code;
+	return exit_status(o, cage, &end, handoff_changed);
 }
 
 /*
@@ -553,8 +604,9 @@ int cmd_exec(int argc, char **argv)
 
 	if (rc != 0 || o.help)
 		goto out;
-	if (o.supervise.timeout_seconds > 0 || o.audit) {
-		rc = cli_usage_error("exec: --timeout and --audit need a supervisor (procage run)");
+	if (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_change_given) {
+		rc = cli_usage_error("exec: --timeout, --audit and --on-handoff-change need a "
+				     "supervisor (procage run)");
 		goto out;
 	}
 	if ((rc = cage_from_options(&o, true, &policy, &cage, &err)) != 0)

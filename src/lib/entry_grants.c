@@ -26,7 +26,7 @@ static int out_add(struct expansion *x, const char *path, enum procage_access ac
 		return -ENOMEM;
 	}
 	x->out = grown;
-	x->out[x->n_out++] = (struct cage_path){ copy, access, -1 };
+	x->out[x->n_out++] = (struct cage_path){ copy, access, -1, false };
 	return 0;
 }
 
