@@ -200,7 +200,7 @@ static struct outcome op_unlink(struct broker *b, struct request *rq)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o;
 	bool known = fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if ((rc = check_name(&p, BROKER_USE_EXISTING)) < 0)
+	if ((rc = check_name(&p, BROKER_USE_REMOVE)) < 0)
 		o = out_result(rc);
 	else if (unlinkat(p.dir, p.name, dir ? AT_REMOVEDIR : 0) != 0)
 		o = out_syscall(-1);
@@ -236,7 +236,7 @@ static struct outcome two_names_at(const struct request *rq, const struct broker
 	if (link_into_git_dir(from, to) ||
 	    (rename && (rq->flags & RENAME_EXCHANGE) && link_into_git_dir(to, from)))
 		return out_result(EACCES);
-	int rc = check_name(from, BROKER_USE_EXISTING);
+	int rc = check_name(from, rename ? BROKER_USE_REMOVE : BROKER_USE_EXISTING);
 	if (rc == 0 && rename && (rq->flags & RENAME_EXCHANGE))
 		rc = check_name(from, BROKER_USE_NEW);
 	if (rc == 0)

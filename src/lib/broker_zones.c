@@ -97,7 +97,13 @@ int broker_name_check(const struct broker_zone *z, const char *name, enum broker
 	for (size_t i = 0; i < z->n_protected; i++)
 		if (strcmp(z->protected_names[i], name) == 0)
 			return -EACCES;
-	if (use == BROKER_USE_NEW && z->git_dir && !broker_git_name(name))
+	/*
+	 * Git makes and removes only its own names at the root of a git
+	 * directory; any other entry there (a hooks directory given as a
+	 * symbolic link, a tool's own file) may be written as it is, but not
+	 * made, removed or swapped.
+	 */
+	if (use != BROKER_USE_EXISTING && z->git_dir && !broker_git_name(name))
 		return -EACCES;
 	return 0;
 }

@@ -51,14 +51,15 @@ void broker_zones_free(struct broker_zones *z);
 
 /* What an entry call does with a name in a zone. */
 enum broker_use {
-	BROKER_USE_EXISTING, /* writes, truncates, removes or renames away an entry */
+	BROKER_USE_EXISTING, /* writes or truncates an entry, or links it elsewhere */
+	BROKER_USE_REMOVE,   /* removes an entry or renames it away */
 	BROKER_USE_NEW,	     /* makes an entry that was not there (or replaces one) */
 };
 
 /*
  * May the cage use name, a single component, in zone z that way? 0, or
- * -EACCES: a protected name, or a new name in a git directory that is not
- * one of git's own.
+ * -EACCES: a protected name, or, in a git directory, a name that is not one
+ * of git's own made, removed or renamed away.
  */
 int broker_name_check(const struct broker_zone *z, const char *name, enum broker_use use);
 

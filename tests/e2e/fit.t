@@ -43,7 +43,7 @@ if [ -x "$t2" ] && command -v git >/dev/null; then
 	out=$(cd "$work/ws/repo" && "$t2" "$PROCAGE" fit 2>&1)
 	like "$out" "new entries in $work/ws/repo are made by the supervisor \(the T2 broker\).*never under the name \.git" \
 		"T2: fit names the workspace the broker makes entries in"
-	like "$out" "new entries in $work/ws/repo/\.git are made by the supervisor.*config, hooks, and only under git's own names" \
+	like "$out" "new entries in $work/ws/repo/\.git are made by the supervisor.*commondir, config, config.worktree, hooks, info, and only under git's own names" \
 		"T2: and its .git, with the protected names"
 	if "$PROCAGE" facts --json | grep -q '"tier":"T1"'; then
 		out=$(cd "$work/ws/repo" && "$PROCAGE" fit 2>&1)

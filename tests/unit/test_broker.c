@@ -95,6 +95,10 @@ static void test_name_check(void)
 	tap_ok(broker_name_check(g, "evil", BROKER_USE_NEW) == -EACCES &&
 		   broker_name_check(g, "evil", BROKER_USE_EXISTING) == 0,
 	       "a new name of its own is refused in .git; one there before may be written");
+	tap_ok(broker_name_check(g, "evil", BROKER_USE_REMOVE) == -EACCES &&
+		   broker_name_check(g, "index.lock", BROKER_USE_REMOVE) == 0 &&
+		   broker_name_check(w, "NEW.md", BROKER_USE_REMOVE) == 0,
+	       "in .git only git's own names are removed or renamed away (a symbolic hooks stays)");
 	struct broker_zones copy;
 	tap_ok(broker_zones_add(&z, "/", "/etc") == 0 && z.zones[2].n_protected == 1 &&
 		   strcmp(z.zones[2].protected_names[0], "etc") == 0,
