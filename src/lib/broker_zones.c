@@ -155,13 +155,19 @@ int broker_zones_add(struct broker_zones *z, const char *path, const char *denie
 	return zone_protect(zone, rest, len);
 }
 
-/* A bare repository or a .git: HEAD, objects and refs, as git's discovery asks. */
+/*
+ * A bare repository or a .git: HEAD, objects and refs, as git's discovery
+ * asks; or a linked worktree's git directory: HEAD and commondir.
+ */
 static bool is_git_dir(int fd, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	if (slash && strcmp(slash + 1, ".git") == 0)
 		return true;
 	struct stat st;
+	/* A linked worktree's: HEAD, and commondir naming the rest. */
+	if (fstatat(fd, "HEAD", &st, 0) == 0 && fstatat(fd, "commondir", &st, 0) == 0)
+		return true;
 	return fstatat(fd, "HEAD", &st, 0) == 0 && fstatat(fd, "objects", &st, 0) == 0 &&
 	       S_ISDIR(st.st_mode) && fstatat(fd, "refs", &st, 0) == 0 && S_ISDIR(st.st_mode);
 }

@@ -44,13 +44,21 @@ static bool denial_below(const struct expansion *x, const char *path, enum proca
 	return false;
 }
 
-/* A git directory: named .git, or holding HEAD, objects and refs (a bare one). */
+/*
+ * A git directory: named .git, holding HEAD, objects and refs (a bare one),
+ * or HEAD and commondir (a linked worktree's).
+ */
 static bool git_dir_at(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char entry[PATH_MAX];
 	struct stat st;
 	if (slash && strcmp(slash + 1, ".git") == 0)
+		return true;
+	/* A linked worktree's git directory: HEAD, and commondir naming the rest. */
+	if (snprintf(entry, sizeof entry, "%s/commondir", path) < (int)sizeof entry &&
+	    stat(entry, &st) == 0 && snprintf(entry, sizeof entry, "%s/HEAD", path) < (int)sizeof entry &&
+	    stat(entry, &st) == 0)
 		return true;
 	static const char *const parts[] = { "HEAD", "objects", "refs" };
 	for (size_t i = 0; i < 3; i++)
@@ -60,11 +68,17 @@ static bool git_dir_at(const char *path)
 	return true;
 }
 
-/* Does denied lie in a git directory at or below dir? */
+/*
+ * Does denied lie in a git directory at or below dir, or is it a work
+ * tree's .git itself (a gitfile: a linked worktree's or a submodule's)?
+ */
 static bool denial_in_git_dir(const char *dir, const char *denied)
 {
 	char ancestor[PATH_MAX];
 	size_t base = strlen(dir);
+	const char *last = strrchr(denied, '/');
+	if (last && strcmp(last + 1, ".git") == 0)
+		return true;
 	if (strlen(denied) >= sizeof ancestor)
 		return false;
 	strcpy(ancestor, denied);
@@ -80,7 +94,7 @@ static bool denial_in_git_dir(const char *dir, const char *denied)
  * A directory of a write grant granted only reading, or nothing, because
  * of the denials below it: a zone of the broker, where the supervisor
  * makes the new entries whose names no denial starts with. Only where
- * every denial below lies in a git directory: there the names a new
+ * every denial below lies in a git directory or is a gitfile: there the names a new
  * entry must not take are known (the git directory's, and git's own
  * rules inside it, broker_zones.c), while elsewhere (a home) a protected
  * location missing when the cage is made (a startup file) has no denial
