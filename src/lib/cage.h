@@ -3,6 +3,7 @@
 #define PROCAGE_CAGE_H
 
 #include <linux/filter.h>
+#include <stdbool.h>
 
 #include "landlock.h"
 #include "paths.h"
@@ -21,7 +22,20 @@ struct procage_cage {
 	struct cage_path *examined; /* hidden and protected locations, for the hard-link check */
 	size_t n_examined;
 	struct sock_fprog seccomp;
-	char *tmp_base; /* where private temporary directories are made, or NULL */
+	/*
+	 * Private temporary directories, or NULL for none. Tier T2: where
+	 * each run's directory is made on the host. Tier T1: the directory a
+	 * tmpfs of the run's own is mounted over, in the run's mount
+	 * namespace (nothing is made on the host); it is the run's TMPDIR.
+	 */
+	char *tmp_base;
+	bool tmp_mounted; /* tier T1: tmp_base is covered by a tmpfs per run */
+	/*
+	 * The Landlock ruleset of the cage's grants, made once. A spawn
+	 * whose run needs rules of its own (its private temporary
+	 * directory, its own /proc) builds a ruleset per run instead.
+	 */
+	int landlock_fd;
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
 };

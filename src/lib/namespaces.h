@@ -22,6 +22,23 @@ int namespaces_mounts_private(void);
 int namespaces_masks_apply(const struct plan *plan, int *index);
 
 /*
+ * The limits of a run's private temporary directory on tier T1, a tmpfs
+ * (docs/lifetime.md): half the memory, a million files or directories.
+ * Its pages are the memory of the process that writes them, so a memory
+ * limit of the run counts them.
+ */
+#define NAMESPACES_TMP_SIZE "50%"
+#define NAMESPACES_TMP_INODES "1048576"
+
+/*
+ * Reaper side (T1), system calls only: a fresh tmpfs, readable by its
+ * owner only, laid over path in the run's mount namespace. Returns its
+ * mount's descriptor (for the Landlock rule that grants it) or a negative
+ * errno; the host's directory is neither changed nor reachable through it.
+ */
+int namespaces_private_tmp_mount(const char *path);
+
+/*
  * Child side, system calls only (T1): in a mount namespace of its own,
  * every mount read-only but the plan's writable trees. *index names the
  * writable tree that failed, or is -1.

@@ -53,6 +53,12 @@ struct plan_id_maps {
 struct plan {
 	int status_fd;   /* write end of the close-on-exec status pipe */
 	int landlock_fd; /* the filled ruleset */
+	/*
+	 * landlock_fd is the run's own, to which the reaper adds the run's
+	 * temporary directory and /proc; else a copy of the cage's
+	 * descriptor, to which nothing may be added.
+	 */
+	bool landlock_per_run;
 	const struct sock_fprog *seccomp;
 	const char *cwd; /* canonical; entered after the mounts, never inherited */
 	const char *exec_path;
