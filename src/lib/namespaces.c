@@ -202,18 +202,18 @@ static void writable_close(const struct plan *plan)
 }
 
 /*
- * A mount namespace of the target's own (the reaper keeps its writable
- * view, to remove the run's directories), where every mount is read-only
- * but the write grants: each is copied (with the masks and pins inside it)
- * before the rest turns read-only, then put back on top of itself. The
- * cost is one copy per mount, never a walk of the tree.
+ * Every mount read-only but the write grants: each is copied (with the
+ * masks and pins inside it) before the rest turns read-only, then put back
+ * on top of itself. The cost is one copy per mount, never a walk of the
+ * tree. own_namespace: in a mount namespace of the caller's own, made
+ * here, which leaves the one it was in writable.
  */
-int namespaces_read_only_apply(const struct plan *plan, int *index)
+int namespaces_read_only_apply(const struct plan *plan, bool own_namespace, int *index)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	int rc = 0;
 	*index = -1;
-	if (unshare(CLONE_NEWNS) != 0)
+	if (own_namespace && unshare(CLONE_NEWNS) != 0)
 		return -errno;
 	for (size_t i = 0; rc == 0 && i < plan->n_writable; i++) {
 		struct plan_writable *w = &plan->writable[i];

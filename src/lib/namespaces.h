@@ -2,6 +2,7 @@
 #ifndef PROCAGE_NAMESPACES_H
 #define PROCAGE_NAMESPACES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "plan.h"
@@ -39,11 +40,13 @@ int namespaces_masks_apply(const struct plan *plan, int *index);
 int namespaces_private_tmp_mount(const char *path);
 
 /*
- * Child side, system calls only (T1): in a mount namespace of its own,
- * every mount read-only but the plan's writable trees. *index names the
+ * System calls only (T1): every mount read-only but the plan's writable
+ * trees, in a new mount namespace of the caller's own when own_namespace
+ * (the target, when its reaper must keep a writable view), else in the
+ * current one (the reaper, before it starts the target). *index names the
  * writable tree that failed, or is -1.
  */
-int namespaces_read_only_apply(const struct plan *plan, int *index);
+int namespaces_read_only_apply(const struct plan *plan, bool own_namespace, int *index);
 
 /*
  * Child side, in its own network namespace: loopback up, and a listening

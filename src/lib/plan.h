@@ -82,6 +82,14 @@ struct plan {
 	 * outside them: Landlock does not judge those calls.
 	 */
 	bool read_only_mounts;
+	/*
+	 * The reaper made them read-only in the run's mount namespace, which
+	 * the target shares: it has nothing left to write there (its
+	 * temporary directory is a tmpfs, and no cgroup directory is left
+	 * for it to remove). Else the target does it in a mount namespace of
+	 * its own, a copy of the reaper's.
+	 */
+	bool read_only_by_reaper;
 	struct plan_writable *writable;
 	size_t n_writable;
 	/*

@@ -395,6 +395,16 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
 		if (start->tmp_mount && (rc = tmp_mount_make(start)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
+		/*
+		 * Last, once nothing more is mounted. A run with a cgroup keeps
+		 * a writable view here to remove its directory should the caller
+		 * be gone: its target makes its own read-only copy (child.c).
+		 */
+		if (plan->read_only_mounts && !plan->cgroup_dir) {
+			if ((rc = namespaces_read_only_apply(plan, false, &index)) < 0)
+				reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
+			start->plan->read_only_by_reaper = true;
+		}
 	}
 	/* In the run's own network namespace, the one thing it can reach. */
 	if (plan->proxy_port) {
