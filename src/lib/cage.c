@@ -361,6 +361,19 @@ static int cgroup_refusal(const struct procage_policy *policy, const struct proc
 			 f->cgroup_why[0] ? f->cgroup_why : "no subtree found");
 }
 
+bool cage_run_rules_needed(const struct procage_cage *c)
+{
+	if (c->tmp_base)
+		return true;
+	/* A run with a /proc of its own (plan.c) gets a grant on /proc again. */
+	if (c->tier != PROCAGE_TIER_T1 || !host_facts_get()->pidns_private_proc)
+		return false;
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (strcmp(c->grants[i].path, "/proc") == 0)
+			return true;
+	return false;
+}
+
 PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
 				 struct procage_error *err)
 {
@@ -417,7 +430,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		};
 		rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
-	if (rc == 0) {
+	if (rc == 0 && !cage_run_rules_needed(c)) {
 		c->landlock_fd = landlock_ruleset_create(&c->landlock, c->grants, c->n_grants, err);
 		rc = c->landlock_fd < 0 ? c->landlock_fd : 0;
 	}

@@ -31,9 +31,9 @@ struct procage_cage {
 	char *tmp_base;
 	bool tmp_mounted; /* tier T1: tmp_base is covered by a tmpfs per run */
 	/*
-	 * The Landlock ruleset of the cage's grants, made once. A spawn
-	 * whose run needs rules of its own (its private temporary
-	 * directory, its own /proc) builds a ruleset per run instead.
+	 * The Landlock ruleset of the cage's grants, made once, or -1 when
+	 * its runs need rules of their own (cage_run_rules_needed): then
+	 * each spawn builds a ruleset of its run's.
 	 */
 	int landlock_fd;
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
@@ -53,6 +53,12 @@ struct cage_fix {
 	int approximation; /* enum policy_approximation */
 	char path[4096];
 };
+
+/*
+ * Do the cage's runs get Landlock rules of their own at spawn (their
+ * private temporary directory, their own /proc granted again)?
+ */
+bool cage_run_rules_needed(const struct procage_cage *c);
 
 /* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
 int cage_make(const struct procage_policy *policy, struct procage_cage **out,

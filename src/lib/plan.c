@@ -93,7 +93,10 @@ static uint64_t proc_grant_rights(const struct procage_cage *cage)
 static int plan_ruleset(const struct procage_cage *cage, struct plan *plan,
 			struct procage_error *err)
 {
-	plan->landlock_per_run = cage->tmp_base || plan->proc_rights;
+	plan->landlock_per_run = cage->landlock_fd < 0;
+	/* The cage decided (cage_run_rules_needed); a run that disagrees is a mistake. */
+	if (!plan->landlock_per_run && (cage->tmp_base || plan->proc_rights))
+		return error_set(err, -EINVAL, "the cage's ruleset would take rules of one run");
 	if (plan->landlock_per_run)
 		return landlock_ruleset_create(&cage->landlock, cage->grants, cage->n_grants, err);
 	int fd = fcntl(cage->landlock_fd, F_DUPFD_CLOEXEC, plan->fd_scratch_base);
