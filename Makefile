@@ -210,7 +210,7 @@ check-fast: all $(UNIT_BINS) $(SUITE_BINS)
 check-escape: all $(SUITE_BINS)
 	BUILD=$(BUILD) scripts/run-tests escape
 
-bench: all $(BENCH_BINS)
+bench: all $(BENCH_BINS) $(BUILD)/tests/without_userns
 	BUILD=$(BUILD) bench/run
 
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60

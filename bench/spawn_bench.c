@@ -12,7 +12,7 @@
  * Then what installing the filter costs the child (the kernel checks and
  * compiles the program and runs it for every call number: the cost grows
  * with its length and its depth).
- * The PERFORMANCE.md targets are printed with whether this run meets them:
+ * The targets of bench/README.md are printed with whether this run meets them:
  * a report, never the exit code (which is non-zero only when the benchmark
  * itself cannot run).
  */
@@ -608,7 +608,7 @@ int main(int argc, char **argv)
 
 	int tier = procage_cage_tier(b.cage_tmp);
 	double limit = tier == PROCAGE_TIER_T1 ? 2.1 : 1.2;
-	printf("\ntargets (PERFORMANCE.md), this run:\n");
+	printf("\ntargets (bench/README.md), this run:\n");
 	printf("  a %s spawn <= %.1fx a bare spawn (a)\n", procage_tier_name(tier), limit);
 	print_target("(c) default cage, private tmp on", median[3] / median[0], limit);
 	print_target("(d) private tmp off", median[4] / median[0], limit);

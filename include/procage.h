@@ -76,8 +76,8 @@
  *                    give none; PATH of the child's environment finds argv[0]
  *
  * Descriptors. A cage holds one descriptor per location it grants (on tier
- * T2 a grant around a denied path becomes one per entry), until
- * procage_cage_free. A run holds a few (its reaper's pidfd, socket and
+ * T2 a grant around a denied path becomes one per entry) and one for its
+ * Landlock ruleset, until procage_cage_free. A run holds a few (its reaper's pidfd, socket and
  * stacks), closed when it is waited for; a proxy-only run also uses six per
  * proxied connection at once, out of the calling process's RLIMIT_NOFILE:
  * the library does not raise that limit, which is the whole process's
@@ -276,8 +276,9 @@ PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, in
  * hard-deny classes cover, and that "~/" in a JSON policy names, instead
  * of the calling process's $HOME (a harness running for another user, or
  * with a HOME of its own). The temporary-directory base: where each run's
- * private temporary directory is made, instead of $TMPDIR or /tmp; no
- * grant may reach it. Either must be an absolute path to an existing
+ * private temporary directory is made (tier T2), or what each run's tmpfs
+ * covers in its mount namespace (tier T1), instead of $TMPDIR or /tmp
+ * (T1: then /var/tmp); no grant may reach it, and on T1 it may hold none. Either must be an absolute path to an existing
  * directory; NULL goes back to the environment. (procage_policy_new_default
  * still grants reading $HOME: build the policy with the setters to grant
  * another.) Escape classes: every class under the home; R-10.
@@ -672,7 +673,12 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 			      struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2, 3);
 /* The target's pid, in the caller's PID namespace. */
 PROCAGE_API int32_t procage_run_pid(const struct procage_run *run);
-/* The run's private temporary directory, or NULL. */
+/*
+ * The run's private temporary directory (its TMPDIR), or NULL. Tier T2: a
+ * directory on the host, removed when the run ends. Tier T1: the path of
+ * the run's own tmpfs as the run sees it; the host's directory at that
+ * path is not it (docs/lifetime.md).
+ */
 PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run);
 /*
  * Send a signal to the run, as a terminal would: to the target's process

@@ -286,37 +286,74 @@ static const char *grant_containing(const struct procage_cage *c, const char *pa
 	return NULL;
 }
 
+/* A granted path that path contains (itself excluded), or NULL. */
+static const char *grant_within(const struct procage_cage *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (path_within(c->grants[i].path, path) && strcmp(c->grants[i].path, path) != 0)
+			return c->grants[i].path;
+	return NULL;
+}
+
 /*
- * Private temporary directories are only private if no grant reaches the
- * directory they are made in: another run of the same policy would reach
- * them through it (R-10). The caller's TMPDIR is used when no grant
- * reaches it, else /tmp; when both are granted the cage is refused.
+ * Can candidate hold the runs' private temporary directories? Tier T2
+ * makes them in it on the host: only private if no grant reaches it
+ * (another run of the same policy would reach them through it, R-10).
+ * Tier T1 lays a tmpfs of the run's own over it, in the run's mount
+ * namespace: private whatever reaches it, but it must hold no grant
+ * either, which the tmpfs would hide. *why says which grant is in the way.
+ */
+static char *tmp_base_usable(const struct procage_cage *c, const char *candidate,
+			     const char **why)
+{
+	struct stat st;
+	char *base;
+	if (!candidate || candidate[0] != '/' || !(base = realpath(candidate, NULL)))
+		return NULL;
+	const char *above = grant_containing(c, base);
+	const char *below = c->tier == PROCAGE_TIER_T1 ? grant_within(c, base) : NULL;
+	if (!above && !below && stat(base, &st) == 0 && S_ISDIR(st.st_mode))
+		return base;
+	if (above || below)
+		*why = above ? above : below;
+	free(base);
+	return NULL;
+}
+
+/*
+ * Where private temporary directories go: the policy's base when it sets
+ * one; else the caller's TMPDIR, then /tmp (and on tier T1, where nothing
+ * is made on the host, /var/tmp). When none can, the cage is refused.
  */
 static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err)
 {
 	const char *policy_base = c->policy->tmp_base;
+	bool t1 = c->tier == PROCAGE_TIER_T1;
 	const char *candidates[] = { policy_base ? policy_base : getenv("TMPDIR"),
-				     policy_base ? NULL : "/tmp" };
-	const char *granted_by[] = { "nothing usable", "nothing usable" };
-	for (size_t i = 0; i < 2; i++) {
-		struct stat st;
-		char *base;
-		if (!candidates[i] || candidates[i][0] != '/' || !(base = realpath(candidates[i], NULL)))
-			continue;
-		const char *grant = grant_containing(c, base);
-		if (!grant && stat(base, &st) == 0 && S_ISDIR(st.st_mode)) {
-			c->tmp_base = base;
+				     policy_base ? NULL : "/tmp",
+				     policy_base || !t1 ? NULL : "/var/tmp" };
+	const char *granted_by[] = { "nothing usable", "nothing usable", "nothing usable" };
+	for (size_t i = 0; i < 3; i++) {
+		if ((c->tmp_base = tmp_base_usable(c, candidates[i], &granted_by[i]))) {
+			c->tmp_mounted = t1;
 			return 0;
 		}
-		if (grant)
-			granted_by[i] = grant;
-		free(base);
 	}
+	const char *relation = t1 ? "lies in or holds" : "lies in";
 	if (policy_base)
 		return error_set(err, -EINVAL,
 				 "cannot make private temporary directories in the policy's base %s: "
-				 "it lies in the granted %s, so other runs could reach them",
-				 policy_base, granted_by[0]);
+				 "it %s the granted %s, so %s",
+				 policy_base, relation, granted_by[0],
+				 t1 ? "a tmpfs over it would hide that grant"
+				    : "other runs could reach them");
+	if (t1)
+		return error_set(err, -EINVAL,
+				 "cannot mount the run's private temporary directory: $TMPDIR %s the "
+				 "granted %s, /tmp the granted %s and /var/tmp the granted %s, which a "
+				 "tmpfs over it would hide; set TMPDIR to a directory that neither lies "
+				 "in nor holds a granted path, or turn private tmp off",
+				 relation, granted_by[0], granted_by[1], granted_by[2]);
 	return error_set(err, -EINVAL,
 			 "cannot make private temporary directories: $TMPDIR lies in the granted %s and "
 			 "/tmp in the granted %s, so other runs could reach them; set TMPDIR to a "
@@ -395,6 +432,19 @@ static int cgroup_refusal(const struct procage_policy *policy, const struct proc
 			 f->cgroup_why[0] ? f->cgroup_why : "no subtree found");
 }
 
+bool cage_run_rules_needed(const struct procage_cage *c)
+{
+	if (c->tmp_base)
+		return true;
+	/* A run with a /proc of its own (plan.c) gets a grant on /proc again. */
+	if (c->tier != PROCAGE_TIER_T1 || !host_facts_get()->pidns_private_proc)
+		return false;
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (strcmp(c->grants[i].path, "/proc") == 0)
+			return true;
+	return false;
+}
+
 PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct procage_cage **out,
 				 struct procage_error *err)
 {
@@ -431,6 +481,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	}
 	c->tier = f->tier;
 	c->fix = fix;
+	c->landlock_fd = -1;
 	bool proxy = policy->network == PROCAGE_NET_PROXY;
 	landlock_config_init(&c->landlock, f->landlock_abi, policy->network != PROCAGE_NET_ON,
 			     proxy ? POLICY_PROXY_PORT : 0);
@@ -458,6 +509,10 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
+	if (rc == 0 && !cage_run_rules_needed(c)) {
+		c->landlock_fd = landlock_ruleset_create(&c->landlock, c->grants, c->n_grants, err);
+		rc = c->landlock_fd < 0 ? c->landlock_fd : 0;
+	}
 	c->fix = NULL;
 	/* A change fitting makes states what it is, not where: only a refusal is located. */
 	if (rc < 0) {
@@ -479,6 +534,8 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 		close(c->grants[i].path_fd);
 	}
 	free(c->grants);
+	if (c->landlock_fd >= 0)
+		close(c->landlock_fd);
 	for (size_t i = 0; i < c->n_denials; i++)
 		free(c->denials[i].path);
 	free(c->denials);

@@ -3,6 +3,7 @@
 #define PROCAGE_CAGE_H
 
 #include <linux/filter.h>
+#include <stdbool.h>
 
 #include "broker_zones.h"
 #include "landlock.h"
@@ -25,7 +26,20 @@ struct procage_cage {
 	struct sock_fprog seccomp_unbrokered; /* the same without the broker (exec mode) */
 	/* T2: where the supervisor makes the cage's new entries (broker_zones.h). */
 	struct broker_zones zones;
-	char *tmp_base; /* where private temporary directories are made, or NULL */
+	/*
+	 * Private temporary directories, or NULL for none. Tier T2: where
+	 * each run's directory is made on the host. Tier T1: the directory a
+	 * tmpfs of the run's own is mounted over, in the run's mount
+	 * namespace (nothing is made on the host); it is the run's TMPDIR.
+	 */
+	char *tmp_base;
+	bool tmp_mounted; /* tier T1: tmp_base is covered by a tmpfs per run */
+	/*
+	 * The Landlock ruleset of the cage's grants, made once, or -1 when
+	 * its runs need rules of their own (cage_run_rules_needed): then
+	 * each spawn builds a ruleset of its run's.
+	 */
+	int landlock_fd;
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
 };
@@ -43,6 +57,12 @@ struct cage_fix {
 	int approximation; /* enum policy_approximation */
 	char path[4096];
 };
+
+/*
+ * Do the cage's runs get Landlock rules of their own at spawn (their
+ * private temporary directory, their own /proc granted again)?
+ */
+bool cage_run_rules_needed(const struct procage_cage *c);
 
 /* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
 int cage_make(const struct procage_policy *policy, struct procage_cage **out,

@@ -212,7 +212,8 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		goto fail;
 	}
 	index = -1;
-	if (plan->read_only_mounts && (rc = namespaces_read_only_apply(plan, &index)) < 0) {
+	if (plan->read_only_mounts && !plan->read_only_by_reaper &&
+	    (rc = namespaces_read_only_apply(plan, true, &index)) < 0) {
 		/* The index names a writable tree, not one of plan->mounts. */
 		index = -1;
 		step = PROCAGE_STEP_MOUNTS;

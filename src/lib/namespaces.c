@@ -158,6 +158,37 @@ int namespaces_masks_apply(const struct plan *plan, int *index)
 	return 0;
 }
 
+int namespaces_private_tmp_mount(const char *path)
+{
+	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
+	if (fs < 0)
+		return -errno;
+	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", NAMESPACES_TMP_SIZE, 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", NAMESPACES_TMP_INODES, 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0700", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
+	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+		rc = -errno;
+	close(fs);
+	if (rc < 0)
+		return rc;
+	/* Canonical when the cage was made: a link now would carry the mount elsewhere. */
+	int target = mount_target_open(path);
+	if (target < 0) {
+		close(mnt);
+		return target;
+	}
+	if (sys_move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
+	    0)
+		rc = -errno;
+	close(target);
+	if (rc < 0) {
+		close(mnt);
+		return rc;
+	}
+	return mnt;
+}
+
 static void writable_close(const struct plan *plan)
 {
 	for (size_t i = 0; i < plan->n_writable; i++) {
@@ -171,18 +202,18 @@ static void writable_close(const struct plan *plan)
 }
 
 /*
- * A mount namespace of the target's own (the reaper keeps its writable
- * view, to remove the run's directories), where every mount is read-only
- * but the write grants: each is copied (with the masks and pins inside it)
- * before the rest turns read-only, then put back on top of itself. The
- * cost is one copy per mount, never a walk of the tree.
+ * Every mount read-only but the write grants: each is copied (with the
+ * masks and pins inside it) before the rest turns read-only, then put back
+ * on top of itself. The cost is one copy per mount, never a walk of the
+ * tree. own_namespace: in a mount namespace of the caller's own, made
+ * here, which leaves the one it was in writable.
  */
-int namespaces_read_only_apply(const struct plan *plan, int *index)
+int namespaces_read_only_apply(const struct plan *plan, bool own_namespace, int *index)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	int rc = 0;
 	*index = -1;
-	if (unshare(CLONE_NEWNS) != 0)
+	if (own_namespace && unshare(CLONE_NEWNS) != 0)
 		return -errno;
 	for (size_t i = 0; rc == 0 && i < plan->n_writable; i++) {
 		struct plan_writable *w = &plan->writable[i];

@@ -2,6 +2,7 @@
 #ifndef PROCAGE_NAMESPACES_H
 #define PROCAGE_NAMESPACES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "plan.h"
@@ -22,11 +23,30 @@ int namespaces_mounts_private(void);
 int namespaces_masks_apply(const struct plan *plan, int *index);
 
 /*
- * Child side, system calls only (T1): in a mount namespace of its own,
- * every mount read-only but the plan's writable trees. *index names the
+ * The limits of a run's private temporary directory on tier T1, a tmpfs
+ * (docs/lifetime.md): half the memory, a million files or directories.
+ * Its pages are the memory of the process that writes them, so a memory
+ * limit of the run counts them.
+ */
+#define NAMESPACES_TMP_SIZE "50%"
+#define NAMESPACES_TMP_INODES "1048576"
+
+/*
+ * Reaper side (T1), system calls only: a fresh tmpfs, readable by its
+ * owner only, laid over path in the run's mount namespace. Returns its
+ * mount's descriptor (for the Landlock rule that grants it) or a negative
+ * errno; the host's directory is neither changed nor reachable through it.
+ */
+int namespaces_private_tmp_mount(const char *path);
+
+/*
+ * System calls only (T1): every mount read-only but the plan's writable
+ * trees, in a new mount namespace of the caller's own when own_namespace
+ * (the target, when its reaper must keep a writable view), else in the
+ * current one (the reaper, before it starts the target). *index names the
  * writable tree that failed, or is -1.
  */
-int namespaces_read_only_apply(const struct plan *plan, int *index);
+int namespaces_read_only_apply(const struct plan *plan, bool own_namespace, int *index);
 
 /*
  * Child side, in its own network namespace: loopback up, and a listening

@@ -82,6 +82,30 @@ static uint64_t proc_grant_rights(const struct procage_cage *cage)
 	return 0;
 }
 
+/*
+ * The ruleset the target enforces. The cage's own, made once, when the run
+ * needs no rule of its own: the child only enforces it, and nothing is
+ * ever added to it. A run whose private temporary directory or /proc is
+ * granted at spawn (by the reaper, which makes them) gets a ruleset of its
+ * own, since a ruleset cannot be copied and rules added to the cage's
+ * would reach every later run.
+ */
+static int plan_ruleset(const struct procage_cage *cage, struct plan *plan,
+			struct procage_error *err)
+{
+	plan->landlock_per_run = cage->landlock_fd < 0;
+	/* The cage decided (cage_run_rules_needed); a run that disagrees is a mistake. */
+	if (!plan->landlock_per_run && (cage->tmp_base || plan->proc_rights))
+		return error_set(err, -EINVAL, "the cage's ruleset would take rules of one run");
+	if (plan->landlock_per_run)
+		return landlock_ruleset_create(&cage->landlock, cage->grants, cage->n_grants, err);
+	int fd = fcntl(cage->landlock_fd, F_DUPFD_CLOEXEC, plan->fd_scratch_base);
+	if (fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+				     "taking the cage's Landlock ruleset");
+	return fd;
+}
+
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err)
 {
@@ -140,8 +164,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	}
 
 	/* The ruleset and the status pipe must survive the descriptor step. */
-	/* The run's temporary directory is granted by the reaper, which makes it. */
-	int ruleset = landlock_ruleset_create(&cage->landlock, cage->grants, cage->n_grants, err);
+	int ruleset = plan_ruleset(cage, plan, err);
 	if (ruleset < 0) {
 		plan_release(plan);
 		return ruleset;

@@ -53,6 +53,12 @@ struct plan_id_maps {
 struct plan {
 	int status_fd;   /* write end of the close-on-exec status pipe */
 	int landlock_fd; /* the filled ruleset */
+	/*
+	 * landlock_fd is the run's own, to which the reaper adds the run's
+	 * temporary directory and /proc; else a copy of the cage's
+	 * descriptor, to which nothing may be added.
+	 */
+	bool landlock_per_run;
 	const struct sock_fprog *seccomp;
 	const char *cwd; /* canonical; entered after the mounts, never inherited */
 	const char *exec_path;
@@ -76,6 +82,14 @@ struct plan {
 	 * outside them: Landlock does not judge those calls.
 	 */
 	bool read_only_mounts;
+	/*
+	 * The reaper made them read-only in the run's mount namespace, which
+	 * the target shares: it has nothing left to write there (its
+	 * temporary directory is a tmpfs, and no cgroup directory is left
+	 * for it to remove). Else the target does it in a mount namespace of
+	 * its own, a copy of the reaper's.
+	 */
+	bool read_only_by_reaper;
 	struct plan_writable *writable;
 	size_t n_writable;
 	/*

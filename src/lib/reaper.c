@@ -269,6 +269,18 @@ static _Noreturn void reaper_fail(const struct reaper_start *start, struct reape
 }
 
 /*
+ * A rule of this run's own. Never on the cage's ruleset, which every later
+ * run of the cage enforces: the plan gives a ruleset per run when it
+ * expects one (plan_ruleset), and anything else is a mistake refused here.
+ */
+static int run_rule_add(const struct plan *plan, int path_fd, uint64_t rights)
+{
+	if (!plan->landlock_per_run)
+		return -EPERM;
+	return landlock_ruleset_add_fd(plan->landlock_fd, path_fd, rights);
+}
+
+/*
  * A /proc of the run's own (tier T1 with a PID namespace): only the run's
  * processes are in it. A grant on /proc itself was made on the caller's
  * /proc; the same rights go to the new one.
@@ -282,7 +294,7 @@ static int proc_mount(const struct plan *plan)
 	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int rc = landlock_ruleset_add_fd(plan->landlock_fd, fd, plan->proc_rights);
+	int rc = run_rule_add(plan, fd, plan->proc_rights);
 	close(fd);
 	return rc;
 }
@@ -314,7 +326,7 @@ static int tmpdir_make(const struct reaper_start *start, struct reaper *r)
 	}
 	if (fstat(r->tmpdir_fd, &st) != 0)
 		return -errno;
-	return landlock_ruleset_add_fd(start->plan->landlock_fd, r->tmpdir_fd, start->tmp_rights);
+	return run_rule_add(start->plan, r->tmpdir_fd, start->tmp_rights);
 }
 
 /*
@@ -338,6 +350,22 @@ static void kill_means_open(const struct plan *plan, struct reaper *r)
 		snprintf(path, sizeof path, "%s/cgroup.kill", r->cgroup);
 		r->cgroup_kill_fd = open(path, O_WRONLY | O_CLOEXEC);
 	}
+}
+
+/*
+ * Tier T1: the run's private temporary directory, a tmpfs laid over
+ * tmp_mount after the masks (one may lie below it), granted here as the
+ * caller grants the rest. It lives as long as the run's mount namespace:
+ * nothing is left to remove, whatever ends the run.
+ */
+static int tmp_mount_make(const struct reaper_start *start)
+{
+	int mnt = namespaces_private_tmp_mount(start->tmp_mount);
+	if (mnt < 0)
+		return mnt;
+	int rc = run_rule_add(start->plan, mnt, start->tmp_rights);
+	close(mnt);
+	return rc;
 }
 
 /* Is the caller's end of the run's socket closed (the caller gone)? */
@@ -365,6 +393,18 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, -1);
 		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
+		if (start->tmp_mount && (rc = tmp_mount_make(start)) < 0)
+			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
+		/*
+		 * Last, once nothing more is mounted. A run with a cgroup keeps
+		 * a writable view here to remove its directory should the caller
+		 * be gone: its target makes its own read-only copy (child.c).
+		 */
+		if (plan->read_only_mounts && !plan->cgroup_dir) {
+			if ((rc = namespaces_read_only_apply(plan, false, &index)) < 0)
+				reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
+			start->plan->read_only_by_reaper = true;
+		}
 	}
 	/* In the run's own network namespace, the one thing it can reach. */
 	if (plan->proxy_port) {

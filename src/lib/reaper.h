@@ -57,13 +57,16 @@ struct reaper_handle {
 
 /*
  * What the reaper is started with: the plan, and the run's private
- * temporary directory, which the reaper makes (tmp_name in tmp_base,
- * granted tmp_rights) and removes; tmp_name NULL for none.
+ * temporary directory, granted tmp_rights. Tier T2: the reaper makes it
+ * (tmp_name in tmp_base) and removes it; tmp_name NULL for none. Tier
+ * T1: tmp_mount, when not NULL, is the directory it covers with a tmpfs
+ * of the run's own in the run's mount namespace (nothing on the host).
  */
 struct reaper_start {
 	struct plan *plan;
 	const char *tmp_base;
 	const char *tmp_name;
+	const char *tmp_mount;
 	uint64_t tmp_rights;
 };
 

@@ -24,6 +24,13 @@ static int private_walk(char *path, size_t len, int depth, dev_t dev, char ***li
 	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
 		struct stat st;
 		size_t l = strlen(e->d_name);
+		/*
+		 * Only files and directories count, and the directory entry
+		 * says what most entries are: links and the like (a good part
+		 * of /etc) need no stat. DT_UNKNOWN is looked at.
+		 */
+		if (e->d_type != DT_REG && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
 		    len + 1 + l >= PATH_MAX ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||

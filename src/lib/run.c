@@ -25,7 +25,9 @@ PROCAGE_API pid_t procage_run_pid(const struct procage_run *run)
 
 PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run)
 {
-	return run ? run->tmpdir : NULL;
+	if (!run)
+		return NULL;
+	return run->tmpdir_inside ? run->tmpdir_inside : run->tmpdir;
 }
 
 PROCAGE_API int procage_run_fd(const struct procage_run *run)
@@ -165,6 +167,7 @@ PROCAGE_API void procage_run_free(struct procage_run *run)
 	}
 	supervision_release(&run->supervision);
 	free(run->tmpdir);
+	free(run->tmpdir_inside);
 	free(run->cgroup_dir);
 	free(run);
 }

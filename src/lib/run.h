@@ -12,7 +12,8 @@ struct procage_run {
 	struct reaper_handle reaper;
 	bool ended;   /* the status is known and the reaper reaped */
 	int status;   /* the target's, in waitpid() form */
-	char *tmpdir; /* removed when the run ends */
+	char *tmpdir; /* tier T2: the host directory, removed when the run ends */
+	char *tmpdir_inside; /* tier T1: the run's tmpfs, as the run sees it (nothing on the host) */
 	char *cgroup_dir; /* likewise */
 	struct run_supervision supervision; /* reports and the proxy, while it goes on */
 };

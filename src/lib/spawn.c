@@ -165,11 +165,12 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	int rc, fds[2];
 	if ((rc = hardlinks_refusal(cage, err)) < 0)
 		return rc;
-	if (cage->tmp_base &&
+	/* Tier T1 covers the base with a tmpfs of the run's own: nothing to choose. */
+	if (cage->tmp_base && !cage->tmp_mounted &&
 	    (rc = tmpdir_choose(cage->tmp_base, &s->tmpdir, &s->tmpdir_name, err)) < 0)
 		return rc;
-	if ((rc = env_build(cage->policy, o->envp ? o->envp : environ, s->tmpdir, &s->env,
-			    err)) < 0)
+	const char *tmpdir = cage->tmp_mounted ? cage->tmp_base : s->tmpdir;
+	if ((rc = env_build(cage->policy, o->envp ? o->envp : environ, tmpdir, &s->env, err)) < 0)
 		return rc;
 	if ((rc = command_resolve(o->argv[0], env_lookup(s->env, "PATH"), o->cwd,
 				  &s->exec_path, err)) < 0)
@@ -179,11 +180,11 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	s->status_read = fds[0];
 	s->status_write = -1; /* the plan owns the write end from here */
 	/* The reaper makes the temporary directory and grants it (reaper_start). */
-	if ((rc = plan_build(cage, o, s->tmpdir, fds[1], &s->plan, err)) < 0)
+	if ((rc = plan_build(cage, o, tmpdir, fds[1], &s->plan, err)) < 0)
 		return rc;
 	s->plan.exec_path = s->exec_path;
 	s->plan.envp = s->env;
-	s->plan.tmpdir = s->tmpdir;
+	s->plan.tmpdir = tmpdir;
 	if ((rc = spawn_cgroup(cage, s, err)) < 0)
 		return rc;
 	return 0;
@@ -208,6 +209,11 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	if ((rc = spawn_opts_copy(opts, &o, err)) < 0)
 		return rc;
 	struct procage_run *run = calloc(1, sizeof *run);
+	/* The run may outlive the cage: its own copy of where its TMPDIR is. */
+	if (run && cage->tmp_mounted && !(run->tmpdir_inside = strdup(cage->tmp_base))) {
+		free(run);
+		run = NULL;
+	}
 	if (!run)
 		return error_set(err, -ENOMEM, "out of memory");
 	/*
@@ -229,6 +235,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	struct reaper_start start = { .plan = &s.plan,
 				      .tmp_base = cage->tmp_base,
 				      .tmp_name = s.tmpdir_name,
+				      .tmp_mount = cage->tmp_mounted ? cage->tmp_base : NULL,
 				      .tmp_rights = cage->landlock.handled_fs };
 	rc = reaper_launch(&start, s.status_read, &reaper, &failure, err);
 	if (rc == 1)
@@ -259,6 +266,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	return 0;
 fail:
 	spawn_state_release(&s);
+	free(run->tmpdir_inside);
 	free(run);
 	return rc;
 }

@@ -43,10 +43,27 @@ touch "$work/shared-tmp-marker"
 "$PROCAGE" run -- ls "$work" >/dev/null 2>&1; st=$?
 ok $([ $st -ne 0 ] && echo 0 || echo 1) "a directory outside the policy cannot be listed"
 
-out=$("$PROCAGE" run -- sh -c 'echo t > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR"'); st=$?
+# A name no one else uses: the checks look for it on the host.
+mark=procage-e2e-files-$$
+out=$("$PROCAGE" run -- sh -c 'echo t > "$TMPDIR/$1" && cat "$TMPDIR/$1" && echo "$TMPDIR"' sh "$mark"); st=$?
 is "$st" 0 "the private TMPDIR is writable"
 tmpdir=$(printf '%s\n' "$out" | tail -n 1)
-ok $([ -n "$tmpdir" ] && [ ! -e "$tmpdir" ] && echo 0 || echo 1) "and it is gone after the run"
+if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1'; then
+	# T1: a tmpfs of the run's own over $tmpdir, in its mount namespace.
+	ok $([ -n "$tmpdir" ] && [ ! -e "$tmpdir/$mark" ] && echo 0 || echo 1) \
+		"T1: what the run wrote in its TMPDIR ($tmpdir) is not on the host"
+	# A run from its own TMPDIR: the tmpfs goes over another base (/tmp
+	# or /var/tmp), as from /tmp itself (which a test cannot use: the
+	# cage would examine everything others keep there).
+	mkdir "$work/base"
+	out=$(cd "$work/base" && TMPDIR="$work/base" "$PROCAGE" run -- sh -c 'echo t > "$TMPDIR/$1" && cat "$TMPDIR/$1" && echo "$TMPDIR"' sh "$mark" 2>&1); st=$?
+	tmpdir=$(printf '%s\n' "$out" | tail -n 1)
+	ok $([ $st -eq 0 ] && [ "$tmpdir" != "$work/base" ] && [ ! -e "$tmpdir/$mark" ] &&
+		[ -z "$(ls -A "$work/base")" ] && echo 0 || echo 1) \
+		"T1: a run from its TMPDIR itself gets a private one over another base ($tmpdir), not on the host"
+else
+	ok $([ -n "$tmpdir" ] && [ ! -e "$tmpdir" ] && echo 0 || echo 1) "and it is gone after the run"
+fi
 
 out=$("$PROCAGE" run --no-private-tmp -- sh -c 'echo "${TMPDIR-unset}"')
 is "$out" "${TMPDIR-unset}" "--no-private-tmp leaves TMPDIR as it was"

@@ -174,6 +174,8 @@ void r10_runs_do_not_share_temporary_files(const struct tier *t)
 	char name_arg[96], b_tmp[4][PATH_MAX];
 	int hold[2] = {-1, -1};
 	struct caged_ws *ws = workspace(t, "r10");
+	/* Tier T1: the TMPDIR is a tmpfs in the run's mount namespace (docs/lifetime.md). */
+	bool t1 = tier_is_t1(t);
 	if (!ws || cage_refused_here(t, ws, "r10"))
 		goto out;
 	memset(b_tmp, 0, sizeof b_tmp);
@@ -209,12 +211,25 @@ void r10_runs_do_not_share_temporary_files(const struct tier *t)
 	/* Runs B, while A lives. */
 	struct caged_result r = run_caged(ws, NULL, "read-file", a_file, NULL);
 	snprintf(b_tmp[0], sizeof b_tmp[0], "%s", r.tmpdir);
-	check(t, refused(&r) && !strstr(r.out, secret), &r,
-	      "r10: a concurrent run B cannot read run A's file in A's private TMPDIR");
-	r = run_caged(ws, NULL, "list-dir", a_tmp, NULL);
-	snprintf(b_tmp[1], sizeof b_tmp[1], "%s", r.tmpdir);
-	check(t, refused(&r) && !strstr(r.out, name), &r,
-	      "r10: a concurrent run B cannot list run A's private TMPDIR");
+	/* T1: at that path B finds its own tmpfs, where the file does not exist. */
+	bool absent = caged_exited_with(&r, PROBE_ERROR) && strstr(r.err, "ENOENT");
+	check(t, (t1 ? absent : refused(&r)) && !strstr(r.out, secret), &r,
+	      "r10: a concurrent run B cannot read run A's file in A's private TMPDIR%s",
+	      t1 ? " (no such file in B's own)" : "");
+	if (t1) {
+		/* T1: every run's TMPDIR is a tmpfs of its own at the same path. */
+		r = run_caged(ws, NULL, "list-dir", "$TMPDIR", NULL);
+		snprintf(b_tmp[1], sizeof b_tmp[1], "%s", r.tmpdir);
+		check(t, did_it(&r) && !strstr(r.out, name) && strcmp(r.tmpdir, a_tmp) == 0, &r,
+		      "r10: a concurrent run B lists its TMPDIR, the path of A's (%s), and finds "
+		      "nothing of A's there",
+		      r.tmpdir);
+	} else {
+		r = run_caged(ws, NULL, "list-dir", a_tmp, NULL);
+		snprintf(b_tmp[1], sizeof b_tmp[1], "%s", r.tmpdir);
+		check(t, refused(&r) && !strstr(r.out, name), &r,
+		      "r10: a concurrent run B cannot list run A's private TMPDIR");
+	}
 	r = run_caged(ws, NULL, "write-file", shared_file, "from run B", NULL);
 	snprintf(b_tmp[2], sizeof b_tmp[2], "%s", r.tmpdir);
 	check(t, refused(&r) && !caged_path_exists(shared_file), &r,
@@ -228,18 +243,27 @@ void r10_runs_do_not_share_temporary_files(const struct tier *t)
 	snprintf(b_tmp[3], sizeof b_tmp[3], "%s", r.tmpdir);
 	/* Without the cage (PROCAGE_TEST_SANDBOX_OFF) it went to the shared directory. */
 	snprintf(own_file, sizeof own_file, "%s/procage-r10-own-%d", r.tmpdir, (int)getpid());
+	bool own_on_host = caged_path_exists(own_file);
 	unlink(own_file);
 	check(t, did_it(&r) && strcmp(r.out, "run B's own") == 0, &r,
 	      "r10: control: run B writes and reads back a file in its own private TMPDIR");
+	/* T1: the same path for every run, never the shared one; T2: a directory per run. */
 	check(t,
-	      a_tmp[0] && b_tmp[3][0] && strcmp(a_tmp, b_tmp[3]) != 0 &&
+	      a_tmp[0] && b_tmp[3][0] && (t1 || strcmp(a_tmp, b_tmp[3]) != 0) &&
 		  strcmp(a_tmp, ws->base) != 0 && strcmp(b_tmp[3], ws->base) != 0,
 	      NULL, "r10: runs A and B have TMPDIRs of their own (A %s, B %s), not the shared %s",
 	      a_tmp, b_tmp[3], ws->base);
 
-	r = run_uncaged(ws, NULL, "read-file", a_file, NULL);
-	check(t, did_it(&r) && strcmp(r.out, secret) == 0, &r,
-	      "r10: control: without a cage the same user reads run A's file");
+	if (t1) {
+		/* Nothing of a run's TMPDIR reaches the host: no other process can read it. */
+		check(t, !caged_path_exists(a_file) && !own_on_host, NULL,
+		      "r10: T1: what runs A and B wrote in their TMPDIRs is not on the host (%s)",
+		      a_file);
+	} else {
+		r = run_uncaged(ws, NULL, "read-file", a_file, NULL);
+		check(t, did_it(&r) && strcmp(r.out, secret) == 0, &r,
+		      "r10: control: without a cage the same user reads run A's file");
+	}
 	r = run_uncaged(ws, NULL, "write-file", shared_file, "uncaged", NULL);
 	check(t, did_it(&r) && caged_path_exists(shared_file), &r,
 	      "r10: control: without a cage the same user writes into %s", ws->base);
@@ -254,13 +278,20 @@ void r10_runs_do_not_share_temporary_files(const struct tier *t)
 	check(t, did_it(&ra) && strcmp(ra.out, expect) == 0, &ra,
 	      "r10: control: run A reads its own file back after B's attempts");
 
-	check(t, a_tmp[0] && !caged_path_exists(a_tmp), NULL,
-	      "r10: run A's private TMPDIR %s is gone after the run", a_tmp);
-	bool b_gone = true;
-	for (int i = 0; i < 4; i++)
-		b_gone &= b_tmp[i][0] && !caged_path_exists(b_tmp[i]);
-	check(t, b_gone, NULL,
-	      "r10: the private TMPDIRs of the B runs are gone after them (%s ...)", b_tmp[0]);
+	if (t1) {
+		check(t, a_tmp[0] && !caged_path_exists(a_file), NULL,
+		      "r10: T1: after the run, nothing of run A's TMPDIR is on the host (%s)",
+		      a_file);
+	} else {
+		check(t, a_tmp[0] && !caged_path_exists(a_tmp), NULL,
+		      "r10: run A's private TMPDIR %s is gone after the run", a_tmp);
+		bool b_gone = true;
+		for (int i = 0; i < 4; i++)
+			b_gone &= b_tmp[i][0] && !caged_path_exists(b_tmp[i]);
+		check(t, b_gone, NULL,
+		      "r10: the private TMPDIRs of the B runs are gone after them (%s ...)",
+		      b_tmp[0]);
+	}
 	/* Without the cage (PROCAGE_TEST_SANDBOX_OFF) A wrote in the shared directory. */
 	unlink(a_file);
 out:
