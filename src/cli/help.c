@@ -67,7 +67,8 @@ static const struct option_help run_options[] = {
 	  "                       proc-other-processes (docs/classes.md)\n", false },
 	{ "  --waive CLASS        waive a hard-deny class: secrets, trust-handoff,\n"
 	  "                       persistence, service-handoff, container-engines,\n"
-	  "                       process-access (docs/classes.md)\n", false },
+	  "                       process-access (docs/classes.md); CLASS:PATH lifts it for\n"
+	  "                       that one location only (secrets:~/.npmrc)\n", false },
 	{ "  --hardlinks refuse|report  a hidden or protected file with a name elsewhere\n"
 	  "                       refuses the spawn (default), or is listed and the run goes on\n", false },
 	{ "  --hardlink-exempt DIR  do not examine protected files under DIR (a store never\n"

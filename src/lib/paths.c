@@ -19,6 +19,7 @@
 #include "error.h"
 #include "home.h"
 #include "path_aliases.h"
+#include "path_waivers.h"
 #include "root_private.h"
 
 bool path_within(const char *path, const char *tree)
@@ -161,15 +162,18 @@ static const char *runtime_directory(char *buf, size_t size)
 	return buf;
 }
 
+/* Each location found, but those a waiver lifts for that one path. */
 static int locations_consider(struct cage_paths *c, const struct class_locations *found,
-			      struct procage_error *err)
+			      struct path_waivers *waivers, struct procage_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < found->n; i++)
-		rc = denial_consider(c,
-				     &(struct cage_path){ found->items[i].path, found->items[i].deny,
-							  (int)found->items[i].cls },
-				     err);
+		if (!path_waivers_lift(waivers, found->items[i].path, (int)found->items[i].cls))
+			rc = denial_consider(c,
+					     &(struct cage_path){ found->items[i].path,
+								  found->items[i].deny,
+								  (int)found->items[i].cls },
+					     err);
 	return rc;
 }
 
@@ -180,6 +184,7 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	size_t n_writable = 0;
 	char runtime[64];
 	struct class_locations found;
+	struct path_waivers waivers = { 0 };
 	unsigned skipped = p->waived_classes;
 
 	if (!writable)
@@ -198,16 +203,21 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	struct homes homes;
 	homes_find(&homes, p->home);
 	size_t h = 0;
-	int rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
-				runtime_directory(runtime, sizeof runtime), writable, n_writable,
-				&found, err);
+	int rc = path_waivers_resolve(p, &waivers, err);
+	if (rc == 0)
+		rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
+				    runtime_directory(runtime, sizeof runtime), writable,
+				    n_writable, &found, err);
 	while (rc == 0) {
-		rc = locations_consider(c, &found, err);
+		rc = locations_consider(c, &found, &waivers, err);
 		class_locations_free(&found);
 		if (rc < 0 || ++h >= homes.n)
 			break;
 		rc = classes_expand(skipped, homes.path[h], NULL, NULL, 0, &found, err);
 	}
+	if (rc == 0)
+		rc = path_waivers_check_used(&waivers, skipped, err);
+	path_waivers_free(&waivers);
 	free(writable);
 	return rc;
 }

@@ -164,6 +164,7 @@ void r42_root_only_system_files_stay_out_of_a_root_cage(const struct tier *t);
 void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t);
 void r07_trust_handoff_files_are_protected_in_a_writable_workspace(const struct tier *t);
 void r07_every_secrets_family_is_hidden(const struct tier *t);
+void r07_a_waiver_for_one_path_lifts_only_that_path(const struct tier *t);
 void r09_daemons_are_unreachable_without_network_access(const struct tier *t);
 void r09_unix_sockets_reach_only_their_paths(const struct tier *t);
 void r09_sockets_are_found_by_inode_not_by_name(const struct tier *t);
