@@ -14,11 +14,11 @@ _procage()
 	fi
 
 	local verbs="run exec facts check fit help"
-	local run_opts="--policy --trust-policy --read --write --protect --hide --socket --net
+	local run_opts="--policy --trust-policy --dry-run --read --write --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --audit --lifetime --terminal
 		--timeout --grace --cwd --json --help"
-	local exec_opts="--policy --trust-policy --read --write --protect --hide --socket --net
+	local exec_opts="--policy --trust-policy --dry-run --read --write --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --lifetime --terminal --cwd
 		--json --help"

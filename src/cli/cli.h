@@ -110,6 +110,22 @@ void policy_source_free(struct policy_source *src);
 int policy_file_judge(const struct policy_source *src, const struct procage_cage *cage,
 		      bool trust, char *grant, size_t grant_size, struct procage_error *err);
 
+/*
+ * A path option's value (--read, --write...) made absolute against the
+ * caller's working directory (run_paths.c): 0, or an error naming option.
+ */
+int cli_path_option_absolute(const char *option, const char *value, const char *caller_cwd,
+			     char *out, size_t size, struct procage_error *err);
+
+/*
+ * procage run --dry-run (dry_run.c): the effective policy, what fit does
+ * to it on this host, and the cage's verdict (cage_err: code 0 when it
+ * would be made). Returns the exit status: 0, or 125 when refused.
+ */
+int cli_dry_run_print(const struct procage_policy *policy, const struct procage_error *cage_err,
+		      const char *policy_file, bool trust_policy, char *const *command,
+		      bool json);
+
 /* JSON output helpers: a quoted, escaped string. */
 void json_write_string(FILE *out, const char *s);
 /* The name of an errno ("EACCES"), or NULL. */

@@ -19,6 +19,7 @@
 struct policy_flag {
 	int option;
 	const char *value;
+	char *owned; /* value, when procage made it (a relative path made absolute) */
 };
 
 struct run_options {
@@ -37,6 +38,7 @@ struct run_options {
 	bool trust_policy;       /* --trust-policy: record the policy file's text */
 	bool help;               /* --help was given and printed: nothing to run */
 	bool allow_host;         /* --allow-host was given */
+	bool dry_run;            /* --dry-run: print the policy and the cage's verdict only */
 };
 
 enum {
@@ -44,7 +46,7 @@ enum {
 	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
 	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
 	OPT_REPORT_JSON,
-	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY,
+	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY, OPT_DRY_RUN,
 };
 
 static const struct option run_long_options[] = {
@@ -74,6 +76,7 @@ static const struct option run_long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "trust-policy", no_argument, NULL, OPT_TRUST_POLICY },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -103,6 +106,54 @@ static bool seconds_option_parse(const char *verb, const char *option, const cha
 	}
 	*out = v;
 	return true;
+}
+
+static const char *path_option_name(int option)
+{
+	switch (option) {
+	case OPT_READ:
+		return "--read";
+	case OPT_WRITE:
+		return "--write";
+	case OPT_PROTECT:
+		return "--protect";
+	case OPT_HIDE:
+		return "--hide";
+	case OPT_SOCKET:
+		return "--socket";
+	case OPT_HARDLINK_EXEMPT:
+		return "--hardlink-exempt";
+	}
+	return NULL;
+}
+
+/*
+ * A path option's relative value made absolute now, against the caller's
+ * working directory (run_paths.c), whatever --cwd says.
+ */
+static int path_flag_add(struct run_options *o, int option, const char *value)
+{
+	struct policy_flag *f = &o->flags[o->n_flags++];
+	char cwd[PATH_MAX], absolute[PATH_MAX];
+	struct procage_error err = { 0 };
+	*f = (struct policy_flag){ option, value, NULL };
+	if (value[0] == '/' || value[0] == '\0')
+		return 0;
+	if (cli_path_option_absolute(path_option_name(option), value,
+				     getcwd(cwd, sizeof cwd), absolute, sizeof absolute,
+				     &err) != 0)
+		return cli_usage_error("%s: %s", o->verb, err.message);
+	if (!(f->owned = strdup(absolute)))
+		return cli_usage_error("out of memory");
+	f->value = f->owned;
+	return 0;
+}
+
+static void run_options_free(struct run_options *o)
+{
+	for (size_t i = 0; o->flags && i < o->n_flags; i++)
+		free(o->flags[i].owned);
+	free(o->flags);
 }
 
 static int run_options_parse(int argc, char **argv, struct run_options *o)
@@ -136,13 +187,16 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 		case OPT_TRUST_POLICY:
 			o->trust_policy = true;
 			break;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
+			break;
 		case OPT_REPORT_JSON:
 			o->report_json = optarg;
-			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL };
+			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL, NULL };
 			break;
 		case OPT_REPORT:
 			o->report = true;
-			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL };
+			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL, NULL };
 			break;
 		case OPT_TIMEOUT:
 			if (!seconds_option_parse(o->verb, "--timeout", optarg, false,
@@ -159,13 +213,18 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 					       o->verb, argv[optind - 1]);
 		case OPT_ALLOW_HOST:
 			o->allow_host = true;
-			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg };
+			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg, NULL };
 			break;
 		default:
-			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg };
+			if (path_option_name(c)) {
+				if (path_flag_add(o, c, optarg) != 0)
+					return EXIT_USAGE;
+				break;
+			}
+			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg, NULL };
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc && !o->dry_run)
 		return cli_usage_error("%s: no command given", o->verb);
 	o->command = argv + optind;
 	return 0;
@@ -476,25 +535,43 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 }
 
 /*
- * The policy the options describe, checked against this host. exec mode
- * turns the private TMPDIR off: nothing would remain to remove it.
+ * The policy the options describe: the default one for the working
+ * directory or the policy file (read once into src), then the flags.
+ * exec mode turns the private TMPDIR off: nothing would remain to remove it.
+ */
+static int policy_from_options(const struct run_options *o, bool for_exec,
+			       struct policy_source *src, struct procage_policy **policy,
+			       struct procage_error *err)
+{
+	char workdir[PATH_MAX];
+	if (o->cwd) {
+		snprintf(workdir, sizeof workdir, "%s", o->cwd);
+	} else if (!getcwd(workdir, sizeof workdir)) {
+		snprintf(err->message, sizeof err->message,
+			 "cannot find the working directory: %s", strerror(errno));
+		return err->code = -errno;
+	}
+	if ((o->policy_file && policy_file_read(o->policy_file, src, err) != 0) ||
+	    policy_build(o, workdir, o->policy_file ? src : NULL, policy, err) != 0 ||
+	    (for_exec && procage_policy_set_private_tmp(*policy, false, err) != 0)) {
+		if (!err->message[0])
+			snprintf(err->message, sizeof err->message, "cannot build the policy");
+		return err->code ? err->code : -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The policy the options describe, checked against this host.
  * Returns 0, or the exit status after the error was reported.
  */
 static int cage_from_options(const struct run_options *o, bool for_exec,
 			     struct procage_policy **policy, struct procage_cage **cage,
 			     struct procage_error *err)
 {
-	char workdir[PATH_MAX], grant[PATH_MAX] = "";
+	char grant[PATH_MAX] = "";
 	struct policy_source src = { .dir_fd = -1 };
-	if (o->cwd) {
-		snprintf(workdir, sizeof workdir, "%s", o->cwd);
-	} else if (!getcwd(workdir, sizeof workdir)) {
-		fprintf(stderr, "procage: cannot find the working directory: %s\n", strerror(errno));
-		return EXIT_PROCAGE_FAILED;
-	}
-	if ((o->policy_file && policy_file_read(o->policy_file, &src, err) != 0) ||
-	    policy_build(o, workdir, o->policy_file ? &src : NULL, policy, err) != 0 ||
-	    (for_exec && procage_policy_set_private_tmp(*policy, false, err) != 0) ||
+	if (policy_from_options(o, for_exec, &src, policy, err) != 0 ||
 	    procage_cage_new(*policy, cage, err) != 0 ||
 	    (o->policy_file &&
 	     policy_file_judge(&src, *cage, o->trust_policy, grant, sizeof grant, err) != 0)) {
@@ -516,6 +593,35 @@ static int cage_from_options(const struct run_options *o, bool for_exec,
 	return 0;
 }
 
+/*
+ * --dry-run: the effective policy, what fit does to it here, and whether
+ * the cage would be made; nothing runs, and nothing is recorded (a policy
+ * file that --trust-policy would record is said to be, not recorded).
+ */
+static int dry_run(const struct run_options *o, bool for_exec)
+{
+	struct procage_error err = { 0 }, cage_err = { 0 };
+	struct policy_source src = { .dir_fd = -1 };
+	struct procage_policy *policy = NULL;
+	struct procage_cage *cage = NULL;
+	char grant[PATH_MAX] = "";
+	int rc = EXIT_PROCAGE_FAILED;
+	if (policy_from_options(o, for_exec, &src, &policy, &err) != 0) {
+		cli_report_error(&err, o->json);
+		goto out;
+	}
+	if (procage_cage_new(policy, &cage, &cage_err) == 0 && o->policy_file &&
+	    !o->trust_policy)
+		policy_file_judge(&src, cage, false, grant, sizeof grant, &cage_err);
+	rc = cli_dry_run_print(policy, &cage_err, o->policy_file, o->trust_policy, o->command,
+			       o->json);
+out:
+	procage_cage_free(cage);
+	procage_policy_free(policy);
+	policy_source_free(&src);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
@@ -526,13 +632,17 @@ int cmd_run(int argc, char **argv)
 
 	if (rc != 0 || o.help)
 		goto out;
+	if (o.dry_run) {
+		rc = dry_run(&o, false);
+		goto out;
+	}
 	if ((rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
 	rc = run_and_wait(&o, cage, &err);
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);
-	free(o.flags);
+	run_options_free(&o);
 	return rc;
 }
 
@@ -553,6 +663,10 @@ int cmd_exec(int argc, char **argv)
 
 	if (rc != 0 || o.help)
 		goto out;
+	if (o.dry_run) {
+		rc = dry_run(&o, true);
+		goto out;
+	}
 	if (o.supervise.timeout_seconds > 0 || o.audit) {
 		rc = cli_usage_error("exec: --timeout and --audit need a supervisor (procage run)");
 		goto out;
@@ -572,6 +686,6 @@ int cmd_exec(int argc, char **argv)
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);
-	free(o.flags);
+	run_options_free(&o);
 	return rc;
 }

@@ -36,10 +36,15 @@ static const struct option_help run_options[] = {
 	  "                       read-only during the run\n", false },
 	{ "  --trust-policy       confirm a policy file that lies inside its own write\n"
 	  "                       grants after a change made outside procage\n", false },
+	{ "  --dry-run            print the effective policy (default or file, then the\n"
+	  "                       flags), what fit changes on this host and whether the\n"
+	  "                       cage would be made; run nothing (exit 0, or 125 refused)\n", false },
 	{ "  --read PATH          grant reading PATH (and executing from it); a path the\n"
 	  "                       policy already lets be written (the working directory,\n"
 	  "                       what lies in it) is covered, and said so\n", false },
-	{ "  --write PATH         grant reading and writing PATH\n", false },
+	{ "  --write PATH         grant reading and writing PATH (a relative PATH in these\n"
+	  "                       options is taken from procage's working directory,\n"
+	  "                       not from --cwd)\n", false },
 	{ "  --protect PATH       keep PATH read-only\n", false },
 	{ "  --hide PATH          deny every access to PATH\n", false },
 	{ "  --socket PATH        let the command connect to the Unix socket PATH (tier T1;\n"
