@@ -14,11 +14,11 @@ _procage()
 	fi
 
 	local verbs="run exec facts check fit help"
-	local run_opts="--policy --trust-policy --dry-run --read --write --protect --hide --socket --net
+	local run_opts="--policy --trust-policy --dry-run --read --write --write-new --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --audit --lifetime --terminal
 		--timeout --grace --cwd --json --help"
-	local exec_opts="--policy --trust-policy --dry-run --read --write --protect --hide --socket --net
+	local exec_opts="--policy --trust-policy --dry-run --read --write --write-new --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --lifetime --terminal --cwd
 		--json --help"
@@ -33,7 +33,7 @@ _procage()
 		for ((i = 2; i < cword; i++)); do
 			case ${words[i]} in
 			--) break ;;
-			--policy | --read | --write | --protect | --hide | --socket | --net | \
+			--policy | --read | --write | --write-new | --protect | --hide | --socket | --net | \
 			--allow-host | --report-json | --env | --setenv | --limit | --accept | \
 			--waive | --hardlinks | --hardlink-exempt | --lifetime | --terminal | \
 			--timeout | --grace | --cwd) ((i++)) ;;
@@ -51,7 +51,7 @@ _procage()
 		fi
 		case $prev in
 		--policy | --report-json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-		--read | --write | --protect | --hide | --socket | --hardlink-exempt | --cwd)
+		--read | --write | --write-new | --protect | --hide | --socket | --hardlink-exempt | --cwd)
 			COMPREPLY=($(compgen -f -- "$cur")); return ;;
 		--net) COMPREPLY=($(compgen -W "off on proxy" -- "$cur")); return ;;
 		--accept)

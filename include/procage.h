@@ -466,6 +466,24 @@ struct procage_report {
 };
 
 /*
+ * A write grant's directory that does not exist yet (a cache such as
+ * ~/.npm): made now, mode 0700, owned by the calling process's user, then
+ * granted for writing like procage_policy_allow(policy, path,
+ * PROCAGE_WRITE). Made only when its parent exists (no chain of
+ * directories), its last component is a plain name (not ".", "..", nor
+ * ".git"), and it is neither inside nor above a location of a hard-deny
+ * class the policy does not waive, by the class lists' own spelling (so a
+ * missing ~/.config/autostart is never made); otherwise refused, naming
+ * the path and why. An existing directory is simply granted. With
+ * check_only, the checks are made and nothing is made or granted: 0 when
+ * the directory exists, 1 when it would be made. Escape classes: R-07,
+ * R-23 (a location the classes hold is never made writable this way).
+ */
+PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *policy,
+						   const char *path, int check_only,
+						   struct procage_error *err) PROCAGE_NONNULL(1, 2);
+
+/*
  * Off by default: refused calls are refused by the filter itself.
  * Escape class: R-32.
  */

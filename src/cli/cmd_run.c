@@ -47,12 +47,14 @@ enum {
 	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
 	OPT_REPORT_JSON,
 	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY, OPT_DRY_RUN,
+	OPT_WRITE_NEW,
 };
 
 static const struct option run_long_options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "read", required_argument, NULL, OPT_READ },
 	{ "write", required_argument, NULL, OPT_WRITE },
+	{ "write-new", required_argument, NULL, OPT_WRITE_NEW },
 	{ "protect", required_argument, NULL, OPT_PROTECT },
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "net", required_argument, NULL, OPT_NET },
@@ -115,6 +117,8 @@ static const char *path_option_name(int option)
 		return "--read";
 	case OPT_WRITE:
 		return "--write";
+	case OPT_WRITE_NEW:
+		return "--write-new";
 	case OPT_PROTECT:
 		return "--protect";
 	case OPT_HIDE:
@@ -424,6 +428,26 @@ static bool write_grant_holding(const struct procage_policy *p, const char *path
 }
 
 /*
+ * --write-new PATH: a write grant whose directory procage makes when it is
+ * missing (the library's checks: parent exists, no class location in or
+ * under it). A dry run only checks, and says what a run would make.
+ */
+static int new_directory_apply(const struct run_options *o, struct procage_policy *p,
+			       const char *path, struct procage_error *err)
+{
+	bool missing = access(path, F_OK) != 0;
+	int rc = procage_policy_allow_new_directory(p, path, o->dry_run, err);
+	if (rc == 1)
+		cli_note(o->json,
+			 "--write-new %s: a run would make it (mode 0700) and grant it; the policy "
+			 "below lacks it until then",
+			 path);
+	else if (rc == 0 && missing && !o->dry_run)
+		cli_note(o->json, "--write-new %s: made (mode 0700) and granted", path);
+	return rc < 0 ? rc : 0;
+}
+
+/*
  * The policy file is read once (src) and stays read-only for the whole run,
  * wherever it lies: no run changes the policy of the next one.
  */
@@ -440,7 +464,8 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		char holder[PATH_MAX];
 		bool covered = f->option == OPT_READ &&
 			       write_grant_holding(*out, f->value, holder, sizeof holder);
-		rc = flag_apply(*out, f, err);
+		rc = f->option == OPT_WRITE_NEW ? new_directory_apply(o, *out, f->value, err)
+						 : flag_apply(*out, f, err);
 		if (rc == 0 && covered)
 			cli_note(o->json, "--read %s: covered, the policy already lets %s be written",
 				 f->value, strcmp(holder, f->value) == 0 ? "it" : holder);

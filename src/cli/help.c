@@ -45,6 +45,9 @@ static const struct option_help run_options[] = {
 	{ "  --write PATH         grant reading and writing PATH (a relative PATH in these\n"
 	  "                       options is taken from procage's working directory,\n"
 	  "                       not from --cwd)\n", false },
+	{ "  --write-new DIR      grant writing DIR, made first (mode 0700) when missing: a\n"
+	  "                       cache such as ~/.npm; only under an existing parent, and\n"
+	  "                       never at, in or above a hard-deny class location\n", false },
 	{ "  --protect PATH       keep PATH read-only\n", false },
 	{ "  --hide PATH          deny every access to PATH\n", false },
 	{ "  --socket PATH        let the command connect to the Unix socket PATH (tier T1;\n"
