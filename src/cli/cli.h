@@ -126,6 +126,17 @@ int cli_dry_run_print(const struct procage_policy *policy, const struct procage_
 		      const char *policy_file, bool trust_policy, char *const *command,
 		      bool json);
 
+/*
+ * Profiles (profiles.c): the directory they are found in, next to the
+ * binary; a profile's lines, each given to add as (option, value) with
+ * "~/" expanded (0, or -errno with why filled); the list on stdout.
+ */
+int cli_profiles_dir(char *out, size_t size);
+int cli_profile_read(const char *name, int (*add)(void *ctx, const char *option, const char *value),
+		     void *ctx, char *why, size_t why_size);
+int cli_profiles_list(bool json);
+int cmd_profiles(int argc, char **argv);
+
 /* JSON output helpers: a quoted, escaped string. */
 void json_write_string(FILE *out, const char *s);
 /* The name of an errno ("EACCES"), or NULL. */

@@ -31,7 +31,7 @@ struct run_options {
 	bool audit;
 	struct cli_supervise_opts supervise;
 	struct policy_flag *flags;
-	size_t n_flags;
+	size_t n_flags, cap_flags;
 	char **command;
 	const char *report_json; /* --report-json FILE */
 	bool report;
@@ -47,7 +47,7 @@ enum {
 	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
 	OPT_REPORT_JSON,
 	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY, OPT_DRY_RUN,
-	OPT_WRITE_NEW,
+	OPT_WRITE_NEW, OPT_PROFILE,
 };
 
 static const struct option run_long_options[] = {
@@ -79,6 +79,7 @@ static const struct option run_long_options[] = {
 	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "trust-policy", no_argument, NULL, OPT_TRUST_POLICY },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -110,6 +111,21 @@ static bool seconds_option_parse(const char *verb, const char *option, const cha
 	return true;
 }
 
+/* Room for one more flag (profiles add flags of their own): false when out of memory. */
+static bool flag_push(struct run_options *o, struct policy_flag f)
+{
+	if (o->n_flags == o->cap_flags) {
+		size_t cap = o->cap_flags ? o->cap_flags * 2 : 16;
+		struct policy_flag *grown = realloc(o->flags, cap * sizeof *grown);
+		if (!grown)
+			return false;
+		o->flags = grown;
+		o->cap_flags = cap;
+	}
+	o->flags[o->n_flags++] = f;
+	return true;
+}
+
 static const char *path_option_name(int option)
 {
 	switch (option) {
@@ -137,10 +153,11 @@ static const char *path_option_name(int option)
  */
 static int path_flag_add(struct run_options *o, int option, const char *value)
 {
-	struct policy_flag *f = &o->flags[o->n_flags++];
 	char cwd[PATH_MAX], absolute[PATH_MAX];
 	struct procage_error err = { 0 };
-	*f = (struct policy_flag){ option, value, NULL };
+	if (!flag_push(o, (struct policy_flag){ option, value, NULL }))
+		return cli_usage_error("out of memory");
+	struct policy_flag *f = &o->flags[o->n_flags - 1];
 	if (value[0] == '/' || value[0] == '\0')
 		return 0;
 	if (cli_path_option_absolute(path_option_name(option), value,
@@ -150,6 +167,31 @@ static int path_flag_add(struct run_options *o, int option, const char *value)
 	if (!(f->owned = strdup(absolute)))
 		return cli_usage_error("out of memory");
 	f->value = f->owned;
+	return 0;
+}
+
+/* A profile's lines (profiles.c), each as the flag of its name, in place. */
+static int profile_line_add(void *ctx, const char *option, const char *value)
+{
+	struct run_options *o = ctx;
+	for (const struct option *opt = run_long_options; opt->name; opt++) {
+		if (strcmp(opt->name, option) != 0)
+			continue;
+		char *owned = strdup(value);
+		if (!owned || !flag_push(o, (struct policy_flag){ opt->val, owned, owned })) {
+			free(owned);
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int profile_flags_add(struct run_options *o, const char *name)
+{
+	char why[512];
+	if (cli_profile_read(name, profile_line_add, o, why, sizeof why) != 0)
+		return cli_usage_error("%s: --profile %s: %s", o->verb, name, why);
 	return 0;
 }
 
@@ -163,9 +205,6 @@ static void run_options_free(struct run_options *o)
 static int run_options_parse(int argc, char **argv, struct run_options *o)
 {
 	int c;
-	o->flags = calloc((size_t)argc, sizeof *o->flags);
-	if (!o->flags)
-		return cli_usage_error("out of memory");
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", run_long_options, NULL)) != -1) {
@@ -194,13 +233,19 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 		case OPT_DRY_RUN:
 			o->dry_run = true;
 			break;
+		case OPT_PROFILE:
+			if (profile_flags_add(o, optarg) != 0)
+				return EXIT_USAGE;
+			break;
 		case OPT_REPORT_JSON:
 			o->report_json = optarg;
-			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL, NULL };
+			if (!flag_push(o, (struct policy_flag){ OPT_REPORT, NULL, NULL }))
+				return cli_usage_error("out of memory");
 			break;
 		case OPT_REPORT:
 			o->report = true;
-			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL, NULL };
+			if (!flag_push(o, (struct policy_flag){ OPT_REPORT, NULL, NULL }))
+				return cli_usage_error("out of memory");
 			break;
 		case OPT_TIMEOUT:
 			if (!seconds_option_parse(o->verb, "--timeout", optarg, false,
@@ -217,7 +262,8 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 					       o->verb, argv[optind - 1]);
 		case OPT_ALLOW_HOST:
 			o->allow_host = true;
-			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg, NULL };
+			if (!flag_push(o, (struct policy_flag){ c, optarg, NULL }))
+				return cli_usage_error("out of memory");
 			break;
 		default:
 			if (path_option_name(c)) {
@@ -225,7 +271,8 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 					return EXIT_USAGE;
 				break;
 			}
-			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg, NULL };
+			if (!flag_push(o, (struct policy_flag){ c, optarg, NULL }))
+				return cli_usage_error("out of memory");
 		}
 	}
 	if (optind >= argc && !o->dry_run)

@@ -14,6 +14,7 @@ static const char overview[] =
 	"       procage facts [--json]                       what this host's kernel offers\n"
 	"       procage check [--json] POLICY.json           validate a policy against this host\n"
 	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
+	"       procage profiles [--json]                    the tool profiles (--profile NAME)\n"
 	"       procage help [VERB]                          this text, or a verb's own\n"
 	"       procage --version | --help\n"
 	"\n"
@@ -39,6 +40,9 @@ static const struct option_help run_options[] = {
 	{ "  --dry-run            print the effective policy (default or file, then the\n"
 	  "                       flags), what fit changes on this host and whether the\n"
 	  "                       cage would be made; run nothing (exit 0, or 125 refused)\n", false },
+	{ "  --profile NAME       add a tool's profile (npm, pip, cargo, go, git, make; see\n"
+	  "                       'procage profiles'): its caches writable (made when\n"
+	  "                       missing), its registry hosts for --net proxy\n", false },
 	{ "  --read PATH          grant reading PATH (and executing from it); a path the\n"
 	  "                       policy already lets be written (the working directory,\n"
 	  "                       what lies in it) is covered, and said so\n", false },
@@ -171,10 +175,22 @@ static const char fit_help[] =
 	"  --json               the tier, the changes and the policy as one JSON object\n"
 	"  -h, --help           this help\n";
 
+static const char profiles_help[] =
+	"usage: procage profiles [--json]\n"
+	"\n"
+	"The profiles shipped with procage, for run and exec's --profile NAME: each a\n"
+	"policy fragment for a tool (its caches writable and made when missing, its\n"
+	"registry hosts for --net proxy). docs/profiles.md describes them.\n"
+	"\n"
+	"options:\n"
+	"  --json               the list as JSON\n"
+	"  -h, --help           this help\n"
+	"\n";
+
 static const char help_help[] =
 	"usage: procage help [VERB]\n"
 	"\n"
-	"The overview, or the help of VERB: run, exec, facts, check, fit.\n";
+	"The overview, or the help of VERB: run, exec, facts, check, fit, profiles.\n";
 
 static void options_print(bool exec)
 {
@@ -203,11 +219,14 @@ int cli_help(const char *verb)
 		fputs(check_help, stdout);
 	} else if (strcmp(verb, "fit") == 0) {
 		fputs(fit_help, stdout);
+	} else if (strcmp(verb, "profiles") == 0) {
+		fputs(profiles_help, stdout);
+		return cli_profiles_list(false);
 	} else if (strcmp(verb, "help") == 0) {
 		fputs(help_help, stdout);
 	} else {
 		return cli_usage_error("help: unknown verb '%s' (verbs: run, exec, facts, check, "
-				       "fit, help)",
+				       "fit, profiles, help)",
 				       verb);
 	}
 	return 0;
