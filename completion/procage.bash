@@ -13,12 +13,12 @@ _procage()
 		cword=$COMP_CWORD
 	fi
 
-	local verbs="run exec facts check fit profiles help"
-	local run_opts="--policy --trust-policy --dry-run --profile --read --write --write-new --protect --hide --socket --net
+	local verbs="run exec facts check fit profiles trust help"
+	local run_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --audit --lifetime --terminal
 		--timeout --grace --cwd --json --help"
-	local exec_opts="--policy --trust-policy --dry-run --profile --read --write --write-new --protect --hide --socket --net
+	local exec_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --lifetime --terminal --cwd
 		--json --help"
@@ -87,6 +87,7 @@ _procage()
 	fi
 	case $verb in
 	facts | profiles) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
+	trust) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
 	check)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
@@ -99,7 +100,7 @@ _procage()
 		else
 			COMPREPLY=($(compgen -W "--json --policy --help" -- "$cur"))
 		fi ;;
-	help) [ "$cword" -eq 2 ] && COMPREPLY=($(compgen -W "run exec facts check fit profiles help" -- "$cur")) ;;
+	help) [ "$cword" -eq 2 ] && COMPREPLY=($(compgen -W "run exec facts check fit profiles trust help" -- "$cur")) ;;
 	esac
 }
 complete -F _procage procage

@@ -13,6 +13,7 @@ complete -c procage -n __fish_use_subcommand -a facts -d "what this host's kerne
 complete -c procage -n __fish_use_subcommand -a check -d 'validate a policy against this host'
 complete -c procage -n __fish_use_subcommand -a fit -d 'what a policy becomes on this host'
 complete -c procage -n __fish_use_subcommand -a profiles -d 'the tool profiles for --profile'
+complete -c procage -n __fish_use_subcommand -a trust -d "trust a project's .procage.json"
 complete -c procage -n __fish_use_subcommand -a help -d "the overview, or a verb's help"
 complete -c procage -n __fish_use_subcommand -l version -d 'print the version'
 complete -c procage -n __fish_use_subcommand -l help -d 'print the overview'
@@ -22,6 +23,7 @@ complete -c procage -n "__procage_verb_is $cage" -l policy -r -F -d 'read the po
 complete -c procage -n "__procage_verb_is $cage" -l trust-policy -d 'confirm a changed policy file'
 complete -c procage -n "__procage_verb_is $cage" -l write-new -r -a '(__fish_complete_directories)' -d 'grant writing DIR, made when missing'
 complete -c procage -n "__procage_verb_is $cage" -l profile -x -a '(procage profiles 2>/dev/null | string match -r "^  [a-z0-9_-]+" | string trim)' -d 'add a tool profile'
+complete -c procage -n "__procage_verb_is $cage" -l no-config -d 'leave out config.json and .procage.json'
 complete -c procage -n "__procage_verb_is $cage" -l dry-run -d 'print the effective policy, run nothing'
 complete -c procage -n "__procage_verb_is $cage" -l read -r -F -d 'grant reading PATH'
 complete -c procage -n "__procage_verb_is $cage" -l write -r -F -d 'grant reading and writing PATH'
@@ -50,4 +52,5 @@ complete -c procage -n "__procage_verb_is $cage facts check fit profiles" -l jso
 complete -c procage -n "__procage_verb_is $cage facts check fit profiles" -s h -l help -d "the verb's help"
 complete -c procage -n "__procage_verb_is fit" -l policy -r -F -d 'the policy to fit'
 complete -c procage -n "__procage_verb_is check" -F -d 'a policy file'
-complete -c procage -n "__procage_verb_is help" -a 'run exec facts check fit profiles help'
+complete -c procage -n "__procage_verb_is trust" -F -d 'a project file'
+complete -c procage -n "__procage_verb_is help" -a 'run exec facts check fit profiles trust help'

@@ -15,6 +15,7 @@ static const char overview[] =
 	"       procage check [--json] POLICY.json           validate a policy against this host\n"
 	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
 	"       procage profiles [--json]                    the tool profiles (--profile NAME)\n"
+	"       procage trust [FILE]                         trust a project's .procage.json\n"
 	"       procage help [VERB]                          this text, or a verb's own\n"
 	"       procage --version | --help\n"
 	"\n"
@@ -37,6 +38,8 @@ static const struct option_help run_options[] = {
 	  "                       read-only during the run\n", false },
 	{ "  --trust-policy       confirm a policy file that lies inside its own write\n"
 	  "                       grants after a change made outside procage\n", false },
+	{ "  --no-config          leave out the user's config.json and the project's\n"
+	  "                       .procage.json (docs/config.md)\n", false },
 	{ "  --dry-run            print the effective policy (default or file, then the\n"
 	  "                       flags), what fit changes on this host and whether the\n"
 	  "                       cage would be made; run nothing (exit 0, or 125 refused)\n", false },
@@ -187,10 +190,23 @@ static const char profiles_help[] =
 	"  -h, --help           this help\n"
 	"\n";
 
+static const char trust_help[] =
+	"usage: procage trust [FILE]\n"
+	"\n"
+	"Trust a project's configuration, FILE or .procage.json in the working\n"
+	"directory ({\"flags\": [FLAGS...]}): its SHA-256 is recorded in the user's\n"
+	"configuration ($XDG_CONFIG_HOME/procage/trusted), and run and exec use it from\n"
+	"then on, until it changes: a changed file is refused until trusted again.\n"
+	"Review the file first: its flags widen every run in that directory.\n"
+	"\n"
+	"options:\n"
+	"  -h, --help           this help\n";
+
 static const char help_help[] =
 	"usage: procage help [VERB]\n"
 	"\n"
-	"The overview, or the help of VERB: run, exec, facts, check, fit, profiles.\n";
+	"The overview, or the help of VERB: run, exec, facts, check, fit, profiles,\n"
+	"trust.\n";
 
 static void options_print(bool exec)
 {
@@ -219,6 +235,8 @@ int cli_help(const char *verb)
 		fputs(check_help, stdout);
 	} else if (strcmp(verb, "fit") == 0) {
 		fputs(fit_help, stdout);
+	} else if (strcmp(verb, "trust") == 0) {
+		fputs(trust_help, stdout);
 	} else if (strcmp(verb, "profiles") == 0) {
 		fputs(profiles_help, stdout);
 		return cli_profiles_list(false);
@@ -226,7 +244,7 @@ int cli_help(const char *verb)
 		fputs(help_help, stdout);
 	} else {
 		return cli_usage_error("help: unknown verb '%s' (verbs: run, exec, facts, check, "
-				       "fit, profiles, help)",
+				       "fit, profiles, trust, help)",
 				       verb);
 	}
 	return 0;
