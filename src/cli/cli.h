@@ -122,9 +122,10 @@ int cli_path_option_absolute(const char *option, const char *value, const char *
  * to it on this host, and the cage's verdict (cage_err: code 0 when it
  * would be made). Returns the exit status: 0, or 125 when refused.
  */
+struct cli_config;
 int cli_dry_run_print(const struct procage_policy *policy, const struct procage_error *cage_err,
-		      const char *policy_file, bool trust_policy, char *const *command,
-		      bool json);
+		      const char *policy_file, const struct cli_config *config, bool trust_policy,
+		      char *const *command, bool json);
 
 /*
  * Profiles (profiles.c): the directory they are found in, next to the

@@ -624,8 +624,8 @@ static int dry_run(const struct run_options *o, bool for_exec)
 	if (procage_cage_new(policy, &cage, &cage_err) == 0 && o->policy_file &&
 	    !o->trust_policy)
 		policy_file_judge(&src, cage, false, grant, sizeof grant, &cage_err);
-	rc = cli_dry_run_print(policy, &cage_err, o->policy_file, o->trust_policy, o->command,
-			       o->json);
+	rc = cli_dry_run_print(policy, &cage_err, o->policy_file, &o->config, o->trust_policy,
+			       o->command, o->json);
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);

@@ -30,13 +30,19 @@ static void fit_outcome_find(const struct procage_policy *policy, struct fit_out
 
 static void json_print(const char *policy_text, const struct fit_outcome *fit,
 		       const struct procage_error *cage_err, const char *policy_file,
-		       bool trust_policy, char *const *command)
+		       bool trust_policy, char *const *command, const char *const sources[2])
 {
 	printf("{\"dry_run\":true,\"policy_file\":");
 	if (policy_file)
 		json_write_string(stdout, policy_file);
 	else
 		fputs("null", stdout);
+	fputs(",\"config\":[", stdout);
+	for (size_t i = 0; i < 2 && sources[i]; i++) {
+		fputs(i ? "," : "", stdout);
+		json_write_string(stdout, sources[i]);
+	}
+	fputc(']', stdout);
 	printf(",\"policy\":%s,\"tier\":\"%s\",\"fit\":", policy_text,
 	       fit->facts_known ? procage_tier_name(fit->facts.tier) : "unknown");
 	if (fit->err.code) {
@@ -67,10 +73,15 @@ static void json_print(const char *policy_text, const struct fit_outcome *fit,
 
 static void text_print(const char *policy_text, const struct fit_outcome *fit,
 		       const struct procage_error *cage_err, const char *policy_file,
-		       bool trust_policy, char *const *command)
+		       bool trust_policy, char *const *command, const char *const sources[2])
 {
 	size_t n = 0;
 	printf("procage: dry run, nothing is run\n");
+	for (size_t i = 0; i < 2 && sources[i]; i++) {
+		fputs("the configuration's flags come first: ", stdout);
+		text_write(stdout, sources[i]);
+		fputc('\n', stdout);
+	}
 	if (policy_file) {
 		fputs("the effective policy (the policy file ", stdout);
 		text_write(stdout, policy_file);
@@ -112,8 +123,8 @@ static void text_print(const char *policy_text, const struct fit_outcome *fit,
 }
 
 int cli_dry_run_print(const struct procage_policy *policy, const struct procage_error *cage_err,
-		      const char *policy_file, bool trust_policy, char *const *command,
-		      bool json)
+		      const char *policy_file, const struct cli_config *config, bool trust_policy,
+		      char *const *command, bool json)
 {
 	struct procage_error err = { 0 };
 	struct fit_outcome fit = { 0 };
@@ -123,10 +134,16 @@ int cli_dry_run_print(const struct procage_policy *policy, const struct procage_
 		return EXIT_PROCAGE_FAILED;
 	}
 	fit_outcome_find(policy, &fit);
-	if (json)
-		json_print(text, &fit, cage_err, policy_file, trust_policy, command);
-	else
-		text_print(text, &fit, cage_err, policy_file, trust_policy, command);
+	const char *sources[2] = { NULL, NULL };
+	if (config && config->defaults)
+		sources[0] = config->user_path;
+	if (config && config->project_flags)
+		sources[sources[0] ? 1 : 0] = config->project_path;
+	if (json) {
+		json_print(text, &fit, cage_err, policy_file, trust_policy, command, sources);
+	} else {
+		text_print(text, &fit, cage_err, policy_file, trust_policy, command, sources);
+	}
 	procage_strings_free(fit.changes);
 	procage_free(text);
 	return cage_err->code ? EXIT_PROCAGE_FAILED : 0;

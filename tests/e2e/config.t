@@ -25,6 +25,7 @@ out=$("$PROCAGE" run --profile data -- cat "$work/data/file"); st=$?
 is "$st:$out" "0:data-marker" "--profile data: the user's own profile grants it"
 out=$("$PROCAGE" run --dry-run --json --profile data -- true 2>/dev/null)
 like "$out" "registry.npmjs.org" "a user profile may name a shipped profile"
+like "$out" "\"config\":\\[\"$conf/config.json\"\\]" "a dry run names the configuration it used"
 
 printf '{"defaults": ["--cwd", "/"]}\n' >"$conf/config.json"
 err=$("$PROCAGE" run -- true 2>&1); st=$?
