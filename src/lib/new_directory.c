@@ -174,6 +174,15 @@ PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *p, con
 	if (path[0] != '/')
 		return error_set(err, -EINVAL, "path %s is relative; rules take absolute paths",
 				 path);
+	/*
+	 * A link where the directory should be could have been planted by an
+	 * earlier run to turn "make my cache" into a grant of its target.
+	 */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return error_set(err, -ELOOP,
+				 "new directory %s: it is a symbolic link; name the directory "
+				 "itself (or grant it with a write rule)",
+				 path);
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return check_only ? 0 : procage_policy_allow(p, path, PROCAGE_WRITE, err);
 	if (lstat(path, &st) == 0)

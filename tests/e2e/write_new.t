@@ -24,13 +24,16 @@ mkdir -p "$home/.config" "$work/ws/repo"
 ln -s .ssh "$home/keys"
 mkdir "$home/.ssh"
 printf 'x' >"$home/plainfile"
+mkdir -p "$work/elsewhere"
+ln -s "$work/elsewhere" "$home/linked"
 for c in "$home/.ssh/new:the secrets class:inside the hidden ~/.ssh" \
 	"$home/keys/new:the secrets class:through a link into ~/.ssh" \
 	"$home/.config/autostart:persistence:at a persistence location that does not exist yet" \
 	"$home/.gnupg:secrets:at a secrets location that does not exist yet" \
 	"$home/missing/cache:parent .* must exist:under a missing parent" \
 	"$work/ws/repo/.git:plain name:a .git directory" \
-	"$home/plainfile:not a directory:over a file"; do
+	"$home/plainfile:not a directory:over a file" \
+	"$home/linked:symbolic link:over a link planted to another directory"; do
 	path=${c%%:*}
 	rest=${c#*:}
 	want=${rest%%:*}
