@@ -70,7 +70,8 @@ TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
 SUITE_BINS := $(BUILD)/tests/escape_linux $(BUILD)/tests/probe $(BUILD)/tests/without_userns \
 	$(BUILD)/tests/kernel_facts
-BENCH_BINS := $(BUILD)/bench/spawn_bench $(BUILD)/bench/hardlinks_bench
+BENCH_BINS := $(BUILD)/bench/spawn_bench $(BUILD)/bench/hardlinks_bench \
+	$(BUILD)/bench/broker_bench
 
 STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
@@ -215,7 +216,8 @@ bench: all $(BENCH_BINS)
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 60
 FUZZ_LIB_SRCS := src/lib/json.c src/lib/policy_json.c src/lib/policy.c src/lib/error.c \
-	src/lib/classes.c src/lib/proxy/allowlist.c src/lib/proxy/dest.c
+	src/lib/classes.c src/lib/repositories.c src/lib/repository_config.c src/lib/git_config.c \
+	src/lib/proxy/allowlist.c src/lib/proxy/dest.c
 fuzz:
 	@mkdir -p $(BUILD)/fuzz
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
@@ -226,6 +228,10 @@ fuzz:
 		-Iinclude -iquote src/lib tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
 		src/lib/proxy/allowlist.c src/lib/error.c -o $(BUILD)/fuzz/fuzz_allowlist
 	$(BUILD)/fuzz/fuzz_allowlist -max_total_time=$(FUZZ_SECONDS)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
+		-Iinclude -iquote src/lib tests/fuzz/fuzz_git_config.c src/lib/git_config.c \
+		-o $(BUILD)/fuzz/fuzz_git_config
+	$(BUILD)/fuzz/fuzz_git_config -max_total_time=$(FUZZ_SECONDS)
 
 # A bounded run of every fuzz target, part of make check (clang needed).
 fuzz-smoke:

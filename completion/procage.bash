@@ -16,7 +16,7 @@ _procage()
 	local verbs="run exec facts check fit profiles trust help"
 	local run_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
-		--accept --waive --hardlinks --hardlink-exempt --audit --lifetime --terminal
+		--accept --waive --hardlinks --hardlink-exempt --audit --on-handoff-change --lifetime --terminal
 		--timeout --grace --cwd --json --help"
 	local exec_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
@@ -67,6 +67,7 @@ _procage()
 				container-engines process-access" -- "$cur"))
 			return ;;
 		--hardlinks) COMPREPLY=($(compgen -W "refuse report" -- "$cur")); return ;;
+		--on-handoff-change) COMPREPLY=($(compgen -W "report fail" -- "$cur")); return ;;
 		--lifetime) COMPREPLY=($(compgen -W "session tree" -- "$cur")); return ;;
 		--terminal) COMPREPLY=($(compgen -W "inherit" -- "$cur")); return ;;
 		--env) COMPREPLY=($(compgen -e -- "$cur")); return ;;

@@ -343,6 +343,21 @@ enum procage_hardlinks {
 PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *policy, int mode,
 					     struct procage_error *err) PROCAGE_NONNULL(1);
 /*
+ * What a run that changed what git on the host trusts (new repositories or
+ * gitfiles, rewritten gitfiles, absent locations made: see
+ * procage_handoff_end) does: reported (the default; procage run names the
+ * changes on stderr), or also failed (procage run exits 123). Escape
+ * class: R-07.
+ */
+enum procage_handoff_change {
+	PROCAGE_HANDOFF_CHANGE_REPORT = 0,
+	PROCAGE_HANDOFF_CHANGE_FAIL = 1,
+};
+/* mode: enum procage_handoff_change. */
+PROCAGE_API int procage_policy_set_handoff_change(struct procage_policy *policy, int mode,
+						  struct procage_error *err) PROCAGE_NONNULL(1);
+
+/*
  * A subtree never rewritten in place (a store such as .git/objects) whose
  * protected files are not examined; hidden files are examined everywhere.
  * Escape class: R-08 (an exempt subtree is an open variant).
@@ -407,8 +422,10 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *policy, char
  * with every change made, each saying what changed and the capability
  * that was missing (a NULL-terminated list; procage_strings_free). An
  * approximation the tier needs is accepted; a rule the tier cannot hold is
- * dropped. A policy that is wrong, rather than beyond this host, is an
- * error as for procage_cage_new.
+ * dropped. On tier T2 the list also names each directory whose new entries
+ * the supervisor's broker makes (the policy itself is unchanged by those).
+ * A policy that is wrong, rather than beyond this host, is an error as for
+ * procage_cage_new.
  */
 PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 				   struct procage_policy **fitted, char ***changes,
@@ -428,8 +445,9 @@ PROCAGE_API void procage_free(void *memory);
  * What a run wrote that something outside the cage may later run or trust
  * (R-07): begin before the spawn, end after the wait. The findings list,
  * one line each, the trust-handoff and persistence locations under the
- * policy's writable trees (hooks and config of every repository, nested
- * ones and new ones included; startup files, units) that were created,
+ * policy's writable trees (hooks and config of every repository found as
+ * a cage finds them, new ones included: two directory levels below each
+ * writable tree, docs/classes.md; startup files, units) that were created,
  * changed or removed, symbolic links with their target.
  */
 struct procage_cage;
@@ -440,6 +458,29 @@ PROCAGE_API int procage_audit_begin(const struct procage_cage *cage, struct proc
 PROCAGE_API int procage_audit_end(struct procage_audit *audit, char ***findings,
 				  struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
 PROCAGE_API void procage_audit_free(struct procage_audit *audit);
+
+/* ---- trust-handoff report ----------------------------------------------- */
+
+/*
+ * What a run did that a later git on the host trusts and that no mask
+ * could prevent (R-07): begin before the spawn, end after the wait. The
+ * findings, one line each (procage_strings_free), name every repository
+ * and gitfile new within the discovery bound, every gitfile rewritten,
+ * and every location git reads or runs that was absent when the run began
+ * and exists now (a commondir, config.worktree, an include target, a
+ * core.hooksPath directory). Empty when nothing changed, and always empty
+ * when the trust-handoff class is waived. It costs what the cage's own
+ * repository discovery costs: no walk of the whole tree.
+ */
+struct procage_handoff;
+PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage,
+				      struct procage_handoff **out, struct procage_error *err)
+	PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
+PROCAGE_API int procage_handoff_end(struct procage_handoff *handoff, char ***findings,
+				    struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
+PROCAGE_API void procage_handoff_free(struct procage_handoff *handoff);
+/* The cage's mode (enum procage_handoff_change), from its policy. */
+PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage);
 
 /* ---- violation reports --------------------------------------------- */
 

@@ -167,6 +167,11 @@ int main(int argc, char **argv)
 	    {"r43", r43_host_sysv_objects_are_out_of_reach},
 	    {"r43", r43_the_runs_own_sysv_objects},
 	    {"r44", r44_report_files_follow_no_link_a_run_planted},
+	    {"r45", r45_a_path_rewritten_while_the_call_is_pending_changes_nothing},
+	    {"r45", r45_links_and_renames_raced_on_the_path_change_nothing},
+	    {"r45", r45_dotdot_magic_links_and_descriptors_reach_no_protected_name},
+	    {"r45", r45_dying_callers_and_floods_leave_the_broker_whole},
+	    {"r45", r45_no_missing_startup_file_is_made_beside_a_protected_one},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

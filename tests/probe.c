@@ -248,6 +248,11 @@ static const struct action actions[] = {
     {"setaffinity", 2, 2, do_setaffinity, "PID CPU: sched_setaffinity to that CPU only"},
     {"ioprio", 2, 2, do_ioprio, "PID LEVEL: ioprio_set(best effort, LEVEL)"},
     {"setscheduler", 1, 1, do_setscheduler, "PID: sched_setscheduler(SCHED_BATCH)"},
+    {"race-create", 4, 4, do_race_create,
+     "text|text-mkdir|link|rename A B N: N creations while a thread races the path"},
+    {"create-via", 3, 3, do_create_via, "fd|magic|cwd DIR NAME: make NAME through DIR's fd"},
+    {"broker-flood", 3, 3, do_broker_flood, "DIR T N: T threads making and removing in DIR"},
+    {"broker-die", 2, 2, do_broker_die, "DIR K: K children killed while making entries"},
 };
 
 static void usage(void)

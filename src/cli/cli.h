@@ -9,6 +9,8 @@
 
 /* Exit codes of procage's own failures, as env, timeout and chroot use them. */
 enum {
+	/* --on-handoff-change fail: the run made what git on the host would trust */
+	EXIT_HANDOFF_CHANGED = 123,
 	EXIT_TIMED_OUT = 124, /* --timeout ran out (as timeout(1)) */
 	EXIT_PROCAGE_FAILED = 125,
 	EXIT_CANNOT_EXECUTE = 126,
@@ -67,6 +69,8 @@ void cli_hardlinks_print(const struct procage_cage *cage, bool json, const char 
 void cli_reports_print(const struct procage_run *run, bool json);
 /* The handoff audit's findings, after the run: one line each. */
 void cli_audit_print(struct procage_audit *audit, bool json);
+/* The trust-handoff report after a run; whether something changed. */
+bool cli_handoff_print(struct procage_handoff *handoff, bool json);
 
 /* Print "procage: MESSAGE" (and a hint when one helps) or its JSON form. */
 void cli_report_error(const struct procage_error *err, bool json);

@@ -43,6 +43,12 @@ static void facts_print_human(const struct procage_host_facts *f)
 	if (f->cgroup_why[0])
 		printf("  ... why not       %s\n", f->cgroup_why);
 	printf("tier                %s\n", procage_tier_name(f->tier));
+	if (f->tier == PROCAGE_TIER_T2)
+		printf("broker              %s\n",
+		       f->seccomp_user_notif
+			       ? "yes: new entries beside protected locations are made by the supervisor"
+			       : "no (no seccomp user notification): directories around protected "
+				 "locations stay read-only");
 	char hint[1024];
 	if (procage_host_tier_hint(hint, sizeof hint) > 0)
 		printf("hint: %s\n", hint);

@@ -30,7 +30,8 @@ static int fit_print(const struct procage_policy *fitted, char **changes, bool j
 			printf("this host (tier %s) enforces the policy as it is\n",
 			       procage_tier_name(f.tier));
 		else
-			printf("this host (tier %s) enforces the policy with %zu change%s:\n",
+			printf("this host (tier %s) enforces the policy as follows (%zu "
+			       "item%s):\n",
 			       procage_tier_name(f.tier), n, n == 1 ? "" : "s");
 		for (size_t i = 0; i < n; i++)
 			printf("  - %s\n", changes[i]);

@@ -44,6 +44,7 @@ static const struct option run_long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "trust-policy", no_argument, NULL, OPT_TRUST_POLICY },
+	{ "on-handoff-change", required_argument, NULL, OPT_ON_HANDOFF_CHANGE },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
@@ -310,6 +311,11 @@ static int option_take(struct run_options *o, int c, char *arg)
 					    &o->supervise.grace_seconds)
 			       ? 0
 			       : EXIT_USAGE;
+	case OPT_ON_HANDOFF_CHANGE:
+		o->handoff_change_given = true;
+		return flag_push(o, (struct policy_flag){ c, arg, NULL })
+			       ? 0
+			       : cli_usage_error("out of memory");
 	case OPT_ALLOW_HOST:
 		o->allow_host = true;
 		return flag_push(o, (struct policy_flag){ c, arg, NULL })
@@ -333,7 +339,7 @@ static bool option_configurable(int c)
 {
 	return c != OPT_POLICY && c != OPT_CWD && c != OPT_JSON && c != OPT_TRUST_POLICY &&
 	       c != OPT_DRY_RUN && c != OPT_NO_CONFIG && c != OPT_REPORT_JSON && c != 'h' &&
-	       c != OPT_TIMEOUT && c != OPT_GRACE && c != OPT_AUDIT;
+	       c != OPT_TIMEOUT && c != OPT_GRACE && c != OPT_AUDIT && c != OPT_ON_HANDOFF_CHANGE;
 }
 
 /*
@@ -482,10 +488,16 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 					    .report_json_path = o->report_json };
 	struct procage_run *run;
 	struct procage_audit *audit = NULL;
+	struct procage_handoff *handoff = NULL;
 	struct cli_supervise_result end;
 
 	if (o->audit && procage_audit_begin(cage, &audit, err) != 0) {
 		cli_report_error(err, o->json);
+		return EXIT_PROCAGE_FAILED;
+	}
+	if (procage_handoff_begin(cage, &handoff, err) != 0) {
+		cli_report_error(err, o->json);
+		procage_audit_free(audit);
 		return EXIT_PROCAGE_FAILED;
 	}
 	cli_signals_install(); /* a signal from now on is passed on, not lost */
@@ -495,6 +507,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 			cli_hardlinks_print(cage, o->json, err->message);
 		cli_report_spawn_error(err, o->json, o->command[0], o->cwd, false);
 		procage_audit_free(audit);
+		procage_handoff_free(handoff);
 		return spawn_failure_exit(err);
 	}
 	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
@@ -509,6 +522,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 			o->supervise.timeout_seconds, CLI_KILL_WAIT_MS,
 			procage_run_tmpdir(run) ? procage_run_tmpdir(run) : "(none)");
 		procage_audit_free(audit);
+		procage_handoff_free(handoff);
 		return EXIT_TIMED_OUT;
 	}
 	if (o->report)
@@ -517,32 +531,13 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	if (audit)
 		cli_audit_print(audit, o->json);
 	procage_audit_free(audit);
+	bool handoff_changed = cli_handoff_print(handoff, o->json);
+	procage_handoff_free(handoff);
 	if (rc != 0) {
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;
 	}
-	int status = end.status;
-	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	if (end.timed_out) {
-		/* Reported as a timeout, whatever the command did on its way out. */
-		code = EXIT_TIMED_OUT;
-		if (o->json)
-			fprintf(stderr, "{\"exit\":{\"timeout\":true,\"seconds\":%g,%s\"code\":%d}}\n",
-				o->supervise.timeout_seconds, end.killed ? "\"killed\":true," : "",
-				code);
-		else
-			fprintf(stderr,
-				"procage: timed out: the command ran out of its %g s and was ended "
-				"(%s)\n",
-				o->supervise.timeout_seconds,
-				end.killed ? "SIGTERM, then SIGKILL after the grace period"
-					   : "SIGTERM");
-	} else if (o->json && WIFSIGNALED(status)) {
-		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);
-	} else if (o->json) {
-		fprintf(stderr, "{\"exit\":{\"code\":%d}}\n", code);
-	}
-	return code;
+	return run_exit_status(o, cage, &end, handoff_changed);
 }
 
 /*
@@ -678,8 +673,9 @@ int cmd_exec(int argc, char **argv)
 		rc = dry_run(&o, true);
 		goto out;
 	}
-	if (o.supervise.timeout_seconds > 0 || o.audit) {
-		rc = cli_usage_error("exec: --timeout and --audit need a supervisor (procage run)");
+	if (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_change_given) {
+		rc = cli_usage_error("exec: --timeout, --audit and --on-handoff-change need a "
+				     "supervisor (procage run)");
 		goto out;
 	}
 	if ((rc = cage_from_options(&o, true, &policy, &cage, &err)) != 0)

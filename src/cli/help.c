@@ -91,6 +91,11 @@ static const struct option_help run_options[] = {
 	{ "  --audit              after the run, list the trust-handoff files (hooks, repository\n"
 	  "                       config, startup files) it created or changed\n",
 	  true },
+	{ "  --on-handoff-change report|fail  after every run, procage names on stderr the\n"
+	  "                       repositories and gitfiles it made, gitfiles it rewrote and\n"
+	  "                       what git reads that it created (report, the default: silent\n"
+	  "                       when nothing changed); fail also makes procage exit 123\n",
+	  true },
 	{ "  --lifetime session|tree  every process of the run dies with it either way;\n"
 	  "                       session (default) also refuses setsid, tree allows it\n", false },
 	{ "  --terminal inherit   the command shares procage's terminal (the default and only\n"
@@ -125,8 +130,9 @@ static const char run_tail[] =
 	"command ends, or procage dies, every process the command started is killed.\n"
 	"\n"
 	"Exit status: the command's own; 128+N if it was killed by signal N; 124 if\n"
-	"--timeout ended it; 125 if procage failed; 126 if the command could not be\n"
-	"executed; 127 if not found.\n";
+	"--timeout ended it; 123 if --on-handoff-change fail and the run changed what\n"
+	"git on the host trusts; 125 if procage failed; 126 if the command could not\n"
+	"be executed; 127 if not found.\n";
 
 static const char exec_head[] =
 	"usage: procage exec [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -134,7 +140,8 @@ static const char exec_head[] =
 	"Become COMMAND in a cage: procage is replaced by it, with no supervisor and no\n"
 	"private TMPDIR; the command's lifetime is that of whoever started procage. If\n"
 	"the cage fails once procage has begun to change itself, it exits 125 at once.\n"
-	"The options are those of run but --audit, --timeout and --grace.\n"
+	"The options are those of run but --audit, --on-handoff-change, --timeout and\n"
+	"--grace.\n"
 	"\n"
 	"options:\n";
 

@@ -138,3 +138,26 @@ void cli_audit_print(struct procage_audit *audit, bool json)
 		fprintf(stderr, "procage: audit: nothing changed in trust-handoff locations\n");
 	procage_strings_free(findings);
 }
+
+/*
+ * The trust-handoff report, after every run: what git on the host would
+ * now trust that the run made (new repositories and gitfiles, gitfiles
+ * rewritten, absent locations now there). Silent when nothing changed.
+ * Returns whether something changed (or the report failed).
+ */
+bool cli_handoff_print(struct procage_handoff *handoff, bool json)
+{
+	char **findings = NULL;
+	struct procage_error err;
+	if (procage_handoff_end(handoff, &findings, &err) != 0) {
+		cli_report_error(&err, json);
+		return true;
+	}
+	findings_print(findings, json, "handoff", "procage: trust-handoff: ", NULL);
+	bool changed = findings[0] != NULL;
+	if (changed && !json)
+		fprintf(stderr, "procage: trust-handoff: review these before running git in "
+				"them on the host\n");
+	procage_strings_free(findings);
+	return changed;
+}

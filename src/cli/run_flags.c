@@ -131,6 +131,16 @@ int run_flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return limit_apply(p, f->value, err);
 	case OPT_HARDLINK_EXEMPT:
 		return procage_policy_exempt_hardlinks(p, f->value, err);
+	case OPT_ON_HANDOFF_CHANGE:
+		if (strcmp(f->value, "report") == 0 || strcmp(f->value, "fail") == 0)
+			return procage_policy_set_handoff_change(p,
+								 f->value[0] == 'f'
+									 ? PROCAGE_HANDOFF_CHANGE_FAIL
+									 : PROCAGE_HANDOFF_CHANGE_REPORT,
+								 err);
+		snprintf(err->message, sizeof err->message,
+			 "--on-handoff-change %s: expected 'report' or 'fail'", f->value);
+		return err->code = -EINVAL;
 	case OPT_HARDLINKS:
 		if (strcmp(f->value, "refuse") == 0 || strcmp(f->value, "report") == 0)
 			return procage_policy_set_hardlinks(p,

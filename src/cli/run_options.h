@@ -21,6 +21,7 @@ struct run_options {
 	bool json;
 	bool no_private_tmp;
 	bool audit;
+	bool handoff_change_given; /* --on-handoff-change (run only) */
 	struct cli_supervise_opts supervise;
 	struct policy_flag *flags;
 	size_t n_flags, cap_flags;
@@ -46,10 +47,18 @@ enum {
 	OPT_REPORT_JSON,
 	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY, OPT_DRY_RUN,
 	OPT_WRITE_NEW, OPT_PROFILE, OPT_NO_CONFIG,
+	OPT_ON_HANDOFF_CHANGE,
 };
 
 /* Apply one flag (not --write-new, which needs the run's options) to p (run_flags.c). */
 int run_flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		   struct procage_error *err);
+
+/*
+ * The exit status of a run that was waited for, said on stderr where it is
+ * not the command's own (run_exit.c).
+ */
+int run_exit_status(const struct run_options *o, const struct procage_cage *cage,
+		    const struct cli_supervise_result *end, bool handoff_changed);
 
 #endif

@@ -15,7 +15,7 @@
  * variants, SECCOMP_RET_USER_NOTIF for every EPERM refusal so that a
  * supervisor learns of it (clone3's ENOSYS stays: libc falls back on it).
  * The variants (seccomp_programs.h) differ only in the socket block, in
- * the session calls and in the refusal.
+ * the session calls, in the refusal and in the calls sent to the broker.
  */
 #include "seccomp_build.h"
 
@@ -67,9 +67,9 @@ static uint32_t refusal_action(const struct seccomp_options *opts, int err)
  * be a real system call on at least one of the filter's ABIs: a typo or a
  * call libseccomp does not know is an error, never a rule silently dropped.
  */
-static int add_rule(scmp_filter_ctx ctx, const struct seccomp_options *opts, const char *name,
-		    int err, unsigned int n_cmp, const struct scmp_arg_cmp *cmp,
-		    struct procage_error *perr)
+static int add_rule_action(scmp_filter_ctx ctx, uint32_t action, const char *name,
+			   unsigned int n_cmp, const struct scmp_arg_cmp *cmp,
+			   struct procage_error *perr)
 {
 	bool known = false;
 	for (size_t i = 0; i < N_ARCHES; i++)
@@ -80,11 +80,43 @@ static int add_rule(scmp_filter_ctx ctx, const struct seccomp_options *opts, con
 	if (!known || nr == __NR_SCMP_ERROR)
 		return error_set(perr, -EINVAL,
 				 "seccomp filter: libseccomp does not know the system call %s", name);
-	int rc = seccomp_rule_add_array(ctx, refusal_action(opts, err), nr, n_cmp, cmp);
+	int rc = seccomp_rule_add_array(ctx, action, nr, n_cmp, cmp);
 	if (rc < 0)
 		return error_set(perr, rc, "seccomp filter: seccomp_rule_add for %s: %s", name,
 				 err_text(rc));
 	return 0;
+}
+
+static int add_rule(scmp_filter_ctx ctx, const struct seccomp_options *opts, const char *name,
+		    int err, unsigned int n_cmp, const struct scmp_arg_cmp *cmp,
+		    struct procage_error *perr)
+{
+	return add_rule_action(ctx, refusal_action(opts, err), name, n_cmp, cmp, perr);
+}
+
+/*
+ * The broker variants: the entry calls go to the supervisor whatever their
+ * arguments, open and openat when a flag may write, create or truncate
+ * (a rule per flag, which libseccomp ORs; the mask compares the low 32
+ * bits only, all the kernel reads of the flags).
+ */
+static int add_broker_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+			    struct procage_error *err)
+{
+	int rc = 0;
+	if (!opts->broker)
+		return 0;
+	for (size_t i = 0; rc == 0 && i < seccomp_n_broker_calls; i++)
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_broker_calls[i], 0, NULL, err);
+	for (size_t i = 0; rc == 0 && i < seccomp_n_broker_opens; i++) {
+		const struct seccomp_broker_open *o = &seccomp_broker_opens[i];
+		for (size_t f = 0; rc == 0 && f < seccomp_n_broker_open_flags; f++) {
+			uint32_t flag = seccomp_broker_open_flags[f];
+			struct scmp_arg_cmp cmp = SCMP_CMP(o->flags_arg, SCMP_CMP_MASKED_EQ, flag, flag);
+			rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, o->name, 1, &cmp, err);
+		}
+	}
+	return rc;
 }
 
 static int add_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
@@ -343,6 +375,8 @@ int seccomp_build_program(const struct seccomp_options *opts, struct sock_fprog 
 		rc = add_pid_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = add_seccomp_rules(ctx, opts, err);
+	if (rc == 0)
+		rc = add_broker_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = export_program(ctx, opts, prog, err);
 	seccomp_release(ctx);

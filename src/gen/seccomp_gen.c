@@ -39,12 +39,13 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		struct seccomp_options o = seccomp_program_options(i);
 		fprintf(out,
 			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
-			"%s, sessions %s, SysV IPC %s */\n",
+			"%s, sessions %s, SysV IPC %s, broker %s */\n",
 			i, i, progs[i].len, o.network_on ? "on" : "off",
 			o.report ? "reported (USER_NOTIF)" : "as errno",
 			o.unix_sockets ? "allowed" : "refused",
 			o.lock_sessions ? "locked" : "free",
-			o.own_ipc_namespace ? "allowed (own namespace)" : "refused");
+			o.own_ipc_namespace ? "allowed (own namespace)" : "refused",
+			o.broker ? "on" : "off");
 	}
 	fprintf(out, "};\n");
 }
@@ -98,6 +99,10 @@ static void write_names(FILE *out)
 			write_name_row(out, arches[a], seccomp_pid_calls[i].name, EPERM);
 		write_name_row(out, arches[a], "ioctl", EPERM);
 		write_name_row(out, arches[a], "seccomp", EPERM);
+		for (size_t i = 0; i < seccomp_n_broker_calls; i++)
+			write_name_row(out, arches[a], seccomp_broker_calls[i], 0);
+		for (size_t i = 0; i < seccomp_n_broker_opens; i++)
+			write_name_row(out, arches[a], seccomp_broker_opens[i].name, 0);
 		write_number_rows(out, arches[a], seccomp_refused_new_calls,
 				  seccomp_n_refused_new_calls);
 		if (arches[a] == SCMP_ARCH_X86)

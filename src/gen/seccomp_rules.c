@@ -9,6 +9,7 @@
 #include "seccomp_rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/fsverity.h>
 #include <linux/ioprio.h>
@@ -264,3 +265,31 @@ const size_t seccomp_n_pair_types = N_ELEMS(seccomp_pair_types);
  * younger code. */
 const int seccomp_refused_ip_types[] = { SOCK_RAW, SOCK_PACKET };
 const size_t seccomp_n_refused_ip_types = N_ELEMS(seccomp_refused_ip_types);
+
+/*
+ * The broker (tier T2, a write grant with a denial below it): Landlock
+ * can grant a directory only as a whole, so the directories around a
+ * denial are granted reading only, and making an entry in them needs the
+ * supervisor. Every call that makes, removes, renames or links an entry
+ * goes to it; it performs those aimed at such a directory and lets the
+ * others through to Landlock (src/lib/broker.c). openat2 passes its flags
+ * in memory, out of the filter's reach: all of it goes. truncate64 is
+ * i386's.
+ */
+const char *const seccomp_broker_calls[] = {
+	"creat",  "openat2",  "mkdir",	   "mkdirat", "mknod",	  "mknodat",
+	"unlink", "unlinkat", "rmdir",	   "rename",  "renameat", "renameat2",
+	"link",	  "linkat",   "symlink",   "symlinkat", "truncate", "truncate64",
+};
+const size_t seccomp_n_broker_calls = N_ELEMS(seccomp_broker_calls);
+
+/* open and openat go only when they may write, create or truncate. */
+const struct seccomp_broker_open seccomp_broker_opens[] = {
+	{ "open", 1 },
+	{ "openat", 2 },
+};
+const size_t seccomp_n_broker_opens = N_ELEMS(seccomp_broker_opens);
+
+/* O_TMPFILE needs O_WRONLY or O_RDWR, so it is among them too. */
+const uint32_t seccomp_broker_open_flags[] = { O_CREAT, O_WRONLY, O_RDWR, O_TRUNC };
+const size_t seccomp_n_broker_open_flags = N_ELEMS(seccomp_broker_open_flags);

@@ -147,4 +147,23 @@ extern const int seccomp_refused_ip_types[];
 extern const size_t seccomp_n_refused_ip_types;
 #define SECCOMP_REFUSED_IP_PROTOCOL 262 /* IPPROTO_MPTCP */
 
+/*
+ * The broker variants send these calls to the supervisor whatever their
+ * arguments, and open and openat (the flags in argument flags_arg) when
+ * the flags hold any of seccomp_broker_open_flags (compared on the low 32
+ * bits the kernel reads).
+ */
+extern const char *const seccomp_broker_calls[];
+extern const size_t seccomp_n_broker_calls;
+
+struct seccomp_broker_open {
+	const char *name;
+	unsigned int flags_arg;
+};
+
+extern const struct seccomp_broker_open seccomp_broker_opens[];
+extern const size_t seccomp_n_broker_opens;
+extern const uint32_t seccomp_broker_open_flags[];
+extern const size_t seccomp_n_broker_open_flags;
+
 #endif

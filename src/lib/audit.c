@@ -4,9 +4,9 @@
  * the run the trust-handoff and persistence locations under the writable
  * trees are recorded; after it they are looked for again, and every one
  * created, changed or removed is listed, symbolic links with their target,
- * for the harness to review. The work is a walk of the writable trees'
- * directories (to find repositories, nested ones included) plus the files
- * of those locations: it grows with the number of directories, not files.
+ * for the harness to review. The repositories are found as a cage finds
+ * them (repositories.c: two levels below each writable tree, above it, and
+ * every store git's metadata links to), plus the files of those locations.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -188,6 +188,32 @@ static const char *message_rule_path(const struct procage_policy *p,
 }
 
 /*
+ * The broker's directories, pinned like the grants; one the Landlock rules
+ * also name must be the same inode as the rule's (nothing swapped it in
+ * between), or the broker would make entries in a directory the rules do
+ * not describe.
+ */
+static int cage_zones_open(struct procage_cage *c, struct procage_error *err)
+{
+	int rc = broker_zones_open(&c->zones, err);
+	for (size_t z = 0; rc == 0 && z < c->zones.n; z++) {
+		const struct broker_zone *zone = &c->zones.zones[z];
+		for (size_t g = 0; g < c->n_grants; g++) {
+			struct stat st;
+			if (strcmp(c->grants[g].path, zone->path) != 0)
+				continue;
+			if (fstat(c->grants[g].path_fd, &st) != 0 || st.st_dev != zone->dev ||
+			    st.st_ino != zone->ino)
+				return error_set(err, -ESTALE,
+						 "%s changed while the cage was made; make the "
+						 "cage again",
+						 zone->path);
+		}
+	}
+	return rc;
+}
+
+/*
  * Paths to Landlock grants, by tier: on T1 the denials become masks at
  * spawn; on T2 the grants are made entry by entry around them.
  */
@@ -221,8 +247,14 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 	path_list_release_examined(&paths, &c->examined, &c->n_examined);
 	grants = paths.grants;
 	n_grants = paths.n_grants;
+	/*
+	 * The broker answers seccomp notifications: without them (a container
+	 * refusing them) the zones stay read-only, as entry grants alone leave
+	 * them.
+	 */
+	struct broker_zones *zones = host_facts_get()->seccomp_user_notif ? &c->zones : NULL;
 	if (c->tier != PROCAGE_TIER_T1 && paths.n_denials &&
-	    (rc = entry_grants_expand(&paths, &grants, &n_grants, err)) < 0) {
+	    (rc = entry_grants_expand(&paths, &grants, &n_grants, zones, err)) < 0) {
 		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
 		cage_paths_free(&paths);
 		return rc;
@@ -231,6 +263,8 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 		rc = cage_add_grant(c, &grants[i], err);
 	if (rc < 0)
 		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
+	if (rc == 0 && c->zones.n)
+		rc = cage_zones_open(c, err);
 	if (grants != paths.grants) {
 		for (size_t i = 0; i < n_grants; i++)
 			free(grants[i].path);
@@ -418,7 +452,11 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 			/* Tier T1 runs (and exec mode) get an IPC namespace of their own. */
 			.own_ipc_namespace = c->tier == PROCAGE_TIER_T1,
 		};
-		rc = seccomp_program_build(&so, &c->seccomp, err);
+		/* Exec mode has no supervisor: it takes the program without the broker. */
+		rc = seccomp_program_build(&so, &c->seccomp_unbrokered, err);
+		so.broker = c->zones.n > 0;
+		if (rc == 0)
+			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
 	c->fix = NULL;
 	/* A change fitting makes states what it is, not where: only a refusal is located. */
@@ -451,6 +489,8 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 		free(c->examined[i].path);
 	free(c->examined);
 	seccomp_program_free(&c->seccomp);
+	seccomp_program_free(&c->seccomp_unbrokered);
+	broker_zones_free(&c->zones);
 	free(c->tmp_base);
 	allowlist_free(c->allowlist);
 	procage_policy_free(c->policy);

@@ -4,6 +4,7 @@
 
 #include <linux/filter.h>
 
+#include "broker_zones.h"
 #include "landlock.h"
 #include "paths.h"
 #include "policy.h"
@@ -21,6 +22,9 @@ struct procage_cage {
 	struct cage_path *examined; /* hidden and protected locations, for the hard-link check */
 	size_t n_examined;
 	struct sock_fprog seccomp;
+	struct sock_fprog seccomp_unbrokered; /* the same without the broker (exec mode) */
+	/* T2: where the supervisor makes the cage's new entries (broker_zones.h). */
+	struct broker_zones zones;
 	char *tmp_base; /* where private temporary directories are made, or NULL */
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */

@@ -20,12 +20,13 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "repositories.h"
 
 enum class_base {
 	BASE_HOME,       /* $HOME */
 	BASE_RUNTIME,    /* $XDG_RUNTIME_DIR, else /run/user/UID */
 	BASE_SYSTEM,     /* an absolute path */
-	BASE_REPOSITORY, /* the .git directory of each repository in a writable tree */
+	BASE_REPOSITORY, /* each repository's store (documentation: repositories.c finds them) */
 };
 
 struct class_row {
@@ -272,27 +273,35 @@ int class_from_name(const char *name)
 	return -1;
 }
 
+static int locations_add_canonical(struct class_locations *out, const char *canonical,
+				   enum class_id cls, enum procage_access deny, bool absent)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (strcmp(out->items[i].path, canonical) == 0) {
+			/* The same place through two rows: hiding wins. */
+			if (deny == PROCAGE_HIDE)
+				out->items[i].deny = PROCAGE_HIDE;
+			return 0;
+		}
+	char *copy = strdup(canonical);
+	struct class_location *grown = copy ? realloc(out->items, (out->n + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	out->items = grown;
+	out->items[out->n++] = (struct class_location){ copy, cls, deny, absent };
+	return 0;
+}
+
 static int locations_add(struct class_locations *out, const char *path, const struct class_row *row)
 {
 	char *canonical = realpath(path, NULL);
 	if (!canonical)
 		return 0; /* not on this host: nothing to deny now */
-	for (size_t i = 0; i < out->n; i++)
-		if (strcmp(out->items[i].path, canonical) == 0) {
-			/* The same place through two rows: hiding wins. */
-			if (row->deny == PROCAGE_HIDE)
-				out->items[i].deny = PROCAGE_HIDE;
-			free(canonical);
-			return 0;
-		}
-	struct class_location *grown = realloc(out->items, (out->n + 1) * sizeof *grown);
-	if (!grown) {
-		free(canonical);
-		return -ENOMEM;
-	}
-	out->items = grown;
-	out->items[out->n++] = (struct class_location){ canonical, row->cls, row->deny };
-	return 0;
+	int rc = locations_add_canonical(out, canonical, row->cls, row->deny, false);
+	free(canonical);
+	return rc;
 }
 
 /* Directories never descended into while expanding a pattern or looking for repositories. */
@@ -374,95 +383,32 @@ static int rows_add_for_base(struct class_locations *out, unsigned waived, enum 
 }
 
 /*
- * A repository's store, and the stores of its submodules, which git keeps
- * inside it (.git/modules/NAME, nested for submodules of submodules).
+ * The repositories of the writable trees (repositories.c): what git runs
+ * or reads in each, kept read-only by the trust-handoff class, absent
+ * ones included (they cannot be masked, only checked after the run).
  */
-static int git_dir_add(char *path, size_t len, int depth, unsigned waived,
-		       struct class_locations *out)
+static int repositories_add(const char *const *trees, size_t n_trees, const char *home,
+			    unsigned options, struct class_locations *out,
+			    struct procage_error *err)
 {
-	int rc = rows_add_for_base(out, waived, BASE_REPOSITORY, path);
-	if (rc < 0 || depth > 16 || len + sizeof "/modules" >= PATH_MAX)
-		return rc;
-	memcpy(path + len, "/modules", sizeof "/modules");
-	DIR *d = opendir(path);
-	size_t modules_len = len + sizeof "/modules" - 1;
-	for (struct dirent *e; rc == 0 && d && (e = readdir(d));) {
-		size_t n = strlen(e->d_name);
-		if (walk_skips(e->d_name) || e->d_type != DT_DIR || modules_len + 1 + n >= PATH_MAX)
-			continue;
-		path[modules_len] = '/';
-		memcpy(path + modules_len + 1, e->d_name, n + 1);
-		rc = git_dir_add(path, modules_len + 1 + n, depth + 1, waived, out);
-	}
-	if (d)
-		closedir(d);
-	path[len] = '\0';
+	struct repositories found;
+	int rc = repositories_find(trees, n_trees, home, options, &found, err);
+	for (size_t i = 0; rc == 0 && i < found.n_protect; i++)
+		rc = locations_add_canonical(out, found.protect[i].path, CLASS_TRUST_HANDOFF,
+					     PROCAGE_PROTECT, found.protect[i].absent);
+	repositories_free(&found);
+	if (rc == -ENOMEM)
+		return error_set(err, rc, "out of memory listing the hard-deny classes");
 	return rc;
 }
 
-/*
- * A bare repository (a store with no work tree, often NAME.git) is a
- * directory holding HEAD, objects and refs; git runs its hooks on push.
- */
-static bool is_bare_repository(int dir_fd)
+int classes_add_repositories(unsigned waived, const char *home, const char *const *trees,
+			     size_t n_trees, unsigned options, struct class_locations *out,
+			     struct procage_error *err)
 {
-	struct stat st;
-	return fstatat(dir_fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	       fstatat(dir_fd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-	       fstatat(dir_fd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-}
-
-/*
- * Find every repository under dir: a ".git" directory marks one (its
- * hooks and config are what git runs and trusts), and so does a bare one. Only directories are
- * read, by descriptor and without following links, so the walk stays
- * inside the tree.
- */
-static int repositories_walk(int dir_fd, char *path, size_t len, int depth, unsigned waived,
-			     struct class_locations *out)
-{
-	DIR *d = fdopendir(dir_fd);
-	int rc = 0;
-	if (!d) {
-		close(dir_fd);
+	if (waived & (1u << CLASS_TRUST_HANDOFF))
 		return 0;
-	}
-	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-		if (walk_skips(e->d_name) || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
-			continue;
-		size_t n = strlen(e->d_name);
-		if (len + 1 + n >= PATH_MAX)
-			continue;
-		path[len] = '/';
-		memcpy(path + len + 1, e->d_name, n + 1);
-		if (strcmp(e->d_name, ".git") == 0) {
-			rc = git_dir_add(path, len + 1 + n, 0, waived, out);
-			continue; /* a repository's own store holds no repository */
-		}
-		int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0 && is_bare_repository(sub)) {
-			close(sub);
-			rc = git_dir_add(path, len + 1 + n, 0, waived, out);
-			continue;
-		}
-		if (sub >= 0 && depth < 64)
-			rc = repositories_walk(sub, path, len + 1 + n, depth + 1, waived, out);
-		else if (sub >= 0)
-			close(sub);
-	}
-	path[len] = '\0';
-	closedir(d);
-	return rc;
-}
-
-static int repositories_find(const char *tree, unsigned waived, struct class_locations *out)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s", strcmp(tree, "/") == 0 ? "" : tree);
-	int fd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* a writable file, not a tree */
-	return repositories_walk(fd, path, strlen(path), 0, waived, out);
+	return repositories_add(trees, n_trees, home, options, out, err);
 }
 
 int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
@@ -478,14 +424,14 @@ int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		rc = rows_add_for_base(out, waived, BASE_RUNTIME, runtime_dir);
 	if (rc == 0)
 		rc = rows_add_for_base(out, waived, BASE_SYSTEM, NULL);
-	for (size_t i = 0; rc == 0 && i < n_writable; i++)
-		if (!(waived & (1u << CLASS_TRUST_HANDOFF)))
-			rc = repositories_find(writable_trees[i], waived, out);
 	if (rc < 0) {
 		class_locations_free(out);
 		return error_set(err, rc, "out of memory listing the hard-deny classes");
 	}
-	return 0;
+	rc = classes_add_repositories(waived, home, writable_trees, n_writable, 0, out, err);
+	if (rc < 0)
+		class_locations_free(out);
+	return rc;
 }
 
 void class_locations_free(struct class_locations *l)

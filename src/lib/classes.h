@@ -26,6 +26,7 @@ struct class_location {
 	char *path;
 	enum class_id cls;
 	enum procage_access deny; /* PROCAGE_HIDE or PROCAGE_PROTECT */
+	bool absent; /* missing when found (a repository's): checked, not masked */
 };
 
 struct class_locations {
@@ -40,13 +41,22 @@ int class_from_name(const char *name);
 /*
  * Every location of the classes not waived (a bitmask of 1 << class_id)
  * that exists now: under home, the runtime directory, the system, and for
- * each writable tree the repositories inside it (nested ones too).
- * Paths are canonical; duplicates are dropped.
+ * the writable trees the repositories git finds from them
+ * (classes_add_repositories with no options). Paths are canonical;
+ * duplicates are dropped.
  */
 int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		   const char *const *writable_trees, size_t n_writable,
 		   struct class_locations *out, struct procage_error *err);
 void class_locations_free(struct class_locations *locations);
+/*
+ * The repositories' locations (repositories.h: what git runs or reads),
+ * absent ones flagged, unless trust-handoff is waived. options are
+ * repositories_find's (REPOSITORIES_MAKE_HOOKS, REPOSITORIES_REFUSE_STORES).
+ */
+int classes_add_repositories(unsigned waived, const char *home, const char *const *trees,
+			     size_t n_trees, unsigned options, struct class_locations *out,
+			     struct procage_error *err);
 
 /* The rows of the table, for documentation checks: how many, and row i as
  * "<base>path" with its class and denial. */

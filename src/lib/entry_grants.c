@@ -14,6 +14,7 @@ struct expansion {
 	const struct cage_paths *paths;
 	struct cage_path *out;
 	size_t n_out;
+	struct broker_zones *zones; /* or NULL */
 };
 
 static int out_add(struct expansion *x, const char *path, enum procage_access access)
@@ -25,7 +26,7 @@ static int out_add(struct expansion *x, const char *path, enum procage_access ac
 		return -ENOMEM;
 	}
 	x->out = grown;
-	x->out[x->n_out++] = (struct cage_path){ copy, access, -1 };
+	x->out[x->n_out++] = (struct cage_path){ copy, access, -1, false };
 	return 0;
 }
 
@@ -41,6 +42,80 @@ static bool denial_below(const struct expansion *x, const char *path, enum proca
 			return true;
 	}
 	return false;
+}
+
+/*
+ * A git directory: named .git, holding HEAD, objects and refs (a bare one),
+ * or HEAD and commondir (a linked worktree's).
+ */
+static bool git_dir_at(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char entry[PATH_MAX];
+	struct stat st;
+	if (slash && strcmp(slash + 1, ".git") == 0)
+		return true;
+	/* A linked worktree's git directory: HEAD, and commondir naming the rest. */
+	if (snprintf(entry, sizeof entry, "%s/commondir", path) < (int)sizeof entry &&
+	    stat(entry, &st) == 0 && snprintf(entry, sizeof entry, "%s/HEAD", path) < (int)sizeof entry &&
+	    stat(entry, &st) == 0)
+		return true;
+	static const char *const parts[] = { "HEAD", "objects", "refs" };
+	for (size_t i = 0; i < 3; i++)
+		if (snprintf(entry, sizeof entry, "%s/%s", path, parts[i]) >= (int)sizeof entry ||
+		    stat(entry, &st) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Does denied lie in a git directory at or below dir, or is it a work
+ * tree's .git itself (a gitfile: a linked worktree's or a submodule's)?
+ */
+static bool denial_in_git_dir(const char *dir, const char *denied)
+{
+	char ancestor[PATH_MAX];
+	size_t base = strlen(dir);
+	const char *last = strrchr(denied, '/');
+	if (last && strcmp(last + 1, ".git") == 0)
+		return true;
+	if (strlen(denied) >= sizeof ancestor)
+		return false;
+	strcpy(ancestor, denied);
+	for (char *slash; (slash = strrchr(ancestor, '/')) && (size_t)(slash - ancestor) >= base;) {
+		*slash = '\0';
+		if (git_dir_at(ancestor[0] ? ancestor : "/"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A directory of a write grant granted only reading, or nothing, because
+ * of the denials below it: a zone of the broker, where the supervisor
+ * makes the new entries whose names no denial starts with. Only where
+ * every denial below lies in a git directory or is a gitfile: there the names a new
+ * entry must not take are known (the git directory's, and git's own
+ * rules inside it, broker_zones.c), while elsewhere (a home) a protected
+ * location missing when the cage is made (a startup file) has no denial
+ * to refuse its name by, and the directory stays read-only.
+ */
+static int zone_record(struct expansion *x, const char *path)
+{
+	int rc = 0;
+	if (!x->zones)
+		return 0;
+	for (size_t i = 0; i < x->paths->n_denials; i++) {
+		const char *d = x->paths->denials[i].path;
+		if (strcmp(d, path) != 0 && path_within(d, path) && !denial_in_git_dir(path, d))
+			return 0;
+	}
+	for (size_t i = 0; rc == 0 && i < x->paths->n_denials; i++) {
+		const struct cage_path *d = &x->paths->denials[i];
+		if (strcmp(d->path, path) != 0 && path_within(d->path, path))
+			rc = broker_zones_add(x->zones, path, d->path);
+	}
+	return rc;
 }
 
 static const struct cage_path *denial_at(const struct expansion *x, const char *path)
@@ -89,6 +164,11 @@ static int expand_node(struct expansion *x, const char *path, enum procage_acces
 		return out_add(x, path, access);
 	if (depth > 64)
 		return -ELOOP;
+	if (access == PROCAGE_WRITE) {
+		int rc = zone_record(x, path);
+		if (rc < 0)
+			return rc;
+	}
 	/* Reading the directory itself would reach a hidden path below it. */
 	if (!denial_below(x, path, access, true)) {
 		int rc = out_add(x, path, PROCAGE_READ);
@@ -99,9 +179,9 @@ static int expand_node(struct expansion *x, const char *path, enum procage_acces
 }
 
 int entry_grants_expand(const struct cage_paths *paths, struct cage_path **out, size_t *n_out,
-			struct procage_error *err)
+			struct broker_zones *zones, struct procage_error *err)
 {
-	struct expansion x = { paths, NULL, 0 };
+	struct expansion x = { paths, NULL, 0, zones };
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < paths->n_grants; i++)
 		rc = expand_node(&x, paths->grants[i].path, paths->grants[i].access, 0);
@@ -109,6 +189,8 @@ int entry_grants_expand(const struct cage_paths *paths, struct cage_path **out, 
 		for (size_t i = 0; i < x.n_out; i++)
 			free(x.out[i].path);
 		free(x.out);
+		if (zones)
+			broker_zones_free(zones);
 		return error_set(err, rc, "granting entry by entry around the denied paths: %s",
 				 strerror(-rc));
 	}

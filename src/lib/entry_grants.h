@@ -2,6 +2,7 @@
 #ifndef PROCAGE_ENTRY_GRANTS_H
 #define PROCAGE_ENTRY_GRANTS_H
 
+#include "broker_zones.h"
 #include "paths.h"
 
 /*
@@ -11,8 +12,10 @@
  * A directory holding a hidden path below gets no rule itself (it cannot be
  * listed); one holding only read-only paths below is granted reading (no
  * new entries can be made in it). Entries made later are not granted.
+ * zones (when not NULL) gets the directories of write grants so narrowed,
+ * with the names the denials below them start with: the broker's zones.
  */
 int entry_grants_expand(const struct cage_paths *paths, struct cage_path **out, size_t *n_out,
-			struct procage_error *err);
+			struct broker_zones *zones, struct procage_error *err);
 
 #endif

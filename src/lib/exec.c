@@ -83,6 +83,12 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 		spawn_state_release(&s);
 		return rc;
 	}
+	/*
+	 * No supervisor remains to broker entry calls: the directories
+	 * around a denial stay read-only, as entry-grants says.
+	 */
+	s.plan.seccomp = &cage->seccomp_unbrokered;
+	s.plan.seccomp_report = false;
 	/* No reaper, and the caller stays in its own PID namespace. */
 	s.plan.reaper = false;
 	s.plan.clone_namespaces &= ~(unsigned long)CLONE_NEWPID;

@@ -115,6 +115,39 @@ static int fit_up_front(struct procage_policy *p, char ***list, size_t *n)
 	return rc;
 }
 
+/*
+ * On tier T2 the directories around a protected path are not enforced as
+ * written but through the supervisor's broker: say so, one line for each
+ * (at most a few, then how many more), so that "as it is" never hides it.
+ */
+static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
+{
+	enum { SHOWN = 6 };
+	char text[1200];
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < c->zones.n && i < SHOWN; i++) {
+		const struct broker_zone *z = &c->zones.zones[i];
+		size_t o = (size_t)snprintf(text, sizeof text,
+					    "new entries in %s are made by the supervisor (the T2 "
+					    "broker), because Landlock cannot grant that directory "
+					    "without what lies below it; never under the name%s ",
+					    z->path, z->n_protected == 1 ? "" : "s");
+		for (size_t j = 0; j < z->n_protected && o < sizeof text; j++)
+			o += (size_t)snprintf(text + o, sizeof text - o, "%s%s", j ? ", " : "",
+					      z->protected_names[j]);
+		if (z->git_dir && o < sizeof text)
+			snprintf(text + o, sizeof text - o, ", and only under git's own names");
+		rc = note_append(list, n, text);
+	}
+	if (rc == 0 && c->zones.n > SHOWN) {
+		snprintf(text, sizeof text,
+			 "and in %zu more directories, the same way (the T2 broker)",
+			 c->zones.n - SHOWN);
+		rc = note_append(list, n, text);
+	}
+	return rc;
+}
+
 PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 				   struct procage_policy **fitted, char ***changes,
 				   struct procage_error *err)
@@ -145,6 +178,8 @@ PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 		struct procage_cage *cage = NULL;
 		struct cage_fix fix;
 		rc = cage_make(p, &cage, &fix, err);
+		if (rc == 0 && (rc = broker_notes(cage, &list, &n)) < 0)
+			error_set(err, rc, "out of memory");
 		procage_cage_free(cage);
 		if (rc == 0 || fix.kind == CAGE_FIX_NONE || n >= FIT_MAX_CHANGES)
 			break;

@@ -1,7 +1,8 @@
 /*
- * The supervisor of a reporting run: a thread of the calling process that
- * receives the seccomp notifications of the run's refused calls, answers
- * every one EPERM and records it.
+ * The supervisor of a reporting or brokered run: a thread of the calling
+ * process that receives the seccomp notifications of the run, hands the
+ * broker's calls to the broker, and answers every refused call with its
+ * errno and records it.
  */
 #ifndef PROCAGE_NOTIFY_H
 #define PROCAGE_NOTIFY_H
@@ -11,22 +12,30 @@
 
 #include "report.h"
 
+struct broker;
+
 struct notify_supervisor {
 	pthread_t thread;
+	struct broker *broker; /* answers the entry calls; or NULL. Not owned */
 	bool started;
 	int listener;  /* the seccomp listener; owned */
 	int stop_pipe[2]; /* written to ask the thread to finish */
 	struct report_store *store;
 };
 
-/* Take listener over and answer its notifications until stopped. */
+/*
+ * Take listener over and answer its notifications until stopped: the
+ * broker's calls by broker (or NULL), the others as reported refusals.
+ */
 int notify_start(struct notify_supervisor *s, int listener, struct report_store *store,
-		 struct procage_error *err);
+		 struct broker *broker, struct procage_error *err);
 /* Answer what is pending, stop the thread and close the listener. */
 void notify_stop(struct notify_supervisor *s);
 
 /* The name of a refused system call, by audit arch and number. */
 const char *notify_call_name(uint32_t arch, int nr);
+/* Is it a call the broker variants send to the broker? */
+bool notify_call_brokered(uint32_t arch, int nr);
 /* The errno a reported refusal is answered with (EPERM unless the rule says). */
 int notify_call_errno(uint32_t arch, int nr);
 

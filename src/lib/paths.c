@@ -20,6 +20,7 @@
 #include "home.h"
 #include "path_aliases.h"
 #include "path_waivers.h"
+#include "repositories.h"
 #include "root_private.h"
 
 bool path_within(const char *path, const char *tree)
@@ -38,8 +39,8 @@ const char *cage_path_origin(const struct cage_path *p, char *buf, size_t size)
 	return buf;
 }
 
-static int path_list_add(struct cage_path **list, size_t *n, const char *path,
-			 enum procage_access access, int cls)
+static int path_list_add_absent(struct cage_path **list, size_t *n, const char *path,
+				enum procage_access access, int cls, bool absent)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i].path, path) == 0 && (*list)[i].access == access)
@@ -51,8 +52,14 @@ static int path_list_add(struct cage_path **list, size_t *n, const char *path,
 		return -ENOMEM;
 	}
 	*list = grown;
-	grown[(*n)++] = (struct cage_path){ copy, access, cls };
+	grown[(*n)++] = (struct cage_path){ copy, access, cls, absent };
 	return 0;
+}
+
+static int path_list_add(struct cage_path **list, size_t *n, const char *path,
+			 enum procage_access access, int cls)
+{
+	return path_list_add_absent(list, n, path, access, cls, false);
 }
 
 /* The strongest grant containing path (WRITE over READ), or 0. */
@@ -101,7 +108,8 @@ static int denial_consider(struct cage_paths *c, const struct cage_path *d,
 			   struct procage_error *err)
 {
 	const char *by = NULL;
-	if (path_list_add(&c->examined, &c->n_examined, d->path, d->access, d->cls) < 0)
+	if (path_list_add_absent(&c->examined, &c->n_examined, d->path, d->access, d->cls,
+				 d->absent) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->n_grants; i++) {
 		const struct cage_path *g = &c->grants[i];
@@ -111,7 +119,8 @@ static int denial_consider(struct cage_paths *c, const struct cage_path *d,
 	}
 	enum procage_access reach = reaching_access(c, d->path, &by);
 	bool needed = d->access == PROCAGE_HIDE ? reach != 0 : reach == PROCAGE_WRITE;
-	if (needed && path_list_add(&c->denials, &c->n_denials, d->path, d->access, d->cls) < 0)
+	if (needed && path_list_add_absent(&c->denials, &c->n_denials, d->path, d->access, d->cls,
+					   d->absent) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -145,7 +154,7 @@ static int rules_resolve(const struct procage_policy *p, struct cage_paths *c,
 	for (size_t i = 0; rc == 0 && i < p->n_paths; i++) {
 		enum procage_access a = p->paths[i].access;
 		if (a == PROCAGE_PROTECT || a == PROCAGE_HIDE)
-			rc = denial_consider(c, &(struct cage_path){ canon[i], a, -1 }, err);
+			rc = denial_consider(c, &(struct cage_path){ canon[i], a, -1, false }, err);
 	}
 	for (size_t i = 0; canon && i < p->n_paths; i++)
 		free(canon[i]);
@@ -172,42 +181,73 @@ static int locations_consider(struct cage_paths *c, const struct class_locations
 			rc = denial_consider(c,
 					     &(struct cage_path){ found->items[i].path,
 								  found->items[i].deny,
-								  (int)found->items[i].cls },
+								  (int)found->items[i].cls,
+								  found->items[i].absent },
 					     err);
+	return rc;
+}
+
+/*
+ * The repositories git finds from the writable trees (repositories.h): a
+ * tree that is a store is refused, a missing hooks directory is made (to
+ * be kept read-only). First what git writes for a worktree or submodule
+ * whose store lies outside the trees is granted, so that the store's
+ * hooks and config, which those grants reach, become denials.
+ */
+static int repositories_resolve(const struct procage_policy *p, struct cage_paths *c,
+				const char *home, struct procage_error *err)
+{
+	const char **writable = calloc(c->n_grants + 1, sizeof *writable);
+	size_t n_writable = 0;
+	struct repositories repos;
+	if (!writable)
+		return error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (c->grants[i].access == PROCAGE_WRITE)
+			writable[n_writable++] = c->grants[i].path;
+	int rc = repositories_find(writable, n_writable, home,
+				   REPOSITORIES_MAKE_HOOKS | REPOSITORIES_REFUSE_STORES, &repos, err);
+	free(writable);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; rc == 0 && i < repos.n_grants; i++)
+		if (path_list_add(&c->grants, &c->n_grants, repos.grants[i].path,
+				  repos.grants[i].write ? PROCAGE_WRITE : PROCAGE_READ, -1) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < repos.n_protect; i++)
+		rc = denial_consider(c,
+				     &(struct cage_path){ repos.protect[i].path, PROCAGE_PROTECT,
+							  CLASS_TRUST_HANDOFF,
+							  repos.protect[i].absent },
+				     err);
+	repositories_free(&repos);
 	return rc;
 }
 
 static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 			   struct procage_error *err)
 {
-	const char **writable = calloc(c->n_grants + 1, sizeof *writable);
-	size_t n_writable = 0;
 	char runtime[64];
 	struct class_locations found;
 	struct path_waivers waivers = { 0 };
 	unsigned skipped = p->waived_classes;
-
-	if (!writable)
-		return error_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < c->n_grants; i++)
-		if (c->grants[i].access == PROCAGE_WRITE)
-			writable[n_writable++] = c->grants[i].path;
 	/* Accepting the /proc approximation lifts that one location. */
 	if (p->accepted & (1u << APPROX_PROC_OTHER_PROCESSES))
 		skipped |= 1u << CLASS_PROCESS_ACCESS;
 	/*
 	 * Every home: the policy's own, $HOME and the account's, where they
-	 * differ. The first expansion also gives the runtime, system and
-	 * repository locations.
+	 * differ. The first expansion also gives the runtime and system
+	 * locations.
 	 */
 	struct homes homes;
 	homes_find(&homes, p->home);
 	size_t h = 0;
 	int rc = path_waivers_resolve(p, &waivers, err);
+	if (rc == 0 && !(skipped & (1u << CLASS_TRUST_HANDOFF)))
+		rc = repositories_resolve(p, c, homes.n ? homes.path[0] : NULL, err);
 	if (rc == 0)
 		rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
-				    runtime_directory(runtime, sizeof runtime), writable,
-				    n_writable, &found, err);
+				    runtime_directory(runtime, sizeof runtime), NULL, 0, &found, err);
 	while (rc == 0) {
 		rc = locations_consider(c, &found, &waivers, err);
 		class_locations_free(&found);
@@ -218,7 +258,6 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	if (rc == 0)
 		rc = path_waivers_check_used(&waivers, skipped, err);
 	path_waivers_free(&waivers);
-	free(writable);
 	return rc;
 }
 
@@ -237,7 +276,7 @@ static int root_private_resolve(const struct procage_policy *p, struct cage_path
 	if (root_private_find(ROOT_PRIVATE_TREE, &private, &n) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = denial_consider(c, &(struct cage_path){ private[i], PROCAGE_HIDE, CLASS_SECRETS },
+		rc = denial_consider(c, &(struct cage_path){ private[i], PROCAGE_HIDE, CLASS_SECRETS, false },
 				     err);
 	path_strings_free(private, n);
 	return rc;
@@ -290,7 +329,7 @@ static int link_targets_resolve(struct cage_paths *c, struct procage_error *err)
 			rc = link_target_refusal(c, targets[j], &loc, err);
 			if (rc == 0)
 				rc = denial_consider(c, &(struct cage_path){ targets[j], PROCAGE_HIDE,
-									     loc.cls },
+									     loc.cls, false },
 						     err);
 		}
 		path_strings_free(targets, n);
@@ -333,7 +372,7 @@ static int mount_aliases_resolve(struct cage_paths *c, struct procage_error *err
 			break;
 		}
 		for (size_t j = 0; rc == 0 && j < n; j++)
-			rc = denial_consider(c, &(struct cage_path){ aliases[j], loc.access, loc.cls },
+			rc = denial_consider(c, &(struct cage_path){ aliases[j], loc.access, loc.cls, loc.absent },
 					     err);
 		/*
 		 * Landlock grants follow the inode: a grant reaching one

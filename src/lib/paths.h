@@ -14,6 +14,15 @@ struct cage_path {
 	char *path;               /* canonical */
 	enum procage_access access; /* grants: READ or WRITE; denials: PROTECT or HIDE */
 	int cls;                  /* enum class_id, or -1 for the policy's own rule */
+	/*
+	 * A denial of a path that did not exist when the cage was made (a
+	 * repository's commondir, config.worktree, an include target): a
+	 * mount cannot mask it (tier T1 masks it only if it exists at
+	 * spawn), the entry-by-entry grants of tier T2 leave its directory
+	 * without the right to create it, and the end-of-run trust-handoff
+	 * report says when it has come to exist.
+	 */
+	bool absent;
 };
 
 struct cage_paths {

@@ -105,7 +105,8 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->argv = opts->argv;
 	plan->seccomp = &cage->seccomp;
 	plan->holds_setpcap = caller_holds_setpcap();
-	plan->seccomp_report = cage->policy->reports;
+	/* The broker's calls reach the supervisor on the same listener. */
+	plan->seccomp_report = cage->policy->reports || cage->zones.n > 0;
 	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY ? POLICY_PROXY_PORT : 0;
 	if (cage->tier == PROCAGE_TIER_T1) {
 		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC;

@@ -101,6 +101,13 @@ static int denials_add(const struct procage_cage *cage, struct mount_list *l,
 	for (size_t i = 0; i < cage->n_denials; i++) {
 		const struct cage_path *d = &cage->denials[i];
 		struct stat st;
+		/*
+		 * A denial of a path missing when the cage was made cannot be
+		 * masked while it is missing (the end-of-run report checks
+		 * it); if it has come to exist since, it is masked like any.
+		 */
+		if (d->absent && lstat(d->path, &st) != 0)
+			continue;
 		if (lstat(d->path, &st) != 0)
 			return error_set(err, -ENOENT,
 					 "%s was there when the cage was made and is gone now (moved "

@@ -426,6 +426,18 @@ PROCAGE_API int procage_policy_set_hardlinks(struct procage_policy *p, int mode,
 	return 0;
 }
 
+PROCAGE_API int procage_policy_set_handoff_change(struct procage_policy *p, int mode,
+						  struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (mode != PROCAGE_HANDOFF_CHANGE_REPORT && mode != PROCAGE_HANDOFF_CHANGE_FAIL)
+		return error_set(err, -EINVAL, "unknown trust-handoff change mode %d", (int)mode);
+	p->handoff_change = mode;
+	return 0;
+}
+
 static int strings_append(char ***list, size_t *n, const char *s)
 {
 	char *copy = strdup(s);
@@ -599,6 +611,7 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 			goto fail;
 	}
 	p->hardlinks = src->hardlinks;
+	p->handoff_change = src->handoff_change;
 	for (size_t i = 0; i < src->n_allow_hosts; i++)
 		if (strings_append(&p->allow_hosts, &p->n_allow_hosts, src->allow_hosts[i]) < 0)
 			goto fail;

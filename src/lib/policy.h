@@ -60,6 +60,7 @@ struct procage_policy {
 	char **allow_hosts; /* proxy allowlist entries, NULL-terminated */
 	size_t n_allow_hosts;
 	enum procage_hardlinks hardlinks;
+	enum procage_handoff_change handoff_change;
 	char **hardlink_exempt; /* canonical subtrees, NULL-terminated */
 	size_t n_hardlink_exempt;
 	bool reports;

@@ -581,6 +581,24 @@ static int read_hardlinks(struct reader *r, const struct json_member *m, int unu
 	return read_members(r, m->value, "in \"hardlinks\"", hardlink_keys, N_KEYS(hardlink_keys));
 }
 
+static int read_handoff_change(struct reader *r, const struct json_member *m, int unused)
+{
+	struct procage_error inner;
+	const struct json_value *v = m->value;
+	int rc = expect_type(r, v, JSON_STRING, "\"on_handoff_change\"");
+	if (rc < 0)
+		return rc;
+	if (strcmp(v->u.string, "report") != 0 && strcmp(v->u.string, "fail") != 0)
+		return fail_value(r, v, -EINVAL,
+				  "unknown trust-handoff change mode; expected \"report\" or \"fail\"");
+	rc = procage_policy_set_handoff_change(r->policy,
+					       strcmp(v->u.string, "fail") == 0
+						       ? PROCAGE_HANDOFF_CHANGE_FAIL
+						       : PROCAGE_HANDOFF_CHANGE_REPORT,
+					       &inner);
+	return rc < 0 ? fail_setter(r, v->line, v->column, rc, &inner) : 0;
+}
+
 static int read_reports(struct reader *r, const struct json_member *m, int unused)
 {
 	struct procage_error inner;
@@ -643,6 +661,7 @@ static const struct key_reader top_keys[] = {
 	{ "hardlinks", read_hardlinks, 0 },  { "reports", read_reports, 0 },
 	{ "lifetime", read_lifetime, 0 },    { "terminal", read_terminal, 0 },
 	{ "home", read_nothing, 0 },         { "tmp_base", read_directory, 0 },
+	{ "on_handoff_change", read_handoff_change, 0 },
 };
 
 const char *policy_json_key(size_t i)

@@ -207,6 +207,8 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 		p->hardlinks == PROCAGE_HARDLINKS_REPORT ? "report" : "refuse");
 	write_strings(f, "", "exempt", p->hardlink_exempt, p->n_hardlink_exempt);
 	fprintf(f, "},\n  \"reports\": %s,\n", p->reports ? "true" : "false");
+	fprintf(f, "  \"on_handoff_change\": \"%s\",\n",
+		p->handoff_change == PROCAGE_HANDOFF_CHANGE_FAIL ? "fail" : "report");
 	write_names(f, "accept", p->accepted, APPROX__COUNT, approximation_name);
 	fputs(",\n", f);
 	write_waivers(f, p);

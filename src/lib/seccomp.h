@@ -40,6 +40,14 @@ struct seccomp_options {
 	 * it, the SysV calls are refused.
 	 */
 	bool own_ipc_namespace;
+	/*
+	 * The calls that make, remove, rename or link entries, and opens for
+	 * writing, go to the supervisor (SECCOMP_RET_USER_NOTIF), whose
+	 * broker performs those aimed at a directory Landlock cannot grant
+	 * (src/lib/broker.c). Installed without a listener, the kernel
+	 * answers them ENOSYS: only a supervised run gets this variant.
+	 */
+	bool broker;
 };
 
 /*

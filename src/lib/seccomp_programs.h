@@ -24,13 +24,15 @@ struct seccomp_generated_program {
  *   bit 2  unix_sockets    socket(AF_UNIX) allowed
  *   bit 3  lock_sessions   setsid refused
  *   bit 4  own_ipc_namespace  SysV IPC allowed
+ *   bit 5  broker          entry calls and writing opens sent to the broker
  */
 #define SECCOMP_PROGRAM_NETWORK_ON 1u
 #define SECCOMP_PROGRAM_REPORT 2u
 #define SECCOMP_PROGRAM_UNIX_SOCKETS 4u
 #define SECCOMP_PROGRAM_LOCK_SESSIONS 8u
 #define SECCOMP_PROGRAM_OWN_IPC_NAMESPACE 16u
-#define SECCOMP_N_PROGRAMS 32
+#define SECCOMP_PROGRAM_BROKER 32u
+#define SECCOMP_N_PROGRAMS 64
 
 static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 {
@@ -38,7 +40,8 @@ static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 	       (opts->report ? SECCOMP_PROGRAM_REPORT : 0u) |
 	       (opts->unix_sockets ? SECCOMP_PROGRAM_UNIX_SOCKETS : 0u) |
 	       (opts->lock_sessions ? SECCOMP_PROGRAM_LOCK_SESSIONS : 0u) |
-	       (opts->own_ipc_namespace ? SECCOMP_PROGRAM_OWN_IPC_NAMESPACE : 0u);
+	       (opts->own_ipc_namespace ? SECCOMP_PROGRAM_OWN_IPC_NAMESPACE : 0u) |
+	       (opts->broker ? SECCOMP_PROGRAM_BROKER : 0u);
 }
 
 static inline struct seccomp_options seccomp_program_options(size_t index)
@@ -49,6 +52,7 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 		.unix_sockets = index & SECCOMP_PROGRAM_UNIX_SOCKETS,
 		.lock_sessions = index & SECCOMP_PROGRAM_LOCK_SESSIONS,
 		.own_ipc_namespace = index & SECCOMP_PROGRAM_OWN_IPC_NAMESPACE,
+		.broker = index & SECCOMP_PROGRAM_BROKER,
 	};
 }
 
@@ -56,7 +60,8 @@ extern const struct seccomp_generated_program seccomp_generated_programs[SECCOMP
 
 /*
  * Refused calls by name: audit arch, number as the filter sees it, and the
- * errno a supervisor answers a reported refusal with.
+ * errno a supervisor answers a reported refusal with. The calls the broker
+ * variants send to the broker have err 0.
  */
 struct seccomp_call_name {
 	unsigned arch;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "broker.h"
 #include "cage.h"
 #include "error.h"
 #include "policy.h"
@@ -49,8 +50,11 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	s->json_fd = json_fd;
 	report_store_init(&s->reports, s->json_fd);
 	s->reports_on = true;
+	if (rc == 0 && seccomp_listener >= 0 && cage->zones.n &&
+	    (rc = broker_new(&cage->zones, &s->broker)) < 0)
+		error_set(err, rc, "starting the broker: out of memory");
 	if (rc == 0 && seccomp_listener >= 0) {
-		rc = notify_start(&s->notify, seccomp_listener, &s->reports, err);
+		rc = notify_start(&s->notify, seccomp_listener, &s->reports, s->broker, err);
 		seccomp_listener = -1;
 	}
 	if (rc == 0 && proxy_listener >= 0) {
@@ -79,6 +83,8 @@ void supervision_stop(struct run_supervision *s)
 		close(s->proxy_listener);
 	s->proxy_listener = -1;
 	notify_stop(&s->notify);
+	broker_free(s->broker);
+	s->broker = NULL;
 	report_store_finish(&s->reports);
 	if (s->json_fd >= 0)
 		close(s->json_fd);

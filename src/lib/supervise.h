@@ -1,7 +1,8 @@
 /*
  * What the caller's process does for a run while it goes on, beyond
- * waiting: answer and record its refused system calls (violation reports)
- * and serve its proxy (proxy-only networking).
+ * waiting: answer and record its refused system calls (violation reports),
+ * perform its entry calls in the broker's zones (tier T2) and serve its
+ * proxy (proxy-only networking).
  */
 #ifndef PROCAGE_SUPERVISE_H
 #define PROCAGE_SUPERVISE_H
@@ -17,6 +18,7 @@ struct run_supervision {
 	bool reports_on; /* the store is there (until supervision_release) */
 	bool stopped;
 	struct notify_supervisor notify;
+	struct broker *broker; /* the run's own copy of the cage's zones; or NULL */
 	struct proxy *proxy;
 	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
 	int proxy_listener; /* owned while the proxy serves it */

@@ -36,6 +36,26 @@ if [ -x "$t2" ]; then
 else
 	for i in 1 2 3 4 5 6; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper $t2 is not built"; done
 fi
+# On T2 the default policy of a repository is enforced through the broker,
+# and fit says so instead of "as it is".
+if [ -x "$t2" ] && command -v git >/dev/null; then
+	git init -q "$work/ws/repo"
+	out=$(cd "$work/ws/repo" && "$t2" "$PROCAGE" fit 2>&1)
+	like "$out" "new entries in $work/ws/repo are made by the supervisor \(the T2 broker\).*never under the name \.git" \
+		"T2: fit names the workspace the broker makes entries in"
+	like "$out" "new entries in $work/ws/repo/\.git are made by the supervisor.*commondir, config, config.worktree, hooks, info, and only under git's own names" \
+		"T2: and its .git, with the protected names"
+	if "$PROCAGE" facts --json | grep -q '"tier":"T1"'; then
+		out=$(cd "$work/ws/repo" && "$PROCAGE" fit 2>&1)
+		ok $(printf '%s' "$out" | grep -q "T2 broker" && echo 1 || echo 0) \
+			"on tier T1 (masks, no broker) fit names no broker"
+	else
+		echo "ok $((tap_n += 1)) # SKIP the host is not tier T1"
+	fi
+else
+	for i in 1 2 3; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper or git is missing"; done
+fi
+
 # Without a --policy, fit starts from the default policy of the working
 # directory; when that directory is gone, the error says so.
 mkdir "$work/gone"

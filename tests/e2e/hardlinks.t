@@ -66,9 +66,11 @@ is "$(cat "$work/err")" "" "and nothing is reported"
 # ---- audit -----------------------------------------------------------------
 
 # On tier T2 a directory on the way to a protected path takes no new
-# entries: the runs below create inside repo/vendor, repo/third_party and
-# repo/deps, which hold no repository when their run starts.
-mkdir -p repo/.git/hooks repo/vendor repo/third_party repo/deps tools
+# entries: the runs below create inside vendor, third_party and repo/deps,
+# which hold no repository when their run starts. vendor/lib and
+# third_party/x are grandchildren of the workspace: within the depth to
+# which repositories are found (docs/classes.md).
+mkdir -p repo/.git/hooks vendor third_party repo/deps tools
 echo "ref: refs/heads/main" >repo/.git/HEAD
 echo readme >repo/README.md
 printf '[core]\n\tbare = false\n' >repo/.git/config
@@ -81,38 +83,38 @@ is "$(cat "$work/err")" "procage: audit: nothing changed in trust-handoff locati
 	"--audit: and reports nothing changed"
 
 "$PROCAGE" run --audit -- sh -c '
-	mkdir -p repo/vendor/lib/.git/hooks &&
-	printf "#!/bin/sh\necho planted\n" > repo/vendor/lib/.git/hooks/pre-commit &&
-	chmod +x repo/vendor/lib/.git/hooks/pre-commit &&
-	ln -s ../../../../../tools/payload.sh repo/vendor/lib/.git/hooks/post-merge' \
+	mkdir -p vendor/lib/.git/hooks &&
+	printf "#!/bin/sh\necho planted\n" > vendor/lib/.git/hooks/pre-commit &&
+	chmod +x vendor/lib/.git/hooks/pre-commit &&
+	ln -s ../../../../tools/payload.sh vendor/lib/.git/hooks/post-merge' \
 	2>"$work/err"; st=$?
 is "$st" 0 "--audit: a run that plants hooks in a nested repository succeeds"
-nested=$ws/repo/vendor/lib/.git/hooks
+nested=$ws/vendor/lib/.git/hooks
 is "$(grep '^procage: audit: ' "$work/err")" "procage: audit: created: \"$nested\" (a directory)
-procage: audit: created: \"$nested/post-merge\" (a symbolic link to \"../../../../../tools/payload.sh\")
+procage: audit: created: \"$nested/post-merge\" (a symbolic link to \"../../../../tools/payload.sh\")
 procage: audit: created: \"$nested/pre-commit\" (a file)" \
 	"--audit: lists exactly the nested repository's hooks directory, hook and symlinked hook"
 
-"$PROCAGE" run -- sh -c 'echo "#!/bin/sh" > repo/vendor/lib/.git/hooks/pre-push' 2>/dev/null
+"$PROCAGE" run -- sh -c 'echo "#!/bin/sh" > vendor/lib/.git/hooks/pre-push' 2>/dev/null
 st=$?
 ok $([ $st -ne 0 ] && [ ! -e "$nested/pre-push" ] && echo 0 || echo 1) \
 	"the next run finds the nested repository at spawn and cannot add a hook (status $st)"
 
 "$PROCAGE" run --audit --json -- sh -c '
-	mkdir -p repo/third_party/x/.git/hooks && echo "#!/bin/sh" > repo/third_party/x/.git/hooks/pre-push' \
+	mkdir -p third_party/x/.git/hooks && echo "#!/bin/sh" > third_party/x/.git/hooks/pre-push' \
 	2>"$work/err"; st=$?
 is "$st" 0 "--audit --json: the run succeeds"
-third=$ws/repo/third_party/x/.git/hooks
+third=$ws/third_party/x/.git/hooks
 like "$(cat "$work/err")" "^\{\"audit\":\"created: \\\\\"$third/pre-push\\\\\" \(a file\)\"\}" \
 	"--audit --json: each finding is a JSON line"
 
 if command -v git >/dev/null 2>&1; then
 	"$PROCAGE" run --audit --setenv GIT_CONFIG_NOSYSTEM=1 -- \
-		git init -q repo/deps/other 2>"$work/err"; st=$?
+		git init -q third_party/other 2>"$work/err"; st=$?
 	is "$st" 0 "--audit: git init of a nested repository in the run succeeds"
-	like "$(cat "$work/err")" "created: \"$ws/repo/deps/other/.git/config\" \(a file\)" \
+	like "$(cat "$work/err")" "created: \"$ws/third_party/other/.git/config\" \(a file\)" \
 		"--audit: lists the new repository's config"
-	like "$(cat "$work/err")" "created: \"$ws/repo/deps/other/.git/hooks\" \(a directory\)" \
+	like "$(cat "$work/err")" "created: \"$ws/third_party/other/.git/hooks\" \(a directory\)" \
 		"--audit: and its hooks directory"
 else
 	echo "ok $((tap_n += 1)) # SKIP git is not installed"

@@ -163,6 +163,12 @@ void r42_root_only_system_files_stay_out_of_a_root_cage(const struct tier *t);
 /* metadata.c: metadata calls outside the write grants */
 void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t);
 void r07_trust_handoff_files_are_protected_in_a_writable_workspace(const struct tier *t);
+/* broker.c: attacks on the T2 broker */
+void r45_a_path_rewritten_while_the_call_is_pending_changes_nothing(const struct tier *t);
+void r45_links_and_renames_raced_on_the_path_change_nothing(const struct tier *t);
+void r45_dotdot_magic_links_and_descriptors_reach_no_protected_name(const struct tier *t);
+void r45_dying_callers_and_floods_leave_the_broker_whole(const struct tier *t);
+void r45_no_missing_startup_file_is_made_beside_a_protected_one(const struct tier *t);
 void r07_every_secrets_family_is_hidden(const struct tier *t);
 void r07_a_waiver_for_one_path_lifts_only_that_path(const struct tier *t);
 void r09_daemons_are_unreachable_without_network_access(const struct tier *t);

@@ -28,8 +28,8 @@ static const struct r07_target r07_targets[] = {
     {"repo/.git/hooks/post-checkout", "an existing hook", true},
     {"repo/.git/config", ".git/config", true},
     {"repo/.git/info/attributes", ".git/info/attributes", true},
-    {"repo/vendor/lib/.git/hooks/pre-commit", "a hook of a nested repository", false},
-    {"repo/vendor/lib/.git/config", "a nested repository's config", true},
+    {"repo/vendor/.git/hooks/pre-commit", "a hook of a nested repository", false},
+    {"repo/vendor/.git/config", "a nested repository's config", true},
     {"repo/.git/modules/sub/hooks/pre-commit", "a hook in a submodule's store", false},
     {"repo/.git/modules/sub/config", "a submodule's config", true},
     {"mirror.git/hooks/pre-receive", "a hook of a bare repository", false},
@@ -45,7 +45,7 @@ static bool r07_fixtures(const struct tier *t, struct caged_ws *ws)
 {
 	static const char *const dirs[] = {
 	    "repo/.git/objects/ab", "repo/.git/refs/heads",  "repo/src",
-	    "mirror.git/objects",   "mirror.git/refs/heads", "repo/vendor/lib/.git/hooks",
+	    "mirror.git/objects",   "mirror.git/refs/heads", "repo/vendor/.git/hooks",
 	    "mirror.git/hooks",	    "repo/.git/hooks",	     "repo/.git/modules/sub/hooks",
 	    "home/.local/bin",
 	};

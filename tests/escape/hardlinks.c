@@ -643,7 +643,7 @@ void r07_the_audit_lists_what_a_run_made_in_handoff_locations(const struct tier 
 	    src_dir[PATH_MAX], src[PATH_MAX], payload[PATH_MAX], vendor[PATH_MAX], lib[PATH_MAX],
 	    nested[PATH_MAX], nested_hooks[PATH_MAX], nested_hook[PATH_MAX], nested_link[PATH_MAX],
 	    nested_config[PATH_MAX], new_hook[PATH_MAX], e[6][PATH_MAX + 128];
-	static const char link_target[] = "../../../../../tools/payload.sh";
+	static const char link_target[] = "../../../../tools/payload.sh";
 	struct caged_result r;
 	char **findings = NULL;
 	struct procage_error err = {0};
@@ -657,7 +657,8 @@ void r07_the_audit_lists_what_a_run_made_in_handoff_locations(const struct tier 
 	    !path_join(t, readme, rw, "repo/README.md") || !path_join(t, src_dir, rw, "repo/src") ||
 	    !path_join(t, src, src_dir, "main.c") ||
 	    !path_join(t, payload, rw, "tools/payload.sh") ||
-	    !path_join(t, vendor, rw, "repo/vendor") || !path_join(t, lib, vendor, "lib") ||
+	    /* vendor/lib: within the discovery bound (a grandchild of the tree). */
+	    !path_join(t, vendor, rw, "vendor") || !path_join(t, lib, vendor, "lib") ||
 	    !path_join(t, nested, lib, ".git") || !path_join(t, nested_hooks, nested, "hooks") ||
 	    !path_join(t, nested_hook, nested_hooks, "pre-commit") ||
 	    !path_join(t, nested_link, nested_hooks, "post-merge") ||
@@ -727,14 +728,25 @@ void r07_the_audit_lists_what_a_run_made_in_handoff_locations(const struct tier 
 	const char *change[] = {"write-file", config,	"[core]\n\thooksPath = ../tools\n", "then",
 				"write-file", new_hook, "#!/bin/sh\necho r07: planted\n",   NULL};
 	findings = audited_run(ws, &r, change);
+	/*
+	 * The config now names ../tools as the hooks directory (relative to
+	 * the work tree): the audit follows it and lists what git would run
+	 * from there, as a location it did not watch before.
+	 */
+	char tools[PATH_MAX];
+	snprintf(tools, sizeof tools, "%s", payload);
+	*strrchr(tools, '/') = '\0';
 	snprintf(e[0], sizeof e[0], "changed: \"%s\" (a file)", config);
 	snprintf(e[1], sizeof e[1], "created: \"%s\" (a file)", new_hook);
-	const char *changed[] = {e[0], e[1]};
-	if (!check(t, did_it(&r) && findings_are(findings, changed, 2), &r,
+	snprintf(e[2], sizeof e[2], "created: \"%s\" (a directory)", tools);
+	snprintf(e[3], sizeof e[3], "created: \"%s\" (a file)", payload);
+	const char *changed[] = {e[0], e[1], e[2], e[3]};
+	if (!check(t, did_it(&r) && findings_are(findings, changed, 4), &r,
 		   "r07: with trust-handoff waived, the audit lists exactly the changed "
-		   ".git/config and the new hook, not the untouched hook")) {
+		   ".git/config, the new hook and the hooks directory it now names, not the "
+		   "untouched hook")) {
 		strings_diag("findings", findings);
-		expected_diag(changed, 2);
+		expected_diag(changed, 4);
 	}
 	procage_strings_free(findings);
 	findings = NULL;

@@ -351,7 +351,8 @@ out:
 
 void r30_a_protected_file_cannot_be_replaced(const struct tier *t)
 {
-	static const char orig[] = "r30: protected settings\n";
+	/* Also a repository's config: valid for git, which the cage reads. */
+	static const char orig[] = "[r30]\n\tsettings = protected\n";
 	static const char evil[] = "r30: replaced\n";
 	char cfg[PATH_MAX], settings[PATH_MAX], incoming[PATH_MAX], old[PATH_MAX],
 	    free_dir[PATH_MAX], free_in[PATH_MAX], plain[PATH_MAX], plain_in[PATH_MAX],

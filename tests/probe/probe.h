@@ -146,5 +146,10 @@ int do_setpriority(char **args);
 int do_setaffinity(char **args);
 int do_ioprio(char **args);
 int do_setscheduler(char **args);
+/* broker.c: attacks on the T2 broker */
+int do_race_create(char **args);
+int do_create_via(char **args);
+int do_broker_flood(char **args);
+int do_broker_die(char **args);
 
 #endif

@@ -53,5 +53,7 @@ void test_metadata(void);
 void test_sysv_ipc(void);
 void test_pid_targets(void);
 void test_report_names(void);
+/* seccomp_broker.c: the calls the broker variants send to the supervisor. */
+void test_broker_calls(void);
 
 #endif

@@ -506,6 +506,63 @@ static void test_home_and_tmp_base(void)
 	procage_policy_free(p);
 }
 
+/*
+ * The trust-handoff report through the library: a run that makes a
+ * gitfile and a repository store is named; a run that writes an ordinary
+ * file is not; NULL arguments are refused.
+ */
+static void test_handoff(void)
+{
+	struct procage_handoff *h = NULL;
+	struct procage_error err;
+	char **findings = NULL, dir[512], gitfile[600], store[600];
+	tap_ok(procage_handoff_begin(null_pointer, &h, NULL) == -EINVAL && !h,
+	       "handoff_begin: no cage, NULL err");
+	tap_ok(procage_handoff_end(null_pointer, &findings, NULL) == -EINVAL,
+	       "handoff_end: no report, NULL err");
+	struct procage_cage *c = workspace_cage(1, 0);
+	snprintf(dir, sizeof dir, "%s/tree/inner", workspace);
+	snprintf(gitfile, sizeof gitfile, "%s/.git", dir);
+	snprintf(store, sizeof store, "%s/tree/bare.git", workspace);
+	char script[4096];
+	snprintf(script, sizeof script,
+		 "echo ordinary >'%s/tree/notes' && echo 'gitdir: ../bare.git' >'%s' && "
+		 "mkdir -p '%s/objects' '%s/refs' && echo 'ref: refs/heads/main' >'%s/HEAD'",
+		 workspace, gitfile, store, store, store);
+	char *argv[] = { "/bin/sh", "-c", script, NULL };
+	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv };
+	struct procage_run *r = NULL;
+	int status = -1;
+	int rc = c ? procage_handoff_begin(c, &h, &err) : -1;
+	if (rc == 0 && (rc = procage_spawn(c, &o, &r, &err)) == 0)
+		rc = procage_run_wait(r, &status, &err);
+	procage_run_free(r);
+	if (rc == 0)
+		rc = procage_handoff_end(h, &findings, &err);
+	if (!tap_ok(rc == 0 && status == 0, "a caged run with the report around it: %s",
+		    rc ? err.message : "ok")) {
+		procage_handoff_free(h);
+		procage_cage_free(c);
+		return;
+	}
+	char want_gitfile[700], want_store[700];
+	snprintf(want_gitfile, sizeof want_gitfile, "new gitfile: \"%s\" (gitdir: \"../bare.git\")",
+		 gitfile);
+	snprintf(want_store, sizeof want_store, "new repository: \"%s\"", store);
+	bool named_gitfile = false, named_store = false, named_other = false;
+	for (size_t i = 0; findings && findings[i]; i++) {
+		named_gitfile |= strcmp(findings[i], want_gitfile) == 0;
+		named_store |= strncmp(findings[i], want_store, strlen(want_store)) == 0;
+		named_other |= strstr(findings[i], "notes") != NULL;
+		tap_diag("finding: %s", findings[i]);
+	}
+	tap_ok(named_gitfile && named_store && !named_other,
+	       "the report names the new gitfile and store, and not the ordinary file");
+	procage_strings_free(findings);
+	procage_handoff_free(h);
+	procage_cage_free(c);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -526,6 +583,7 @@ int main(void)
 	test_standard_fds();
 	test_utf8_cut();
 	test_home_and_tmp_base();
+	test_handoff();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();
 }

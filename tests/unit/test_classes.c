@@ -81,9 +81,11 @@ static void test_expand(void)
 	static const char *const dirs[] = { "home", "home/.ssh", "home/.config", "home/.config/gh",
 					    "ws", "ws/.git", "ws/.git/hooks", "ws/.git/modules",
 					    "ws/.git/modules/sub", "ws/.git/modules/sub/hooks",
+					    "ws/.git/modules/sub/objects", "ws/.git/modules/sub/refs",
 					    "ws/deep", "ws/deep/er", "ws/deep/er/.git",
 					    "ws/deep/er/.git/hooks", "run" };
-	static const char *const files[] = { "home/.bashrc", "ws/.git/config", "run/bus" };
+	static const char *const files[] = { "home/.bashrc", "ws/.git/config", "run/bus",
+					     "ws/.git/modules/sub/HEAD" };
 	struct class_locations l;
 	struct procage_error err;
 	char home[600], runtime[600], ws[600];

@@ -89,6 +89,7 @@ static bool policy_equal(const struct procage_policy *a, const struct procage_po
 			   b->n_hardlink_exempt),
 	     "hardlinks.exempt");
 	SAME(a->reports == b->reports, "reports");
+	SAME(a->handoff_change == b->handoff_change, "on_handoff_change");
 	SAME(a->waived_classes == b->waived_classes, "waive");
 	SAME(a->n_path_waivers == b->n_path_waivers, "waive (one location)");
 	for (size_t i = 0; i < a->n_path_waivers && i < b->n_path_waivers; i++)
@@ -205,6 +206,7 @@ int main(void)
 		"   \"container-engines\", \"process-access\"],\n"
 		" \"hardlinks\": {\"mode\": \"report\", \"exempt\": [\"%s/w/store\"]},\n"
 		" \"reports\": true,\n"
+		" \"on_handoff_change\": \"fail\",\n"
 		" \"lifetime\": \"tree\",\n"
 		" \"terminal\": \"new-pty\",\n"
 		" \"home\": \"%s/w\", \"tmp_base\": \"%s\"}\n",

@@ -4,9 +4,10 @@
  * (a stale generated file fails here); they are run in a BPF simulator for
  * each x86 ABI (x86_64, x32, i386) and each variant (network on or off,
  * refusals as errno or reported, socket(AF_UNIX) allowed or not, setsid
- * refused or not); and they are installed in forked children on the real
- * kernel, each beside a control child without the filter, so the test
- * cannot pass with the filter switched off.
+ * refused or not, entry calls sent to the broker or not); and they are
+ * installed in forked children on the real kernel, each beside a control
+ * child without the filter, so the test cannot pass with the filter
+ * switched off.
  */
 #include "bpf_sim.h"
 #include "error.h"
@@ -70,7 +71,7 @@ static const char *const must_refuse[] = {
  * seccomp_programs.h). */
 struct sock_fprog progs[N_VARIANTS];
 
-_Static_assert(N_VARIANTS == 32, "five options, one program for each combination");
+_Static_assert(N_VARIANTS == 64, "six options, one program for each combination");
 
 bool sim_ok(bool ok, const char *fmt, ...)
 {
@@ -112,10 +113,10 @@ const char *variant_name(int v)
 	static char names[N_VARIANTS][80];
 	if (!names[v][0]) {
 		struct seccomp_options o = seccomp_program_options((size_t)v);
-		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s", v,
+		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s%s", v,
 			 o.network_on ? "on" : "off", o.unix_sockets ? "on" : "off",
 			 o.lock_sessions ? "locked" : "free", o.report ? ", report" : "",
-			 o.own_ipc_namespace ? ", own IPC" : "");
+			 o.own_ipc_namespace ? ", own IPC" : "", o.broker ? ", broker" : "");
 	}
 	return names[v];
 }
@@ -1027,6 +1028,7 @@ int main(void)
 	test_sysv_ipc();
 	test_pid_targets();
 	test_report_names();
+	test_broker_calls();
 	if (kernel_checks) {
 		test_kernel();
 		test_kernel_variants();

@@ -1,0 +1,69 @@
+/* Shared by broker.c and broker_ops.c: a call being answered. */
+#ifndef PROCAGE_BROKER_INTERNAL_H
+#define PROCAGE_BROKER_INTERNAL_H
+
+#include <limits.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "broker_place.h"
+
+enum broker_op {
+	OP_OPEN,
+	OP_OPENAT2,
+	OP_MKDIR,
+	OP_MKNOD,
+	OP_UNLINK,
+	OP_RENAME,
+	OP_LINK,
+	OP_SYMLINK,
+	OP_TRUNCATE
+};
+
+/*
+ * Each call's arguments by index (-1: absent; a missing dirfd is
+ * AT_FDCWD, missing flags are fixed_flags). For OP_OPENAT2 flags is the
+ * open_how pointer and mode its size; for OP_TRUNCATE mode is the length.
+ */
+struct broker_call {
+	const char *name;
+	enum broker_op op;
+	int dirfd, path, dirfd2, path2, flags, mode, target;
+	int fixed_flags;
+};
+
+struct broker {
+	struct broker_state state;
+	/* The call being answered: its copied strings. */
+	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
+};
+
+/* What one call comes to. */
+struct request {
+	const struct broker_call *call;
+	const struct seccomp_notif *n;
+	pid_t tid;
+	int listener;
+	int base, base2; /* owned, or -1 */
+	int flags;
+	mode_t mode;
+	int64_t length;
+	struct open_how how;
+};
+
+enum outcome_kind { OUT_CONTINUE, OUT_RESULT, OUT_FD };
+
+struct outcome {
+	enum outcome_kind kind;
+	int err; /* OUT_RESULT: 0 or the errno */
+	int fd;	 /* OUT_FD */
+	bool cloexec;
+};
+
+/* broker_ops.c: perform the call, or say it is not the broker's. */
+struct outcome broker_perform(struct broker *b, struct request *rq);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * The end-of-run trust-handoff report (R-07): what a run did that a later
+ * git on the host would trust and that no mask could prevent. Before the
+ * spawn the repositories of the writable trees are found (repositories.c,
+ * the same bounded discovery a cage makes, so the report costs what
+ * discovery costs); after the run they are found again, and the report
+ * names every repository and gitfile that is new, every gitfile rewritten,
+ * and every location that was absent when the run began (a commondir,
+ * config.worktree, an include target, a hooksPath directory) and now
+ * exists. Nothing changed, nothing said.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "cage.h"
+#include "classes.h"
+#include "error.h"
+#include "repositories.h"
+#include "text_escape.h"
+
+struct procage_handoff {
+	char **trees; /* canonical writable trees */
+	size_t n_trees;
+	char *home;
+	bool waived; /* trust-handoff waived: nothing to report */
+	struct repositories before;
+};
+
+PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage)
+{
+	return cage ? (int)cage->policy->handoff_change : PROCAGE_HANDOFF_CHANGE_REPORT;
+}
+
+PROCAGE_API void procage_handoff_free(struct procage_handoff *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n_trees; i++)
+		free(h->trees[i]);
+	free(h->trees);
+	free(h->home);
+	repositories_free(&h->before);
+	free(h);
+}
+
+static int handoff_find(const struct procage_handoff *h, struct repositories *out,
+			struct procage_error *err)
+{
+	return repositories_find((const char *const *)h->trees, h->n_trees, h->home, 0, out, err);
+}
+
+PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage, struct procage_handoff **out,
+				      struct procage_error *err)
+{
+	error_clear(err);
+	if (!cage || !out)
+		return error_set(err, -EINVAL, "no cage or no place for the report given");
+	struct procage_handoff *h = calloc(1, sizeof *h);
+	if (!h || !(h->trees = calloc(cage->policy->n_paths + 1, sizeof *h->trees))) {
+		free(h);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	const char *home = policy_home(cage->policy);
+	if (home && !(h->home = strdup(home))) {
+		procage_handoff_free(h);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	h->waived = cage->policy->waived_classes & (1u << CLASS_TRUST_HANDOFF);
+	for (size_t i = 0; !h->waived && i < cage->policy->n_paths; i++) {
+		char *canonical;
+		if (cage->policy->paths[i].access != PROCAGE_WRITE ||
+		    !(canonical = realpath(cage->policy->paths[i].path, NULL)))
+			continue;
+		h->trees[h->n_trees++] = canonical;
+	}
+	int rc = handoff_find(h, &h->before, err);
+	if (rc < 0) {
+		procage_handoff_free(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+struct findings {
+	char **list;
+	size_t n;
+};
+
+/* Names are the cage's choice: quoted and escaped, one finding one line. */
+struct quoted {
+	char *a, *b, *c;
+};
+
+static bool quote(struct quoted *q, const char *a, const char *b, const char *c)
+{
+	q->a = escape_quoted_dup(a);
+	q->b = b ? escape_quoted_dup(b) : NULL;
+	q->c = c ? escape_quoted_dup(c) : NULL;
+	return q->a && (q->b || !b) && (q->c || !c);
+}
+
+static void quoted_free(struct quoted *q)
+{
+	free(q->a);
+	free(q->b);
+	free(q->c);
+}
+
+/* Take text (NULL: out of memory) into the findings. */
+static int finding_add(struct findings *f, char *text, int printed)
+{
+	char **grown = printed >= 0 ? realloc(f->list, (f->n + 2) * sizeof *grown) : NULL;
+	if (!grown) {
+		if (printed >= 0)
+			free(text);
+		return -ENOMEM;
+	}
+	grown[f->n++] = text;
+	grown[f->n] = NULL;
+	f->list = grown;
+	return 0;
+}
+
+static bool store_known(const struct repositories *r, const char *store)
+{
+	for (size_t i = 0; i < r->n_stores; i++)
+		if (strcmp(r->stores[i], store) == 0)
+			return true;
+	return false;
+}
+
+static const struct repo_gitfile *gitfile_known(const struct repositories *r, const char *path)
+{
+	for (size_t i = 0; i < r->n_gitfiles; i++)
+		if (strcmp(r->gitfiles[i].path, path) == 0)
+			return &r->gitfiles[i];
+	return NULL;
+}
+
+static int gitfile_compare(const struct repositories *before, const struct repo_gitfile *now,
+			   struct findings *f)
+{
+	const struct repo_gitfile *was = gitfile_known(before, now->path);
+	struct quoted q;
+	char *text = NULL;
+	int printed = 0;
+	if (was && strcmp(was->target, now->target) == 0)
+		return 0;
+	if (!quote(&q, now->path, now->target, was ? was->target : NULL))
+		printed = -1;
+	else if (!was)
+		printed = asprintf(&text, "new gitfile: %s (gitdir: %s)", q.a, q.b);
+	else
+		printed =
+		    asprintf(&text, "gitfile rewritten: %s (gitdir: %s, was %s)", q.a, q.b, q.c);
+	quoted_free(&q);
+	return finding_add(f, text, printed);
+}
+
+static int compare(const struct repositories *before, const struct repositories *after,
+		   struct findings *f)
+{
+	int rc = 0;
+	struct quoted q;
+	char *text = NULL;
+	for (size_t i = 0; rc == 0 && i < after->n_stores; i++) {
+		if (store_known(before, after->stores[i]))
+			continue;
+		int printed = quote(&q, after->stores[i], NULL, NULL)
+				  ? asprintf(&text,
+					     "new repository: %s (git on the host runs its hooks "
+					     "and reads its config)",
+					     q.a)
+				  : -1;
+		quoted_free(&q);
+		rc = finding_add(f, text, printed);
+	}
+	for (size_t i = 0; rc == 0 && i < after->n_gitfiles; i++)
+		rc = gitfile_compare(before, &after->gitfiles[i], f);
+	/* A protected symbolic link no mount could hold, replaced or retargeted. */
+	for (size_t i = 0; rc == 0 && i < before->n_links; i++) {
+		char now[PATH_MAX];
+		const struct repo_link *l = &before->links[i];
+		ssize_t n = readlink(l->path, now, sizeof now - 1);
+		if (n >= 0) {
+			now[n] = '\0';
+			if (strcmp(now, l->target) == 0)
+				continue;
+		}
+		int printed = quote(&q, l->path, l->target, NULL)
+				  ? asprintf(&text,
+					     "replaced where git reads or runs: %s (was a symbolic "
+					     "link to %s)",
+					     q.a, q.b)
+				  : -1;
+		quoted_free(&q);
+		rc = finding_add(f, text, printed);
+	}
+	/* What was absent at the start, and is there now: no mask could hold it. */
+	for (size_t i = 0; rc == 0 && i < before->n_protect; i++) {
+		struct stat st;
+		if (!before->protect[i].absent || lstat(before->protect[i].path, &st) != 0)
+			continue;
+		int printed = quote(&q, before->protect[i].path, NULL, NULL)
+				  ? asprintf(&text, "created where git reads or runs: %s", q.a)
+				  : -1;
+		quoted_free(&q);
+		rc = finding_add(f, text, printed);
+	}
+	return rc;
+}
+
+PROCAGE_API int procage_handoff_end(struct procage_handoff *h, char ***findings,
+				    struct procage_error *err)
+{
+	struct findings f = {calloc(1, sizeof(char *)), 0};
+	struct repositories after;
+	error_clear(err);
+	if (!h || !findings || !f.list) {
+		free(f.list);
+		return error_set(err, -EINVAL, "no report or no place for the findings given");
+	}
+	int rc = handoff_find(h, &after, err);
+	if (rc == 0) {
+		if ((rc = compare(&h->before, &after, &f)) < 0)
+			error_set(err, rc, "out of memory");
+		repositories_free(&after);
+	}
+	if (rc < 0) {
+		procage_strings_free(f.list);
+		return rc;
+	}
+	*findings = f.list;
+	return 0;
+}
