@@ -49,7 +49,7 @@ int cli_config_dir(char *out, size_t size)
 		return snprintf(out, size, "%s/procage", xdg) < (int)size ? 0 : -ENAMETOOLONG;
 	if (home && home[0] == '/')
 		return snprintf(out, size, "%s/.config/procage", home) < (int)size ? 0
-										 : -ENAMETOOLONG;
+										   : -ENAMETOOLONG;
 	return -ENOENT;
 }
 
@@ -79,15 +79,16 @@ static char *file_read(const char *path, size_t *len)
 }
 
 /* An array of strings: true, or false with why said. */
-static bool strings_array(const struct json_value *v, const char *path, const char *what,
-			  char *why, size_t size)
+static bool strings_array(const struct json_value *v, const char *path, const char *what, char *why,
+			  size_t size)
 {
 	bool ok = v && v->type == JSON_ARRAY;
 	for (size_t i = 0; ok && i < v->u.array.count; i++)
 		ok = v->u.array.items[i]->type == JSON_STRING;
 	if (!ok)
-		snprintf(why, size, "%s:%u:%u: %s must be an array of strings (flags such as "
-				    "\"--net\", \"proxy\")",
+		snprintf(why, size,
+			 "%s:%u:%u: %s must be an array of strings (flags such as "
+			 "\"--net\", \"proxy\")",
 			 path, v ? v->line : 1, v ? v->column : 1, what);
 	return ok;
 }
@@ -96,8 +97,9 @@ static int user_config_check(const struct json_value *root, const char *path, ch
 			     size_t size)
 {
 	if (root->type != JSON_OBJECT) {
-		snprintf(why, size, "%s:%u:%u: expected an object with \"defaults\" and "
-				    "\"profiles\"",
+		snprintf(why, size,
+			 "%s:%u:%u: expected an object with \"defaults\" and "
+			 "\"profiles\"",
 			 path, root->line, root->column);
 		return -EINVAL;
 	}
@@ -109,12 +111,13 @@ static int user_config_check(const struct json_value *root, const char *path, ch
 				return -EINVAL;
 		} else if (strcmp(m->key, "profiles") == 0 && v->type == JSON_OBJECT) {
 			for (size_t j = 0; j < v->u.object.count; j++)
-				if (!strings_array(v->u.object.members[j].value, path,
-						   "a profile", why, size))
+				if (!strings_array(v->u.object.members[j].value, path, "a profile",
+						   why, size))
 					return -EINVAL;
 		} else {
-			snprintf(why, size, "%s:%u:%u: unknown key \"%s\" (known: \"defaults\", an "
-					    "array of flags; \"profiles\", an object of them)",
+			snprintf(why, size,
+				 "%s:%u:%u: unknown key \"%s\" (known: \"defaults\", an "
+				 "array of flags; \"profiles\", an object of them)",
 				 path, m->line, m->column, m->key);
 			return -EINVAL;
 		}
@@ -125,7 +128,7 @@ static int user_config_check(const struct json_value *root, const char *path, ch
 static int json_file_load(const char *path, struct json_value **out, char *why, size_t size)
 {
 	size_t len = 0;
-	struct json_error e = { 0 };
+	struct json_error e = {0};
 	char *text = file_read(path, &len);
 	*out = NULL;
 	if (!text && errno == ENOENT)
@@ -181,10 +184,10 @@ static int project_load(struct cli_config *c, bool json, char *why, size_t size)
 		return -EINVAL;
 	}
 	cli_sha256_hex(text, len, hash);
-	bool known = cli_config_dir(dir, sizeof dir) == 0 &&
-		     snprintf(trust_file, sizeof trust_file, "%s/trusted", dir) <
-			     (int)sizeof trust_file &&
-		     trusted_hash(trust_file, c->project_path, recorded);
+	bool known =
+	    cli_config_dir(dir, sizeof dir) == 0 &&
+	    snprintf(trust_file, sizeof trust_file, "%s/trusted", dir) < (int)sizeof trust_file &&
+	    trusted_hash(trust_file, c->project_path, recorded);
 	if (!known) {
 		cli_note(json,
 			 "%s is not trusted, so it is not used; review it, then 'procage trust' "
@@ -199,15 +202,17 @@ static int project_load(struct cli_config *c, bool json, char *why, size_t size)
 		free(text);
 		return -EPERM;
 	} else {
-		struct json_error e = { 0 };
+		struct json_error e = {0};
 		int rc = json_parse(text, len, &c->project, &e);
-		const struct json_value *flags = rc == 0 ? json_object_get(c->project, "flags") : NULL;
+		const struct json_value *flags =
+		    rc == 0 ? json_object_get(c->project, "flags") : NULL;
 		if (rc != 0)
 			snprintf(why, size, "%s:%u:%u: %s", c->project_path, e.line, e.column,
 				 e.message);
 		else if (c->project->type != JSON_OBJECT || c->project->u.object.count != 1 ||
 			 !flags)
-			snprintf(why, size, "%s: expected {\"flags\": [FLAGS...]}", c->project_path);
+			snprintf(why, size, "%s: expected {\"flags\": [FLAGS...]}",
+				 c->project_path);
 		else if (strings_array(flags, c->project_path, "\"flags\"", why, size))
 			c->project_flags = flags;
 		free(text);
@@ -223,7 +228,7 @@ int cli_config_load(struct cli_config *c, bool json, char *why, size_t size)
 	memset(c, 0, sizeof *c);
 	if (cli_config_dir(dir, sizeof dir) == 0 &&
 	    snprintf(c->user_path, sizeof c->user_path, "%s/config.json", dir) <
-		    (int)sizeof c->user_path) {
+		(int)sizeof c->user_path) {
 		int rc = json_file_load(c->user_path, &c->user, why, size);
 		if (rc == 0 && c->user)
 			rc = user_config_check(c->user, c->user_path, why, size);
@@ -284,7 +289,7 @@ int cmd_trust(int argc, char **argv)
 	const char *file = ".procage.json";
 	size_t len = 0;
 	struct json_value *root = NULL;
-	struct json_error e = { 0 };
+	struct json_error e = {0};
 	if (argc > 2)
 		return cli_usage_error("trust: one file at a time");
 	if (argc == 2 && cli_help_wanted(argv[1]))
@@ -316,7 +321,8 @@ int cmd_trust(int argc, char **argv)
 		return EXIT_PROCAGE_FAILED;
 	}
 	json_free(root);
-	if (cli_config_dir(dir, sizeof dir) != 0 || (rc = trust_record(dir, canonical, hash)) != 0) {
+	if (cli_config_dir(dir, sizeof dir) != 0 ||
+	    (rc = trust_record(dir, canonical, hash)) != 0) {
 		fprintf(stderr, "procage: trust: cannot record it in %s/trusted: %s\n", dir,
 			strerror(rc ? -rc : ENOENT));
 		return EXIT_PROCAGE_FAILED;

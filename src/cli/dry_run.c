@@ -126,15 +126,15 @@ int cli_dry_run_print(const struct procage_policy *policy, const struct procage_
 		      const char *policy_file, const struct cli_config *config, bool trust_policy,
 		      char *const *command, bool json)
 {
-	struct procage_error err = { 0 };
-	struct fit_outcome fit = { 0 };
+	struct procage_error err = {0};
+	struct fit_outcome fit = {0};
 	char *text = NULL;
 	if (procage_policy_to_json(policy, &text, &err) != 0) {
 		cli_report_error(&err, json);
 		return EXIT_PROCAGE_FAILED;
 	}
 	fit_outcome_find(policy, &fit);
-	const char *sources[2] = { NULL, NULL };
+	const char *sources[2] = {NULL, NULL};
 	if (config && config->defaults)
 		sources[0] = config->user_path;
 	if (config && config->project_flags)

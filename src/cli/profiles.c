@@ -21,8 +21,8 @@
 
 #include "cli.h"
 
-static const char *const profile_keys[] = { "read",	  "write", "write-new", "allow-host",
-					    "env",	  "setenv", NULL };
+static const char *const profile_keys[] = {"read", "write",  "write-new", "allow-host",
+					   "env",  "setenv", NULL};
 
 static bool directory_exists(const char *path)
 {
@@ -40,7 +40,7 @@ static bool source_tree_build(const char *bin_dir)
 	char marker[PATH_MAX];
 	struct stat st;
 	return snprintf(marker, sizeof marker, "%s/../src/cli/profiles.c", bin_dir) <
-		       (int)sizeof marker &&
+		   (int)sizeof marker &&
 	       stat(marker, &st) == 0 && S_ISREG(st.st_mode);
 }
 
@@ -53,7 +53,7 @@ int cli_profiles_dir(char *out, size_t size)
 	exe[n] = '\0';
 	char *slash = strrchr(exe, '/');
 	*slash = '\0';
-	static const char *const candidates[] = { "../share/procage/profiles", "../profiles" };
+	static const char *const candidates[] = {"../share/procage/profiles", "../profiles"};
 	for (size_t i = 0; i < 2; i++)
 		if ((i == 0 || source_tree_build(exe)) &&
 		    snprintf(out, size, "%s/%s", exe, candidates[i]) < (int)size &&
@@ -90,17 +90,18 @@ static int value_expand(const char *value, char *out, size_t size)
 	if (!home || home[0] != '/')
 		return -ENOENT;
 	return snprintf(out, size, "%s%s", strcmp(home, "/") == 0 ? "" : home, value + 1) <
-			       (int)size
-		       ? 0
-		       : -ENAMETOOLONG;
+		       (int)size
+		   ? 0
+		   : -ENAMETOOLONG;
 }
 
 static FILE *profile_open(const char *name, char *path, size_t size, char *why, size_t why_size)
 {
 	char dir[PATH_MAX];
 	if (!name_valid(name)) {
-		snprintf(why, why_size, "a profile's name is lower-case letters, digits, '-' and "
-					"'_' ('procage profiles' lists them)");
+		snprintf(why, why_size,
+			 "a profile's name is lower-case letters, digits, '-' and "
+			 "'_' ('procage profiles' lists them)");
 		return NULL;
 	}
 	if (cli_profiles_dir(dir, sizeof dir) != 0) {

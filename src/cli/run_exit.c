@@ -10,7 +10,7 @@
  * run) and in --json always.
  */
 int run_exit_status(const struct run_options *o, const struct procage_cage *cage,
-		       const struct cli_supervise_result *end, bool handoff_changed)
+		    const struct cli_supervise_result *end, bool handoff_changed)
 {
 	int status = end->status;
 	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
@@ -18,7 +18,8 @@ int run_exit_status(const struct run_options *o, const struct procage_cage *cage
 		/* Reported as a timeout, whatever the command did on its way out. */
 		code = EXIT_TIMED_OUT;
 		if (o->json)
-			fprintf(stderr, "{\"exit\":{\"timeout\":true,\"seconds\":%g,%s\"code\":%d}}\n",
+			fprintf(stderr,
+				"{\"exit\":{\"timeout\":true,\"seconds\":%g,%s\"code\":%d}}\n",
 				o->supervise.timeout_seconds, end->killed ? "\"killed\":true," : "",
 				code);
 		else
@@ -33,13 +34,15 @@ int run_exit_status(const struct run_options *o, const struct procage_cage *cage
 		/* The run fails with its own status; the command's is kept in the message. */
 		if (o->json)
 			fprintf(stderr,
-				"{\"exit\":{\"handoff_changed\":true,\"command_code\":%d,\"code\":%d}}\n",
+				"{\"exit\":{\"handoff_changed\":true,\"command_code\":%d,\"code\":%"
+				"d}}\n",
 				code, EXIT_HANDOFF_CHANGED);
 		else
-			fprintf(stderr,
-				"procage: trust-handoff: the run changed what git on the host trusts "
-				"(on_handoff_change fail); the command exited %d\n",
-				code);
+			fprintf(
+			    stderr,
+			    "procage: trust-handoff: the run changed what git on the host trusts "
+			    "(on_handoff_change fail); the command exited %d\n",
+			    code);
 		code = EXIT_HANDOFF_CHANGED;
 	} else if (o->json && WIFSIGNALED(status)) {
 		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);

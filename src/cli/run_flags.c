@@ -36,13 +36,13 @@ static int cgroup_limit_apply(struct procage_policy *p, const char *spec, const 
 	unsigned long long v = strtoull(value, &end, 10);
 	unsigned shift = 0;
 	if (memory && *end && !end[1])
-		shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
-			: *end == 'G' || *end == 'g'                       ? 30
-									    : 0;
+		shift = *end == 'K' || *end == 'k'   ? 10
+			: *end == 'M' || *end == 'm' ? 20
+			: *end == 'G' || *end == 'g' ? 30
+						     : 0;
 	if (errno || end == value || value[0] == '-' || (*end && !shift) ||
 	    (shift && v > (~0ULL >> shift))) {
-		snprintf(err->message, sizeof err->message,
-			 "--limit %s: expected %s", spec,
+		snprintf(err->message, sizeof err->message, "--limit %s: expected %s", spec,
 			 memory ? "memory=BYTES (or with K, M, G)" : "pids=NUMBER");
 		return err->code = -EINVAL;
 	}
@@ -57,8 +57,8 @@ static int cgroup_limit_apply(struct procage_policy *p, const char *spec, const 
 			 spec, memory ? "memory" : "process");
 		return err->code = -EINVAL;
 	}
-	return procage_policy_set_cgroup_limit(p, memory ? PROCAGE_CGROUP_MEMORY : PROCAGE_CGROUP_PIDS,
-					       v << shift, err);
+	return procage_policy_set_cgroup_limit(
+	    p, memory ? PROCAGE_CGROUP_MEMORY : PROCAGE_CGROUP_PIDS, v << shift, err);
 }
 
 static int limit_apply(struct procage_policy *p, const char *spec, struct procage_error *err)
@@ -91,7 +91,8 @@ static int limit_apply(struct procage_policy *p, const char *spec, struct procag
 	return procage_policy_set_rlimit(p, resource, soft, hard, err);
 bad:
 	snprintf(err->message, sizeof err->message,
-		 "--limit %s: expected NAME=VALUE or NAME=SOFT:HARD (numbers or 'unlimited')", spec);
+		 "--limit %s: expected NAME=VALUE or NAME=SOFT:HARD (numbers or 'unlimited')",
+		 spec);
 	return err->code = -EINVAL;
 }
 
@@ -109,8 +110,7 @@ static int setenv_apply(struct procage_policy *p, const char *spec, struct proca
 	return rc;
 }
 
-int run_flag_apply(struct procage_policy *p, const struct policy_flag *f,
-		   struct procage_error *err)
+int run_flag_apply(struct procage_policy *p, const struct policy_flag *f, struct procage_error *err)
 {
 	switch (f->option) {
 	case OPT_READ:
@@ -133,19 +133,20 @@ int run_flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return procage_policy_exempt_hardlinks(p, f->value, err);
 	case OPT_ON_HANDOFF_CHANGE:
 		if (strcmp(f->value, "report") == 0 || strcmp(f->value, "fail") == 0)
-			return procage_policy_set_handoff_change(p,
-								 f->value[0] == 'f'
-									 ? PROCAGE_HANDOFF_CHANGE_FAIL
-									 : PROCAGE_HANDOFF_CHANGE_REPORT,
-								 err);
+			return procage_policy_set_handoff_change(
+			    p,
+			    f->value[0] == 'f' ? PROCAGE_HANDOFF_CHANGE_FAIL
+					       : PROCAGE_HANDOFF_CHANGE_REPORT,
+			    err);
 		snprintf(err->message, sizeof err->message,
 			 "--on-handoff-change %s: expected 'report' or 'fail'", f->value);
 		return err->code = -EINVAL;
 	case OPT_HARDLINKS:
 		if (strcmp(f->value, "refuse") == 0 || strcmp(f->value, "report") == 0)
 			return procage_policy_set_hardlinks(p,
-							    f->value[2] == 'p' ? PROCAGE_HARDLINKS_REPORT
-									       : PROCAGE_HARDLINKS_REFUSE,
+							    f->value[2] == 'p'
+								? PROCAGE_HARDLINKS_REPORT
+								: PROCAGE_HARDLINKS_REFUSE,
 							    err);
 		snprintf(err->message, sizeof err->message,
 			 "--hardlinks %s: expected 'refuse' or 'report'", f->value);
@@ -156,10 +157,10 @@ int run_flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		return procage_policy_waive(p, f->value, err);
 	case OPT_LIFETIME:
 		if (strcmp(f->value, "session") == 0 || strcmp(f->value, "tree") == 0)
-			return procage_policy_set_lifetime(p, f->value[0] == 't'
-								  ? PROCAGE_LIFETIME_TREE
-								  : PROCAGE_LIFETIME_SESSION,
-							   err);
+			return procage_policy_set_lifetime(
+			    p,
+			    f->value[0] == 't' ? PROCAGE_LIFETIME_TREE : PROCAGE_LIFETIME_SESSION,
+			    err);
 		snprintf(err->message, sizeof err->message,
 			 "--lifetime %s: expected 'session' or 'tree'", f->value);
 		return err->code = -EINVAL;

@@ -28,25 +28,49 @@ struct run_options {
 	char **command;
 	const char *report_json; /* --report-json FILE */
 	bool report;
-	bool trust_policy;       /* --trust-policy: record the policy file's text */
-	bool help;               /* --help was given and printed: nothing to run */
-	bool allow_host;         /* --allow-host was given */
-	bool dry_run;            /* --dry-run: print the policy and the cage's verdict only */
+	bool trust_policy;	  /* --trust-policy: record the policy file's text */
+	bool help;		  /* --help was given and printed: nothing to run */
+	bool allow_host;	  /* --allow-host was given */
+	bool dry_run;		  /* --dry-run: print the policy and the cage's verdict only */
 	struct cli_config config; /* the user's configuration and a trusted project file */
-	bool no_config;           /* --no-config: neither the user's nor the project's file */
-	bool config_loaded;       /* the configuration was read: --profile expands at once */
-	bool in_user_profile;     /* applying a profile of config.json: --profile is a shipped one */
-	char **kept;              /* strings taken from configurations, freed with the options */
+	bool no_config;		  /* --no-config: neither the user's nor the project's file */
+	bool config_loaded;	  /* the configuration was read: --profile expands at once */
+	bool in_user_profile; /* applying a profile of config.json: --profile is a shipped one */
+	char **kept;	      /* strings taken from configurations, freed with the options */
 	size_t n_kept;
 };
 
 enum {
-	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
-	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
-	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
+	OPT_POLICY = 256,
+	OPT_READ,
+	OPT_WRITE,
+	OPT_PROTECT,
+	OPT_HIDE,
+	OPT_NET,
+	OPT_ENV,
+	OPT_SETENV,
+	OPT_NO_PRIVATE_TMP,
+	OPT_LIMIT,
+	OPT_CWD,
+	OPT_JSON,
+	OPT_ACCEPT,
+	OPT_WAIVE,
+	OPT_SOCKET,
+	OPT_HARDLINKS,
+	OPT_HARDLINK_EXEMPT,
+	OPT_AUDIT,
+	OPT_ALLOW_HOST,
+	OPT_REPORT,
 	OPT_REPORT_JSON,
-	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY, OPT_DRY_RUN,
-	OPT_WRITE_NEW, OPT_PROFILE, OPT_NO_CONFIG,
+	OPT_LIFETIME,
+	OPT_TERMINAL,
+	OPT_TIMEOUT,
+	OPT_GRACE,
+	OPT_TRUST_POLICY,
+	OPT_DRY_RUN,
+	OPT_WRITE_NEW,
+	OPT_PROFILE,
+	OPT_NO_CONFIG,
 	OPT_ON_HANDOFF_CHANGE,
 };
 

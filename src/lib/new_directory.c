@@ -95,7 +95,8 @@ static bool class_overlap(const struct procage_policy *p, const char *path, char
 			continue; /* every ".git" component is refused on its own */
 		if (strncmp(row, "$XDG_RUNTIME_DIR/", 17) == 0) {
 			if (snprintf(location, size, "%s/%s",
-				     runtime_directory(runtime, sizeof runtime), row + 17) < (int)size &&
+				     runtime_directory(runtime, sizeof runtime),
+				     row + 17) < (int)size &&
 			    overlaps_pattern(path, location))
 				return true;
 			continue;
@@ -147,8 +148,8 @@ static int path_split(const char *path, char *parent, char *name, struct procage
 static int directory_make(const char *parent, const char *name, const char *path,
 			  struct procage_error *err)
 {
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof how);
 	if (fd < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "new directory %s: parent %s",
@@ -195,10 +196,11 @@ PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *p, con
 		return rc;
 	snprintf(full, sizeof full, "%s/%s", strcmp(parent, "/") == 0 ? "" : parent, name);
 	if (class_overlap(p, full, location, sizeof location, &cls))
-		return error_set(err, -EPERM,
-				 "new directory %s: it would lie %s %s, a location of the %s class; "
-				 "make it yourself if it must exist, and waive the class to grant it",
-				 path, overlap_word(full, location), location, class_name(cls));
+		return error_set(
+		    err, -EPERM,
+		    "new directory %s: it would lie %s %s, a location of the %s class; "
+		    "make it yourself if it must exist, and waive the class to grant it",
+		    path, overlap_word(full, location), location, class_name(cls));
 	if (check_only)
 		return 1;
 	if ((rc = directory_make(parent, name, path, err)) < 0)

@@ -57,7 +57,7 @@ int path_waivers_resolve(const struct procage_policy *p, struct path_waivers *ou
 					     "waiver %s:%s: %s is not there, so it is no location "
 					     "of the class to lift",
 					     class_name(w->cls), w->path, expanded);
-		out->items[out->n++] = (struct resolved_waiver){ canonical, w->cls, false };
+		out->items[out->n++] = (struct resolved_waiver){canonical, w->cls, false};
 		if (strcmp(canonical, expanded) != 0)
 			return error_set(err, -EINVAL,
 					 "waiver %s:%s: %s is spelled through a symbolic link or "

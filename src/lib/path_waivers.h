@@ -16,7 +16,7 @@ struct path_waivers {
 		char *canonical;
 		int cls;
 		bool used; /* a location of its class was found there */
-	} *items;
+	} * items;
 	size_t n;
 	const struct procage_policy *policy;
 };
