@@ -2,10 +2,10 @@
 # what fit does to it on this host, the cage's verdict; nothing runs.
 . "$(dirname "$0")/lib.sh"
 
-out=$("$PROCAGE" run --dry-run --net proxy --allow-host example.com -- sh -c "touch '$work/ran'"); st=$?
+out=$("$PROCAGE" run --dry-run --setenv DRY=1 -- sh -c "touch '$work/ran'"); st=$?
 is "$st" 0 "a cage that would be made: exit 0"
 [ ! -e "$work/ran" ]; ok $? "nothing was run"
-like "$out" '"network": "proxy"' "the flags are in the effective policy"
+like "$out" '"set": \{"DRY": "1"\}' "the flags are in the effective policy"
 like "$out" "\"write\": \\[.*\"$work/ws\"" "with the default policy's writable working directory"
 like "$out" "the cage would be made for: sh -c" "the verdict names the command"
 
