@@ -261,6 +261,8 @@ install: all
 	install -m 644 completion/procage.bash $(DESTDIR)$(BASHCOMPDIR)/procage
 	install -m 644 completion/_procage $(DESTDIR)$(ZSHCOMPDIR)/_procage
 	install -m 644 completion/procage.fish $(DESTDIR)$(FISHCOMPDIR)/procage.fish
+	install -d $(DESTDIR)$(DATADIR)/procage/profiles
+	install -m 644 profiles/*.profile $(DESTDIR)$(DATADIR)/procage/profiles/
 	scripts/apparmor-profile install $(BINDIR) $(DESTDIR)
 
 # What install put there, and nothing else.
@@ -272,6 +274,8 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/procage.1 $(DESTDIR)$(MANDIR)/man3/libprocage.3 \
 		$(DESTDIR)$(MANDIR)/man5/procage-policy.5 $(DESTDIR)$(BASHCOMPDIR)/procage \
 		$(DESTDIR)$(ZSHCOMPDIR)/_procage $(DESTDIR)$(FISHCOMPDIR)/procage.fish
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/procage/profiles/,$(notdir $(wildcard profiles/*.profile)))
+	-rmdir $(DESTDIR)$(DATADIR)/procage/profiles $(DESTDIR)$(DATADIR)/procage 2>/dev/null
 	scripts/apparmor-profile uninstall $(DESTDIR)
 
 format:

@@ -13,12 +13,12 @@ _procage()
 		cword=$COMP_CWORD
 	fi
 
-	local verbs="run exec facts check fit help"
-	local run_opts="--policy --trust-policy --read --write --protect --hide --socket --net
+	local verbs="run exec facts check fit profiles trust help"
+	local run_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --audit --on-handoff-change --lifetime --terminal
 		--timeout --grace --cwd --json --help"
-	local exec_opts="--policy --trust-policy --read --write --protect --hide --socket --net
+	local exec_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
 		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --lifetime --terminal --cwd
 		--json --help"
@@ -33,7 +33,7 @@ _procage()
 		for ((i = 2; i < cword; i++)); do
 			case ${words[i]} in
 			--) break ;;
-			--policy | --read | --write | --protect | --hide | --socket | --net | \
+			--policy | --profile | --read | --write | --write-new | --protect | --hide | --socket | --net | \
 			--allow-host | --report-json | --env | --setenv | --limit | --accept | \
 			--waive | --hardlinks | --hardlink-exempt | --lifetime | --terminal | \
 			--timeout | --grace | --cwd) ((i++)) ;;
@@ -51,9 +51,13 @@ _procage()
 		fi
 		case $prev in
 		--policy | --report-json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-		--read | --write | --protect | --hide | --socket | --hardlink-exempt | --cwd)
+		--read | --write | --write-new | --protect | --hide | --socket | --hardlink-exempt | --cwd)
 			COMPREPLY=($(compgen -f -- "$cur")); return ;;
 		--net) COMPREPLY=($(compgen -W "off on proxy" -- "$cur")); return ;;
+		--profile)
+			COMPREPLY=($(compgen -W "$(procage profiles 2>/dev/null |
+				sed -n 's/^  \([a-z0-9_-]*\) .*/\1/p')" -- "$cur"))
+			return ;;
 		--accept)
 			COMPREPLY=($(compgen -W "spawn-snapshot entry-grants proc-other-processes" \
 				-- "$cur"))
@@ -83,7 +87,8 @@ _procage()
 		return
 	fi
 	case $verb in
-	facts) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
+	facts | profiles) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
+	trust) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
 	check)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
@@ -96,7 +101,7 @@ _procage()
 		else
 			COMPREPLY=($(compgen -W "--json --policy --help" -- "$cur"))
 		fi ;;
-	help) [ "$cword" -eq 2 ] && COMPREPLY=($(compgen -W "run exec facts check fit help" -- "$cur")) ;;
+	help) [ "$cword" -eq 2 ] && COMPREPLY=($(compgen -W "run exec facts check fit profiles trust help" -- "$cur")) ;;
 	esac
 }
 complete -F _procage procage

@@ -12,6 +12,8 @@ complete -c procage -n __fish_use_subcommand -a exec -d 'become COMMAND in a cag
 complete -c procage -n __fish_use_subcommand -a facts -d "what this host's kernel offers"
 complete -c procage -n __fish_use_subcommand -a check -d 'validate a policy against this host'
 complete -c procage -n __fish_use_subcommand -a fit -d 'what a policy becomes on this host'
+complete -c procage -n __fish_use_subcommand -a profiles -d 'the tool profiles for --profile'
+complete -c procage -n __fish_use_subcommand -a trust -d "trust a project's .procage.json"
 complete -c procage -n __fish_use_subcommand -a help -d "the overview, or a verb's help"
 complete -c procage -n __fish_use_subcommand -l version -d 'print the version'
 complete -c procage -n __fish_use_subcommand -l help -d 'print the overview'
@@ -19,6 +21,10 @@ complete -c procage -n __fish_use_subcommand -l help -d 'print the overview'
 set -l cage 'run exec'
 complete -c procage -n "__procage_verb_is $cage" -l policy -r -F -d 'read the policy from a JSON file'
 complete -c procage -n "__procage_verb_is $cage" -l trust-policy -d 'confirm a changed policy file'
+complete -c procage -n "__procage_verb_is $cage" -l write-new -r -a '(__fish_complete_directories)' -d 'grant writing DIR, made when missing'
+complete -c procage -n "__procage_verb_is $cage" -l profile -x -a '(procage profiles 2>/dev/null | string match -r "^  [a-z0-9_-]+" | string trim)' -d 'add a tool profile'
+complete -c procage -n "__procage_verb_is $cage" -l no-config -d 'leave out config.json and .procage.json'
+complete -c procage -n "__procage_verb_is $cage" -l dry-run -d 'print the effective policy, run nothing'
 complete -c procage -n "__procage_verb_is $cage" -l read -r -F -d 'grant reading PATH'
 complete -c procage -n "__procage_verb_is $cage" -l write -r -F -d 'grant reading and writing PATH'
 complete -c procage -n "__procage_verb_is $cage" -l protect -r -F -d 'keep PATH read-only'
@@ -43,8 +49,9 @@ complete -c procage -n "__procage_verb_is $cage" -l terminal -x -a inherit -d "s
 complete -c procage -n "__procage_verb_is run" -l timeout -x -d 'end the run after SECONDS'
 complete -c procage -n "__procage_verb_is run" -l grace -x -d 'seconds between SIGTERM and SIGKILL'
 complete -c procage -n "__procage_verb_is $cage" -l cwd -x -a '(__fish_complete_directories)' -d 'run the command in DIR'
-complete -c procage -n "__procage_verb_is $cage facts check fit" -l json -d 'JSON output'
-complete -c procage -n "__procage_verb_is $cage facts check fit" -s h -l help -d "the verb's help"
+complete -c procage -n "__procage_verb_is $cage facts check fit profiles" -l json -d 'JSON output'
+complete -c procage -n "__procage_verb_is $cage facts check fit profiles" -s h -l help -d "the verb's help"
 complete -c procage -n "__procage_verb_is fit" -l policy -r -F -d 'the policy to fit'
 complete -c procage -n "__procage_verb_is check" -F -d 'a policy file'
-complete -c procage -n "__procage_verb_is help" -a 'run exec facts check fit help'
+complete -c procage -n "__procage_verb_is trust" -F -d 'a project file'
+complete -c procage -n "__procage_verb_is help" -a 'run exec facts check fit profiles trust help'

@@ -318,6 +318,11 @@ PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char 
  * Waive a hard-deny class by name: "secrets", "trust-handoff",
  * "persistence", "service-handoff", "container-engines", "process-access"
  * (docs/classes.md lists what each covers).
+ * "CLASS:PATH" ("secrets:~/.npmrc") lifts the class for that one location
+ * only: PATH (absolute, or ~/ of the policy's home) must be, when the cage
+ * is made, a location the class denies on this host, spelled without a
+ * symbolic link; the cage is refused otherwise, and the class's other
+ * locations keep their denial.
  * Escape classes: trust-handoff R-07, persistence R-23, process-access
  * R-25, service-handoff and container-engines R-34; secrets: every class.
  */
@@ -501,6 +506,24 @@ struct procage_report {
 	uint64_t count;  /* how often this call with these arguments was refused */
 	struct procage_time first, last;
 };
+
+/*
+ * A write grant's directory that does not exist yet (a cache such as
+ * ~/.npm): made now, mode 0700, owned by the calling process's user, then
+ * granted for writing like procage_policy_allow(policy, path,
+ * PROCAGE_WRITE). Made only when its parent exists (no chain of
+ * directories), its last component is a plain name (not ".", "..", nor
+ * ".git"), and it is neither inside nor above a location of a hard-deny
+ * class the policy does not waive, by the class lists' own spelling (so a
+ * missing ~/.config/autostart is never made); otherwise refused, naming
+ * the path and why. An existing directory is simply granted. With
+ * check_only, the checks are made and nothing is made or granted: 0 when
+ * the directory exists, 1 when it would be made. Escape classes: R-07,
+ * R-23 (a location the classes hold is never made writable this way).
+ */
+PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *policy,
+						   const char *path, int check_only,
+						   struct procage_error *err) PROCAGE_NONNULL(1, 2);
 
 /*
  * Off by default: refused calls are refused by the filter itself.

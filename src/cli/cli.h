@@ -114,6 +114,57 @@ void policy_source_free(struct policy_source *src);
 int policy_file_judge(const struct policy_source *src, const struct procage_cage *cage,
 		      bool trust, char *grant, size_t grant_size, struct procage_error *err);
 
+/*
+ * A path option's value (--read, --write...) made absolute against the
+ * caller's working directory (run_paths.c): 0, or an error naming option.
+ */
+int cli_path_option_absolute(const char *option, const char *value, const char *caller_cwd,
+			     char *out, size_t size, struct procage_error *err);
+
+/*
+ * procage run --dry-run (dry_run.c): the effective policy, what fit does
+ * to it on this host, and the cage's verdict (cage_err: code 0 when it
+ * would be made). Returns the exit status: 0, or 125 when refused.
+ */
+struct cli_config;
+int cli_dry_run_print(const struct procage_policy *policy, const struct procage_error *cage_err,
+		      const char *policy_file, const struct cli_config *config, bool trust_policy,
+		      char *const *command, bool json);
+
+/*
+ * Profiles (profiles.c): the directory they are found in, next to the
+ * binary; a profile's lines, each given to add as (option, value) with
+ * "~/" expanded (0, or -errno with why filled); the list on stdout.
+ */
+int cli_profiles_dir(char *out, size_t size);
+int cli_profile_read(const char *name, int (*add)(void *ctx, const char *option, const char *value),
+		     void *ctx, char *why, size_t why_size);
+int cli_profiles_list(bool json);
+int cmd_profiles(int argc, char **argv);
+
+/* The user's configuration and the trusted project file (config.c). */
+struct json_value;
+struct cli_config {
+	struct json_value *user; /* config.json, or NULL */
+	char user_path[4096];
+	const struct json_value *defaults; /* its "defaults", or NULL */
+	struct json_value *project;        /* a trusted .procage.json, or NULL */
+	const struct json_value *project_flags;
+	char project_path[4096];
+};
+/* 0, or a negative errno with why (FILE:LINE:COLUMN where it helps). */
+int cli_config_load(struct cli_config *config, bool json, char *why, size_t size);
+const struct json_value *cli_config_profile(const struct cli_config *config, const char *name);
+void cli_config_free(struct cli_config *config);
+/* $XDG_CONFIG_HOME/procage, else ~/.config/procage. */
+int cli_config_dir(char *out, size_t size);
+/* A copy of value with a leading "~/" made the caller's home; NULL without one. */
+char *cli_home_expand(const char *value);
+int cmd_trust(int argc, char **argv);
+
+/* SHA-256 of data as 64 lower-case hex digits and a NUL (sha256.c). */
+void cli_sha256_hex(const void *data, size_t len, char out[65]);
+
 /* JSON output helpers: a quoted, escaped string. */
 void json_write_string(FILE *out, const char *s);
 /* The name of an errno ("EACCES"), or NULL. */

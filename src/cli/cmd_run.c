@@ -13,46 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-
-/* One policy flag, applied in order on top of the base policy. */
-struct policy_flag {
-	int option;
-	const char *value;
-};
-
-struct run_options {
-	const char *verb; /* "run" or "exec", for messages */
-	const char *policy_file;
-	const char *cwd;
-	bool json;
-	bool no_private_tmp;
-	bool audit;
-	bool handoff_change_given; /* --on-handoff-change (run only) */
-	struct cli_supervise_opts supervise;
-	struct policy_flag *flags;
-	size_t n_flags;
-	char **command;
-	const char *report_json; /* --report-json FILE */
-	bool report;
-	bool trust_policy;       /* --trust-policy: record the policy file's text */
-	bool help;               /* --help was given and printed: nothing to run */
-	bool allow_host;         /* --allow-host was given */
-};
-
-enum {
-	OPT_POLICY = 256, OPT_READ, OPT_WRITE, OPT_PROTECT, OPT_HIDE, OPT_NET, OPT_ENV,
-	OPT_SETENV, OPT_NO_PRIVATE_TMP, OPT_LIMIT, OPT_CWD, OPT_JSON, OPT_ACCEPT, OPT_WAIVE,
-	OPT_SOCKET, OPT_HARDLINKS, OPT_HARDLINK_EXEMPT, OPT_AUDIT, OPT_ALLOW_HOST, OPT_REPORT,
-	OPT_REPORT_JSON,
-	OPT_LIFETIME, OPT_TERMINAL, OPT_TIMEOUT, OPT_GRACE, OPT_TRUST_POLICY,
-	OPT_ON_HANDOFF_CHANGE,
-};
+#include "json.h"
+#include "run_options.h"
 
 static const struct option run_long_options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "read", required_argument, NULL, OPT_READ },
 	{ "write", required_argument, NULL, OPT_WRITE },
+	{ "write-new", required_argument, NULL, OPT_WRITE_NEW },
 	{ "protect", required_argument, NULL, OPT_PROTECT },
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "net", required_argument, NULL, OPT_NET },
@@ -77,6 +45,9 @@ static const struct option run_long_options[] = {
 	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "trust-policy", no_argument, NULL, OPT_TRUST_POLICY },
 	{ "on-handoff-change", required_argument, NULL, OPT_ON_HANDOFF_CHANGE },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -108,258 +79,325 @@ static bool seconds_option_parse(const char *verb, const char *option, const cha
 	return true;
 }
 
-static int run_options_parse(int argc, char **argv, struct run_options *o)
+/* Room for one more flag (profiles add flags of their own): false when out of memory. */
+static bool flag_push(struct run_options *o, struct policy_flag f)
 {
-	int c;
-	o->flags = calloc((size_t)argc, sizeof *o->flags);
-	if (!o->flags)
-		return cli_usage_error("out of memory");
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", run_long_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			o->help = true;
-			return cli_help(o->verb);
-		case OPT_POLICY:
-			o->policy_file = optarg;
-			break;
-		case OPT_CWD:
-			o->cwd = optarg;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_NO_PRIVATE_TMP:
-			o->no_private_tmp = true;
-			break;
-		case OPT_AUDIT:
-			o->audit = true;
-			break;
-		case OPT_TRUST_POLICY:
-			o->trust_policy = true;
-			break;
-		case OPT_ON_HANDOFF_CHANGE:
-			o->handoff_change_given = true;
-			o->flags[o->n_flags++] = (struct policy_flag){ OPT_ON_HANDOFF_CHANGE, optarg };
-			break;
-		case OPT_REPORT_JSON:
-			o->report_json = optarg;
-			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL };
-			break;
-		case OPT_REPORT:
-			o->report = true;
-			o->flags[o->n_flags++] = (struct policy_flag){ OPT_REPORT, NULL };
-			break;
-		case OPT_TIMEOUT:
-			if (!seconds_option_parse(o->verb, "--timeout", optarg, false,
-						  &o->supervise.timeout_seconds))
-				return EXIT_USAGE;
-			break;
-		case OPT_GRACE:
-			if (!seconds_option_parse(o->verb, "--grace", optarg, true,
-						  &o->supervise.grace_seconds))
-				return EXIT_USAGE;
-			break;
-		case '?':
-			return cli_usage_error("%s: unknown option or missing value: '%s'",
-					       o->verb, argv[optind - 1]);
-		case OPT_ALLOW_HOST:
-			o->allow_host = true;
-			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg };
-			break;
-		default:
-			o->flags[o->n_flags++] = (struct policy_flag){ c, optarg };
-		}
+	if (o->n_flags == o->cap_flags) {
+		size_t cap = o->cap_flags ? o->cap_flags * 2 : 16;
+		struct policy_flag *grown = realloc(o->flags, cap * sizeof *grown);
+		if (!grown)
+			return false;
+		o->flags = grown;
+		o->cap_flags = cap;
 	}
-	if (optind >= argc)
-		return cli_usage_error("%s: no command given", o->verb);
-	o->command = argv + optind;
-	return 0;
-}
-
-/* "unlimited" or a decimal number. */
-static bool limit_value_parse(const char *s, uint64_t *out)
-{
-	if (strcmp(s, "unlimited") == 0) {
-		*out = RLIM_INFINITY;
-		return true;
-	}
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-')
-		return false;
-	*out = v;
+	o->flags[o->n_flags++] = f;
 	return true;
 }
 
-/* memory=SIZE (bytes, or with K, M, G) and pids=N: limits of the whole run. */
-static int cgroup_limit_apply(struct procage_policy *p, const char *spec, const char *name,
-			      const char *value, struct procage_error *err)
+static const char *path_option_name(int option)
 {
-	bool memory = name[0] == 'm';
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(value, &end, 10);
-	unsigned shift = 0;
-	if (memory && *end && !end[1])
-		shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
-			: *end == 'G' || *end == 'g'                       ? 30
-									    : 0;
-	if (errno || end == value || value[0] == '-' || (*end && !shift) ||
-	    (shift && v > (~0ULL >> shift))) {
-		snprintf(err->message, sizeof err->message,
-			 "--limit %s: expected %s", spec,
-			 memory ? "memory=BYTES (or with K, M, G)" : "pids=NUMBER");
-		return err->code = -EINVAL;
+	switch (option) {
+	case OPT_READ:
+		return "--read";
+	case OPT_WRITE:
+		return "--write";
+	case OPT_WRITE_NEW:
+		return "--write-new";
+	case OPT_PROTECT:
+		return "--protect";
+	case OPT_HIDE:
+		return "--hide";
+	case OPT_SOCKET:
+		return "--socket";
+	case OPT_HARDLINK_EXEMPT:
+		return "--hardlink-exempt";
 	}
-	/*
-	 * 0 would reach the library as "no limit" and lift a limit the
-	 * policy file set; a limit that lets nothing run is no request either.
-	 */
-	if (v == 0) {
-		snprintf(err->message, sizeof err->message,
-			 "--limit %s: a limit of the whole run must be above 0 (leave the option "
-			 "out for no %s limit)",
-			 spec, memory ? "memory" : "process");
-		return err->code = -EINVAL;
-	}
-	return procage_policy_set_cgroup_limit(p, memory ? PROCAGE_CGROUP_MEMORY : PROCAGE_CGROUP_PIDS,
-					       v << shift, err);
+	return NULL;
 }
 
-static int limit_apply(struct procage_policy *p, const char *spec, struct procage_error *err)
+/*
+ * A path option's relative value made absolute now, against the caller's
+ * working directory (run_paths.c), whatever --cwd says.
+ */
+static int path_flag_add(struct run_options *o, int option, const char *value)
 {
-	char name[32], *colon;
-	const char *eq = strchr(spec, '=');
-	uint64_t soft, hard;
-	if (!eq || (size_t)(eq - spec) >= sizeof name)
-		goto bad;
-	snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
-	if (strcmp(name, "memory") == 0 || strcmp(name, "pids") == 0)
-		return cgroup_limit_apply(p, spec, name, eq + 1, err);
-	int resource = procage_rlimit_from_name(name);
-	if (resource < 0) {
-		snprintf(err->message, sizeof err->message, "--limit %s: unknown limit '%s'", spec,
-			 name);
-		return err->code = -EINVAL;
-	}
-	char value[64];
-	snprintf(value, sizeof value, "%s", eq + 1);
-	if ((colon = strchr(value, ':'))) {
-		*colon = '\0';
-		if (!limit_value_parse(value, &soft) || !limit_value_parse(colon + 1, &hard))
-			goto bad;
-	} else if (!limit_value_parse(value, &soft)) {
-		goto bad;
-	} else {
-		hard = soft;
-	}
-	return procage_policy_set_rlimit(p, resource, soft, hard, err);
-bad:
-	snprintf(err->message, sizeof err->message,
-		 "--limit %s: expected NAME=VALUE or NAME=SOFT:HARD (numbers or 'unlimited')", spec);
-	return err->code = -EINVAL;
+	char cwd[PATH_MAX], absolute[PATH_MAX];
+	struct procage_error err = { 0 };
+	if (!flag_push(o, (struct policy_flag){ option, value, NULL }))
+		return cli_usage_error("out of memory");
+	struct policy_flag *f = &o->flags[o->n_flags - 1];
+	if (value[0] == '/' || value[0] == '\0')
+		return 0;
+	if (cli_path_option_absolute(path_option_name(option), value,
+				     getcwd(cwd, sizeof cwd), absolute, sizeof absolute,
+				     &err) != 0)
+		return cli_usage_error("%s: %s", o->verb, err.message);
+	if (!(f->owned = strdup(absolute)))
+		return cli_usage_error("out of memory");
+	f->value = f->owned;
+	return 0;
 }
 
-static int setenv_apply(struct procage_policy *p, const char *spec, struct procage_error *err)
+/* A profile's lines (profiles.c), each as the flag of its name, in place. */
+static int profile_line_add(void *ctx, const char *option, const char *value)
 {
-	const char *eq = strchr(spec, '=');
-	if (!eq) {
-		snprintf(err->message, sizeof err->message, "--setenv %s: expected NAME=VALUE",
-			 spec);
-		return err->code = -EINVAL;
+	struct run_options *o = ctx;
+	for (const struct option *opt = run_long_options; opt->name; opt++) {
+		if (strcmp(opt->name, option) != 0)
+			continue;
+		char *owned = strdup(value);
+		if (!owned || !flag_push(o, (struct policy_flag){ opt->val, owned, owned })) {
+			free(owned);
+			return -ENOMEM;
+		}
+		return 0;
 	}
-	char *name = strndup(spec, (size_t)(eq - spec));
-	int rc = name ? procage_policy_env_set(p, name, eq + 1, err) : -ENOMEM;
-	free(name);
+	return -EINVAL;
+}
+
+static int vector_flags_add(struct run_options *o, const char *source, char **args, size_t n);
+static int profile_flags_add(struct run_options *o, const char *name);
+
+/* A configuration's array of flags (strings, checked when it was read). */
+static int json_flags_add(struct run_options *o, const char *source, const struct json_value *a)
+{
+	char **args = calloc(a->u.array.count + 1, sizeof *args);
+	if (!args)
+		return cli_usage_error("out of memory");
+	for (size_t i = 0; i < a->u.array.count; i++)
+		args[i] = a->u.array.items[i]->u.string;
+	int rc = vector_flags_add(o, source, args, a->u.array.count);
+	free(args);
 	return rc;
 }
 
-static int flag_apply(struct procage_policy *p, const struct policy_flag *f,
-		      struct procage_error *err)
+static bool strings_keep(struct run_options *o, char *s)
 {
-	switch (f->option) {
-	case OPT_READ:
-		return procage_policy_allow(p, f->value, PROCAGE_READ, err);
-	case OPT_WRITE:
-		return procage_policy_allow(p, f->value, PROCAGE_WRITE, err);
-	case OPT_PROTECT:
-		return procage_policy_allow(p, f->value, PROCAGE_PROTECT, err);
-	case OPT_HIDE:
-		return procage_policy_allow(p, f->value, PROCAGE_HIDE, err);
-	case OPT_SOCKET:
-		return procage_policy_allow(p, f->value, PROCAGE_CONNECT, err);
-	case OPT_ENV:
-		return procage_policy_env_pass(p, f->value, err);
-	case OPT_SETENV:
-		return setenv_apply(p, f->value, err);
-	case OPT_LIMIT:
-		return limit_apply(p, f->value, err);
-	case OPT_HARDLINK_EXEMPT:
-		return procage_policy_exempt_hardlinks(p, f->value, err);
-	case OPT_ON_HANDOFF_CHANGE:
-		if (strcmp(f->value, "report") == 0 || strcmp(f->value, "fail") == 0)
-			return procage_policy_set_handoff_change(p,
-								 f->value[0] == 'f'
-									 ? PROCAGE_HANDOFF_CHANGE_FAIL
-									 : PROCAGE_HANDOFF_CHANGE_REPORT,
-								 err);
-		snprintf(err->message, sizeof err->message,
-			 "--on-handoff-change %s: expected 'report' or 'fail'", f->value);
-		return err->code = -EINVAL;
-	case OPT_HARDLINKS:
-		if (strcmp(f->value, "refuse") == 0 || strcmp(f->value, "report") == 0)
-			return procage_policy_set_hardlinks(p,
-							    f->value[2] == 'p' ? PROCAGE_HARDLINKS_REPORT
-									       : PROCAGE_HARDLINKS_REFUSE,
-							    err);
-		snprintf(err->message, sizeof err->message,
-			 "--hardlinks %s: expected 'refuse' or 'report'", f->value);
-		return err->code = -EINVAL;
-	case OPT_ACCEPT:
-		return procage_policy_accept(p, f->value, err);
-	case OPT_WAIVE:
-		return procage_policy_waive(p, f->value, err);
-	case OPT_LIFETIME:
-		if (strcmp(f->value, "session") == 0 || strcmp(f->value, "tree") == 0)
-			return procage_policy_set_lifetime(p, f->value[0] == 't'
-								  ? PROCAGE_LIFETIME_TREE
-								  : PROCAGE_LIFETIME_SESSION,
-							   err);
-		snprintf(err->message, sizeof err->message,
-			 "--lifetime %s: expected 'session' or 'tree'", f->value);
-		return err->code = -EINVAL;
-	case OPT_TERMINAL:
-		/*
-		 * new-pty is not offered while every cage refuses it: the
-		 * command shares procage's terminal, the one mode there is.
-		 */
-		if (strcmp(f->value, "inherit") == 0)
-			return procage_policy_set_terminal(p, PROCAGE_TERMINAL_INHERIT, err);
-		snprintf(err->message, sizeof err->message,
-			 "--terminal %s: the only mode is 'inherit' (the command shares procage's "
-			 "terminal and cannot type into it); a pseudo-terminal of the run's own "
-			 "is not provided",
-			 f->value);
-		return err->code = -EINVAL;
-	case OPT_NET:
-		if (strcmp(f->value, "off") == 0)
-			return procage_policy_set_network(p, PROCAGE_NET_OFF, err);
-		if (strcmp(f->value, "on") == 0)
-			return procage_policy_set_network(p, PROCAGE_NET_ON, err);
-		if (strcmp(f->value, "proxy") == 0)
-			return procage_policy_set_network(p, PROCAGE_NET_PROXY, err);
-		snprintf(err->message, sizeof err->message,
-			 "--net %s: expected 'off', 'on' or 'proxy'", f->value);
-		return err->code = -EINVAL;
-	case OPT_ALLOW_HOST:
-		return procage_policy_allow_host(p, f->value, err);
-	case OPT_REPORT:
-		return procage_policy_set_reports(p, true, err);
+	char **grown = realloc(o->kept, (o->n_kept + 1) * sizeof *grown);
+	if (!grown)
+		return false;
+	o->kept = grown;
+	o->kept[o->n_kept++] = s;
+	return true;
+}
+
+/* The user's defaults, then a trusted project file's flags. */
+static int config_flags_add(struct run_options *o, bool json)
+{
+	char why[PATH_MAX + 400], source[PATH_MAX + 40];
+	if (cli_config_load(&o->config, json, why, sizeof why) != 0) {
+		fprintf(stderr, "procage: %s\n", why);
+		return EXIT_PROCAGE_FAILED;
 	}
-	return -EINVAL;
+	int rc = 0;
+	if (o->config.defaults) {
+		snprintf(source, sizeof source, "%s: defaults", o->config.user_path);
+		rc = json_flags_add(o, source, o->config.defaults);
+	}
+	if (rc == 0 && o->config.project_flags)
+		rc = json_flags_add(o, o->config.project_path, o->config.project_flags);
+	return rc;
+}
+
+/*
+ * The configuration's flags go before the command line's, whose --profile
+ * entries are expanded once the user's profiles are known: the command line
+ * is read first (it says --no-config and --json).
+ */
+static int config_and_profiles_apply(struct run_options *o)
+{
+	struct policy_flag *command_line = o->flags;
+	size_t n = o->n_flags;
+	int rc = 0;
+	o->flags = NULL;
+	o->n_flags = o->cap_flags = 0;
+	o->config_loaded = true;
+	if (!o->no_config)
+		rc = config_flags_add(o, o->json);
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0 && command_line[i].option == OPT_PROFILE)
+			rc = profile_flags_add(o, command_line[i].value);
+		else if (rc == 0 && !flag_push(o, command_line[i]))
+			rc = cli_usage_error("out of memory");
+		else if (rc == 0)
+			continue; /* now o's */
+		free(command_line[i].owned);
+	}
+	free(command_line);
+	return rc;
+}
+
+static int profile_flags_add(struct run_options *o, const char *name)
+{
+	char why[512], source[PATH_MAX + 80];
+	const struct json_value *mine =
+		o->in_user_profile ? NULL : cli_config_profile(&o->config, name);
+	if (mine) {
+		/* The user's own profile: its --profile names a shipped one. */
+		snprintf(source, sizeof source, "%s: profile %s", o->config.user_path, name);
+		o->in_user_profile = true;
+		int rc = json_flags_add(o, source, mine);
+		o->in_user_profile = false;
+		return rc;
+	}
+	if (cli_profile_read(name, profile_line_add, o, why, sizeof why) != 0)
+		return cli_usage_error("%s: --profile %s: %s", o->verb, name, why);
+	return 0;
+}
+
+static void run_options_free(struct run_options *o)
+{
+	for (size_t i = 0; o->flags && i < o->n_flags; i++)
+		free(o->flags[i].owned);
+	free(o->flags);
+	for (size_t i = 0; i < o->n_kept; i++)
+		free(o->kept[i]);
+	free(o->kept);
+	cli_config_free(&o->config);
+}
+
+/* One option of the command line or of a configuration: 0, or the exit status. */
+static int option_take(struct run_options *o, int c, char *arg)
+{
+	switch (c) {
+	case OPT_POLICY:
+		o->policy_file = arg;
+		break;
+	case OPT_CWD:
+		o->cwd = arg;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case OPT_NO_PRIVATE_TMP:
+		o->no_private_tmp = true;
+		break;
+	case OPT_AUDIT:
+		o->audit = true;
+		break;
+	case OPT_TRUST_POLICY:
+		o->trust_policy = true;
+		break;
+	case OPT_DRY_RUN:
+		o->dry_run = true;
+		break;
+	case OPT_NO_CONFIG:
+		o->no_config = true;
+		break;
+	case OPT_PROFILE:
+		/* On the command line, expanded once the user's profiles are read. */
+		if (o->config_loaded)
+			return profile_flags_add(o, arg);
+		return flag_push(o, (struct policy_flag){ c, arg, NULL })
+			       ? 0
+			       : cli_usage_error("out of memory");
+	case OPT_REPORT_JSON:
+		o->report_json = arg;
+		return flag_push(o, (struct policy_flag){ OPT_REPORT, NULL, NULL })
+			       ? 0
+			       : cli_usage_error("out of memory");
+	case OPT_REPORT:
+		o->report = true;
+		return flag_push(o, (struct policy_flag){ OPT_REPORT, NULL, NULL })
+			       ? 0
+			       : cli_usage_error("out of memory");
+	case OPT_TIMEOUT:
+		return seconds_option_parse(o->verb, "--timeout", arg, false,
+					    &o->supervise.timeout_seconds)
+			       ? 0
+			       : EXIT_USAGE;
+	case OPT_GRACE:
+		return seconds_option_parse(o->verb, "--grace", arg, true,
+					    &o->supervise.grace_seconds)
+			       ? 0
+			       : EXIT_USAGE;
+	case OPT_ON_HANDOFF_CHANGE:
+		o->handoff_change_given = true;
+		return flag_push(o, (struct policy_flag){ c, arg, NULL })
+			       ? 0
+			       : cli_usage_error("out of memory");
+	case OPT_ALLOW_HOST:
+		o->allow_host = true;
+		return flag_push(o, (struct policy_flag){ c, arg, NULL })
+			       ? 0
+			       : cli_usage_error("out of memory");
+	default:
+		if (path_option_name(c))
+			return path_flag_add(o, c, arg) != 0 ? EXIT_USAGE : 0;
+		if (!flag_push(o, (struct policy_flag){ c, arg, NULL }))
+			return cli_usage_error("out of memory");
+	}
+	return 0;
+}
+
+/*
+ * The options a configuration file may give: what shapes the policy and
+ * the run's limits, never where the command runs, its policy file, or how
+ * procage reports.
+ */
+static bool option_configurable(int c)
+{
+	return c != OPT_POLICY && c != OPT_CWD && c != OPT_JSON && c != OPT_TRUST_POLICY &&
+	       c != OPT_DRY_RUN && c != OPT_NO_CONFIG && c != OPT_REPORT_JSON && c != 'h' &&
+	       c != OPT_TIMEOUT && c != OPT_GRACE && c != OPT_AUDIT && c != OPT_ON_HANDOFF_CHANGE;
+}
+
+/*
+ * Flags from a configuration ("--net", "proxy", "--profile=npm"), where
+ * "~/" is the caller's home; the strings live as long as the options.
+ */
+static int vector_flags_add(struct run_options *o, const char *source, char **args, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *a = args[i], *eq = strchr(a, '=');
+		size_t len = (eq ? (size_t)(eq - a) : strlen(a)) - (a[0] == '-' && a[1] == '-' ? 2 : 0);
+		const struct option *opt = run_long_options;
+		for (; opt->name && a[0] == '-' && a[1] == '-'; opt++)
+			if (strlen(opt->name) == len && strncmp(opt->name, a + 2, len) == 0)
+				break;
+		if (a[0] != '-' || a[1] != '-' || !opt->name || !option_configurable(opt->val))
+			return cli_usage_error("%s: %s: not an option a configuration may give",
+					       source, a);
+		const char *value = NULL;
+		if (opt->has_arg == required_argument && eq)
+			value = eq + 1;
+		else if (opt->has_arg == required_argument && i + 1 < n)
+			value = args[++i];
+		else if (opt->has_arg == required_argument)
+			return cli_usage_error("%s: %s needs a value", source, a);
+		else if (eq)
+			return cli_usage_error("%s: %s takes no value", source, a);
+		char *kept = value ? cli_home_expand(value) : NULL;
+		if (value && (!kept || !strings_keep(o, kept)))
+			return cli_usage_error("%s: %s: out of memory or no home to expand ~/", source, a);
+		int rc = option_take(o, opt->val, kept);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int run_options_parse(int argc, char **argv, struct run_options *o)
+{
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", run_long_options, NULL)) != -1) {
+		if (c == 'h') {
+			o->help = true;
+			return cli_help(o->verb);
+		}
+		if (c == '?')
+			return cli_usage_error("%s: unknown option or missing value: '%s'",
+					       o->verb, argv[optind - 1]);
+		int rc = option_take(o, c, optarg);
+		if (rc != 0)
+			return rc;
+	}
+	if (optind >= argc && !o->dry_run)
+		return cli_usage_error("%s: no command given", o->verb);
+	o->command = argv + optind;
+	return config_and_profiles_apply(o);
 }
 
 /*
@@ -382,6 +420,26 @@ static bool write_grant_holding(const struct procage_policy *p, const char *path
 }
 
 /*
+ * --write-new PATH: a write grant whose directory procage makes when it is
+ * missing (the library's checks: parent exists, no class location in or
+ * under it). A dry run only checks, and says what a run would make.
+ */
+static int new_directory_apply(const struct run_options *o, struct procage_policy *p,
+			       const char *path, struct procage_error *err)
+{
+	bool missing = access(path, F_OK) != 0;
+	int rc = procage_policy_allow_new_directory(p, path, o->dry_run, err);
+	if (rc == 1)
+		cli_note(o->json,
+			 "--write-new %s: a run would make it (mode 0700) and grant it; the policy "
+			 "below lacks it until then",
+			 path);
+	else if (rc == 0 && missing && !o->dry_run)
+		cli_note(o->json, "--write-new %s: made (mode 0700) and granted", path);
+	return rc < 0 ? rc : 0;
+}
+
+/*
  * The policy file is read once (src) and stays read-only for the whole run,
  * wherever it lies: no run changes the policy of the next one.
  */
@@ -398,7 +456,8 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		char holder[PATH_MAX];
 		bool covered = f->option == OPT_READ &&
 			       write_grant_holding(*out, f->value, holder, sizeof holder);
-		rc = flag_apply(*out, f, err);
+		rc = f->option == OPT_WRITE_NEW ? new_directory_apply(o, *out, f->value, err)
+						 : run_flag_apply(*out, f, err);
 		if (rc == 0 && covered)
 			cli_note(o->json, "--read %s: covered, the policy already lets %s be written",
 				 f->value, strcmp(holder, f->value) == 0 ? "it" : holder);
@@ -420,51 +479,6 @@ static int spawn_failure_exit(const struct procage_error *err)
 	if (err->step != PROCAGE_STEP_EXEC)
 		return EXIT_PROCAGE_FAILED;
 	return err->sys_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
-}
-
-/*
- * The exit status of a run that was waited for, said on stderr where it is
- * not the command's own (a timeout, a trust-handoff change that fails the
- * run) and in --json always.
- */
-static int exit_status(const struct run_options *o, const struct procage_cage *cage,
-		       const struct cli_supervise_result *end, bool handoff_changed)
-{
-	int status = end->status;
-	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	if (end->timed_out) {
-		/* Reported as a timeout, whatever the command did on its way out. */
-		code = EXIT_TIMED_OUT;
-		if (o->json)
-			fprintf(stderr, "{\"exit\":{\"timeout\":true,\"seconds\":%g,%s\"code\":%d}}\n",
-				o->supervise.timeout_seconds, end->killed ? "\"killed\":true," : "",
-				code);
-		else
-			fprintf(stderr,
-				"procage: timed out: the command ran out of its %g s and was ended "
-				"(%s)\n",
-				o->supervise.timeout_seconds,
-				end->killed ? "SIGTERM, then SIGKILL after the grace period"
-					    : "SIGTERM");
-	} else if (handoff_changed &&
-		   procage_cage_handoff_change(cage) == PROCAGE_HANDOFF_CHANGE_FAIL) {
-		/* The run fails with its own status; the command's is kept in the message. */
-		if (o->json)
-			fprintf(stderr,
-				"{\"exit\":{\"handoff_changed\":true,\"command_code\":%d,\"code\":%d}}\n",
-				code, EXIT_HANDOFF_CHANGED);
-		else
-			fprintf(stderr,
-				"procage: trust-handoff: the run changed what git on the host trusts "
-				"(on_handoff_change fail); the command exited %d\n",
-				code);
-		code = EXIT_HANDOFF_CHANGED;
-	} else if (o->json && WIFSIGNALED(status)) {
-		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);
-	} else if (o->json) {
-		fprintf(stderr, "{\"exit\":{\"code\":%d}}\n", code);
-	}
-	return code;
 }
 
 static int run_and_wait(const struct run_options *o, const struct procage_cage *cage,
@@ -523,29 +537,47 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;
 	}
-	return exit_status(o, cage, &end, handoff_changed);
+	return run_exit_status(o, cage, &end, handoff_changed);
 }
 
 /*
- * The policy the options describe, checked against this host. exec mode
- * turns the private TMPDIR off: nothing would remain to remove it.
+ * The policy the options describe: the default one for the working
+ * directory or the policy file (read once into src), then the flags.
+ * exec mode turns the private TMPDIR off: nothing would remain to remove it.
+ */
+static int policy_from_options(const struct run_options *o, bool for_exec,
+			       struct policy_source *src, struct procage_policy **policy,
+			       struct procage_error *err)
+{
+	char workdir[PATH_MAX];
+	if (o->cwd) {
+		snprintf(workdir, sizeof workdir, "%s", o->cwd);
+	} else if (!getcwd(workdir, sizeof workdir)) {
+		snprintf(err->message, sizeof err->message,
+			 "cannot find the working directory: %s", strerror(errno));
+		return err->code = -errno;
+	}
+	if ((o->policy_file && policy_file_read(o->policy_file, src, err) != 0) ||
+	    policy_build(o, workdir, o->policy_file ? src : NULL, policy, err) != 0 ||
+	    (for_exec && procage_policy_set_private_tmp(*policy, false, err) != 0)) {
+		if (!err->message[0])
+			snprintf(err->message, sizeof err->message, "cannot build the policy");
+		return err->code ? err->code : -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The policy the options describe, checked against this host.
  * Returns 0, or the exit status after the error was reported.
  */
 static int cage_from_options(const struct run_options *o, bool for_exec,
 			     struct procage_policy **policy, struct procage_cage **cage,
 			     struct procage_error *err)
 {
-	char workdir[PATH_MAX], grant[PATH_MAX] = "";
+	char grant[PATH_MAX] = "";
 	struct policy_source src = { .dir_fd = -1 };
-	if (o->cwd) {
-		snprintf(workdir, sizeof workdir, "%s", o->cwd);
-	} else if (!getcwd(workdir, sizeof workdir)) {
-		fprintf(stderr, "procage: cannot find the working directory: %s\n", strerror(errno));
-		return EXIT_PROCAGE_FAILED;
-	}
-	if ((o->policy_file && policy_file_read(o->policy_file, &src, err) != 0) ||
-	    policy_build(o, workdir, o->policy_file ? &src : NULL, policy, err) != 0 ||
-	    (for_exec && procage_policy_set_private_tmp(*policy, false, err) != 0) ||
+	if (policy_from_options(o, for_exec, &src, policy, err) != 0 ||
 	    procage_cage_new(*policy, cage, err) != 0 ||
 	    (o->policy_file &&
 	     policy_file_judge(&src, *cage, o->trust_policy, grant, sizeof grant, err) != 0)) {
@@ -567,6 +599,35 @@ static int cage_from_options(const struct run_options *o, bool for_exec,
 	return 0;
 }
 
+/*
+ * --dry-run: the effective policy, what fit does to it here, and whether
+ * the cage would be made; nothing runs, and nothing is recorded (a policy
+ * file that --trust-policy would record is said to be, not recorded).
+ */
+static int dry_run(const struct run_options *o, bool for_exec)
+{
+	struct procage_error err = { 0 }, cage_err = { 0 };
+	struct policy_source src = { .dir_fd = -1 };
+	struct procage_policy *policy = NULL;
+	struct procage_cage *cage = NULL;
+	char grant[PATH_MAX] = "";
+	int rc = EXIT_PROCAGE_FAILED;
+	if (policy_from_options(o, for_exec, &src, &policy, &err) != 0) {
+		cli_report_error(&err, o->json);
+		goto out;
+	}
+	if (procage_cage_new(policy, &cage, &cage_err) == 0 && o->policy_file &&
+	    !o->trust_policy)
+		policy_file_judge(&src, cage, false, grant, sizeof grant, &cage_err);
+	rc = cli_dry_run_print(policy, &cage_err, o->policy_file, &o->config, o->trust_policy,
+			       o->command, o->json);
+out:
+	procage_cage_free(cage);
+	procage_policy_free(policy);
+	policy_source_free(&src);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
@@ -577,13 +638,17 @@ int cmd_run(int argc, char **argv)
 
 	if (rc != 0 || o.help)
 		goto out;
+	if (o.dry_run) {
+		rc = dry_run(&o, false);
+		goto out;
+	}
 	if ((rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
 	rc = run_and_wait(&o, cage, &err);
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);
-	free(o.flags);
+	run_options_free(&o);
 	return rc;
 }
 
@@ -604,6 +669,10 @@ int cmd_exec(int argc, char **argv)
 
 	if (rc != 0 || o.help)
 		goto out;
+	if (o.dry_run) {
+		rc = dry_run(&o, true);
+		goto out;
+	}
 	if (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_change_given) {
 		rc = cli_usage_error("exec: --timeout, --audit and --on-handoff-change need a "
 				     "supervisor (procage run)");
@@ -624,6 +693,6 @@ int cmd_exec(int argc, char **argv)
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);
-	free(o.flags);
+	run_options_free(&o);
 	return rc;
 }

@@ -14,6 +14,8 @@ static const char overview[] =
 	"       procage facts [--json]                       what this host's kernel offers\n"
 	"       procage check [--json] POLICY.json           validate a policy against this host\n"
 	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
+	"       procage profiles [--json]                    the tool profiles (--profile NAME)\n"
+	"       procage trust [FILE]                         trust a project's .procage.json\n"
 	"       procage help [VERB]                          this text, or a verb's own\n"
 	"       procage --version | --help\n"
 	"\n"
@@ -36,10 +38,23 @@ static const struct option_help run_options[] = {
 	  "                       read-only during the run\n", false },
 	{ "  --trust-policy       confirm a policy file that lies inside its own write\n"
 	  "                       grants after a change made outside procage\n", false },
+	{ "  --no-config          leave out the user's config.json and the project's\n"
+	  "                       .procage.json (docs/config.md)\n", false },
+	{ "  --dry-run            print the effective policy (default or file, then the\n"
+	  "                       flags), what fit changes on this host and whether the\n"
+	  "                       cage would be made; run nothing (exit 0, or 125 refused)\n", false },
+	{ "  --profile NAME       add a tool's profile (npm, pip, cargo, go, git, make; see\n"
+	  "                       'procage profiles'): its caches writable (made when\n"
+	  "                       missing), its registry hosts for --net proxy\n", false },
 	{ "  --read PATH          grant reading PATH (and executing from it); a path the\n"
 	  "                       policy already lets be written (the working directory,\n"
 	  "                       what lies in it) is covered, and said so\n", false },
-	{ "  --write PATH         grant reading and writing PATH\n", false },
+	{ "  --write PATH         grant reading and writing PATH (a relative PATH in these\n"
+	  "                       options is taken from procage's working directory,\n"
+	  "                       not from --cwd)\n", false },
+	{ "  --write-new DIR      grant writing DIR, made first (mode 0700) when missing: a\n"
+	  "                       cache such as ~/.npm; only under an existing parent, and\n"
+	  "                       never at, in or above a hard-deny class location\n", false },
 	{ "  --protect PATH       keep PATH read-only\n", false },
 	{ "  --hide PATH          deny every access to PATH\n", false },
 	{ "  --socket PATH        let the command connect to the Unix socket PATH (tier T1;\n"
@@ -67,7 +82,8 @@ static const struct option_help run_options[] = {
 	  "                       proc-other-processes (docs/classes.md)\n", false },
 	{ "  --waive CLASS        waive a hard-deny class: secrets, trust-handoff,\n"
 	  "                       persistence, service-handoff, container-engines,\n"
-	  "                       process-access (docs/classes.md)\n", false },
+	  "                       process-access (docs/classes.md); CLASS:PATH lifts it for\n"
+	  "                       that one location only (secrets:~/.npmrc)\n", false },
 	{ "  --hardlinks refuse|report  a hidden or protected file with a name elsewhere\n"
 	  "                       refuses the spawn (default), or is listed and the run goes on\n", false },
 	{ "  --hardlink-exempt DIR  do not examine protected files under DIR (a store never\n"
@@ -169,10 +185,35 @@ static const char fit_help[] =
 	"  --json               the tier, the changes and the policy as one JSON object\n"
 	"  -h, --help           this help\n";
 
+static const char profiles_help[] =
+	"usage: procage profiles [--json]\n"
+	"\n"
+	"The profiles shipped with procage, for run and exec's --profile NAME: each a\n"
+	"policy fragment for a tool (its caches writable and made when missing, its\n"
+	"registry hosts for --net proxy). docs/profiles.md describes them.\n"
+	"\n"
+	"options:\n"
+	"  --json               the list as JSON\n"
+	"  -h, --help           this help\n"
+	"\n";
+
+static const char trust_help[] =
+	"usage: procage trust [FILE]\n"
+	"\n"
+	"Trust a project's configuration, FILE or .procage.json in the working\n"
+	"directory ({\"flags\": [FLAGS...]}): its SHA-256 is recorded in the user's\n"
+	"configuration ($XDG_CONFIG_HOME/procage/trusted), and run and exec use it from\n"
+	"then on, until it changes: a changed file is refused until trusted again.\n"
+	"Review the file first: its flags widen every run in that directory.\n"
+	"\n"
+	"options:\n"
+	"  -h, --help           this help\n";
+
 static const char help_help[] =
 	"usage: procage help [VERB]\n"
 	"\n"
-	"The overview, or the help of VERB: run, exec, facts, check, fit.\n";
+	"The overview, or the help of VERB: run, exec, facts, check, fit, profiles,\n"
+	"trust.\n";
 
 static void options_print(bool exec)
 {
@@ -201,11 +242,16 @@ int cli_help(const char *verb)
 		fputs(check_help, stdout);
 	} else if (strcmp(verb, "fit") == 0) {
 		fputs(fit_help, stdout);
+	} else if (strcmp(verb, "trust") == 0) {
+		fputs(trust_help, stdout);
+	} else if (strcmp(verb, "profiles") == 0) {
+		fputs(profiles_help, stdout);
+		return cli_profiles_list(false);
 	} else if (strcmp(verb, "help") == 0) {
 		fputs(help_help, stdout);
 	} else {
 		return cli_usage_error("help: unknown verb '%s' (verbs: run, exec, facts, check, "
-				       "fit, help)",
+				       "fit, profiles, trust, help)",
 				       verb);
 	}
 	return 0;

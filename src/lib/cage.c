@@ -225,7 +225,10 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 	size_t n_grants;
 	int rc = paths_resolve(c->policy, &paths, err);
 	if (rc < 0) {
-		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
+		/* A waiver's message names a path too: it is the "waive" key's. */
+		*where = strncmp(err->message, "waiver ", 7) == 0
+				 ? policy_key_position(c->policy, "waive")
+				 : policy_path_position(c->policy, message_rule_path(c->policy, err));
 		return rc;
 	}
 	enum policy_approximation needed =

@@ -151,6 +151,8 @@ static const struct class_row class_rows[] = {
 	{ CLASS_TRUST_HANDOFF, BASE_REPOSITORY, PROTECT, "info/attributes" },
 	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".gitconfig" },
 	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/git" },
+	/* procage's own configuration and trust records: no run widens the next. */
+	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".config/procage" },
 	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".bashrc" },
 	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".bash_profile" },
 	{ CLASS_TRUST_HANDOFF, BASE_HOME, PROTECT, ".bash_login" },

@@ -19,6 +19,7 @@
 #include "error.h"
 #include "home.h"
 #include "path_aliases.h"
+#include "path_waivers.h"
 #include "repositories.h"
 #include "root_private.h"
 
@@ -170,16 +171,19 @@ static const char *runtime_directory(char *buf, size_t size)
 	return buf;
 }
 
+/* Each location found, but those a waiver lifts for that one path. */
 static int locations_consider(struct cage_paths *c, const struct class_locations *found,
-			      struct procage_error *err)
+			      struct path_waivers *waivers, struct procage_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < found->n; i++)
-		rc = denial_consider(c,
-				     &(struct cage_path){ found->items[i].path, found->items[i].deny,
-							  (int)found->items[i].cls,
-							  found->items[i].absent },
-				     err);
+		if (!path_waivers_lift(waivers, found->items[i].path, (int)found->items[i].cls))
+			rc = denial_consider(c,
+					     &(struct cage_path){ found->items[i].path,
+								  found->items[i].deny,
+								  (int)found->items[i].cls,
+								  found->items[i].absent },
+					     err);
 	return rc;
 }
 
@@ -225,6 +229,7 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 {
 	char runtime[64];
 	struct class_locations found;
+	struct path_waivers waivers = { 0 };
 	unsigned skipped = p->waived_classes;
 	/* Accepting the /proc approximation lifts that one location. */
 	if (p->accepted & (1u << APPROX_PROC_OTHER_PROCESSES))
@@ -237,19 +242,22 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	struct homes homes;
 	homes_find(&homes, p->home);
 	size_t h = 0;
-	int rc = 0;
-	if (!(skipped & (1u << CLASS_TRUST_HANDOFF)))
+	int rc = path_waivers_resolve(p, &waivers, err);
+	if (rc == 0 && !(skipped & (1u << CLASS_TRUST_HANDOFF)))
 		rc = repositories_resolve(p, c, homes.n ? homes.path[0] : NULL, err);
 	if (rc == 0)
 		rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
 				    runtime_directory(runtime, sizeof runtime), NULL, 0, &found, err);
 	while (rc == 0) {
-		rc = locations_consider(c, &found, err);
+		rc = locations_consider(c, &found, &waivers, err);
 		class_locations_free(&found);
 		if (rc < 0 || ++h >= homes.n)
 			break;
 		rc = classes_expand(skipped, homes.path[h], NULL, NULL, 0, &found, err);
 	}
+	if (rc == 0)
+		rc = path_waivers_check_used(&waivers, skipped, err);
+	path_waivers_free(&waivers);
 	return rc;
 }
 

@@ -6,6 +6,7 @@
 #include "policy.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,6 +105,9 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	env_vars_free(p->env_set, p->n_env_set);
 	procage_strings_free(p->hardlink_exempt);
 	procage_strings_free(p->allow_hosts);
+	for (size_t i = 0; i < p->n_path_waivers; i++)
+		free(p->path_waivers[i].path);
+	free(p->path_waivers);
 	free(p->home);
 	free(p->tmp_base);
 	free(p->source);
@@ -353,12 +357,53 @@ PROCAGE_API int procage_policy_accept(struct procage_policy *p, const char *name
 			 name ? name : "");
 }
 
+/* "CLASS:PATH": the class lifted for that one location (see policy_path_waiver). */
+static int path_waiver_add(struct procage_policy *p, const char *spec, const char *colon,
+			   struct procage_error *err)
+{
+	char name[32];
+	const char *path = colon + 1;
+	snprintf(name, sizeof name, "%.*s", (int)(colon - spec), spec);
+	int cls = class_from_name(name);
+	if (cls < 0)
+		return error_set(err, -EINVAL,
+				 "waiver %s: unknown hard-deny class '%s' (known: secrets, "
+				 "trust-handoff, persistence, service-handoff, container-engines, "
+				 "process-access)",
+				 spec, name);
+	if (path[0] != '/' && strncmp(path, "~/", 2) != 0)
+		return error_set(err, -EINVAL,
+				 "waiver %s: the location must be an absolute path or ~/PATH", spec);
+	if (strlen(path) >= 4096)
+		return error_set(err, -ENAMETOOLONG, "waiver %.*s...: the path is too long",
+				 utf8_prefix_len(spec, 64), spec);
+	for (size_t i = 0; i < p->n_path_waivers; i++)
+		if (p->path_waivers[i].cls == cls && strcmp(p->path_waivers[i].path, path) == 0)
+			return 0;
+	if (p->n_path_waivers >= POLICY_MAX_PATHS)
+		return error_set(err, -E2BIG, "too many waivers of one location (at most %d)",
+				 POLICY_MAX_PATHS);
+	char *copy = strdup(path);
+	struct policy_path_waiver *grown =
+		copy ? array_grow(p->path_waivers, &p->n_path_waivers, sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return error_set(err, -ENOMEM, "out of memory adding the waiver %s", spec);
+	}
+	p->path_waivers = grown;
+	grown[p->n_path_waivers - 1] = (struct policy_path_waiver){ cls, copy };
+	return 0;
+}
+
 PROCAGE_API int procage_policy_waive(struct procage_policy *p, const char *name,
 				     struct procage_error *err)
 {
 	error_clear(err);
 	if (!p)
 		return error_set(err, -EINVAL, "no policy given");
+	const char *colon = name ? strchr(name, ':') : NULL;
+	if (colon)
+		return path_waiver_add(p, name, colon, err);
 	int cls = class_from_name(name);
 	if (cls < 0)
 		return error_set(err, -EINVAL,
@@ -555,6 +600,16 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	p->cgroup_pids = src->cgroup_pids;
 	p->terminal = src->terminal;
 	p->waived_classes = src->waived_classes;
+	for (size_t i = 0; i < src->n_path_waivers; i++) {
+		struct policy_path_waiver *grown =
+			array_grow(p->path_waivers, &p->n_path_waivers, sizeof *grown);
+		if (!grown)
+			goto fail;
+		p->path_waivers = grown;
+		grown[p->n_path_waivers - 1].cls = src->path_waivers[i].cls;
+		if (!(grown[p->n_path_waivers - 1].path = strdup(src->path_waivers[i].path)))
+			goto fail;
+	}
 	p->hardlinks = src->hardlinks;
 	p->handoff_change = src->handoff_change;
 	for (size_t i = 0; i < src->n_allow_hosts; i++)

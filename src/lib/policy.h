@@ -23,6 +23,16 @@ struct policy_path_rule {
 /* Room for the positions of the JSON reader's top-level keys (policy_json_key). */
 #define POLICY_KEYS_MAX 20
 
+/*
+ * A class lifted for one location only ("secrets:~/.npmrc"): the path as
+ * spelled (absolute, or "~/..." of the policy's home, expanded when the
+ * cage is made).
+ */
+struct policy_path_waiver {
+	int cls; /* enum class_id */
+	char *path;
+};
+
 struct policy_env_var {
 	char *name;
 	char *value; /* NULL in the pass list */
@@ -57,6 +67,8 @@ struct procage_policy {
 	char *home;     /* the home of the classes and of "~/", or NULL: $HOME */
 	char *tmp_base; /* where private temporary directories go, or NULL: $TMPDIR, /tmp */
 	unsigned waived_classes; /* 1 << enum class_id */
+	struct policy_path_waiver *path_waivers; /* classes lifted for one location each */
+	size_t n_path_waivers;
 	unsigned accepted;       /* 1 << enum policy_approximation */
 	/*
 	 * The file the policy was read from (NULL: built by calls), and where

@@ -126,6 +126,30 @@ static const char *waived_name(int c)
 	return class_name((enum class_id)c);
 }
 
+/* Whole classes by name, then classes lifted for one location ("secrets:~/.npmrc"). */
+static void write_waivers(FILE *out, const struct procage_policy *p)
+{
+	bool first = true;
+	fputs("  \"waive\": [", out);
+	for (int i = 0; i < CLASS__COUNT; i++)
+		if (p->waived_classes & (1u << i)) {
+			fputs(first ? "" : ", ", out);
+			write_string(out, waived_name(i));
+			first = false;
+		}
+	for (size_t i = 0; i < p->n_path_waivers; i++) {
+		char *spec = NULL;
+		if (asprintf(&spec, "%s:%s", class_name((enum class_id)p->path_waivers[i].cls),
+			     p->path_waivers[i].path) < 0)
+			continue;
+		fputs(first ? "" : ", ", out);
+		write_string(out, spec);
+		free(spec);
+		first = false;
+	}
+	fputc(']', out);
+}
+
 static void write_limits(FILE *out, const struct procage_policy *p)
 {
 	static const char *const names[] = { "as", "core", "cpu", "data", "fsize", "locks",
@@ -187,7 +211,7 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 		p->handoff_change == PROCAGE_HANDOFF_CHANGE_FAIL ? "fail" : "report");
 	write_names(f, "accept", p->accepted, APPROX__COUNT, approximation_name);
 	fputs(",\n", f);
-	write_names(f, "waive", p->waived_classes, CLASS__COUNT, waived_name);
+	write_waivers(f, p);
 	fputs(",\n  \"home\": ", f);
 	write_string_or_null(f, p->home);
 	fputs(",\n  \"tmp_base\": ", f);

@@ -19,6 +19,11 @@ like "$out" "procage-policy - the procage policy file" "man finds the installed 
 out=$(bash -c 'source "$1"; COMP_WORDS=(procage run --net ""); COMP_CWORD=3; _procage
 	echo "${COMPREPLY[*]}"' sh "$prefix/share/bash-completion/completions/procage")
 is "$out" "off on proxy" "the installed bash completion completes --net"
+out=$("$prefix/bin/procage" profiles 2>&1)
+like "$out" "^profiles \\($prefix/share/procage/profiles;" "the installed procage finds the installed profiles"
+like "$out" "^  npm +npm:" "and lists them"
+out=$(cd "$work/ws" && HOME="$work/home" "$prefix/bin/procage" run --dry-run --json --profile npm -- true 2>&1)
+like "$out" "registry.npmjs.org" "the installed procage reads an installed profile"
 
 cat >"$work/ws/hello.c" <<'C'
 #include <procage.h>

@@ -60,4 +60,12 @@ if ! PROCAGE_CGROUP_PARENT=/no/such/cgroup "$PROCAGE" check "$work/cg.json" >/de
 else
 	ok 1 "a memory limit with no cgroup subtree at hand is refused"
 fi
+# A class waived for one location, in the file: used, and its refusal placed.
+printf 'npm-token\n' >"$work/home/.npmrc"
+printf '{\n  "version": 1,\n  "paths": {"read": ["/usr", "/bin", "/lib", "/lib64"]},\n  "waive": ["secrets:~/.npmrc"]\n}\n' >"$work/waive.json"
+out=$(HOME=$work/home "$PROCAGE" run --policy "$work/waive.json" --read "$work/home/.npmrc" -- cat "$work/home/.npmrc" 2>&1)
+is "$out" "npm-token" "a policy file's \"secrets:~/.npmrc\" lifts that location: the file is read"
+printf '{\n  "version": 1,\n  "paths": {"read": ["/usr"]},\n  "waive": ["secrets:~/.ssh/id_none"]\n}\n' >"$work/waive2.json"
+err=$(HOME=$work/home "$PROCAGE" check "$work/waive2.json" 2>&1)
+like "$err" "waive2.json:4:3: waiver secrets:~/.ssh/id_none" "a waiver refused when the cage is made: at the \"waive\" key"
 done_testing

@@ -21,8 +21,27 @@ err=$("$PROCAGE" run --frobnicate -- true 2>&1); st=$?
 is "$st" 2 "an unknown option is a usage error"
 like "$err" "unknown option" "and says so"
 
-err=$("$PROCAGE" run --read relative/path -- true 2>&1); st=$?
-is "$st" 125 "a relative rule path is refused"
+# Relative paths on the command line are taken from procage's own working
+# directory ($work here), not from --cwd (the workspace, the run's).
+mkdir -p "$work/data" "$work/out"
+echo "relative-read-marker" >"$work/data/file"
+out=$(cd "$work" && "$PROCAGE" run --cwd "$work/ws" -- cat "$work/data/file" 2>&1); st=$?
+is "$st" 1 "control: outside the workspace, $work/data cannot be read without a grant"
+out=$(cd "$work" && "$PROCAGE" run --cwd "$work/ws" --read data -- cat "$work/data/file" 2>&1); st=$?
+is "$out" "relative-read-marker" "--read data grants $work/data, from procage's working directory"
+(cd "$work" && "$PROCAGE" run --cwd "$work/ws" -- sh -c "echo x >'$work/out/f'" 2>/dev/null)
+[ ! -e "$work/out/f" ]; ok $? "control: without a grant $work/out is not written"
+(cd "$work" && "$PROCAGE" run --cwd "$work/ws" --write ./out/ -- sh -c "echo written >'$work/out/f'")
+is "$(cat "$work/out/f" 2>/dev/null)" "written" "--write ./out/ grants $work/out"
+out=$(cd "$work/data" && "$PROCAGE" run --cwd "$work/ws" --dry-run --read . --hide ../out -- true)
+like "$out" "\"read\": \[.*\"$work/data\"" "--read . names procage's working directory"
+like "$out" "\"hide\": \[\"$work/data/\.\./out\"\]" "--hide ../out is taken from it too"
+err=$(cd "$work" && "$PROCAGE" run --read no/such/path -- true 2>&1); st=$?
+is "$st" 125 "a missing relative rule path is refused"
+like "$err" "$work/no/such/path" "naming the path it was taken to be"
+printf '{"paths": {"read": ["data"]}}\n' >"$work/relative.json"
+err=$(cd "$work" && "$PROCAGE" run --policy "$work/relative.json" -- true 2>&1); st=$?
+is "$st" 125 "a policy file's relative path is still refused"
 like "$err" "relative" "naming the problem"
 
 err=$("$PROCAGE" run --read /no/such/path -- true 2>&1); st=$?

@@ -7,7 +7,9 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "escape.h"
 
@@ -90,6 +92,78 @@ void r07_every_secrets_family_is_hidden(const struct tier *t)
 		}
 	}
 	check(t, all, &r, "r07: control: without the cage every one of them is read");
+out:
+	caged_ws_free(ws);
+}
+
+/* --waive secrets:PATH for the canary: a fixture failure names what was refused. */
+static bool waive_location(const struct tier *t, struct caged_ws *ws, const char *path)
+{
+	char spec[PATH_MAX + 16];
+	struct procage_error err = { 0 };
+	snprintf(spec, sizeof spec, "secrets:%s", path);
+	return fixture(t, procage_policy_waive(ws->policy, spec, &err) == 0,
+		       "r07: the policy takes the waiver %s (%s)", spec, err.message);
+}
+
+/*
+ * A waiver of the secrets class for one location (~/.npmrc) lifts that
+ * location only: the rest of the class stays hidden. A waiver that names a
+ * location through a link to another secret, or a path inside a hidden
+ * location rather than a location itself, refuses the cage.
+ */
+void r07_a_waiver_for_one_path_lifts_only_that_path(const struct tier *t)
+{
+	char home[PATH_MAX], npmrc[PATH_MAX], key[PATH_MAX], pgpass[PATH_MAX], ssh[PATH_MAX];
+	struct caged_result r;
+	struct caged_ws *ws = workspace(t, "r07");
+	if (!ws || cage_refused_here(t, ws, "r07"))
+		goto out;
+	if (!fixture(t, realpath(ws->home, home) != NULL, "r07: the home %s", ws->home) ||
+	    !path_join(t, npmrc, home, ".npmrc") || !path_join(t, ssh, home, ".ssh") ||
+	    !path_join(t, key, home, ".ssh/id_ed25519") || !path_join(t, pgpass, home, ".pgpass") ||
+	    !fixture(t,
+		     put_file(npmrc, "r07-waived-npmrc") && put_file(key, "r07-waiver-ssh-key") &&
+			 put_file(pgpass, "r07-waiver-pgpass"),
+		     "r07: ~/.npmrc, ~/.ssh/id_ed25519 and ~/.pgpass written in %s", home) ||
+	    !waive_location(t, ws, npmrc))
+		goto out;
+
+	r = run_caged(ws, NULL, "read-file", npmrc, NULL);
+	check(t, did_it(&r) && strstr(r.out, "r07-waived-npmrc"), &r,
+	      "r07: control: with --waive secrets:~/.npmrc the cage reads ~/.npmrc");
+	r = run_caged(ws, NULL, "read-file", key, NULL);
+	check(t, refused(&r) && !strstr(r.out, "r07-waiver-ssh-key"), &r,
+	      "r07: with --waive secrets:~/.npmrc, ~/.ssh/id_ed25519 still cannot be read");
+	r = run_caged(ws, NULL, "list-dir", ssh, NULL);
+	check(t, refused(&r) && !strstr(r.out, "id_ed25519"), &r,
+	      "r07: with --waive secrets:~/.npmrc, ~/.ssh still cannot be listed");
+	r = run_caged(ws, NULL, "read-file", pgpass, NULL);
+	check(t, refused(&r) && !strstr(r.out, "r07-waiver-pgpass"), &r,
+	      "r07: with --waive secrets:~/.npmrc, ~/.pgpass still cannot be read");
+	r = run_uncaged(ws, NULL, "read-file", key, NULL);
+	check(t, did_it(&r) && strstr(r.out, "r07-waiver-ssh-key"), &r,
+	      "r07: control: without the cage ~/.ssh/id_ed25519 is read");
+
+	/* ~/.npmrc made a link to ~/.pgpass: the waiver would lift another secret. */
+	if (!fixture(t, caged_ws_reset_policy(ws) == 0 && unlink(npmrc) == 0 &&
+				symlink(".pgpass", npmrc) == 0,
+		     "r07: ~/.npmrc -> ~/.pgpass") ||
+	    !waive_location(t, ws, npmrc))
+		goto out;
+	r = run_caged(ws, NULL, "read-file", pgpass, NULL);
+	check(t, refused_before_any_child(&r) && strstr(r.error, "symbolic link"), &r,
+	      "r07: a waiver of ~/.npmrc, a link to ~/.pgpass, refuses the cage before any child "
+	      "runs");
+
+	/* A file inside the hidden ~/.ssh is no location of its own. */
+	if (!fixture(t, caged_ws_reset_policy(ws) == 0, "r07: a fresh policy") ||
+	    !waive_location(t, ws, key))
+		goto out;
+	r = run_caged(ws, NULL, "read-file", key, NULL);
+	check(t, refused_before_any_child(&r) && strstr(r.error, "not a location"), &r,
+	      "r07: a waiver of ~/.ssh/id_ed25519, inside the hidden ~/.ssh, refuses the cage "
+	      "before any child runs");
 out:
 	caged_ws_free(ws);
 }

@@ -91,6 +91,11 @@ static bool policy_equal(const struct procage_policy *a, const struct procage_po
 	SAME(a->reports == b->reports, "reports");
 	SAME(a->handoff_change == b->handoff_change, "on_handoff_change");
 	SAME(a->waived_classes == b->waived_classes, "waive");
+	SAME(a->n_path_waivers == b->n_path_waivers, "waive (one location)");
+	for (size_t i = 0; i < a->n_path_waivers && i < b->n_path_waivers; i++)
+		SAME(a->path_waivers[i].cls == b->path_waivers[i].cls &&
+			 strcmp(a->path_waivers[i].path, b->path_waivers[i].path) == 0,
+		     "waive (one location)");
 	SAME(a->accepted == b->accepted, "accept");
 	SAME(!a->home == !b->home && (!a->home || strcmp(a->home, b->home) == 0), "home");
 	SAME(!a->tmp_base == !b->tmp_base &&
@@ -209,6 +214,9 @@ int main(void)
 		return 99;
 	round_trip("every key", every);
 	round_trip("the empty policy", "{}");
+	round_trip("classes waived for one location",
+		   "{\"waive\": [\"persistence\", \"secrets:~/.npmrc\", "
+		   "\"trust-handoff:/srv/repo/.git/config\"]}");
 	round_trip("network off", "{\"network\": \"off\"}");
 	round_trip("network on", "{\"network\": \"on\"}");
 	round_trip("network proxy, no host", "{\"network\": \"proxy\"}");

@@ -1,0 +1,88 @@
+/* procage run and exec: their options, shared by the files of the verb. */
+#ifndef PROCAGE_CLI_RUN_OPTIONS_H
+#define PROCAGE_CLI_RUN_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+
+/* One policy flag, applied in order on top of the base policy. */
+struct policy_flag {
+	int option;
+	const char *value;
+	char *owned; /* value, when procage made it (a relative path made absolute) */
+};
+
+struct run_options {
+	const char *verb; /* "run" or "exec", for messages */
+	const char *policy_file;
+	const char *cwd;
+	bool json;
+	bool no_private_tmp;
+	bool audit;
+	bool handoff_change_given; /* --on-handoff-change (run only) */
+	struct cli_supervise_opts supervise;
+	struct policy_flag *flags;
+	size_t n_flags, cap_flags;
+	char **command;
+	const char *report_json; /* --report-json FILE */
+	bool report;
+	bool trust_policy;	  /* --trust-policy: record the policy file's text */
+	bool help;		  /* --help was given and printed: nothing to run */
+	bool allow_host;	  /* --allow-host was given */
+	bool dry_run;		  /* --dry-run: print the policy and the cage's verdict only */
+	struct cli_config config; /* the user's configuration and a trusted project file */
+	bool no_config;		  /* --no-config: neither the user's nor the project's file */
+	bool config_loaded;	  /* the configuration was read: --profile expands at once */
+	bool in_user_profile; /* applying a profile of config.json: --profile is a shipped one */
+	char **kept;	      /* strings taken from configurations, freed with the options */
+	size_t n_kept;
+};
+
+enum {
+	OPT_POLICY = 256,
+	OPT_READ,
+	OPT_WRITE,
+	OPT_PROTECT,
+	OPT_HIDE,
+	OPT_NET,
+	OPT_ENV,
+	OPT_SETENV,
+	OPT_NO_PRIVATE_TMP,
+	OPT_LIMIT,
+	OPT_CWD,
+	OPT_JSON,
+	OPT_ACCEPT,
+	OPT_WAIVE,
+	OPT_SOCKET,
+	OPT_HARDLINKS,
+	OPT_HARDLINK_EXEMPT,
+	OPT_AUDIT,
+	OPT_ALLOW_HOST,
+	OPT_REPORT,
+	OPT_REPORT_JSON,
+	OPT_LIFETIME,
+	OPT_TERMINAL,
+	OPT_TIMEOUT,
+	OPT_GRACE,
+	OPT_TRUST_POLICY,
+	OPT_DRY_RUN,
+	OPT_WRITE_NEW,
+	OPT_PROFILE,
+	OPT_NO_CONFIG,
+	OPT_ON_HANDOFF_CHANGE,
+};
+
+/* Apply one flag (not --write-new, which needs the run's options) to p (run_flags.c). */
+int run_flag_apply(struct procage_policy *p, const struct policy_flag *f,
+		   struct procage_error *err);
+
+/*
+ * The exit status of a run that was waited for, said on stderr where it is
+ * not the command's own (run_exit.c).
+ */
+int run_exit_status(const struct run_options *o, const struct procage_cage *cage,
+		    const struct cli_supervise_result *end, bool handoff_changed);
+
+#endif

@@ -1,0 +1,49 @@
+# procage run --dry-run: the effective policy of default (or file) + flags,
+# what fit does to it on this host, the cage's verdict; nothing runs.
+. "$(dirname "$0")/lib.sh"
+
+out=$("$PROCAGE" run --dry-run --setenv DRY=1 -- sh -c "touch '$work/ran'"); st=$?
+is "$st" 0 "a cage that would be made: exit 0"
+[ ! -e "$work/ran" ]; ok $? "nothing was run"
+like "$out" '"set": \{"DRY": "1"\}' "the flags are in the effective policy"
+like "$out" "\"write\": \\[.*\"$work/ws\"" "with the default policy's writable working directory"
+like "$out" "the cage would be made for: sh -c" "the verdict names the command"
+
+out=$(HOME="$work/home" "$PROCAGE" run --dry-run --json --setenv A=1 --waive "secrets:~/.npmrc" -- true 2>&1); st=$?
+# (the home of the test has no ~/.npmrc: the waiver names no location)
+is "$st" 125 "a cage that would be refused: exit 125"
+printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["dry_run"] is True and d["command"] == ["true"], d
+assert d["policy"]["env"]["set"] == {"A": "1"}, d["policy"]["env"]
+assert d["policy"]["waive"] == ["secrets:~/.npmrc"], d["policy"]["waive"]
+assert d["cage"]["made"] is False and "secrets:~/.npmrc" in d["cage"]["error"], d["cage"]
+assert d["tier"] in ("T1", "T2") and ("changes" in d["fit"] or "error" in d["fit"]), d
+'
+ok $? "--json: one object with the policy, the fit, the cage's refusal and the command"
+
+printf '{"network": "on", "env": {"set": {"FROM_FILE": "yes"}}}\n' >"$work/policy.json"
+out=$("$PROCAGE" run --dry-run --json --policy "$work/policy.json" --net off --setenv FROM_FLAG=1 2>&1); st=$?
+is "$st" 0 "the command may be left out"
+printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = d["policy"]
+assert p["network"] == "off", p["network"]
+assert p["env"]["set"] == {"FROM_FILE": "yes", "FROM_FLAG": "1"}, p["env"]
+assert d["policy_file"].endswith("policy.json") and d["command"] == [], d
+'
+ok $? "the policy file, then the flags in order (--net off after the file's network on)"
+
+if "$top/build/tests/without_userns" true 2>/dev/null; then
+	out=$("$top/build/tests/without_userns" "$PROCAGE" run --dry-run --net proxy --allow-host example.com -- true); st=$?
+	like "$out" "procage fit: this host \\(tier T2\\) would enforce the policy with 1 change" \
+		"on tier T2, what fit would change is said"
+	like "$out" "the cage would be refused: proxy-only networking needs network namespaces" \
+		"and that the cage would be refused, why"
+	is "$st" 125 "exit 125"
+else
+	echo "# skip: build/tests/without_userns is not built or cannot run here: the tier T2 case is not checked"
+fi
+done_testing
