@@ -207,11 +207,6 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		step = PROCAGE_STEP_PROCESS_GROUP;
 		goto fail;
 	}
-	if ((rc = step_rlimits(plan, &index)) < 0) {
-		step = PROCAGE_STEP_RLIMITS;
-		goto fail;
-	}
-	index = -1;
 	if (plan->read_only_mounts && !plan->read_only_by_reaper &&
 	    (rc = namespaces_read_only_apply(plan, true, &index)) < 0) {
 		/* The index names a writable tree, not one of plan->mounts. */
@@ -226,6 +221,15 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 	}
 	if ((rc = step_fds(plan, &index)) < 0) {
 		step = PROCAGE_STEP_FDS;
+		goto fail;
+	}
+	/*
+	 * The limits come once only the passed descriptors are left: a low
+	 * RLIMIT_NOFILE would otherwise refuse the working directory's open
+	 * while the caller's descriptors are still inherited.
+	 */
+	if ((rc = step_rlimits(plan, &index)) < 0) {
+		step = PROCAGE_STEP_RLIMITS;
 		goto fail;
 	}
 	index = -1;
