@@ -25,6 +25,7 @@
 #include "classes.h"
 #include "error.h"
 #include "home.h"
+#include "paths.h"
 #include "policy.h"
 
 /*
@@ -70,15 +71,6 @@ static const char *overlap_word(const char *path, const char *location)
 	return a == b ? "at" : a < b ? "above" : "inside";
 }
 
-static const char *runtime_directory(char *buf, size_t size)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	if (xdg && xdg[0] == '/')
-		return xdg;
-	snprintf(buf, size, "/run/user/%u", (unsigned)getuid());
-	return buf;
-}
-
 /* The class location the path overlaps, in *location, or false. */
 static bool class_overlap(const struct procage_policy *p, const char *path, char *location,
 			  size_t size, enum class_id *cls)
@@ -95,7 +87,7 @@ static bool class_overlap(const struct procage_policy *p, const char *path, char
 			continue; /* every ".git" component is refused on its own */
 		if (strncmp(row, "$XDG_RUNTIME_DIR/", 17) == 0) {
 			if (snprintf(location, size, "%s/%s",
-				     runtime_directory(runtime, sizeof runtime),
+				     paths_runtime_directory(runtime, sizeof runtime),
 				     row + 17) < (int)size &&
 			    overlaps_pattern(path, location))
 				return true;

@@ -162,7 +162,7 @@ static int rules_resolve(const struct procage_policy *p, struct cage_paths *c,
 	return rc;
 }
 
-static const char *runtime_directory(char *buf, size_t size)
+const char *paths_runtime_directory(char *buf, size_t size)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	if (xdg && xdg[0] == '/')
@@ -247,7 +247,7 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 		rc = repositories_resolve(p, c, homes.n ? homes.path[0] : NULL, err);
 	if (rc == 0)
 		rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
-				    runtime_directory(runtime, sizeof runtime), NULL, 0, &found, err);
+				    paths_runtime_directory(runtime, sizeof runtime), NULL, 0, &found, err);
 	while (rc == 0) {
 		rc = locations_consider(c, &found, &waivers, err);
 		class_locations_free(&found);

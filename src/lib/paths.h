@@ -56,4 +56,7 @@ void path_list_release_denials(struct cage_paths *paths, struct cage_path **deni
 /* What a denial is, for messages: "the secrets class" or "the policy". */
 const char *cage_path_origin(const struct cage_path *p, char *buf, size_t size);
 
+/* The user's runtime directory: $XDG_RUNTIME_DIR when absolute, else /run/user/UID (in buf). */
+const char *paths_runtime_directory(char *buf, size_t size);
+
 #endif
