@@ -133,11 +133,12 @@ static int subsection_read(struct reader *r, struct buffer *name, int c)
 		return c != '"' ? -EINVAL : -ENOMEM;
 	for (;;) {
 		c = next_char(r);
-		if (c == '\n')
+		/* A NUL would cut the name short where it is read as a string: refused. */
+		if (c == '\n' || c == '\0')
 			return -EINVAL;
 		if (c == '"')
 			break;
-		if (c == '\\' && (c = next_char(r)) == '\n')
+		if (c == '\\' && ((c = next_char(r)) == '\n' || c == '\0'))
 			return -EINVAL;
 		if (buffer_add(name, (char)c) < 0)
 			return -ENOMEM;

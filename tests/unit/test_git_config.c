@@ -176,8 +176,30 @@ static void test_against_git(void)
 	       CASES, disagreed);
 }
 
+/*
+ * A NUL inside a subsection would cut the name short where it is read as a
+ * string (a fuzz find): the text is refused, so the cage is, naming it.
+ */
+static void test_nul_in_subsection(void)
+{
+	static const char text[] = "[a \"x\0y\"]\nk = v\n";
+	struct collected c = {.len = 0};
+	int bad_line = 0;
+	int rc = git_config_parse(text, sizeof text - 1, collect, &c, &bad_line);
+	tap_ok(rc == -EINVAL && bad_line == 1 && c.len == 0,
+	       "a NUL in a subsection is refused at its line (rc %d, line %d)", rc, bad_line);
+	static const char escaped[] = "[a \"x\\\0y\"]\nk = v\n";
+	rc = git_config_parse(escaped, sizeof escaped - 1, collect, &c, &bad_line);
+	tap_ok(rc == -EINVAL && c.len == 0, "and so is an escaped one (rc %d)", rc);
+	static const char plain[] = "[a \"xy\"]\nk = v\n";
+	rc = git_config_parse(plain, sizeof plain - 1, collect, &c, &bad_line);
+	tap_ok(rc == 0 && strcmp(c.text, "a.xy.k=v\n") == 0, "control: the same without it is read (%s)",
+	       c.text);
+}
+
 int main(void)
 {
+	test_nul_in_subsection();
 	test_table();
 	test_against_git();
 	return tap_done();
