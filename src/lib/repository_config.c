@@ -508,10 +508,11 @@ int ancestors_check(struct discovery *d, const char *tree)
 		if (rc == 0 && fd >= 0 && strcmp(path, tree) != 0 &&
 		    fstatat(fd, ".git", &st, 0) == 0) {
 			char git[PATH_MAX];
-			snprintf(git, sizeof git, "%s/.git", path);
-			if (S_ISREG(st.st_mode)) {
+			/* Longer than a path can be: the kernel could not open it either. */
+			bool fits = snprintf(git, sizeof git, "%s/.git", path) < (int)sizeof git;
+			if (fits && S_ISREG(st.st_mode)) {
 				rc = discovery_gitfile(d, git, len ? path : "/", 0);
-			} else if (S_ISDIR(st.st_mode)) {
+			} else if (fits && S_ISDIR(st.st_mode)) {
 				char *store = realpath(git, NULL);
 				rc = store ? discovery_store(d, store, path, 0) : 0;
 				free(store);
