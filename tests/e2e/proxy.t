@@ -109,8 +109,11 @@ if command -v git >/dev/null 2>&1; then
 			git -C "$work/site/repo.git" update-server-info
 	) >/dev/null 2>&1
 	out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
-		sh -c "git clone -q http://127.0.0.1:$port/repo.git clone && cat clone/file" 2>&1)
+		sh -c "git clone -q http://127.0.0.1:$port/repo.git clone && cat clone/file" \
+		2>"$work/clone.err")
 	is "$out" "through-the-proxy" "git clones over HTTP through the proxy"
+	like "$(cat "$work/clone.err")" "trust-handoff: new repository: .*/clone/\.git" \
+		"and the repository it made is named after the run"
 	out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.2/32 -- \
 		git clone -q "http://127.0.0.1:$port/repo.git" clone2 2>&1); st=$?
 	ok $([ $st -ne 0 ] && echo 0 || echo 1) "git clone from a host not on the list fails"
