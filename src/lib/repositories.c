@@ -33,6 +33,7 @@
 
 #include "error.h"
 #include "repository_internal.h"
+#include "syscalls.h"
 
 /* One getdents64 call's room: a directory of ~2000 short names at once. */
 #define LISTING_BUFFER_SIZE (64 * 1024)
@@ -366,15 +367,28 @@ static int hooks_make(struct discovery *d, const char *gitdir)
 		return 0;
 	if (lstat(path, &st) == 0 || errno != ENOENT)
 		return 0;
-	if (mkdir(path, 0777) != 0 && errno != EEXIST)
-		return error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
-				     "making the missing hooks directory %s, to keep it read-only",
-				     path);
+	/*
+	 * Made through a descriptor of the store opened without following a
+	 * link: a component swapped for one since discovery (a run of the
+	 * same tree) cannot carry the new directory, or a root caller's chown,
+	 * elsewhere.
+	 */
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int dir = sys_openat2(AT_FDCWD, gitdir, &how);
+	int rc = 0;
+	if (dir < 0 || (mkdirat(dir, "hooks", 0777) != 0 && errno != EEXIST))
+		rc = error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
+				   "making the missing hooks directory %s, to keep it read-only", path);
 	/* A root caller's new directory belongs to the store's owner, as git would make it. */
-	if (geteuid() == 0 && stat(gitdir, &st) == 0 && lchown(path, st.st_uid, st.st_gid) != 0)
-		return error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
-				     "giving the new hooks directory %s to the store's owner", path);
-	return 0;
+	else if (geteuid() == 0 &&
+		 (fstat(dir, &st) != 0 ||
+		  fchownat(dir, "hooks", st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) != 0))
+		rc = error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
+				   "giving the new hooks directory %s to the store's owner", path);
+	if (dir >= 0)
+		close(dir);
+	return rc;
 }
 
 static int store_hooks(struct discovery *d, const char *gitdir)
