@@ -54,7 +54,7 @@ kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 
 # --socket: the named socket is reached, another bound on the host is masked
 # (tier T1); the spawn lists the host's sockets and frees what it listed.
-if "$PROCAGE" facts 2>/dev/null | grep -q 'tier.*T1'; then
+if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1$'; then
 	/usr/bin/python3 - "$work" <<'PY' &
 import os, socket, sys
 w = sys.argv[1]
