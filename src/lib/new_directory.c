@@ -161,12 +161,9 @@ PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *p, con
 	char location[PATH_MAX];
 	enum class_id cls;
 	struct stat st;
-	error_clear(err);
-	if (!p || !path)
-		return error_set(err, -EINVAL, "no policy or no path given");
-	if (path[0] != '/')
-		return error_set(err, -EINVAL, "path %s is relative; rules take absolute paths",
-				 path);
+	int rc = policy_path_argument_check(p, path, err);
+	if (rc < 0)
+		return rc;
 	/*
 	 * A link where the directory should be could have been planted by an
 	 * earlier run to turn "make my cache" into a grant of its target.
@@ -183,7 +180,7 @@ PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *p, con
 				 "new directory %s: something that is not a directory is there "
 				 "already",
 				 path);
-	int rc = path_split(path, parent, name, err);
+	rc = path_split(path, parent, name, err);
 	if (rc < 0)
 		return rc;
 	snprintf(full, sizeof full, "%s/%s", strcmp(parent, "/") == 0 ? "" : parent, name);

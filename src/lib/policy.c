@@ -452,8 +452,8 @@ static int strings_append(char ***list, size_t *n, const char *s)
 	return 0;
 }
 
-PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *p, const char *path,
-						struct procage_error *err)
+int policy_path_argument_check(const struct procage_policy *p, const char *path,
+			       struct procage_error *err)
 {
 	error_clear(err);
 	if (!p || !path)
@@ -461,10 +461,19 @@ PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *p, const 
 	if (path[0] != '/')
 		return error_set(err, -EINVAL, "path %s is relative; rules take absolute paths",
 				 path);
+	return 0;
+}
+
+PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *p, const char *path,
+						struct procage_error *err)
+{
+	int rc = policy_path_argument_check(p, path, err);
+	if (rc < 0)
+		return rc;
 	char *canonical = realpath(path, NULL);
 	if (!canonical)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "hard-link exemption %s", path);
-	int rc = strings_append(&p->hardlink_exempt, &p->n_hardlink_exempt, canonical);
+	rc = strings_append(&p->hardlink_exempt, &p->n_hardlink_exempt, canonical);
 	free(canonical);
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }

@@ -126,6 +126,9 @@ void policy_error_locate(const struct procage_policy *policy, struct policy_posi
 
 /* The policy's home, else the calling process's $HOME (may be NULL). */
 const char *policy_home(const struct procage_policy *policy);
+/* A path argument of the API: a policy and an absolute path given; clears err. */
+int policy_path_argument_check(const struct procage_policy *p, const char *path,
+			       struct procage_error *err);
 
 /* A deep copy, for the cage to keep; NULL when out of memory. */
 struct procage_policy *policy_copy(const struct procage_policy *policy);
