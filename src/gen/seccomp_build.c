@@ -95,6 +95,9 @@ static int add_rule(scmp_filter_ctx ctx, const struct seccomp_options *opts, con
 }
 
 /*
+ * The metadata broker variants: the owner and times calls go to the
+ * supervisor whatever their arguments (the chmod calls reach it through
+ * their mode blocks).
  * The broker variants: the entry calls go to the supervisor whatever their
  * arguments, open and openat when a flag may write, create or truncate
  * (a rule per flag, which libseccomp ORs; the mask compares the low 32
@@ -104,8 +107,12 @@ static int add_broker_rules(scmp_filter_ctx ctx, const struct seccomp_options *o
 			    struct procage_error *err)
 {
 	int rc = 0;
+	for (size_t i = 0; opts->broker_metadata && rc == 0 && i < seccomp_n_broker_metadata_calls;
+	     i++)
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_broker_metadata_calls[i], 0, NULL,
+				     err);
 	if (!opts->broker)
-		return 0;
+		return rc;
 	for (size_t i = 0; rc == 0 && i < seccomp_n_broker_calls; i++)
 		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_broker_calls[i], 0, NULL, err);
 	for (size_t i = 0; rc == 0 && i < seccomp_n_broker_opens; i++) {

@@ -509,6 +509,14 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		/* Exec mode has no supervisor: it takes the program without the broker. */
 		rc = seccomp_program_build(&so, &c->seccomp_unbrokered, err);
 		so.broker = c->zones.n > 0;
+		/*
+		 * Tier T2 has no read-only mounts, and Landlock judges no
+		 * metadata call: the broker does (R-40), where the host lets
+		 * a supervisor answer them.
+		 */
+		c->broker_metadata = c->tier != PROCAGE_TIER_T1 &&
+				     host_facts_get()->seccomp_user_notif;
+		so.broker_metadata = c->broker_metadata;
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
