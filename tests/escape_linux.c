@@ -161,6 +161,7 @@ int main(int argc, char **argv)
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
 	    {"r40", r40_metadata_outside_the_write_grants_is_refused},
+	    {"r40", r40_the_metadata_broker_judges_the_inode_not_the_path},
 	    {"r40", r40_set_id_bits_xattrs_and_inode_flags_are_refused},
 	    {"r41", r41_targets_of_links_in_hidden_locations_are_hidden},
 	    {"r42", r42_root_only_system_files_stay_out_of_a_root_cage},

@@ -91,6 +91,8 @@ int do_list_dir(char **args);
 int do_path_call(char **args);
 int do_flink(char **args);
 int do_metadata(char **args);
+int do_meta_fd(char **args);
+int do_meta_race(char **args);
 int do_connect_unix(char **args);
 int do_connect_tcp(char **args);
 int do_unix_self(char **args);
