@@ -83,7 +83,12 @@ void test_broker_calls(void)
 	    {AUDIT_ARCH_X86_64, (int)(X32_SYSCALL_BIT | 257), true},
 	    {AUDIT_ARCH_I386, 5, true},	    /* open */
 	    {AUDIT_ARCH_I386, 193, true},   /* truncate64 */
-	    {AUDIT_ARCH_X86_64, 90, false}, /* chmod: a refusal */
+	    {AUDIT_ARCH_X86_64, 92, true},  /* chown: the metadata broker's */
+	    {AUDIT_ARCH_X86_64, 280, true}, /* utimensat */
+	    {AUDIT_ARCH_I386, 212, true},   /* chown32 */
+	    {AUDIT_ARCH_I386, 412, true},   /* utimensat_time64 */
+	    /* chmod: a refusal by its row (set-id bits); the broker takes the rest by name. */
+	    {AUDIT_ARCH_X86_64, 90, false},
 	    {AUDIT_ARCH_X86_64, 0, false},  /* read: not in the table */
 	};
 	for (size_t i = 0; i < N_ELEMS(rows); i++)
