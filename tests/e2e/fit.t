@@ -45,6 +45,8 @@ if [ -x "$t2" ] && command -v git >/dev/null; then
 		"T2: fit names the workspace the broker makes entries in"
 	like "$out" "new entries in $work/ws/repo/\.git are made by the supervisor.*commondir, config, config.worktree, hooks, info, and only under git's own names" \
 		"T2: and its .git, with the protected names"
+	like "$out" "chmod, chown and utimes are performed by the supervisor \(the T2 metadata broker\) on files inside the write grants only" \
+		"T2: and that metadata calls are judged by the broker"
 	if "$PROCAGE" facts --json | grep -q '"tier":"T1"'; then
 		out=$(cd "$work/ws/repo" && "$PROCAGE" fit 2>&1)
 		ok $(printf '%s' "$out" | grep -q "T2 broker" && echo 1 || echo 0) \
@@ -53,7 +55,7 @@ if [ -x "$t2" ] && command -v git >/dev/null; then
 		echo "ok $((tap_n += 1)) # SKIP the host is not tier T1"
 	fi
 else
-	for i in 1 2 3; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper or git is missing"; done
+	for i in 1 2 3 4; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper or git is missing"; done
 fi
 
 # Without a --policy, fit starts from the default policy of the working
