@@ -181,6 +181,8 @@ static const struct action actions[] = {
     {"meta-opath-chown", 1, 1, do_meta_fd, "PATH: fchownat AT_EMPTY_PATH, O_PATH, own ids"},
     {"meta-futimens-ro", 1, 1, do_meta_fd, "PATH: futimens on an O_RDONLY descriptor"},
     {"meta-lchown", 1, 1, do_meta_fd, "PATH: lchown(2) to the probe's own uid and gid"},
+    {"list-then-open", 2, 2, do_list_then_open,
+     "DIR NAME: list DIR, then read NAME through its descriptor and from it as cwd"},
     {"meta-race", 4, 4, do_meta_race,
      "A B N MODE: N chmods of a path another thread flips between A and B"},
     {"connect-unix", 1, 1, do_connect_unix, "PATH: connect to a Unix socket"},

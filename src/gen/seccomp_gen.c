@@ -39,13 +39,14 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		struct seccomp_options o = seccomp_program_options(i);
 		fprintf(out,
 			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
-			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s */\n",
+			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s, listing %s */\n",
 			i, i, progs[i].len, o.network_on ? "on" : "off",
 			o.report ? "reported (USER_NOTIF)" : "as errno",
 			o.unix_sockets ? "allowed" : "refused",
 			o.lock_sessions ? "locked" : "free",
 			o.own_ipc_namespace ? "allowed (own namespace)" : "refused",
-			o.broker ? "on" : "off", o.broker_metadata ? "brokered" : "free");
+			o.broker ? "on" : "off", o.broker_metadata ? "brokered" : "free",
+			o.broker_listing ? "brokered" : "Landlock's");
 	}
 	fprintf(out, "};\n");
 }

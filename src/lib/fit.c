@@ -132,6 +132,22 @@ static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 				 "metadata broker) on files inside the write grants only, and refused "
 				 "(EPERM) elsewhere, because Landlock does not judge them; procage exec, "
 				 "which has no supervisor, does not limit them");
+	if (rc == 0 && c->n_unlistable && c->unlistable_first) {
+		snprintf(text, sizeof text,
+			 "%s%s cannot be listed (Landlock cannot let it be read without the hidden "
+			 "paths below it); accept listing-shows-hidden-names to have the supervisor "
+			 "list it, showing the hidden entries' names but not what they hold",
+			 c->unlistable_first,
+			 c->n_unlistable > 1 ? " and directories like it" : "");
+		rc = note_append(list, n, text);
+	}
+	for (size_t i = 0; rc == 0 && i < c->zones.n_listing && i < SHOWN; i++) {
+		snprintf(text, sizeof text,
+			 "%s is listed by the supervisor (listing-shows-hidden-names): the names "
+			 "of the hidden entries in it show, not what they hold",
+			 c->zones.listing[i].path);
+		rc = note_append(list, n, text);
+	}
 	for (size_t i = 0; rc == 0 && i < c->zones.n && i < SHOWN; i++) {
 		const struct broker_zone *z = &c->zones.zones[i];
 		size_t o = (size_t)snprintf(text, sizeof text,

@@ -55,6 +55,13 @@ struct seccomp_options {
 	 * where Landlock judges none of them. Only a supervised run.
 	 */
 	bool broker_metadata;
+	/*
+	 * open and openat with O_DIRECTORY, and openat2, go to the
+	 * supervisor, whose broker serves a listing of the directories the
+	 * policy lets it list (listing-shows-hidden-names) and answers
+	 * CONTINUE for the others. Only a supervised run.
+	 */
+	bool broker_listing;
 };
 
 /*

@@ -84,7 +84,8 @@ static void *meta_flip(void *arg)
 
 /*
  * meta-race A B N MODE: N times chmod(MODE) a path whose memory another
- * thread alternates between A and B. Prints how many calls succeeded;
+ * thread alternates between A and B (and this one sets, A and B in turn,
+ * before each call). Prints how many calls succeeded;
  * PROBE_DID_IT when one did.
  */
 int do_meta_race(char **args)
@@ -104,9 +105,16 @@ int do_meta_race(char **args)
 	if (pthread_create(&thread, NULL, meta_flip, &f) != 0)
 		return usage_error("pthread_create", "meta-race");
 	long done = 0;
-	for (long i = 0; i < n; i++)
+	/*
+	 * Every other call starts from B itself: without a cage B changes
+	 * whatever the scheduler does with the other thread (the canary must
+	 * fail then); in the cage the other thread's flips race each call.
+	 */
+	for (long i = 0; i < n; i++) {
+		strcpy(buf, i & 1 ? args[1] : args[0]);
 		if (chmod(buf, mode) == 0)
 			done++;
+	}
 	f.stop = 1;
 	pthread_join(thread, NULL);
 	printf("%ld\n", done);

@@ -93,6 +93,7 @@ int do_flink(char **args);
 int do_metadata(char **args);
 int do_meta_fd(char **args);
 int do_meta_race(char **args);
+int do_list_then_open(char **args);
 int do_connect_unix(char **args);
 int do_connect_tcp(char **args);
 int do_unix_self(char **args);
