@@ -144,8 +144,7 @@ static uint32_t id_arg(const struct meta_request *rq, int index)
 }
 
 /* Two (seconds, fraction) pairs of width bytes each at address. */
-static int read_pairs(const struct meta_request *rq, uint64_t address, size_t width,
-		      int64_t out[4])
+static int read_pairs(const struct meta_request *rq, uint64_t address, size_t width, int64_t out[4])
 {
 	unsigned char raw[32];
 	if (broker_read_memory(rq->tid, address, raw, 4 * width) < 0)
@@ -397,7 +396,8 @@ static int caller_ids_read(pid_t tid, struct caller_ids *ids)
 	if (n <= 0)
 		return -EPERM;
 	text[n] = '\0';
-	if (!status_fs_id(text, "\nUid:", &ids->fsuid) || !status_fs_id(text, "\nGid:", &ids->fsgid))
+	if (!status_fs_id(text, "\nUid:", &ids->fsuid) ||
+	    !status_fs_id(text, "\nGid:", &ids->fsgid))
 		return -EPERM;
 	const char *g = strstr(text, "\nGroups:");
 	ids->n_groups = 0;

@@ -51,8 +51,7 @@ struct meta_paths {
 static bool meta_fixtures(const struct tier *t, struct caged_ws *ws, struct meta_paths *p)
 {
 	char repo[PATH_MAX];
-	if (!path_join(t, p->bashrc, ws->home, ".bashrc") ||
-	    !path_join(t, repo, ws->rw, "repo") ||
+	if (!path_join(t, p->bashrc, ws->home, ".bashrc") || !path_join(t, repo, ws->rw, "repo") ||
 	    !path_join(t, p->config, repo, ".git/config") ||
 	    !path_join(t, p->hook, repo, ".git/hooks/pre-commit") ||
 	    !path_join(t, p->git_head, repo, ".git/HEAD") ||
@@ -98,8 +97,7 @@ static void meta_canaries(const struct tier *t, struct caged_ws *ws, const struc
 		     "set-times", p->link, NULL);
 	meta_attempt(t, ws, p->bashrc, "chown through a link in the write grant to ~/.bashrc",
 		     "chown-self", p->link, NULL);
-	meta_attempt(t, ws, p->hook, "chmod 0755 of a repository's hook", "chmod", p->hook,
-		     "0755");
+	meta_attempt(t, ws, p->hook, "chmod 0755 of a repository's hook", "chmod", p->hook, "0755");
 	meta_attempt(t, ws, p->hook, "utimensat of a repository's hook", "set-times", p->hook,
 		     NULL);
 	meta_attempt(t, ws, p->config, "chmod 0666 of .git/config through hooks/..", "chmod",
@@ -108,14 +106,15 @@ static void meta_canaries(const struct tier *t, struct caged_ws *ws, const struc
 		     "meta-futimens-ro", p->config, NULL);
 	meta_attempt(t, ws, p->hook, "chmod of a hook through /proc/self/fd/N", "meta-procfd",
 		     p->hook, "0755");
-	meta_attempt(t, ws, p->bashrc, "chmod of ~/.bashrc through /proc/self/fd/N",
-		     "meta-procfd", p->bashrc, "0666");
+	meta_attempt(t, ws, p->bashrc, "chmod of ~/.bashrc through /proc/self/fd/N", "meta-procfd",
+		     p->bashrc, "0666");
 	meta_attempt(t, ws, p->hook, "fchmodat2 of a hook through an O_PATH descriptor",
 		     "meta-opath", p->hook, "0755");
 	meta_attempt(t, ws, p->config, "fchownat of .git/config through an O_PATH descriptor",
 		     "meta-opath-chown", p->config, NULL);
-	meta_attempt(t, ws, p->readonly, "chmod of a read-only grant's file through /proc/self/fd/N",
-		     "meta-procfd", p->readonly, "0666");
+	meta_attempt(t, ws, p->readonly,
+		     "chmod of a read-only grant's file through /proc/self/fd/N", "meta-procfd",
+		     p->readonly, "0666");
 }
 
 /* chmod 0777 of a path flipped between a file in the write grant and a hook. */
@@ -152,8 +151,9 @@ static void meta_controls(const struct tier *t, struct caged_ws *ws, const struc
 	r = run_caged(ws, NULL, "chmod", p->beside, "0755", "then", "set-times", p->beside, "then",
 		      "chown-self", p->beside, NULL);
 	check(t, did_it(&r) && meta_stat(p->beside, &s) && s.mode == 0755 && s.mtime == 1000000000,
-	      &r, "r40: control: in the cage a file beside the repository's .git takes chmod +x "
-		  "and times");
+	      &r,
+	      "r40: control: in the cage a file beside the repository's .git takes chmod +x "
+	      "and times");
 	r = run_uncaged(ws, NULL, "meta-procfd", p->hook, "0755", "then", "meta-opath-chown",
 			p->config, NULL);
 	check(t, did_it(&r) && meta_stat(p->hook, &s) && s.mode == 0755, &r,

@@ -45,7 +45,7 @@ int do_meta_fd(char **args)
 		return usage_error("bad octal mode", args[1]);
 	if (strcmp(a, "meta-lchown") == 0)
 		return lchown(args[0], getuid(), getgid()) == 0 ? PROBE_DID_IT
-							       : failed(REFUSE_FILE, a, args[0]);
+								: failed(REFUSE_FILE, a, args[0]);
 	int fd = open(args[0], (opath ? O_PATH | O_NOFOLLOW : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return failed(REFUSE_FILE, "open", args[0]);
