@@ -275,25 +275,55 @@ static int meta_read(struct meta_request *rq)
 	return 0;
 }
 
-/* The caller's descriptor number as the broker's own (the same open file). */
-static int take_fd(pid_t tid, int number)
+/* Is the caller's descriptor number an O_PATH one? From /proc/TID/fdinfo/N. */
+static bool caller_fd_is_path_only(pid_t tid, int number)
+{
+	char path[64], text[512];
+	snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)tid, number);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* unknown: taken as the weakest kind */
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	text[n] = '\0';
+	const char *flags = strstr(text, "flags:");
+	return !flags || (strtoul(flags + 6, NULL, 8) & O_PATH);
+}
+
+/*
+ * The caller's descriptor number as the broker's own (the same open
+ * file); *path_only says whether it was opened O_PATH.
+ */
+static int take_fd(pid_t tid, int number, bool *path_only)
 {
 	if (number < 0)
 		return -EBADF;
 	int pidfd = sys_pidfd_open(tid, PIDFD_THREAD);
 	if (pidfd < 0 && errno == EINVAL) {
-		/* Before Linux 6.9 a pidfd names a thread group leader only. */
+		/*
+		 * Before Linux 6.9 a pidfd names a thread group leader only:
+		 * the inode through the thread's magic link, followed on
+		 * purpose (it is the caller's own), and its flags from fdinfo.
+		 */
 		char path[64];
 		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)tid, number);
-		int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		return fd < 0 ? (errno == ENOENT ? -EBADF : -EPERM) : fd;
+		int fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT ? -EBADF : -EPERM;
+		*path_only = caller_fd_is_path_only(tid, number);
+		return fd;
 	}
 	if (pidfd < 0)
 		return -errno;
 	int fd = (int)syscall(__NR_pidfd_getfd, pidfd, number, 0);
 	int e = errno;
 	close(pidfd);
-	return fd < 0 ? -e : fd;
+	if (fd < 0)
+		return -e;
+	*path_only = (fcntl(fd, F_GETFL) & O_PATH) != 0;
+	return fd;
 }
 
 /*
@@ -306,10 +336,12 @@ static int take_fd(pid_t tid, int number)
 static int meta_target(const struct broker_meta *m, struct meta_request *rq, struct stat *st)
 {
 	if (rq->by_fd) {
-		int fd = take_fd(rq->tid, rq->fd_number);
+		bool path_only = false;
+		int fd = take_fd(rq->tid, rq->fd_number, &path_only);
 		if (fd < 0)
 			return fd;
-		if (rq->plain_fd && (fcntl(fd, F_GETFL) & O_PATH)) {
+		/* fchmod, fchown and futimens take no O_PATH descriptor. */
+		if (rq->plain_fd && path_only) {
 			close(fd);
 			return -EBADF;
 		}
