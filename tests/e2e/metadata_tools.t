@@ -71,6 +71,7 @@ tar xpf "$ARCHIVE"
 chmod -R go-w tree && chown "$(id -u):$(id -g)" tree/sub/f
 printf 'all: out\nout: src/lib.c\n\tcp src/lib.c out\n' >Makefile && make -s && make -s
 g checkout -q exec-branch && test -x run-me.sh && g checkout -q main
+touch "$TMPDIR/scratch" && chmod 600 "$TMPDIR/scratch" && touch -d 2001-09-09 "$TMPDIR/scratch"
 echo T2-TOOLS-OK
 SH
 users=$(id -un)
@@ -100,7 +101,7 @@ for user in $users; do
 	}
 	out=$(cd "$dir/repo" && as env ARCHIVE="$dir/t.tar" "$t2" "$PROCAGE" run --read "$dir/t.tar" \
 		-- sh -c "$(cat "$work/t2-tools.sh")" 2>&1)
-	like "$out" "T2-TOOLS-OK" "T2, $user: touch, chmod +x, cp -p, tar xp, chown to self, make and git checkout of an executable work in a repository's work tree"
+	like "$out" "T2-TOOLS-OK" "T2, $user: touch, chmod +x, cp -p, tar xp, chown to self, make and git checkout of an executable work in a repository's work tree, and chmod and touch in the run's TMPDIR"
 	[ "${out##*T2-TOOLS-OK}" != "$out" ] || printf '%s\n' "$out" | sed 's/^/#   /'
 	is "$(stat -c %a "$dir/repo/build.sh" "$dir/repo/copy.sh" "$dir/repo/tree/sub/f" 2>/dev/null | tr '\n' ' ')" \
 		"755 755 750 " "T2, $user: and the modes are what the tools set, judged outside"
