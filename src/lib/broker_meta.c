@@ -337,7 +337,10 @@ static int meta_target(const struct broker_meta *m, struct meta_request *rq, str
 {
 	if (rq->by_fd) {
 		bool path_only = false;
-		int fd = take_fd(rq->tid, rq->fd_number, &path_only);
+		/* An empty path from AT_FDCWD names the working directory itself. */
+		int fd = rq->fd_number == AT_FDCWD && !rq->plain_fd
+			     ? broker_base_fd(rq->tid, AT_FDCWD)
+			     : take_fd(rq->tid, rq->fd_number, &path_only);
 		if (fd < 0)
 			return fd;
 		/* fchmod, fchown and futimens take no O_PATH descriptor. */
