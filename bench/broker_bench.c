@@ -5,8 +5,11 @@
  * zone of the broker (a workspace's root beside its .git) each of those
  * calls is a round trip to the supervisor, which performs it; elsewhere in
  * a T2 cage the creating open and the unlink still go to the supervisor,
- * which answers CONTINUE; outside any cage they are plain calls. Prints
- * microseconds per round of each pair.
+ * which answers CONTINUE; outside any cage they are plain calls. Then N
+ * times chmod and N times utimensat of one file in DIR: on tier T2 each
+ * is a round trip to the metadata broker, which judges the file by
+ * identity (a walk up through `..` to a write grant) and performs it.
+ * Prints microseconds per round or call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +54,28 @@ int main(int argc, char **argv)
 		}
 	}
 	double files = (now_us() - start) / (double)n;
-	printf("mkdir+rmdir %.1f us, create+close+unlink %.1f us (%ld rounds in %s)\n", dirs, files,
-	       n, argv[1]);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || close(fd) != 0) {
+		fprintf(stderr, "broker_bench: create %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	start = now_us();
+	for (long i = 0; i < n; i++)
+		if (chmod(path, i & 1 ? 0644 : 0755) != 0) {
+			fprintf(stderr, "broker_bench: chmod %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	double modes = (now_us() - start) / (double)n;
+	start = now_us();
+	for (long i = 0; i < n; i++)
+		if (utimensat(AT_FDCWD, path, NULL, 0) != 0) {
+			fprintf(stderr, "broker_bench: utimensat %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	double times = (now_us() - start) / (double)n;
+	unlink(path);
+	printf("mkdir+rmdir %.1f us, create+close+unlink %.1f us, chmod %.1f us, utimensat %.1f us "
+	       "(%ld rounds in %s)\n",
+	       dirs, files, modes, times, n, argv[1]);
 	return 0;
 }

@@ -59,7 +59,7 @@ _procage()
 				sed -n 's/^  \([a-z0-9_-]*\) .*/\1/p')" -- "$cur"))
 			return ;;
 		--accept)
-			COMPREPLY=($(compgen -W "spawn-snapshot entry-grants proc-other-processes" \
+			COMPREPLY=($(compgen -W "spawn-snapshot entry-grants proc-other-processes listing-shows-hidden-names" \
 				-- "$cur"))
 			return ;;
 		--waive)

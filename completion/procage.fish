@@ -38,7 +38,7 @@ complete -c procage -n "__procage_verb_is $cage" -l env -x -a '(set -xn)' -d 'pa
 complete -c procage -n "__procage_verb_is $cage" -l setenv -x -d 'set NAME=VALUE'
 complete -c procage -n "__procage_verb_is $cage" -l no-private-tmp -d 'no TMPDIR of the run'
 complete -c procage -n "__procage_verb_is $cage" -l limit -x -a 'as= core= cpu= data= fsize= locks= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack= memory= pids=' -d 'a resource limit'
-complete -c procage -n "__procage_verb_is $cage" -l accept -x -a 'spawn-snapshot entry-grants proc-other-processes' -d 'accept an approximation'
+complete -c procage -n "__procage_verb_is $cage" -l accept -x -a 'spawn-snapshot entry-grants proc-other-processes listing-shows-hidden-names' -d 'accept an approximation'
 complete -c procage -n "__procage_verb_is $cage" -l waive -x -a 'secrets trust-handoff persistence service-handoff container-engines process-access' -d 'waive a hard-deny class'
 complete -c procage -n "__procage_verb_is $cage" -l hardlinks -x -a 'refuse report' -d 'the hard-link check'
 complete -c procage -n "__procage_verb_is $cage" -l hardlink-exempt -r -F -d 'a store never rewritten in place'

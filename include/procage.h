@@ -308,9 +308,16 @@ PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *policy, int res
  *                           entries created later are not granted.
  *   "proc-other-processes"  a rule reaches /proc: other processes' arguments
  *                           become readable (not their environment).
+ *   "listing-shows-hidden-names"  tier T2, procage run: a directory that
+ *                           entry grants leave unlistable because a hidden
+ *                           path lies below it (the home) is opened for
+ *                           listing by the supervisor's broker: the names
+ *                           of its hidden entries become visible, never
+ *                           what they hold. Without it such a directory
+ *                           cannot be listed (nothing is refused).
  * Without the acceptance the cage is refused, naming the approximation.
  * Escape classes: spawn-snapshot R-07, R-23, R-30, R-34; entry-grants R-07,
- * R-23, R-30; proc-other-processes R-25.
+ * R-23, R-30; proc-other-processes R-25; listing-shows-hidden-names R-45.
  */
 PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char *approximation,
 				      struct procage_error *err) PROCAGE_NONNULL(1, 2);

@@ -161,6 +161,7 @@ int main(int argc, char **argv)
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
 	    {"r40", r40_metadata_outside_the_write_grants_is_refused},
+	    {"r40", r40_the_metadata_broker_judges_the_inode_not_the_path},
 	    {"r40", r40_set_id_bits_xattrs_and_inode_flags_are_refused},
 	    {"r41", r41_targets_of_links_in_hidden_locations_are_hidden},
 	    {"r42", r42_root_only_system_files_stay_out_of_a_root_cage},
@@ -172,6 +173,7 @@ int main(int argc, char **argv)
 	    {"r45", r45_dotdot_magic_links_and_descriptors_reach_no_protected_name},
 	    {"r45", r45_dying_callers_and_floods_leave_the_broker_whole},
 	    {"r45", r45_no_missing_startup_file_is_made_beside_a_protected_one},
+	    {"r45", r45_a_brokered_listing_shows_names_never_contents},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

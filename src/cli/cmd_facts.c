@@ -46,9 +46,11 @@ static void facts_print_human(const struct procage_host_facts *f)
 	if (f->tier == PROCAGE_TIER_T2)
 		printf("broker              %s\n",
 		       f->seccomp_user_notif
-			       ? "yes: new entries beside protected locations are made by the supervisor"
+			       ? "yes: new entries beside protected locations are made, and chmod, "
+				 "chown and utimes inside the write grants performed, by the supervisor"
 			       : "no (no seccomp user notification): directories around protected "
-				 "locations stay read-only");
+				 "locations stay read-only, and chmod, chown and utimes are not limited "
+				 "to the write grants");
 	char hint[1024];
 	if (procage_host_tier_hint(hint, sizeof hint) > 0)
 		printf("hint: %s\n", hint);

@@ -79,7 +79,8 @@ static const struct option_help run_options[] = {
 	  "                       delegated cgroup v2 subtree (else refused): memory=BYTES\n"
 	  "                       (K, M, G allowed) and pids=NUMBER\n", false },
 	{ "  --accept NAME        accept an approximation: spawn-snapshot, entry-grants,\n"
-	  "                       proc-other-processes (docs/classes.md)\n", false },
+	  "                       proc-other-processes, listing-shows-hidden-names\n"
+	  "                       (docs/classes.md)\n", false },
 	{ "  --waive CLASS        waive a hard-deny class: secrets, trust-handoff,\n"
 	  "                       persistence, service-handoff, container-engines,\n"
 	  "                       process-access (docs/classes.md); CLASS:PATH lifts it for\n"

@@ -30,6 +30,7 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -95,6 +96,9 @@ static int add_rule(scmp_filter_ctx ctx, const struct seccomp_options *opts, con
 }
 
 /*
+ * The metadata broker variants: the owner and times calls go to the
+ * supervisor whatever their arguments (the chmod calls reach it through
+ * their mode blocks).
  * The broker variants: the entry calls go to the supervisor whatever their
  * arguments, open and openat when a flag may write, create or truncate
  * (a rule per flag, which libseccomp ORs; the mask compares the low 32
@@ -104,8 +108,21 @@ static int add_broker_rules(scmp_filter_ctx ctx, const struct seccomp_options *o
 			    struct procage_error *err)
 {
 	int rc = 0;
+	for (size_t i = 0; opts->broker_metadata && rc == 0 && i < seccomp_n_broker_metadata_calls;
+	     i++)
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_broker_metadata_calls[i], 0, NULL,
+				     err);
+	/* Listing through the broker: opens of a directory, and openat2 (flags in memory). */
+	for (size_t i = 0; opts->broker_listing && rc == 0 && i < seccomp_n_broker_opens; i++) {
+		const struct seccomp_broker_open *o = &seccomp_broker_opens[i];
+		struct scmp_arg_cmp cmp =
+		    SCMP_CMP(o->flags_arg, SCMP_CMP_MASKED_EQ, O_DIRECTORY, O_DIRECTORY);
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, o->name, 1, &cmp, err);
+	}
+	if (opts->broker_listing && !opts->broker && rc == 0)
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, "openat2", 0, NULL, err);
 	if (!opts->broker)
-		return 0;
+		return rc;
 	for (size_t i = 0; rc == 0 && i < seccomp_n_broker_calls; i++)
 		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_broker_calls[i], 0, NULL, err);
 	for (size_t i = 0; rc == 0 && i < seccomp_n_broker_opens; i++) {

@@ -39,13 +39,14 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		struct seccomp_options o = seccomp_program_options(i);
 		fprintf(out,
 			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
-			"%s, sessions %s, SysV IPC %s, broker %s */\n",
+			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s, listing %s */\n",
 			i, i, progs[i].len, o.network_on ? "on" : "off",
 			o.report ? "reported (USER_NOTIF)" : "as errno",
 			o.unix_sockets ? "allowed" : "refused",
 			o.lock_sessions ? "locked" : "free",
 			o.own_ipc_namespace ? "allowed (own namespace)" : "refused",
-			o.broker ? "on" : "off");
+			o.broker ? "on" : "off", o.broker_metadata ? "brokered" : "free",
+			o.broker_listing ? "brokered" : "Landlock's");
 	}
 	fprintf(out, "};\n");
 }
@@ -103,6 +104,8 @@ static void write_names(FILE *out)
 			write_name_row(out, arches[a], seccomp_broker_calls[i], 0);
 		for (size_t i = 0; i < seccomp_n_broker_opens; i++)
 			write_name_row(out, arches[a], seccomp_broker_opens[i].name, 0);
+		for (size_t i = 0; i < seccomp_n_broker_metadata_calls; i++)
+			write_name_row(out, arches[a], seccomp_broker_metadata_calls[i], 0);
 		write_number_rows(out, arches[a], seccomp_refused_new_calls,
 				  seccomp_n_refused_new_calls);
 		if (arches[a] == SCMP_ARCH_X86)

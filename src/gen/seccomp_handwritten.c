@@ -18,14 +18,16 @@
  *   UNSHARE, CLONE: ld low 32 bits of arg 0; any namespace flag -> REFUSE;
  *	        -> ALLOW
  *   MODE_A1, MODE_A2 (chmod, fchmod; fchmodat, fchmodat2): ld low 32
- *	        bits of the mode; set-id or sticky bit -> REFUSE; -> ALLOW
+ *	        bits of the mode; set-id or sticky bit -> REFUSE; -> ALLOW, or
+ *	        with broker_metadata -> NOTIFY (the broker judges the target)
  *   SOCKET:    family (upper bits -> REFUSE) one of the allowed -> ALLOW, or
  *	        IP or NETLINK for their type and protocol tests; -> REFUSE.
  *	        No family allowed: SOCKET is REFUSE itself, no instruction
  *   SOCKETPAIR: family (upper bits -> REFUSE) AF_UNIX -> ALLOW; -> REFUSE.
  *	        Without unix_sockets, AF_UNIX goes on to the type's low 4
  *	        bits: one of the pair types -> ALLOW; -> REFUSE
- *   ALLOW: ret ALLOW;  REFUSE: ret the refusal
+ *   ALLOW: ret ALLOW;  NOTIFY: ret USER_NOTIF (broker_metadata only);
+ *   REFUSE: ret the refusal
  *
  * The numbers of calls libseccomp cannot name are shared by all three
  * ABIs (x32 adds its bit, cleared here); i386's direct SysV calls are
@@ -71,6 +73,7 @@ enum label {
 	L_IP,	   /* socket: an IP family */
 	L_NETLINK, /* socket: AF_NETLINK */
 	L_ALLOW,
+	L_NOTIFY, /* to the broker (broker_metadata) */
 	L_REFUSE,
 	L_REFUSE_NOTSUP,
 	L_END, /* right after the block */
@@ -310,15 +313,21 @@ static void write_blocks(struct block *b, const struct seccomp_options *opts)
 	place(b, L_CLONE);
 	load(b, ARG0_LOW);
 	jump_if(b, BPF_JSET, clone_flags, L_REFUSE, L_ALLOW);
+	/* A mode the filter lets through is still the broker's to judge (where). */
+	enum label mode_ok = opts->broker_metadata ? L_NOTIFY : L_ALLOW;
 	place(b, L_MODE_A1);
 	load(b, ARG_LOW(1));
-	jump_if(b, BPF_JSET, SECCOMP_MODE_REFUSED, L_REFUSE, L_ALLOW);
+	jump_if(b, BPF_JSET, SECCOMP_MODE_REFUSED, L_REFUSE, mode_ok);
 	place(b, L_MODE_A2);
 	load(b, ARG_LOW(2));
-	jump_if(b, BPF_JSET, SECCOMP_MODE_REFUSED, L_REFUSE, L_ALLOW);
+	jump_if(b, BPF_JSET, SECCOMP_MODE_REFUSED, L_REFUSE, mode_ok);
 	write_socket_blocks(b, opts);
 	place(b, L_ALLOW);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, L_NEXT, L_NEXT);
+	if (opts->broker_metadata) {
+		place(b, L_NOTIFY);
+		emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, L_NEXT, L_NEXT);
+	}
 	place(b, L_REFUSE);
 	if (b->at[L_SOCKET] < 0)
 		place(b, L_SOCKET);

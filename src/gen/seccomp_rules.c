@@ -293,3 +293,17 @@ const size_t seccomp_n_broker_opens = N_ELEMS(seccomp_broker_opens);
 /* O_TMPFILE needs O_WRONLY or O_RDWR, so it is among them too. */
 const uint32_t seccomp_broker_open_flags[] = { O_CREAT, O_WRONLY, O_RDWR, O_TRUNC };
 const size_t seccomp_n_broker_open_flags = N_ELEMS(seccomp_broker_open_flags);
+
+/*
+ * The metadata broker (tier T2): Landlock (ABI 7) judges no change of an
+ * inode's owner or times, so these go to the supervisor whatever their
+ * arguments, which performs them only on inodes inside the write grants
+ * (src/lib/broker_meta.c). chmod and its kin go there too, through their
+ * mode blocks (seccomp_handwritten.c), once the set-id and sticky bits are
+ * refused. The 16-bit chown calls and the *32 and time64 forms are i386's.
+ */
+const char *const seccomp_broker_metadata_calls[] = {
+	"chown",   "fchown",	"lchown",    "fchownat",  "chown32",	"fchown32",
+	"lchown32", "utime",	"utimes",    "futimesat", "utimensat", "utimensat_time64",
+};
+const size_t seccomp_n_broker_metadata_calls = N_ELEMS(seccomp_broker_metadata_calls);

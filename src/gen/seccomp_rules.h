@@ -166,4 +166,11 @@ extern const size_t seccomp_n_broker_opens;
 extern const uint32_t seccomp_broker_open_flags[];
 extern const size_t seccomp_n_broker_open_flags;
 
+/*
+ * The metadata broker variants send these calls to the supervisor whatever
+ * their arguments (chmod and its kin go through their mode blocks).
+ */
+extern const char *const seccomp_broker_metadata_calls[];
+extern const size_t seccomp_n_broker_metadata_calls;
+
 #endif

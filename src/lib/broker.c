@@ -23,6 +23,7 @@
 
 #include "broker_internal.h"
 #include "broker_io.h"
+#include "broker_meta.h"
 #include "syscalls.h"
 
 #ifndef RENAME_NOREPLACE
@@ -65,7 +66,7 @@ static const struct broker_call *call_find(const char *name)
 
 bool broker_handles(const char *call)
 {
-	return call_find(call) != NULL;
+	return call_find(call) != NULL || broker_meta_call(call);
 }
 
 int broker_new(const struct broker_zones *zones, struct broker **out)
@@ -87,6 +88,7 @@ void broker_free(struct broker *b)
 		return;
 	broker_zones_free(&b->state.zones);
 	free(b->state.created);
+	broker_meta_free(b);
 	free(b);
 }
 
@@ -162,6 +164,10 @@ void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n
 			     .base = -1,
 			     .base2 = -1};
 	struct outcome o = {OUT_CONTINUE, 0, -1, false};
+	if (broker_meta_call(call)) {
+		broker_meta_answer(b, listener, n, call);
+		return;
+	}
 	int rc = rq.call ? request_read(b, &rq) : 1;
 	/* A thread gone (and its id maybe another's now): nothing read is used. */
 	if (!broker_id_valid(listener, n->id))

@@ -35,8 +35,11 @@ struct broker_call {
 	int fixed_flags;
 };
 
+struct broker_meta;
+
 struct broker {
 	struct broker_state state;
+	struct broker_meta *meta; /* the metadata broker (broker_meta.h), or NULL */
 	/* The call being answered: its copied strings. */
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
 };

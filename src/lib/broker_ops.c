@@ -24,6 +24,7 @@
 
 #include "broker_io.h"
 #include "broker_zones.h"
+#include "syscalls.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -132,11 +133,48 @@ static struct outcome open_at_place(const struct request *rq, const struct broke
 	return (struct outcome){OUT_FD, 0, fd, (rq->flags & O_CLOEXEC) != 0};
 }
 
+/*
+ * A directory opened for listing (listing-shows-hidden-names): when the
+ * path leads to one entry grants left without a rule for a hidden path
+ * below it, the broker opens it for reading and hands the descriptor
+ * over. Listing it shows the names of its hidden entries; opening any of
+ * them through it is still the cage's own call, which Landlock refuses.
+ * Anything else is Landlock's (CONTINUE): the broker grants nothing.
+ */
+static struct outcome listing_open(struct broker *b, struct request *rq)
+{
+	const struct broker_zones *z = &b->state.zones;
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC | (rq->flags & O_NOFOLLOW),
+			       .resolve = RESOLVE_NO_MAGICLINKS};
+	struct stat st;
+	int fd = sys_openat2(b->path[0] == '/' ? AT_FDCWD : rq->base, b->path, &how);
+	if (fd < 0)
+		return out_continue;
+	bool listed = false;
+	if (fstat(fd, &st) == 0)
+		for (size_t i = 0; i < z->n_listing && !listed; i++)
+			listed = z->listing[i].ino && z->listing[i].dev == st.st_dev &&
+				 z->listing[i].ino == st.st_ino;
+	if (!listed) {
+		close(fd);
+		return out_continue;
+	}
+	int dir = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | (rq->flags & O_NONBLOCK));
+	close(fd);
+	if (dir < 0)
+		return out_syscall(-1);
+	return (struct outcome){OUT_FD, 0, dir, (rq->flags & O_CLOEXEC) != 0};
+}
+
 static struct outcome op_open(struct broker *b, struct request *rq)
 {
 	struct broker_place p;
-	if (rq->call->op == OP_OPENAT2 && !(rq->flags & (O_CREAT | O_WRONLY | O_RDWR | O_TRUNC)))
+	if (!(rq->flags & (O_CREAT | O_WRONLY | O_RDWR | O_TRUNC))) {
+		/* Reading: Landlock's, but a listing the policy lets the broker serve. */
+		if ((rq->flags & O_DIRECTORY) && !(rq->flags & O_PATH) && b->state.zones.n_listing)
+			return listing_open(b, rq);
 		return out_continue;
+	}
 	if (open_left_to_kernel(rq->flags))
 		return out_continue;
 	int rc = broker_place_resolve(&b->state, rq->base, b->path, false, &p);

@@ -172,8 +172,47 @@ static bool is_git_dir(int fd, const char *path)
 	       S_ISDIR(st.st_mode) && fstatat(fd, "refs", &st, 0) == 0 && S_ISDIR(st.st_mode);
 }
 
+int broker_zones_add_listing(struct broker_zones *z, const char *path)
+{
+	for (size_t i = 0; i < z->n_listing; i++)
+		if (strcmp(z->listing[i].path, path) == 0)
+			return 0;
+	struct broker_listing *grown = realloc(z->listing, (z->n_listing + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	z->listing = grown;
+	if (!(grown[z->n_listing].path = strdup(path)))
+		return -ENOMEM;
+	grown[z->n_listing].dev = 0;
+	grown[z->n_listing].ino = 0;
+	z->n_listing++;
+	return 0;
+}
+
+void broker_zones_drop_listing(struct broker_zones *z)
+{
+	for (size_t i = 0; i < z->n_listing; i++)
+		free(z->listing[i].path);
+	free(z->listing);
+	z->listing = NULL;
+	z->n_listing = 0;
+}
+
+/* Each listing directory's identity, taken without following a link. */
+static void listing_open(struct broker_zones *z)
+{
+	for (size_t i = 0; i < z->n_listing; i++) {
+		struct stat st;
+		if (lstat(z->listing[i].path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			z->listing[i].dev = st.st_dev;
+			z->listing[i].ino = st.st_ino;
+		}
+	}
+}
+
 int broker_zones_open(struct broker_zones *z, struct procage_error *err)
 {
+	listing_open(z);
 	for (size_t i = 0; i < z->n; i++) {
 		struct broker_zone *zone = &z->zones[i];
 		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -194,9 +233,15 @@ int broker_zones_open(struct broker_zones *z, struct procage_error *err)
 
 int broker_zones_copy(const struct broker_zones *from, struct broker_zones *to)
 {
-	*to = (struct broker_zones){calloc(from->n ? from->n : 1, sizeof *to->zones), 0};
+	*to = (struct broker_zones){calloc(from->n ? from->n : 1, sizeof *to->zones), 0, NULL, 0};
 	if (!to->zones)
 		return -ENOMEM;
+	for (size_t i = 0; i < from->n_listing; i++) {
+		if (broker_zones_add_listing(to, from->listing[i].path) < 0)
+			goto fail;
+		to->listing[i].dev = from->listing[i].dev;
+		to->listing[i].ino = from->listing[i].ino;
+	}
 	for (size_t i = 0; i < from->n; i++) {
 		const struct broker_zone *f = &from->zones[i];
 		struct broker_zone *t = &to->zones[i];
@@ -233,4 +278,5 @@ void broker_zones_free(struct broker_zones *z)
 	free(z->zones);
 	z->zones = NULL;
 	z->n = 0;
+	broker_zones_drop_listing(z);
 }

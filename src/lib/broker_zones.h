@@ -29,9 +29,24 @@ struct broker_zone {
 	size_t n_protected;
 };
 
+/*
+ * A directory entry grants left without any rule because a hidden
+ * location lies below it (a home holding ~/.ssh): it cannot be listed on
+ * tier T2 unless the policy accepts listing-shows-hidden-names, when the
+ * broker opens it for listing (names only; what lies below keeps its own
+ * rules).
+ */
+struct broker_listing {
+	char *path;
+	dev_t dev;
+	ino_t ino; /* 0 until broker_zones_open, and when it is gone */
+};
+
 struct broker_zones {
 	struct broker_zone *zones;
 	size_t n;
+	struct broker_listing *listing;
+	size_t n_listing;
 };
 
 /*
@@ -40,6 +55,10 @@ struct broker_zones {
  * path does not exist counts the same.
  */
 int broker_zones_add(struct broker_zones *z, const char *path, const char *denied);
+/* Add path, a directory left without a rule for a hidden location below. */
+int broker_zones_add_listing(struct broker_zones *z, const char *path);
+/* Forget the listing directories (the approximation is not accepted). */
+void broker_zones_drop_listing(struct broker_zones *z);
 /*
  * Open each zone's directory (RESOLVE_NO_SYMLINKS, a directory), note its
  * identity and whether it is a git directory.

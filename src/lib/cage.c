@@ -266,7 +266,13 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 		rc = cage_add_grant(c, &grants[i], err);
 	if (rc < 0)
 		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
-	if (rc == 0 && c->zones.n)
+	/* Listing through the broker only where the policy accepts the names showing. */
+	if (!accepted(c, APPROX_LISTING_SHOWS_HIDDEN_NAMES) && c->zones.n_listing) {
+		c->n_unlistable = c->zones.n_listing;
+		c->unlistable_first = strdup(c->zones.listing[0].path);
+		broker_zones_drop_listing(&c->zones);
+	}
+	if (rc == 0 && (c->zones.n || c->zones.n_listing))
 		rc = cage_zones_open(c, err);
 	if (grants != paths.grants) {
 		for (size_t i = 0; i < n_grants; i++)
@@ -509,6 +515,15 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		/* Exec mode has no supervisor: it takes the program without the broker. */
 		rc = seccomp_program_build(&so, &c->seccomp_unbrokered, err);
 		so.broker = c->zones.n > 0;
+		/*
+		 * Tier T2 has no read-only mounts, and Landlock judges no
+		 * metadata call: the broker does (R-40), where the host lets
+		 * a supervisor answer them.
+		 */
+		c->broker_metadata = c->tier != PROCAGE_TIER_T1 &&
+				     host_facts_get()->seccomp_user_notif;
+		so.broker_metadata = c->broker_metadata;
+		so.broker_listing = c->zones.n_listing > 0;
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
@@ -551,6 +566,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	seccomp_program_free(&c->seccomp);
 	seccomp_program_free(&c->seccomp_unbrokered);
 	broker_zones_free(&c->zones);
+	free(c->unlistable_first);
 	free(c->tmp_base);
 	allowlist_free(c->allowlist);
 	procage_policy_free(c->policy);

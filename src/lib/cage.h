@@ -26,6 +26,15 @@ struct procage_cage {
 	struct sock_fprog seccomp_unbrokered; /* the same without the broker (exec mode) */
 	/* T2: where the supervisor makes the cage's new entries (broker_zones.h). */
 	struct broker_zones zones;
+	/* T2: chmod, chown and utimes go to the supervisor's broker (broker_meta.h). */
+	bool broker_metadata;
+	/*
+	 * T2: the directories entry grants leave unlistable (a hidden path
+	 * below), when listing-shows-hidden-names is not accepted: how many,
+	 * and the first, for fit to say so. (Accepted, they are in zones.)
+	 */
+	size_t n_unlistable;
+	char *unlistable_first;
 	/*
 	 * Private temporary directories, or NULL for none. Tier T2: where
 	 * each run's directory is made on the host. Tier T1: the directory a
@@ -57,6 +66,12 @@ struct cage_fix {
 	int approximation; /* enum policy_approximation */
 	char path[4096];
 };
+
+/* Do the cage's runs need the supervisor's broker (entries or metadata)? */
+static inline bool cage_brokered(const struct procage_cage *c)
+{
+	return c->zones.n > 0 || c->zones.n_listing > 0 || c->broker_metadata;
+}
 
 /*
  * Do the cage's runs get Landlock rules of their own at spawn (their

@@ -181,10 +181,43 @@ static int listener_hand_over(int socket, int listener)
 	return rc;
 }
 
+/*
+ * Close now what exec would close (everything from 3 up but the mapped
+ * descriptors, the status pipe and the run's socket): the listener takes
+ * the lowest free number, and under a low RLIMIT_NOFILE the caller's
+ * inherited descriptors (a T2 cage pins one per grant) could leave none
+ * below the limit.
+ */
+static void close_unneeded(const struct plan *plan)
+{
+	int keep[PLAN_MAX_FDS + 2];
+	size_t n = 0;
+	for (size_t i = 0; i < plan->n_fds; i++)
+		keep[n++] = plan->fds[i].child_fd;
+	keep[n++] = plan->status_fd;
+	keep[n++] = plan->reaper_socket;
+	for (size_t i = 1; i < n; i++) /* insertion sort: no allocation here */
+		for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	unsigned from = 3;
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < 0 || (unsigned)keep[i] < from)
+			continue;
+		if ((unsigned)keep[i] > from)
+			(void)sys_close_range(from, (unsigned)keep[i] - 1, 0);
+		from = (unsigned)keep[i] + 1;
+	}
+	(void)sys_close_range(from, ~0U, 0);
+}
+
 static int step_seccomp(const struct plan *plan)
 {
 	if (!plan->seccomp_report)
 		return seccomp_program_install(plan->seccomp);
+	close_unneeded(plan);
 	int listener = seccomp_program_install_listener(plan->seccomp);
 	return listener < 0 ? listener : listener_hand_over(plan->reaper_socket, listener);
 }

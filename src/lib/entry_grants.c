@@ -174,6 +174,11 @@ static int expand_node(struct expansion *x, const char *path, enum procage_acces
 		int rc = out_add(x, path, PROCAGE_READ);
 		if (rc < 0)
 			return rc;
+	} else if (x->zones) {
+		/* Listed only through the broker, and only if the policy accepts it. */
+		int rc = broker_zones_add_listing(x->zones, path);
+		if (rc < 0)
+			return rc;
 	}
 	return expand_entries(x, path, access, depth);
 }

@@ -118,13 +118,36 @@ static int fit_up_front(struct procage_policy *p, char ***list, size_t *n)
 /*
  * On tier T2 the directories around a protected path are not enforced as
  * written but through the supervisor's broker: say so, one line for each
- * (at most a few, then how many more), so that "as it is" never hides it.
+ * (at most a few, then how many more), so that "as it is" never hides it;
+ * and so are metadata calls, wherever the write grants are.
  */
 static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 {
 	enum { SHOWN = 6 };
 	char text[1200];
 	int rc = 0;
+	if (c->broker_metadata)
+		rc = note_append(list, n,
+				 "chmod, chown and utimes are performed by the supervisor (the T2 "
+				 "metadata broker) on files inside the write grants only, and refused "
+				 "(EPERM) elsewhere, because Landlock does not judge them; procage exec, "
+				 "which has no supervisor, does not limit them");
+	if (rc == 0 && c->n_unlistable && c->unlistable_first) {
+		snprintf(text, sizeof text,
+			 "%s%s cannot be listed (Landlock cannot let it be read without the hidden "
+			 "paths below it); accept listing-shows-hidden-names to have the supervisor "
+			 "list it, showing the hidden entries' names but not what they hold",
+			 c->unlistable_first,
+			 c->n_unlistable > 1 ? " and directories like it" : "");
+		rc = note_append(list, n, text);
+	}
+	for (size_t i = 0; rc == 0 && i < c->zones.n_listing && i < SHOWN; i++) {
+		snprintf(text, sizeof text,
+			 "%s is listed by the supervisor (listing-shows-hidden-names): the names "
+			 "of the hidden entries in it show, not what they hold",
+			 c->zones.listing[i].path);
+		rc = note_append(list, n, text);
+	}
 	for (size_t i = 0; rc == 0 && i < c->zones.n && i < SHOWN; i++) {
 		const struct broker_zone *z = &c->zones.zones[i];
 		size_t o = (size_t)snprintf(text, sizeof text,

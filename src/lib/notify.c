@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "broker.h"
+#include "broker_meta.h"
 #include "error.h"
 #include "seccomp_programs.h"
 
@@ -193,7 +194,9 @@ static void answer_one(struct notify_supervisor *s)
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
 		return; /* ENOENT: the caller was killed meanwhile */
 	const char *call = notify_call_name(n.data.arch, n.data.nr);
-	if (s->broker && notify_call_brokered(n.data.arch, n.data.nr)) {
+	/* chmod without set-id bits too, when the broker judges metadata. */
+	if (s->broker && (notify_call_brokered(n.data.arch, n.data.nr) ||
+			  broker_meta_wants(s->broker, &n, call))) {
 		broker_answer(s->broker, s->listener, &n, call);
 		return;
 	}

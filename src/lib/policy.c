@@ -333,6 +333,7 @@ static const char *const approximation_names[APPROX__COUNT] = {
 	[APPROX_SPAWN_SNAPSHOT] = "spawn-snapshot",
 	[APPROX_ENTRY_GRANTS] = "entry-grants",
 	[APPROX_PROC_OTHER_PROCESSES] = "proc-other-processes",
+	[APPROX_LISTING_SHOWS_HIDDEN_NAMES] = "listing-shows-hidden-names",
 };
 
 const char *policy_approximation_name(enum policy_approximation a)
@@ -353,7 +354,7 @@ PROCAGE_API int procage_policy_accept(struct procage_policy *p, const char *name
 		}
 	return error_set(err, -EINVAL,
 			 "unknown approximation '%s' (known: spawn-snapshot, entry-grants, "
-			 "proc-other-processes)",
+			 "proc-other-processes, listing-shows-hidden-names)",
 			 name ? name : "");
 }
 

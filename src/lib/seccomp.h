@@ -48,6 +48,20 @@ struct seccomp_options {
 	 * answers them ENOSYS: only a supervised run gets this variant.
 	 */
 	bool broker;
+	/*
+	 * chmod (once its set-id and sticky bits are refused), chown and
+	 * utimes calls go to the supervisor, whose broker performs them only
+	 * on inodes inside the write grants (src/lib/broker_meta.c): tier T2,
+	 * where Landlock judges none of them. Only a supervised run.
+	 */
+	bool broker_metadata;
+	/*
+	 * open and openat with O_DIRECTORY, and openat2, go to the
+	 * supervisor, whose broker serves a listing of the directories the
+	 * policy lets it list (listing-shows-hidden-names) and answers
+	 * CONTINUE for the others. Only a supervised run.
+	 */
+	bool broker_listing;
 };
 
 /*

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "broker.h"
+#include "broker_meta.h"
 #include "cage.h"
 #include "error.h"
 #include "policy.h"
@@ -41,7 +42,7 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 }
 
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
-		      int seccomp_listener, int proxy_listener, int json_fd,
+		      const char *tmpdir, int seccomp_listener, int proxy_listener, int json_fd,
 		      struct procage_error *err)
 {
 	int rc = 0;
@@ -50,9 +51,11 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	s->json_fd = json_fd;
 	report_store_init(&s->reports, s->json_fd);
 	s->reports_on = true;
-	if (rc == 0 && seccomp_listener >= 0 && cage->zones.n &&
+	if (rc == 0 && seccomp_listener >= 0 && cage_brokered(cage) &&
 	    (rc = broker_new(&cage->zones, &s->broker)) < 0)
 		error_set(err, rc, "starting the broker: out of memory");
+	if (rc == 0 && s->broker && cage->broker_metadata)
+		rc = broker_meta_start(s->broker, cage, tmpdir, err);
 	if (rc == 0 && seccomp_listener >= 0) {
 		rc = notify_start(&s->notify, seccomp_listener, &s->reports, s->broker, err);
 		seccomp_listener = -1;

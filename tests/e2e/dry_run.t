@@ -38,8 +38,10 @@ ok $? "the policy file, then the flags in order (--net off after the file's netw
 
 if "$top/build/tests/without_userns" true 2>/dev/null; then
 	out=$("$top/build/tests/without_userns" "$PROCAGE" run --dry-run --net proxy --allow-host example.com -- true); st=$?
-	like "$out" "procage fit: this host \\(tier T2\\) would enforce the policy with 1 change" \
+	like "$out" "procage fit: this host \\(tier T2\\) would enforce the policy with 2 changes" \
 		"on tier T2, what fit would change is said"
+	like "$out" "  - chmod, chown and utimes are performed by the supervisor \\(the T2 metadata broker\\)" \
+		"among them the metadata broker"
 	like "$out" "the cage would be refused: proxy-only networking needs network namespaces" \
 		"and that the cage would be refused, why"
 	is "$st" 125 "exit 125"

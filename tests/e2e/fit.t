@@ -33,8 +33,20 @@ if [ -x "$t2" ]; then
 	echo visible >"$HOME/notes"
 	out=$("$t2" "$PROCAGE" run --policy "$work/fitted.json" -- cat "$HOME/notes" 2>&1)
 	is "$out" "visible" "control: another file of the home is readable under it"
+	# The home holds a hidden ~/.ssh: on T2 it is listed only with
+	# listing-shows-hidden-names, and then by name only.
+	out=$("$t2" "$PROCAGE" fit --policy "$work/fitted.json" 2>&1)
+	like "$out" "$HOME cannot be listed .*accept listing-shows-hidden-names" \
+		"T2: fit says the home cannot be listed, and what would list it"
+	"$t2" "$PROCAGE" run --policy "$work/fitted.json" -- ls "$HOME" >/dev/null 2>&1; st=$?
+	ok $([ $st -ne 0 ] && echo 0 || echo 1) "T2: without it the home is not listed"
+	out=$("$t2" "$PROCAGE" run --policy "$work/fitted.json" --accept listing-shows-hidden-names \
+		-- sh -c "ls -a '$HOME'; cat '$HOME/.ssh/id_ed25519'" 2>&1)
+	like "$out" "notes" "T2: with --accept listing-shows-hidden-names the home is listed"
+	like "$out" "\.ssh" "and the hidden directory shows by name"
+	ok $(printf '%s' "$out" | grep -qx key && echo 1 || echo 0) "but its key is still not read"
 else
-	for i in 1 2 3 4 5 6; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper $t2 is not built"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper $t2 is not built"; done
 fi
 # On T2 the default policy of a repository is enforced through the broker,
 # and fit says so instead of "as it is".
@@ -45,6 +57,8 @@ if [ -x "$t2" ] && command -v git >/dev/null; then
 		"T2: fit names the workspace the broker makes entries in"
 	like "$out" "new entries in $work/ws/repo/\.git are made by the supervisor.*commondir, config, config.worktree, hooks, info, and only under git's own names" \
 		"T2: and its .git, with the protected names"
+	like "$out" "chmod, chown and utimes are performed by the supervisor \(the T2 metadata broker\) on files inside the write grants only" \
+		"T2: and that metadata calls are judged by the broker"
 	if "$PROCAGE" facts --json | grep -q '"tier":"T1"'; then
 		out=$(cd "$work/ws/repo" && "$PROCAGE" fit 2>&1)
 		ok $(printf '%s' "$out" | grep -q "T2 broker" && echo 1 || echo 0) \
@@ -53,7 +67,7 @@ if [ -x "$t2" ] && command -v git >/dev/null; then
 		echo "ok $((tap_n += 1)) # SKIP the host is not tier T1"
 	fi
 else
-	for i in 1 2 3; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper or git is missing"; done
+	for i in 1 2 3 4; do echo "ok $((tap_n += 1)) # SKIP the T2 wrapper or git is missing"; done
 fi
 
 # Without a --policy, fit starts from the default policy of the working

@@ -162,6 +162,8 @@ void r41_targets_of_links_in_hidden_locations_are_hidden(const struct tier *t);
 void r42_root_only_system_files_stay_out_of_a_root_cage(const struct tier *t);
 /* metadata.c: metadata calls outside the write grants */
 void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t);
+void r40_the_metadata_broker_judges_the_inode_not_the_path(const struct tier *t);
+void r45_a_brokered_listing_shows_names_never_contents(const struct tier *t);
 void r07_trust_handoff_files_are_protected_in_a_writable_workspace(const struct tier *t);
 /* broker.c: attacks on the T2 broker */
 void r45_a_path_rewritten_while_the_call_is_pending_changes_nothing(const struct tier *t);

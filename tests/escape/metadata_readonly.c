@@ -5,8 +5,9 @@
  * mode, owner or times changed: a root caller's cage could make a
  * root-owned copy of a program setuid-root. On tier T1 everything but the
  * write grants is read-only in the run's mount namespace, and each call
- * fails with EROFS; on tier T2 nothing refuses them yet (a later release
- * brokers them), which the T2 assertions mark TODO.
+ * fails with EROFS; on tier T2 the filter sends them to the supervisor's
+ * metadata broker, which refuses them (EPERM) outside the write grants.
+ * tests/escape/metadata_broker.c attacks the broker's judgement.
  *
  * Judged from outside: each file's mode and modification time after the
  * attempt, and the probe's exit code.
@@ -45,16 +46,10 @@ static bool r40_unchanged(const char *path, const struct r40_state *before)
 	       getxattr(path, "user.probe", value, sizeof value) < 0;
 }
 
-/* T1 refuses; on T2 the refusal is the open variant, marked TODO. */
+/* T1 refuses through its read-only mounts, T2 through the metadata broker. */
 static void r40_check(const struct tier *t, bool ok, const struct caged_result *r, const char *what)
 {
-	if (tier_is_t1(t))
-		check(t, ok, r, "%s", what);
-	else
-		todo_check(t, ok, r,
-			   "library: tier T2 has no read-only mounts and Landlock does not judge "
-			   "metadata calls (R-40 open variant, to be brokered)",
-			   "%s", what);
+	check(t, ok, r, "%s", what);
 }
 
 void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t)

@@ -16,16 +16,32 @@ static bool variant_broker(int v)
 	return seccomp_program_options((size_t)v).broker;
 }
 
-static void check(int v, const struct abi *abi, const char *name, const uint64_t args[6],
-		  bool brokered, const char *what)
+static bool variant_listing(int v)
+{
+	return seccomp_program_options((size_t)v).broker_listing;
+}
+
+/*
+ * brokered: by the entry broker; listed: by the listing broker (an open
+ * of a directory, and openat2).
+ */
+static void check_both(int v, const struct abi *abi, const char *name, const uint64_t args[6],
+		       bool brokered, bool listed, const char *what)
 {
 	long nr = abi_nr(abi, name);
 	if (nr < 0)
 		return;
-	uint32_t want = brokered && variant_broker(v) ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
+	bool notified = (brokered && variant_broker(v)) || (listed && variant_listing(v));
+	uint32_t want = notified ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
 	uint32_t got = run_nr(&progs[v], abi->audit_arch, nr, args);
 	sim_ok(got == want, "%s, %s: %s %s (got %#x, want %#x)", variant_name(v), abi->name, name,
 	       what, got, want);
+}
+
+static void check(int v, const struct abi *abi, const char *name, const uint64_t args[6],
+		  bool brokered, const char *what)
+{
+	check_both(v, abi, name, args, brokered, strcmp(name, "openat2") == 0, what);
 }
 
 static void check_opens(int v, const struct abi *abi)
@@ -37,6 +53,7 @@ static void check_opens(int v, const struct abi *abi)
 	} cases[] = {
 	    {O_RDONLY, false, "read-only"},
 	    {O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW, false, "read-only, other flags"},
+	    {O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, false, "read-only, no O_DIRECTORY"},
 	    {O_PATH, false, "O_PATH"},
 	    {0xffffffff00000000ull, false, "upper bits only (the kernel reads an int)"},
 	    {O_WRONLY, true, "O_WRONLY"},
@@ -48,10 +65,12 @@ static void check_opens(int v, const struct abi *abi)
 	    {O_ACCMODE, true, "both access bits"},
 	};
 	for (size_t i = 0; i < N_ELEMS(cases); i++) {
-		check(v, abi, "open", ARGS(0x1000, cases[i].flags, 0644), cases[i].brokered,
-		      cases[i].what);
-		check(v, abi, "openat", ARGS((uint64_t)-100, 0x1000, cases[i].flags, 0644),
-		      cases[i].brokered, cases[i].what);
+		/* O_TMPFILE holds O_DIRECTORY's bit. */
+		bool listed = (uint32_t)cases[i].flags & O_DIRECTORY;
+		check_both(v, abi, "open", ARGS(0x1000, cases[i].flags, 0644), cases[i].brokered,
+			   listed, cases[i].what);
+		check_both(v, abi, "openat", ARGS((uint64_t)-100, 0x1000, cases[i].flags, 0644),
+			   cases[i].brokered, listed, cases[i].what);
 	}
 }
 
@@ -83,7 +102,12 @@ void test_broker_calls(void)
 	    {AUDIT_ARCH_X86_64, (int)(X32_SYSCALL_BIT | 257), true},
 	    {AUDIT_ARCH_I386, 5, true},	    /* open */
 	    {AUDIT_ARCH_I386, 193, true},   /* truncate64 */
-	    {AUDIT_ARCH_X86_64, 90, false}, /* chmod: a refusal */
+	    {AUDIT_ARCH_X86_64, 92, true},  /* chown: the metadata broker's */
+	    {AUDIT_ARCH_X86_64, 280, true}, /* utimensat */
+	    {AUDIT_ARCH_I386, 212, true},   /* chown32 */
+	    {AUDIT_ARCH_I386, 412, true},   /* utimensat_time64 */
+	    /* chmod: a refusal by its row (set-id bits); the broker takes the rest by name. */
+	    {AUDIT_ARCH_X86_64, 90, false},
 	    {AUDIT_ARCH_X86_64, 0, false},  /* read: not in the table */
 	};
 	for (size_t i = 0; i < N_ELEMS(rows); i++)

@@ -50,6 +50,13 @@ static const struct {
 	int mode_arg;
 } chmods[] = {{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}};
 
+/* A chmod the filter lets through: allowed, or the metadata broker's to judge. */
+static uint32_t chmod_passed(int v)
+{
+	return seccomp_program_options((size_t)v).broker_metadata ? SECCOMP_RET_USER_NOTIF
+								   : SECCOMP_RET_ALLOW;
+}
+
 static uint64_t mode_args(int mode_arg, uint64_t mode, uint64_t out[6])
 {
 	memset(out, 0, 6 * sizeof *out);
@@ -73,7 +80,7 @@ static void check_modes_exact(int v, const struct abi *abi)
 				extra = 0;
 			mode_args(chmods[c].mode_arg, mode | extra, args);
 			uint32_t want = variant_answer(
-			    v, mode & SECCOMP_MODE_REFUSED ? RET_EPERM : SECCOMP_RET_ALLOW);
+			    v, mode & SECCOMP_MODE_REFUSED ? RET_EPERM : chmod_passed(v));
 			if (run_nr(&progs[v], abi->audit_arch, nr, args) != want && !mismatches++)
 				first = (unsigned)mode;
 		}
@@ -90,9 +97,9 @@ static void check_metadata(int v, const struct abi *abi)
 	for (size_t c = 0; c < N_ELEMS(chmods); c++) {
 		int a = chmods[c].mode_arg;
 		mode_args(a, 0755, args);
-		expect(v, abi, chmods[c].name, args, SECCOMP_RET_ALLOW, "(0755) allowed");
+		expect(v, abi, chmods[c].name, args, chmod_passed(v), "(0755) allowed or brokered");
 		mode_args(a, 0100, args);
-		expect(v, abi, chmods[c].name, args, SECCOMP_RET_ALLOW, "(u+x) allowed");
+		expect(v, abi, chmods[c].name, args, chmod_passed(v), "(u+x) allowed or brokered");
 		mode_args(a, 04755, args);
 		expect(v, abi, chmods[c].name, args, RET_EPERM, "(04755, set-user-id) refused");
 		mode_args(a, 02755, args);
@@ -100,6 +107,13 @@ static void check_metadata(int v, const struct abi *abi)
 		mode_args(a, 01777, args);
 		expect(v, abi, chmods[c].name, args, RET_EPERM, "(01777, sticky) refused");
 	}
+	/* Owner and times: Landlock's (nothing) or the metadata broker's. */
+	static const char *const owner_times[] = {
+	    "chown",	"fchown", "lchown",    "fchownat",  "chown32",   "fchown32",
+	    "lchown32", "utime",  "utimes",    "futimesat", "utimensat", "utimensat_time64"};
+	for (size_t i = 0; i < N_ELEMS(owner_times); i++)
+		expect(v, abi, owner_times[i], ARGS(0, 0, 0, 0), chmod_passed(v),
+		       "allowed or brokered");
 	static const char *const xattr_sets[] = {"setxattr",	"lsetxattr",	"fsetxattr",
 						 "removexattr", "lremovexattr", "fremovexattr"};
 	for (size_t i = 0; i < N_ELEMS(xattr_sets); i++)

@@ -71,7 +71,7 @@ static const char *const must_refuse[] = {
  * seccomp_programs.h). */
 struct sock_fprog progs[N_VARIANTS];
 
-_Static_assert(N_VARIANTS == 64, "six options, one program for each combination");
+_Static_assert(N_VARIANTS == 256, "eight options, one program for each combination");
 
 bool sim_ok(bool ok, const char *fmt, ...)
 {
@@ -110,13 +110,15 @@ static bool variant_locked(int v)
 
 const char *variant_name(int v)
 {
-	static char names[N_VARIANTS][80];
+	static char names[N_VARIANTS][112];
 	if (!names[v][0]) {
 		struct seccomp_options o = seccomp_program_options((size_t)v);
-		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s%s", v,
+		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s%s%s%s", v,
 			 o.network_on ? "on" : "off", o.unix_sockets ? "on" : "off",
 			 o.lock_sessions ? "locked" : "free", o.report ? ", report" : "",
-			 o.own_ipc_namespace ? ", own IPC" : "", o.broker ? ", broker" : "");
+			 o.own_ipc_namespace ? ", own IPC" : "", o.broker ? ", broker" : "",
+			 o.broker_metadata ? ", metadata" : "",
+			 o.broker_listing ? ", listing" : "");
 	}
 	return names[v];
 }
