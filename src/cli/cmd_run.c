@@ -38,6 +38,7 @@ static const struct option run_long_options[] = {
 	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "report-json", required_argument, NULL, OPT_REPORT_JSON },
+	{ "explain", required_argument, NULL, OPT_EXPLAIN },
 	{ "hardlink-exempt", required_argument, NULL, OPT_HARDLINK_EXEMPT },
 	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
 	{ "terminal", required_argument, NULL, OPT_TERMINAL },
@@ -296,6 +297,12 @@ static int option_take(struct run_options *o, int c, char *arg)
 		return flag_push(o, (struct policy_flag){ OPT_REPORT, NULL, NULL })
 			       ? 0
 			       : cli_usage_error("out of memory");
+	case OPT_EXPLAIN:
+		if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
+			return cli_usage_error("%s: --explain %s: expected 'on' or 'off'", o->verb,
+					       arg);
+		o->explain_off = strcmp(arg, "off") == 0;
+		return 0;
 	case OPT_REPORT:
 		o->report = true;
 		return flag_push(o, (struct policy_flag){ OPT_REPORT, NULL, NULL })
@@ -469,6 +476,9 @@ static int policy_build(const struct run_options *o, const char *workdir,
 			 procage_policy_network(*out) == PROCAGE_NET_ON ? "on (every host)" : "off");
 	if (rc == 0 && o->no_private_tmp)
 		rc = procage_policy_set_private_tmp(*out, false, err);
+	/* Exec mode has no supervisor to observe with. */
+	if (rc == 0 && strcmp(o->verb, "run") == 0)
+		rc = procage_policy_set_explain(*out, !o->explain_off, err);
 	if (rc == 0)
 		rc = cli_nofile_prepare(*out, err);
 	return rc;
@@ -527,6 +537,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	}
 	if (o->report)
 		cli_reports_print(run, o->json);
+	cli_denials_print(run, o->json);
 	procage_run_free(run);
 	if (audit)
 		cli_audit_print(audit, o->json);

@@ -293,3 +293,15 @@ const size_t seccomp_n_broker_opens = N_ELEMS(seccomp_broker_opens);
 /* O_TMPFILE needs O_WRONLY or O_RDWR, so it is among them too. */
 const uint32_t seccomp_broker_open_flags[] = { O_CREAT, O_WRONLY, O_RDWR, O_TRUNC };
 const size_t seccomp_n_broker_open_flags = N_ELEMS(seccomp_broker_open_flags);
+
+/*
+ * The broker's calls. Not execve: the run's first exec is made before the
+ * supervisor starts answering (a notification then would never be
+ * answered), and Landlock's EXECUTE denials are rare beside the rest.
+ */
+const char *const seccomp_observed_calls[] = {
+	"creat",  "openat2",  "mkdir",	   "mkdirat", "mknod",	  "mknodat",
+	"unlink", "unlinkat", "rmdir",	   "rename",  "renameat", "renameat2",
+	"link",	  "linkat",   "symlink",   "symlinkat", "truncate", "truncate64",
+};
+const size_t seccomp_n_observed_calls = N_ELEMS(seccomp_observed_calls);

@@ -246,6 +246,10 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 		cage_paths_free(&paths);
 		return rc;
 	}
+	if (c->policy->explain && (rc = denial_rules_from_paths(c, &paths, err)) < 0) {
+		cage_paths_free(&paths);
+		return rc;
+	}
 	path_list_release_sockets(&paths, &c->sockets, &c->n_sockets);
 	path_list_release_examined(&paths, &c->examined, &c->n_examined);
 	grants = paths.grants;
@@ -495,6 +499,10 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (rc == 0 && policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
 		where = policy_key_position(policy, policy->tmp_base ? "tmp_base" : "paths");
 	}
+	/* The run's private TMPDIR lies in tmp_base, writable. */
+	if (rc == 0 && c->denial_rules && c->tmp_base &&
+	    denial_rules_add_grant(c->denial_rules, c->tmp_base, PROCAGE_WRITE) < 0)
+		rc = error_set(err, -ENOMEM, "out of memory");
 	if (rc == 0) {
 		struct seccomp_options so = {
 			/* A proxy-only run needs IP sockets, to reach its proxy. */
@@ -509,6 +517,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		/* Exec mode has no supervisor: it takes the program without the broker. */
 		rc = seccomp_program_build(&so, &c->seccomp_unbrokered, err);
 		so.broker = c->zones.n > 0;
+		so.observe = policy->explain;
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
@@ -550,6 +559,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	free(c->examined);
 	seccomp_program_free(&c->seccomp);
 	seccomp_program_free(&c->seccomp_unbrokered);
+	denial_rules_free(c->denial_rules);
 	broker_zones_free(&c->zones);
 	free(c->tmp_base);
 	allowlist_free(c->allowlist);

@@ -7,6 +7,7 @@
 #ifndef PROCAGE_SUPERVISE_H
 #define PROCAGE_SUPERVISE_H
 
+#include "denials.h"
 #include "notify.h"
 #include "report.h"
 
@@ -23,6 +24,9 @@ struct run_supervision {
 	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
 	int proxy_listener; /* owned while the proxy serves it */
 	int json_fd;        /* report lines, or -1 */
+	/* Refusals explained (the cage's explain option): its own rules, or NULL. */
+	struct denial_rules *denial_rules;
+	struct denial_store denials;
 };
 
 /*
