@@ -499,8 +499,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (rc == 0 && policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
 		where = policy_key_position(policy, policy->tmp_base ? "tmp_base" : "paths");
 	}
-	/* The run's private TMPDIR lies in tmp_base, writable. */
-	if (rc == 0 && c->denial_rules && c->tmp_base &&
+	/* Tier T1: tmp_base is the run's own tmpfs (T2: the run's directory in it, at spawn). */
+	if (rc == 0 && c->denial_rules && c->tmp_base && c->tmp_mounted &&
 	    denial_rules_add_grant(c->denial_rules, c->tmp_base, PROCAGE_WRITE) < 0)
 		rc = error_set(err, -ENOMEM, "out of memory");
 	if (rc == 0) {

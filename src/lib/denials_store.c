@@ -39,7 +39,7 @@ static void name_write(char *out, size_t size, const char *name)
 {
 	char quoted[1200];
 	size_t n = escape_quoted(quoted, sizeof quoted, name);
-	bool plain = n == strlen(name) + 2 && !strpbrk(name, " :()");
+	bool plain = n == strlen(name) + 2 && !strpbrk(name, " ()");
 	if (plain)
 		snprintf(out, size, "%s", name);
 	else

@@ -236,6 +236,23 @@ static bool reaches_landlock(enum denial_op op, const char *path, bool exists)
 	return exists;
 }
 
+/*
+ * Reads nearly every program makes at start and does without when
+ * refused (libselinux's probes, through coreutils, git, tar...): listed
+ * after every run, they would bury the refusals that matter.
+ */
+static bool routine_probe(enum denial_op op, const char *path)
+{
+	static const char *const probes[] = { "/proc/filesystems", "/proc/mounts",
+					      "/proc/self/mounts", "/proc/thread-self/mounts" };
+	if (op != DENIAL_READ)
+		return false;
+	for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
+		if (strcmp(path, probes[i]) == 0)
+			return true;
+	return false;
+}
+
 static void judge_one(struct observe_context *ctx, const struct seccomp_notif *n,
 		      const struct observed_call *c, const struct observed_path *p)
 {
@@ -260,7 +277,7 @@ static void judge_one(struct observe_context *ctx, const struct seccomp_notif *n
 		op = DENIAL_WRITE; /* creat truncates what is there */
 	else if (op == DENIAL_CREATE && exists && p == &c->paths[0])
 		return; /* EEXIST before any right is looked at */
-	if (!reaches_landlock(op, path, exists))
+	if (!reaches_landlock(op, path, exists) || routine_probe(op, path))
 		return;
 	if (denial_judge_path(ctx->rules, op, path, &d))
 		denial_store_add(ctx->store, &d);

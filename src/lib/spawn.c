@@ -246,7 +246,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	/* The listeners are the supervision's from here, also on failure. */
 	if (supervised) {
 		rc = supervision_start(&run->supervision, cage, reaper.seccomp_listener,
-				       reaper.proxy_listener, s.report_fd, err);
+				       reaper.proxy_listener, s.report_fd, s.plan.tmpdir, err);
 		s.report_fd = -1;
 		run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
 		if (rc < 0) {

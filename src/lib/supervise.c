@@ -53,7 +53,7 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 }
 
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
-		      int seccomp_listener, int proxy_listener, int json_fd,
+		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
 		      struct procage_error *err)
 {
 	int rc = 0;
@@ -64,7 +64,9 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	denial_store_init(&s->denials, s->json_fd);
 	s->reports_on = true;
 	struct observe_context observe = { NULL, &s->denials };
-	if (cage->denial_rules && !(s->denial_rules = denial_rules_copy(cage->denial_rules)))
+	if (cage->denial_rules &&
+	    (!(s->denial_rules = denial_rules_copy(cage->denial_rules)) ||
+	     (tmpdir && denial_rules_add_grant(s->denial_rules, tmpdir, PROCAGE_WRITE) < 0)))
 		rc = error_set(err, -ENOMEM, "starting the supervisor: out of memory");
 	observe.rules = s->denial_rules;
 	if (rc == 0 && seccomp_listener >= 0 && cage->zones.n &&

@@ -33,10 +33,11 @@ struct run_supervision {
  * Start supervising: the seccomp listener (or -1) is answered on a thread,
  * the proxy listener (or -1) served by the cage's allowlist. json_fd (or
  * -1), opened by own_files_open_report before the child existed, receives
- * JSON lines. All three are taken over, also on failure.
+ * JSON lines. All three are taken over, also on failure. tmpdir (or
+ * NULL) is the run's private TMPDIR, writable to it.
  */
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
-		      int seccomp_listener, int proxy_listener, int json_fd,
+		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
 		      struct procage_error *err);
 /* Once the run has ended: stop, and write the final report lines. */
 void supervision_stop(struct run_supervision *s);
