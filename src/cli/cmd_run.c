@@ -707,3 +707,47 @@ out:
 	run_options_free(&o);
 	return rc;
 }
+
+/*
+ * One run of procage learn: argv as procage run takes it (argv[0] is the
+ * verb). The command's output goes to stderr (stdout is the policy's).
+ * The run's explained refusals in *lines (NULL: none), its policy as JSON
+ * in *policy_json. Returns 0 or the exit status of a failure, reported.
+ */
+int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
+{
+	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
+	struct procage_error err = { 0 };
+	struct procage_policy *policy = NULL;
+	struct procage_cage *cage = NULL;
+	struct procage_run *run = NULL;
+	struct cli_supervise_result end;
+	const struct procage_fd_map fds[] = { { 0, 0 }, { 2, 1 }, { 2, 2 } };
+	*lines = NULL;
+	*policy_json = NULL;
+	int rc = run_options_parse(argc, argv, &o);
+	if (rc != 0 || o.help || (rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
+		goto out;
+	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command,
+					    .cwd = o.cwd, .fds = fds, .n_fds = 3 };
+	cli_signals_install();
+	if (procage_spawn(cage, &spawn, &run, &err) != 0) {
+		cli_signals_restore();
+		cli_report_spawn_error(&err, o.json, o.command[0], o.cwd, false);
+		rc = spawn_failure_exit(&err);
+		goto out;
+	}
+	if (cli_supervise(run, &o.supervise, &end, &err) != 0 || end.abandoned ||
+	    procage_run_denials(run, lines, &err) != 0 ||
+	    procage_policy_to_json(policy, policy_json, &err) != 0) {
+		cli_report_error(&err, o.json);
+		rc = EXIT_PROCAGE_FAILED;
+	}
+	if (!end.abandoned)
+		procage_run_free(run);
+out:
+	procage_cage_free(cage);
+	procage_policy_free(policy);
+	run_options_free(&o);
+	return rc;
+}
