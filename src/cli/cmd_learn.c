@@ -9,7 +9,9 @@
  * LEARN_MAX_RUNS runs). So the policy is widened only where a run was
  * refused, one directory at a time. A class is never widened: a location
  * of a class the command touched is listed on stderr with the waiver it
- * would need, and left hidden or read-only. The network is not learned:
+ * would need, and left hidden or read-only; so is a write to the system's
+ * trees (/usr, /etc, ...) or to the home as a whole, which the command
+ * would otherwise choose for itself. The network is not learned:
  * a refused socket or proxy host is named on stderr with the flag.
  */
 #include <errno.h>
@@ -77,6 +79,30 @@ static bool grant_of(const char *line, char *option, size_t osize, char *path, s
 	return path[0] == '/';
 }
 
+/*
+ * A write the caged command asked for that learn does not grant by itself:
+ * the system's own trees and the home as a whole. The command chose the
+ * paths it touched, so it would choose its next run's grants: those are
+ * named for the caller to decide.
+ */
+static bool write_needs_review(const char *option, const char *path)
+{
+	static const char *const system[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
+					      "/lib64", "/etc", "/boot", "/opt", "/var/lib",
+					      "/root" };
+	const char *home = getenv("HOME");
+	if (strcmp(option, "--write") != 0)
+		return false;
+	if (strcmp(path, "/") == 0 || (home && strcmp(path, home) == 0))
+		return true;
+	for (size_t i = 0; i < sizeof system / sizeof *system; i++) {
+		size_t n = strlen(system[i]);
+		if (strncmp(path, system[i], n) == 0 && (path[n] == '/' || !path[n]))
+			return true;
+	}
+	return false;
+}
+
 /* Learn from one run's lines; how many grants were new. */
 static int learn_lines(struct learned *l, char **lines)
 {
@@ -84,7 +110,8 @@ static int learn_lines(struct learned *l, char **lines)
 	struct stat st;
 	int added = 0;
 	for (size_t i = 0; lines && lines[i]; i++) {
-		if (!grant_of(lines[i], option, sizeof option, path, sizeof path)) {
+		if (!grant_of(lines[i], option, sizeof option, path, sizeof path) ||
+		    write_needs_review(option, path)) {
 			note_add(l, lines[i]);
 			continue;
 		}
