@@ -540,7 +540,8 @@ PROCAGE_API int procage_policy_set_reports(struct procage_policy *policy, int on
  * would allow it (procage_run_denials); refused IP sockets and the proxy's
  * refusals too. The observation grants nothing: the call then goes on as
  * without it, and Landlock, the masks and the filter decide. Exec mode
- * (procage_cage_exec) has no supervisor and does not observe.
+ * (procage_exec) has no supervisor and does not observe, nor does a host
+ * without seccomp user notification.
  */
 PROCAGE_API int procage_policy_set_explain(struct procage_policy *policy, int on,
 					   struct procage_error *err) PROCAGE_NONNULL(1);

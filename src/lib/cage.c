@@ -246,7 +246,12 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 		cage_paths_free(&paths);
 		return rc;
 	}
-	if (c->policy->explain && (rc = denial_rules_from_paths(c, &paths, err)) < 0) {
+	/*
+	 * Explaining needs seccomp notifications; without them (a container
+	 * refusing them) the run is only not explained: it decides nothing.
+	 */
+	if (c->policy->explain && host_facts_get()->seccomp_user_notif &&
+	    (rc = denial_rules_from_paths(c, &paths, err)) < 0) {
 		cage_paths_free(&paths);
 		return rc;
 	}
@@ -517,7 +522,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		/* Exec mode has no supervisor: it takes the program without the broker. */
 		rc = seccomp_program_build(&so, &c->seccomp_unbrokered, err);
 		so.broker = c->zones.n > 0;
-		so.observe = policy->explain;
+		so.observe = c->denial_rules != NULL;
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
