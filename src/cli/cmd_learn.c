@@ -87,9 +87,9 @@ static bool grant_of(const char *line, char *option, size_t osize, char *path, s
  */
 static bool write_needs_review(const char *option, const char *path)
 {
-	static const char *const system[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
-					      "/lib64", "/etc", "/boot", "/opt", "/var/lib",
-					      "/root" };
+	static const char *const system[] = {"/usr",   "/bin",	   "/sbin", "/lib",
+					     "/lib32", "/lib64",   "/etc",  "/boot",
+					     "/opt",   "/var/lib", "/root"};
 	const char *home = getenv("HOME");
 	if (strcmp(option, "--write") != 0)
 		return false;
@@ -154,7 +154,7 @@ static void learned_free(struct learned *l)
 
 int cmd_learn(int argc, char **argv)
 {
-	struct learned l = { 0 };
+	struct learned l = {0};
 	char *policy_json = NULL;
 	int dashes = 1, rc = 0;
 	if (argc == 2 && cli_help_wanted(argv[1]))
@@ -162,7 +162,8 @@ int cmd_learn(int argc, char **argv)
 	while (dashes < argc && strcmp(argv[dashes], "--") != 0)
 		dashes++;
 	if (dashes + 1 >= argc)
-		return cli_usage_error("learn: usage: procage learn [RUN OPTIONS] -- COMMAND [ARG...]");
+		return cli_usage_error(
+		    "learn: usage: procage learn [RUN OPTIONS] -- COMMAND [ARG...]");
 	for (int round = 0; round < LEARN_MAX_RUNS; round++) {
 		int n;
 		char **lines = NULL, **v = run_argv(argc, argv, dashes, &l, &n);
@@ -170,7 +171,8 @@ int cmd_learn(int argc, char **argv)
 			return cli_usage_error("out of memory");
 		procage_free(policy_json);
 		policy_json = NULL;
-		fprintf(stderr, "procage: learn: run %d of at most %d\n", round + 1, LEARN_MAX_RUNS);
+		fprintf(stderr, "procage: learn: run %d of at most %d\n", round + 1,
+			LEARN_MAX_RUNS);
 		rc = cli_learn_run(n, v, &lines, &policy_json);
 		free(v);
 		int added = rc == 0 ? learn_lines(&l, lines) : 0;

@@ -29,14 +29,14 @@ enum denial_op {
 };
 
 struct denial_grant {
-	char *path; /* canonical */
+	char *path;		    /* canonical */
 	enum procage_access access; /* PROCAGE_READ or PROCAGE_WRITE */
 };
 
 struct denial_location {
-	char *path; /* canonical */
+	char *path;		  /* canonical */
 	enum procage_access deny; /* PROCAGE_HIDE or PROCAGE_PROTECT */
-	int cls; /* enum class_id, or -1: the policy's own rule */
+	int cls;		  /* enum class_id, or -1: the policy's own rule */
 };
 
 /* The rules a run's refusals are judged by: its own copy. */
@@ -52,17 +52,17 @@ struct denial_rules {
 
 /* One refusal explained: every field plain text, not yet escaped. */
 struct denial {
-	char op[16];       /* "write", "read", "connect", ... */
+	char op[16];	   /* "write", "read", "connect", ... */
 	char subject[512]; /* the path or the host */
 	char reason[64];   /* "not granted", "hidden", "read-only", "network is off" */
-	char rule[32];     /* "grants", a class's name, "policy", "network", "proxy" */
+	char rule[32];	   /* "grants", a class's name, "policy", "network", "proxy" */
 	/*
 	 * What makes refusals the same line: the location of a class or
 	 * rule (every path below /proc is one), the flag for ungranted paths
 	 * (every file made in ~/.npm is one); "" for op and subject.
 	 */
 	char group[4200];
-	char flag[4200];   /* what would allow it ("--write ~/.npm"), or "" */
+	char flag[4200]; /* what would allow it ("--write ~/.npm"), or "" */
 };
 
 struct procage_cage;

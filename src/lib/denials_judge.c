@@ -20,13 +20,13 @@ int denial_rules_add_grant(struct denial_rules *r, const char *path, enum procag
 {
 	char *copy = strdup(path);
 	struct denial_grant *grown =
-		copy ? realloc(r->grants, (r->n_grants + 1) * sizeof *grown) : NULL;
+	    copy ? realloc(r->grants, (r->n_grants + 1) * sizeof *grown) : NULL;
 	if (!grown) {
 		free(copy);
 		return -ENOMEM;
 	}
 	r->grants = grown;
-	r->grants[r->n_grants++] = (struct denial_grant){ copy, access };
+	r->grants[r->n_grants++] = (struct denial_grant){copy, access};
 	return 0;
 }
 
@@ -35,13 +35,13 @@ int denial_rules_add_location(struct denial_rules *r, const char *path, enum pro
 {
 	char *copy = strdup(path);
 	struct denial_location *grown =
-		copy ? realloc(r->locations, (r->n_locations + 1) * sizeof *grown) : NULL;
+	    copy ? realloc(r->locations, (r->n_locations + 1) * sizeof *grown) : NULL;
 	if (!grown) {
 		free(copy);
 		return -ENOMEM;
 	}
 	r->locations = grown;
-	r->locations[r->n_locations++] = (struct denial_location){ copy, deny, cls };
+	r->locations[r->n_locations++] = (struct denial_location){copy, deny, cls};
 	return 0;
 }
 
@@ -268,9 +268,9 @@ int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *pat
 	for (size_t i = 0; ok && i < paths->n_grants; i++)
 		ok = denial_rules_add_grant(r, paths->grants[i].path, paths->grants[i].access) == 0;
 	for (size_t i = 0; ok && i < paths->n_examined; i++)
-		ok = denial_rules_add_location(r, paths->examined[i].path,
-					       paths->examined[i].access,
-					       paths->examined[i].cls) == 0;
+		ok =
+		    denial_rules_add_location(r, paths->examined[i].path, paths->examined[i].access,
+					      paths->examined[i].cls) == 0;
 	if (!ok) {
 		denial_rules_free(r);
 		return error_set(err, -ENOMEM, "out of memory");

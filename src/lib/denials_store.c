@@ -64,9 +64,8 @@ void denial_line(const struct denial *d, char *buf, size_t size)
 	else if (d->flag[0])
 		snprintf(paren, sizeof paren, " (%s)", flag);
 	else if (d->rule[0])
-		snprintf(paren, sizeof paren, " (%s)", strcmp(d->rule, "policy") == 0
-							       ? "the policy's own rule"
-							       : d->rule);
+		snprintf(paren, sizeof paren, " (%s)",
+			 strcmp(d->rule, "policy") == 0 ? "the policy's own rule" : d->rule);
 	else
 		paren[0] = '\0';
 	snprintf(buf, size, "%s %s: %s%s", d->op, subject, d->reason, paren);

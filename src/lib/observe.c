@@ -42,29 +42,32 @@ struct observed_call {
 	int open_flags; /* the argument holding open flags; -2: openat2's struct; -1: none */
 };
 
-#define NONE { -1, -1, DENIAL_READ }
+#define NONE                                                                                       \
+	{                                                                                          \
+		-1, -1, DENIAL_READ                                                                \
+	}
 
 static const struct observed_call observed_calls[] = {
-	{ "open", { { -1, 0, DENIAL_READ }, NONE }, 1 },
-	{ "openat", { { 0, 1, DENIAL_READ }, NONE }, 2 },
-	{ "openat2", { { 0, 1, DENIAL_READ }, NONE }, -2 },
-	{ "creat", { { -1, 0, DENIAL_CREATE }, NONE }, -1 },
-	{ "truncate", { { -1, 0, DENIAL_WRITE }, NONE }, -1 },
-	{ "truncate64", { { -1, 0, DENIAL_WRITE }, NONE }, -1 },
-	{ "mkdir", { { -1, 0, DENIAL_CREATE }, NONE }, -1 },
-	{ "mkdirat", { { 0, 1, DENIAL_CREATE }, NONE }, -1 },
-	{ "mknod", { { -1, 0, DENIAL_CREATE }, NONE }, -1 },
-	{ "mknodat", { { 0, 1, DENIAL_CREATE }, NONE }, -1 },
-	{ "unlink", { { -1, 0, DENIAL_REMOVE }, NONE }, -1 },
-	{ "unlinkat", { { 0, 1, DENIAL_REMOVE }, NONE }, -1 },
-	{ "rmdir", { { -1, 0, DENIAL_REMOVE }, NONE }, -1 },
-	{ "rename", { { -1, 0, DENIAL_REMOVE }, { -1, 1, DENIAL_CREATE } }, -1 },
-	{ "renameat", { { 0, 1, DENIAL_REMOVE }, { 2, 3, DENIAL_CREATE } }, -1 },
-	{ "renameat2", { { 0, 1, DENIAL_REMOVE }, { 2, 3, DENIAL_CREATE } }, -1 },
-	{ "link", { { -1, 1, DENIAL_CREATE }, NONE }, -1 },
-	{ "linkat", { { 2, 3, DENIAL_CREATE }, NONE }, -1 },
-	{ "symlink", { { -1, 1, DENIAL_CREATE }, NONE }, -1 },
-	{ "symlinkat", { { 1, 2, DENIAL_CREATE }, NONE }, -1 },
+    {"open", {{-1, 0, DENIAL_READ}, NONE}, 1},
+    {"openat", {{0, 1, DENIAL_READ}, NONE}, 2},
+    {"openat2", {{0, 1, DENIAL_READ}, NONE}, -2},
+    {"creat", {{-1, 0, DENIAL_CREATE}, NONE}, -1},
+    {"truncate", {{-1, 0, DENIAL_WRITE}, NONE}, -1},
+    {"truncate64", {{-1, 0, DENIAL_WRITE}, NONE}, -1},
+    {"mkdir", {{-1, 0, DENIAL_CREATE}, NONE}, -1},
+    {"mkdirat", {{0, 1, DENIAL_CREATE}, NONE}, -1},
+    {"mknod", {{-1, 0, DENIAL_CREATE}, NONE}, -1},
+    {"mknodat", {{0, 1, DENIAL_CREATE}, NONE}, -1},
+    {"unlink", {{-1, 0, DENIAL_REMOVE}, NONE}, -1},
+    {"unlinkat", {{0, 1, DENIAL_REMOVE}, NONE}, -1},
+    {"rmdir", {{-1, 0, DENIAL_REMOVE}, NONE}, -1},
+    {"rename", {{-1, 0, DENIAL_REMOVE}, {-1, 1, DENIAL_CREATE}}, -1},
+    {"renameat", {{0, 1, DENIAL_REMOVE}, {2, 3, DENIAL_CREATE}}, -1},
+    {"renameat2", {{0, 1, DENIAL_REMOVE}, {2, 3, DENIAL_CREATE}}, -1},
+    {"link", {{-1, 1, DENIAL_CREATE}, NONE}, -1},
+    {"linkat", {{2, 3, DENIAL_CREATE}, NONE}, -1},
+    {"symlink", {{-1, 1, DENIAL_CREATE}, NONE}, -1},
+    {"symlinkat", {{1, 2, DENIAL_CREATE}, NONE}, -1},
 };
 
 static const struct observed_call *observed_find(const char *call)
@@ -94,7 +97,7 @@ static bool child_read_string(pid_t pid, uint64_t address, char *out, size_t siz
 		size_t chunk = 4096 - (size_t)(at & 4095);
 		if (chunk > size - 1 - done)
 			chunk = size - 1 - done;
-		struct iovec local = { out + done, chunk }, remote = { (void *)(uintptr_t)at, chunk };
+		struct iovec local = {out + done, chunk}, remote = {(void *)(uintptr_t)at, chunk};
 		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 		if (n <= 0)
 			return false;
@@ -209,8 +212,8 @@ static bool open_flags(const struct seccomp_notif *n, const struct observed_call
 	}
 	if (c->open_flags == -2) {
 		struct open_how how;
-		struct iovec local = { &how, sizeof how.flags },
-			     remote = { (void *)(uintptr_t)n->data.args[2], sizeof how.flags };
+		struct iovec local = {&how, sizeof how.flags},
+			     remote = {(void *)(uintptr_t)n->data.args[2], sizeof how.flags};
 		if (process_vm_readv((pid_t)n->pid, &local, 1, &remote, 1, 0) !=
 		    (ssize_t)sizeof how.flags)
 			return false;
@@ -246,8 +249,8 @@ static bool reaches_landlock(enum denial_op op, const char *path, bool exists)
  */
 static bool routine_probe(enum denial_op op, const char *path)
 {
-	static const char *const probes[] = { "/proc/filesystems", "/proc/mounts",
-					      "/proc/self/mounts", "/proc/thread-self/mounts" };
+	static const char *const probes[] = {"/proc/filesystems", "/proc/mounts",
+					     "/proc/self/mounts", "/proc/thread-self/mounts"};
 	if (op != DENIAL_READ)
 		return false;
 	for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
@@ -263,8 +266,7 @@ static void judge_one(struct observe_context *ctx, const struct seccomp_notif *n
 	struct stat st;
 	struct denial d;
 	uint64_t flags = 0;
-	if (!child_read_string((pid_t)n->pid, n->data.args[p->path], name, sizeof name) ||
-	    !name[0])
+	if (!child_read_string((pid_t)n->pid, n->data.args[p->path], name, sizeof name) || !name[0])
 		return;
 	if (c->open_flags != -1 && !open_flags(n, c, &flags))
 		return;

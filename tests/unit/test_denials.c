@@ -50,10 +50,12 @@ static void judging(void)
 	expect(DENIAL_WRITE, "/etc/passwd", "write /etc/passwd: not granted (add --write /etc)");
 	expect(DENIAL_CREATE, "/home/u/.npm/_cacache/x",
 	       "create /home/u/.npm/_cacache/x: not granted (add --write ~/.npm)");
-	expect(DENIAL_CREATE, "/home/u/.npm", "create /home/u/.npm: not granted (add --write ~/.npm)");
+	expect(DENIAL_CREATE, "/home/u/.npm",
+	       "create /home/u/.npm: not granted (add --write ~/.npm)");
 	expect(DENIAL_CREATE, "/home/u/notes.txt",
 	       "create /home/u/notes.txt: not granted (add --write ~)");
-	expect(DENIAL_CREATE, "/home/ux/f", "create /home/ux/f: not granted (add --write /home/ux)");
+	expect(DENIAL_CREATE, "/home/ux/f",
+	       "create /home/ux/f: not granted (add --write /home/ux)");
 	expect(DENIAL_CREATE, "/top", "create /top: not granted (add --write /)");
 	expect(DENIAL_READ, "/home/u/.ssh/id_ed25519",
 	       "read /home/u/.ssh/id_ed25519: hidden (secrets; --waive secrets:~/.ssh)");
@@ -78,7 +80,8 @@ static void judging(void)
 	       "write /home/u/.bashrc: read-only (persistence; --waive persistence:~/.bashrc)");
 	expect(DENIAL_READ, "/home/u/.bashrc", NULL);
 	expect(DENIAL_EXEC, "/home/u/.bashrc", NULL);
-	expect(DENIAL_READ, "/srv/private/x", "read /srv/private/x: hidden (the policy's own rule)");
+	expect(DENIAL_READ, "/srv/private/x",
+	       "read /srv/private/x: hidden (the policy's own rule)");
 	expect(DENIAL_READ, "/srv/privateer", NULL);
 	expect(DENIAL_WRITE, "/tmp/run/x", NULL);
 	expect(DENIAL_WRITE, "/tmp/other", "write /tmp/other: not granted (add --write /tmp)");
@@ -92,7 +95,8 @@ static void judging(void)
 	tap_ok(!denial_judge_path(&rules, DENIAL_WRITE, "relative/path", &d),
 	       "a relative path is never judged");
 	rules.tier = PROCAGE_TIER_T1;
-	expect(DENIAL_CREATE, "/home/u/proj/.git/config.lock", NULL); /* T1: only the rename fails */
+	expect(DENIAL_CREATE, "/home/u/proj/.git/config.lock",
+	       NULL); /* T1: only the rename fails */
 	rules.tier = PROCAGE_TIER_T2;
 }
 
@@ -115,7 +119,8 @@ static void storing(void)
 	size_t n = 0;
 	while (lines && lines[n])
 		n++;
-	tap_ok(n == 2, "files made in ~/.npm are one line, paths under /proc another (%zu lines)", n);
+	tap_ok(n == 2, "files made in ~/.npm are one line, paths under /proc another (%zu lines)",
+	       n);
 	procage_strings_free(lines);
 	for (int i = 0; i < 100; i++) {
 		snprintf(path, sizeof path, "/flood%d/x", i);
