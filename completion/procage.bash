@@ -15,7 +15,7 @@ _procage()
 
 	local verbs="run exec facts check fit profiles trust help"
 	local run_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
-		--allow-host --report --report-json --env --setenv --no-private-tmp --limit
+		--allow-host --explain --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --audit --on-handoff-change --lifetime --terminal
 		--timeout --grace --cwd --json --help"
 	local exec_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
@@ -34,7 +34,7 @@ _procage()
 			case ${words[i]} in
 			--) break ;;
 			--policy | --profile | --read | --write | --write-new | --protect | --hide | --socket | --net | \
-			--allow-host | --report-json | --env | --setenv | --limit | --accept | \
+			--allow-host | --explain | --report-json | --env | --setenv | --limit | --accept | \
 			--waive | --hardlinks | --hardlink-exempt | --lifetime | --terminal | \
 			--timeout | --grace | --cwd) ((i++)) ;;
 			-*) ;;
@@ -68,6 +68,7 @@ _procage()
 			return ;;
 		--hardlinks) COMPREPLY=($(compgen -W "refuse report" -- "$cur")); return ;;
 		--on-handoff-change) COMPREPLY=($(compgen -W "report fail" -- "$cur")); return ;;
+		--explain) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
 		--lifetime) COMPREPLY=($(compgen -W "session tree" -- "$cur")); return ;;
 		--terminal) COMPREPLY=($(compgen -W "inherit" -- "$cur")); return ;;
 		--env) COMPREPLY=($(compgen -e -- "$cur")); return ;;

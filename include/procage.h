@@ -540,6 +540,31 @@ PROCAGE_API int procage_policy_set_reports(struct procage_policy *policy, int on
 					   struct procage_error *err) PROCAGE_NONNULL(1);
 
 /*
+ * Off by default. On: the run's calls that name a path (opening, making,
+ * removing, renaming, linking, truncating, executing) are shown to the
+ * supervisor, which judges each against the cage's rules and keeps the
+ * distinct ones the rules refuse, with the rule or class and the flag that
+ * would allow it (procage_run_denials); refused IP sockets and the proxy's
+ * refusals too. The observation grants nothing: the call then goes on as
+ * without it, and Landlock, the masks and the filter decide. Exec mode
+ * (procage_exec) has no supervisor and does not observe, nor does a host
+ * without seccomp user notification.
+ */
+PROCAGE_API int procage_policy_set_explain(struct procage_policy *policy, int on,
+					   struct procage_error *err) PROCAGE_NONNULL(1);
+
+/*
+ * The refusals a run with explain on met, one line each ("write
+ * /home/u/.npm/x: not granted (add --write ~/.npm)"), names escaped: a
+ * NULL-terminated list (procage_strings_free), or NULL in *lines when
+ * there were none. At most 64 distinct ones, then a line counting the
+ * rest.
+ */
+struct procage_run;
+PROCAGE_API int procage_run_denials(const struct procage_run *run, char ***lines,
+				    struct procage_error *err) PROCAGE_NONNULL(2);
+
+/*
  * The reports of a run so far (all of them once it has ended): *n of them,
  * in an array the caller frees with procage_free. Empty when the policy has
  * reports off. procage_run_reports_sized lays the array out with

@@ -20,6 +20,9 @@ enum {
 
 int cmd_run(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_learn(int argc, char **argv);
+/* One run of procage learn (cmd_run.c): its explained refusals and its policy as JSON. */
+int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json);
 int cmd_facts(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
@@ -67,6 +70,8 @@ void cli_note(bool json, const char *fmt, ...) __attribute__((format(printf, 2, 
 void cli_hardlinks_print(const struct procage_cage *cage, bool json, const char *named);
 /* The refused calls of a run, after it: one line per refusal, its processes and count. */
 void cli_reports_print(const struct procage_run *run, bool json);
+/* The file and network refusals the run met, explained (procage_run_denials). */
+void cli_denials_print(const struct procage_run *run, bool json);
 /* The handoff audit's findings, after the run: one line each. */
 void cli_audit_print(struct procage_audit *audit, bool json);
 /* The trust-handoff report after a run; whether something changed. */

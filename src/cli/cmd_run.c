@@ -38,6 +38,7 @@ static const struct option run_long_options[] = {
 	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "report-json", required_argument, NULL, OPT_REPORT_JSON },
+	{ "explain", required_argument, NULL, OPT_EXPLAIN },
 	{ "hardlink-exempt", required_argument, NULL, OPT_HARDLINK_EXEMPT },
 	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
 	{ "terminal", required_argument, NULL, OPT_TERMINAL },
@@ -296,6 +297,12 @@ static int option_take(struct run_options *o, int c, char *arg)
 		return flag_push(o, (struct policy_flag){ OPT_REPORT, NULL, NULL })
 			       ? 0
 			       : cli_usage_error("out of memory");
+	case OPT_EXPLAIN:
+		if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
+			return cli_usage_error("%s: --explain %s: expected 'on' or 'off'", o->verb,
+					       arg);
+		o->explain_off = strcmp(arg, "off") == 0;
+		return 0;
 	case OPT_REPORT:
 		o->report = true;
 		return flag_push(o, (struct policy_flag){ OPT_REPORT, NULL, NULL })
@@ -469,6 +476,9 @@ static int policy_build(const struct run_options *o, const char *workdir,
 			 procage_policy_network(*out) == PROCAGE_NET_ON ? "on (every host)" : "off");
 	if (rc == 0 && o->no_private_tmp)
 		rc = procage_policy_set_private_tmp(*out, false, err);
+	/* Exec mode has no supervisor to observe with. */
+	if (rc == 0 && strcmp(o->verb, "run") == 0)
+		rc = procage_policy_set_explain(*out, !o->explain_off, err);
 	if (rc == 0)
 		rc = cli_nofile_prepare(*out, err);
 	return rc;
@@ -527,6 +537,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	}
 	if (o->report)
 		cli_reports_print(run, o->json);
+	cli_denials_print(run, o->json);
 	procage_run_free(run);
 	if (audit)
 		cli_audit_print(audit, o->json);
@@ -690,6 +701,50 @@ int cmd_exec(int argc, char **argv)
 		fflush(stderr);
 		_exit(rc);
 	}
+out:
+	procage_cage_free(cage);
+	procage_policy_free(policy);
+	run_options_free(&o);
+	return rc;
+}
+
+/*
+ * One run of procage learn: argv as procage run takes it (argv[0] is the
+ * verb). The command's output goes to stderr (stdout is the policy's).
+ * The run's explained refusals in *lines (NULL: none), its policy as JSON
+ * in *policy_json. Returns 0 or the exit status of a failure, reported.
+ */
+int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
+{
+	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
+	struct procage_error err = { 0 };
+	struct procage_policy *policy = NULL;
+	struct procage_cage *cage = NULL;
+	struct procage_run *run = NULL;
+	struct cli_supervise_result end;
+	const struct procage_fd_map fds[] = { { 0, 0 }, { 2, 1 }, { 2, 2 } };
+	*lines = NULL;
+	*policy_json = NULL;
+	int rc = run_options_parse(argc, argv, &o);
+	if (rc != 0 || o.help || (rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
+		goto out;
+	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command,
+					    .cwd = o.cwd, .fds = fds, .n_fds = 3 };
+	cli_signals_install();
+	if (procage_spawn(cage, &spawn, &run, &err) != 0) {
+		cli_signals_restore();
+		cli_report_spawn_error(&err, o.json, o.command[0], o.cwd, false);
+		rc = spawn_failure_exit(&err);
+		goto out;
+	}
+	if (cli_supervise(run, &o.supervise, &end, &err) != 0 || end.abandoned ||
+	    procage_run_denials(run, lines, &err) != 0 ||
+	    procage_policy_to_json(policy, policy_json, &err) != 0) {
+		cli_report_error(&err, o.json);
+		rc = EXIT_PROCAGE_FAILED;
+	}
+	if (!end.abandoned)
+		procage_run_free(run);
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);

@@ -11,6 +11,7 @@
 static const char overview[] =
 	"usage: procage run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND in a cage\n"
 	"       procage exec [OPTIONS] [--] COMMAND [ARG...]  become COMMAND in a cage\n"
+	"       procage learn [OPTIONS] -- COMMAND [ARG...]  the policy COMMAND needs\n"
 	"       procage facts [--json]                       what this host's kernel offers\n"
 	"       procage check [--json] POLICY.json           validate a policy against this host\n"
 	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
@@ -65,6 +66,9 @@ static const struct option_help run_options[] = {
 	  "                       localhost[:port] (127.0.0.1 and ::1), 192.0.2.7[:port],\n"
 	  "                       10.1.2.0/24 (docs/proxy.md); without --net proxy it has\n"
 	  "                       no effect, and procage warns\n", false },
+	{ "  --explain on|off     after the run, one line per distinct file or network\n"
+	  "                       refusal: what, which rule or class, and the flag that\n"
+	  "                       would allow it (default on; docs/reports.md)\n", true },
 	{ "  --report             after the run, list the system calls the filter refused\n", false },
 	{ "  --report-json FILE   the same as JSON lines in FILE, one per refusal as it\n"
 	  "                       comes, then one line of counts (no link followed; inside a\n"
@@ -210,11 +214,28 @@ static const char trust_help[] =
 	"options:\n"
 	"  -h, --help           this help\n";
 
+static const char learn_help[] =
+	"usage: procage learn [RUN OPTIONS] -- COMMAND [ARG...]\n"
+	"\n"
+	"Run COMMAND caged and observed (as procage run, with the same options), and\n"
+	"widen the policy by each grant a refusal names (not granted: add --read or\n"
+	"--write of its directory), running it again until a run meets no new one\n"
+	"(at most 8 runs). Then print the policy on stdout, as a policy file for\n"
+	"--policy, procage check and procage fit. The command's own output goes to\n"
+	"stderr. A class is never widened: a location of a class the command\n"
+	"touched, a write to the system's trees (/usr, /etc, ...) or to the home\n"
+	"as a whole, and the network it tried, are named on stderr with the flag,\n"
+	"not granted. The command runs several times: learn on a copy of the work\n"
+	"if its runs must not repeat.\n"
+	"\n"
+	"options: those of procage run (procage help run), before the --.\n"
+	"  -h, --help           this help\n";
+
 static const char help_help[] =
 	"usage: procage help [VERB]\n"
 	"\n"
-	"The overview, or the help of VERB: run, exec, facts, check, fit, profiles,\n"
-	"trust.\n";
+	"The overview, or the help of VERB: run, exec, learn, facts, check, fit,\n"
+	"profiles, trust.\n";
 
 static void options_print(bool exec)
 {
@@ -237,6 +258,8 @@ int cli_help(const char *verb)
 		fputs(exec ? exec_head : run_head, stdout);
 		options_print(exec);
 		fputs(exec ? exec_tail : run_tail, stdout);
+	} else if (strcmp(verb, "learn") == 0) {
+		fputs(learn_help, stdout);
 	} else if (strcmp(verb, "facts") == 0) {
 		fputs(facts_help, stdout);
 	} else if (strcmp(verb, "check") == 0) {
@@ -251,8 +274,8 @@ int cli_help(const char *verb)
 	} else if (strcmp(verb, "help") == 0) {
 		fputs(help_help, stdout);
 	} else {
-		return cli_usage_error("help: unknown verb '%s' (verbs: run, exec, facts, check, "
-				       "fit, profiles, trust, help)",
+		return cli_usage_error("help: unknown verb '%s' (verbs: run, exec, learn, facts, "
+				       "check, fit, profiles, trust, help)",
 				       verb);
 	}
 	return 0;

@@ -24,6 +24,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(verb, "exec") == 0)
 		return cmd_exec(argc - 1, argv + 1);
+	if (strcmp(verb, "learn") == 0)
+		return cmd_learn(argc - 1, argv + 1);
 	if (strcmp(verb, "facts") == 0)
 		return cmd_facts(argc - 1, argv + 1);
 	if (strcmp(verb, "check") == 0)

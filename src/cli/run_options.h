@@ -28,6 +28,7 @@ struct run_options {
 	char **command;
 	const char *report_json; /* --report-json FILE */
 	bool report;
+	bool explain_off; /* --explain off: refusals not observed nor explained */
 	bool trust_policy;	  /* --trust-policy: record the policy file's text */
 	bool help;		  /* --help was given and printed: nothing to run */
 	bool allow_host;	  /* --allow-host was given */
@@ -62,6 +63,7 @@ enum {
 	OPT_ALLOW_HOST,
 	OPT_REPORT,
 	OPT_REPORT_JSON,
+	OPT_EXPLAIN,
 	OPT_LIFETIME,
 	OPT_TERMINAL,
 	OPT_TIMEOUT,

@@ -60,7 +60,8 @@ static const char *err_text(int rc)
 /* What a refusal with errno err returns in this variant. */
 static uint32_t refusal_action(const struct seccomp_options *opts, int err)
 {
-	return opts->report && seccomp_errno_reported(err) ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(err);
+	return (opts->report || opts->observe) && seccomp_errno_reported(err) ? SCMP_ACT_NOTIFY
+									     : SCMP_ACT_ERRNO(err);
 }
 
 /*
@@ -132,6 +133,34 @@ static int add_broker_rules(scmp_filter_ctx ctx, const struct seccomp_options *o
 			struct scmp_arg_cmp cmp = SCMP_CMP(o->flags_arg, SCMP_CMP_MASKED_EQ, flag, flag);
 			rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, o->name, 1, &cmp, err);
 		}
+	}
+	return rc;
+}
+
+/*
+ * The observe variants: every call that names a path to open, make,
+ * remove, rename, link or truncate goes to the supervisor, which looks
+ * and lets it go on. Those the broker takes already are left to it (the
+ * broker's rule is the same action); open and openat without a writing
+ * flag get a rule of their own.
+ */
+static int add_observe_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+			     struct procage_error *err)
+{
+	int rc = 0;
+	if (!opts->observe)
+		return 0;
+	for (size_t i = 0; rc == 0 && i < seccomp_n_observed_calls; i++)
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_observed_calls[i], 0, NULL, err);
+	for (size_t i = 0; rc == 0 && i < seccomp_n_broker_opens; i++) {
+		const struct seccomp_broker_open *o = &seccomp_broker_opens[i];
+		if (!opts->broker) {
+			rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, o->name, 0, NULL, err);
+			continue;
+		}
+		struct scmp_arg_cmp cmp =
+			SCMP_CMP(o->flags_arg, SCMP_CMP_MASKED_EQ, seccomp_broker_open_mask(), 0);
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, o->name, 1, &cmp, err);
 	}
 	return rc;
 }
@@ -394,6 +423,8 @@ int seccomp_build_program(const struct seccomp_options *opts, struct sock_fprog 
 		rc = add_seccomp_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = add_broker_rules(ctx, opts, err);
+	if (rc == 0)
+		rc = add_observe_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = export_program(ctx, opts, prog, err);
 	seccomp_release(ctx);

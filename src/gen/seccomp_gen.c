@@ -39,14 +39,14 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		struct seccomp_options o = seccomp_program_options(i);
 		fprintf(out,
 			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
-			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s, listing %s */\n",
+			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s, listing %s, observe %s */\n",
 			i, i, progs[i].len, o.network_on ? "on" : "off",
 			o.report ? "reported (USER_NOTIF)" : "as errno",
 			o.unix_sockets ? "allowed" : "refused",
 			o.lock_sessions ? "locked" : "free",
 			o.own_ipc_namespace ? "allowed (own namespace)" : "refused",
 			o.broker ? "on" : "off", o.broker_metadata ? "brokered" : "free",
-			o.broker_listing ? "brokered" : "Landlock's");
+			o.broker_listing ? "brokered" : "Landlock's", o.observe ? "on" : "off");
 	}
 	fprintf(out, "};\n");
 }
@@ -114,6 +114,8 @@ static void write_names(FILE *out)
 	}
 	fprintf(out, "};\nconst unsigned seccomp_n_call_names = "
 		     "sizeof seccomp_call_names / sizeof seccomp_call_names[0];\n");
+	fprintf(out, "const unsigned seccomp_broker_open_flag_mask = 0x%x;\n",
+		seccomp_broker_open_mask());
 }
 
 static int write_file(const char *path, const struct sock_fprog *progs)

@@ -165,7 +165,7 @@ static int resolve(struct block *b, size_t room, struct procage_error *err)
 
 static uint32_t refusal_with(const struct seccomp_options *opts, int e)
 {
-	return opts->report && seccomp_errno_reported(e) ? SECCOMP_RET_USER_NOTIF
+	return (opts->report || opts->observe) && seccomp_errno_reported(e) ? SECCOMP_RET_USER_NOTIF
 							 : SECCOMP_RET_ERRNO | (uint32_t)e;
 }
 

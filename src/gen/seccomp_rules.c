@@ -307,3 +307,15 @@ const char *const seccomp_broker_metadata_calls[] = {
 	"lchown32", "utime",	"utimes",    "futimesat", "utimensat", "utimensat_time64",
 };
 const size_t seccomp_n_broker_metadata_calls = N_ELEMS(seccomp_broker_metadata_calls);
+
+/*
+ * The broker's calls. Not execve: the run's first exec is made before the
+ * supervisor starts answering (a notification then would never be
+ * answered), and Landlock's EXECUTE denials are rare beside the rest.
+ */
+const char *const seccomp_observed_calls[] = {
+	"creat",  "openat2",  "mkdir",	   "mkdirat", "mknod",	  "mknodat",
+	"unlink", "unlinkat", "rmdir",	   "rename",  "renameat", "renameat2",
+	"link",	  "linkat",   "symlink",   "symlinkat", "truncate", "truncate64",
+};
+const size_t seccomp_n_observed_calls = N_ELEMS(seccomp_observed_calls);

@@ -172,5 +172,20 @@ extern const size_t seccomp_n_broker_open_flags;
  */
 extern const char *const seccomp_broker_metadata_calls[];
 extern const size_t seccomp_n_broker_metadata_calls;
+/* Every one of seccomp_broker_open_flags. */
+static inline uint32_t seccomp_broker_open_mask(void)
+{
+	uint32_t mask = 0;
+	for (size_t i = 0; i < seccomp_n_broker_open_flags; i++)
+		mask |= seccomp_broker_open_flags[i];
+	return mask;
+}
+
+/*
+ * The observe variants send these calls to the supervisor whatever their
+ * arguments, and open and openat too.
+ */
+extern const char *const seccomp_observed_calls[];
+extern const size_t seccomp_n_observed_calls;
 
 #endif

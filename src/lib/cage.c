@@ -246,6 +246,15 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 		cage_paths_free(&paths);
 		return rc;
 	}
+	/*
+	 * Explaining needs seccomp notifications; without them (a container
+	 * refusing them) the run is only not explained: it decides nothing.
+	 */
+	if (c->policy->explain && host_facts_get()->seccomp_user_notif &&
+	    (rc = denial_rules_from_paths(c, &paths, err)) < 0) {
+		cage_paths_free(&paths);
+		return rc;
+	}
 	path_list_release_sockets(&paths, &c->sockets, &c->n_sockets);
 	path_list_release_examined(&paths, &c->examined, &c->n_examined);
 	grants = paths.grants;
@@ -501,6 +510,10 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (rc == 0 && policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
 		where = policy_key_position(policy, policy->tmp_base ? "tmp_base" : "paths");
 	}
+	/* Tier T1: tmp_base is the run's own tmpfs (T2: the run's directory in it, at spawn). */
+	if (rc == 0 && c->denial_rules && c->tmp_base && c->tmp_mounted &&
+	    denial_rules_add_grant(c->denial_rules, c->tmp_base, PROCAGE_WRITE) < 0)
+		rc = error_set(err, -ENOMEM, "out of memory");
 	if (rc == 0) {
 		struct seccomp_options so = {
 			/* A proxy-only run needs IP sockets, to reach its proxy. */
@@ -524,6 +537,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 				     host_facts_get()->seccomp_user_notif;
 		so.broker_metadata = c->broker_metadata;
 		so.broker_listing = c->zones.n_listing > 0;
+		so.observe = c->denial_rules != NULL;
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}
@@ -565,6 +579,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	free(c->examined);
 	seccomp_program_free(&c->seccomp);
 	seccomp_program_free(&c->seccomp_unbrokered);
+	denial_rules_free(c->denial_rules);
 	broker_zones_free(&c->zones);
 	free(c->unlistable_first);
 	free(c->tmp_base);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "broker_zones.h"
+#include "denials.h"
 #include "landlock.h"
 #include "paths.h"
 #include "policy.h"
@@ -51,6 +52,8 @@ struct procage_cage {
 	int landlock_fd;
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
+	/* The policy's explain option: the rules its refusals are judged by; or NULL. */
+	struct denial_rules *denial_rules;
 };
 
 /* How fit can make a refused policy enforceable on this host. */

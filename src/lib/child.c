@@ -256,16 +256,6 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		step = PROCAGE_STEP_FDS;
 		goto fail;
 	}
-	/*
-	 * The limits come once only the passed descriptors are left: a low
-	 * RLIMIT_NOFILE would otherwise refuse the working directory's open
-	 * while the caller's descriptors are still inherited.
-	 */
-	if ((rc = step_rlimits(plan, &index)) < 0) {
-		step = PROCAGE_STEP_RLIMITS;
-		goto fail;
-	}
-	index = -1;
 	if ((rc = step_capabilities(plan)) < 0) {
 		step = PROCAGE_STEP_CAPABILITIES;
 		goto fail;
@@ -283,6 +273,19 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		step = PROCAGE_STEP_SECCOMP;
 		goto fail;
 	}
+	/*
+	 * The limits come last, once only the passed descriptors are left
+	 * and the filter's listener has been handed over: a low
+	 * RLIMIT_NOFILE would otherwise refuse the working directory's open,
+	 * or the listener's descriptor, while the caller's descriptors are
+	 * still inherited (close-on-exec, but open until exec). The filter
+	 * allows setrlimit and prlimit64 on the caller itself.
+	 */
+	if ((rc = step_rlimits(plan, &index)) < 0) {
+		step = PROCAGE_STEP_RLIMITS;
+		goto fail;
+	}
+	index = -1;
 	execve(plan->exec_path, plan->argv, plan->envp);
 	rc = -errno;
 	step = PROCAGE_STEP_EXEC;

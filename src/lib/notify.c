@@ -184,6 +184,35 @@ static void describe(const struct seccomp_notif *n, const char *call, char *out,
 	}
 }
 
+/*
+ * Is n the broker's entry or listing call? Of the calls handed over, the
+ * observe variants add the opens that neither write nor open a directory,
+ * which the broker never takes (a directory's is a listing it may serve).
+ */
+static bool broker_takes(const struct seccomp_notif *n, const char *call)
+{
+	if (!notify_call_brokered(n->data.arch, n->data.nr))
+		return false;
+	if (strcmp(call, "open") == 0 || strcmp(call, "openat") == 0) {
+		uint32_t flags = (uint32_t)n->data.args[strcmp(call, "open") == 0 ? 1 : 2];
+		return (flags & (seccomp_broker_open_flag_mask | O_DIRECTORY)) != 0;
+	}
+	return true;
+}
+
+/*
+ * An observed call the broker does not take goes on: the filter without
+ * the observation allows it, and the observer only looked (observe.c).
+ */
+static void answer_continue(struct notify_supervisor *s, const struct seccomp_notif *n)
+{
+	struct seccomp_notif_resp r;
+	memset(&r, 0, sizeof r);
+	r.id = n->id;
+	r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
 static void answer_one(struct notify_supervisor *s)
 {
 	struct seccomp_notif n;
@@ -194,12 +223,19 @@ static void answer_one(struct notify_supervisor *s)
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
 		return; /* ENOENT: the caller was killed meanwhile */
 	const char *call = notify_call_name(n.data.arch, n.data.nr);
-	/* chmod without set-id bits too, when the broker judges metadata. */
-	if (s->broker && (notify_call_brokered(n.data.arch, n.data.nr) ||
-			  broker_meta_wants(s->broker, &n, call))) {
+	bool observed = s->observe.rules && observe_call_known(call) &&
+			notify_call_brokered(n.data.arch, n.data.nr);
+	if (observed)
+		observe_judge(&s->observe, &n, call);
+	if (s->broker && (broker_takes(&n, call) || broker_meta_wants(s->broker, &n, call))) {
 		broker_answer(s->broker, s->listener, &n, call);
 		return;
 	}
+	if (observed) {
+		answer_continue(s, &n);
+		return;
+	}
+	observe_refused(&s->observe, &n, call);
 	describe(&n, call, args, sizeof args);
 	/* Our reading is only reported when the caller still waits for us. */
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n.id) != 0)
@@ -233,10 +269,13 @@ static void *supervise(void *arg)
 }
 
 int notify_start(struct notify_supervisor *s, int listener, struct report_store *store,
-		 struct broker *broker, struct procage_error *err)
+		 struct broker *broker, const struct observe_context *observe,
+		 struct procage_error *err)
 {
 	sigset_t all, saved;
 	memset(s, 0, sizeof *s);
+	if (observe)
+		s->observe = *observe;
 	s->listener = listener;
 	s->store = store;
 	s->broker = broker;
@@ -246,7 +285,7 @@ int notify_start(struct notify_supervisor *s, int listener, struct report_store 
 	 * waking it through the scheduler (Linux 6.6; older kernels refuse
 	 * the flag, and the calls only take longer).
 	 */
-	if (broker)
+	if (broker || s->observe.rules)
 		(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 			    (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	if (pipe2(s->stop_pipe, O_CLOEXEC) != 0) {

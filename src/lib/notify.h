@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "observe.h"
 #include "report.h"
 
 struct broker;
@@ -21,6 +22,7 @@ struct notify_supervisor {
 	int listener;  /* the seccomp listener; owned */
 	int stop_pipe[2]; /* written to ask the thread to finish */
 	struct report_store *store;
+	struct observe_context observe; /* rules NULL: the run is not observed */
 };
 
 /*
@@ -28,7 +30,8 @@ struct notify_supervisor {
  * broker's calls by broker (or NULL), the others as reported refusals.
  */
 int notify_start(struct notify_supervisor *s, int listener, struct report_store *store,
-		 struct broker *broker, struct procage_error *err);
+		 struct broker *broker, const struct observe_context *observe,
+		 struct procage_error *err);
 /* Answer what is pending, stop the thread and close the listener. */
 void notify_stop(struct notify_supervisor *s);
 

@@ -130,7 +130,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->seccomp = &cage->seccomp;
 	plan->holds_setpcap = caller_holds_setpcap();
 	/* The broker's calls reach the supervisor on the same listener. */
-	plan->seccomp_report = cage->policy->reports || cage_brokered(cage);
+	plan->seccomp_report = cage->policy->reports || cage_brokered(cage) || cage->denial_rules;
 	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY ? POLICY_PROXY_PORT : 0;
 	if (cage->tier == PROCAGE_TIER_T1) {
 		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC;

@@ -552,6 +552,16 @@ PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, int on,
 	return 0;
 }
 
+PROCAGE_API int procage_policy_set_explain(struct procage_policy *p, int on,
+					   struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	p->explain = on != 0;
+	return 0;
+}
+
 const char *policy_home(const struct procage_policy *p)
 {
 	return p->home ? p->home : getenv("HOME");
@@ -626,6 +636,7 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 		if (strings_append(&p->allow_hosts, &p->n_allow_hosts, src->allow_hosts[i]) < 0)
 			goto fail;
 	p->reports = src->reports;
+	p->explain = src->explain;
 	for (size_t i = 0; i < src->n_hardlink_exempt; i++)
 		if (strings_append(&p->hardlink_exempt, &p->n_hardlink_exempt,
 				   src->hardlink_exempt[i]) < 0)

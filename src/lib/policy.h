@@ -64,6 +64,7 @@ struct procage_policy {
 	char **hardlink_exempt; /* canonical subtrees, NULL-terminated */
 	size_t n_hardlink_exempt;
 	bool reports;
+	bool explain; /* refusals observed and explained (denials.h); not a JSON key */
 	char *home;     /* the home of the classes and of "~/", or NULL: $HOME */
 	char *tmp_base; /* where private temporary directories go, or NULL: $TMPDIR, /tmp */
 	unsigned waived_classes; /* 1 << enum class_id */

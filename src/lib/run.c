@@ -187,3 +187,17 @@ PROCAGE_API int procage_run_reports(const struct procage_run *run, struct procag
 	int rc = report_store_snapshot((struct report_store *)&run->supervision.reports, out, n);
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
+
+PROCAGE_API int procage_run_denials(const struct procage_run *run, char ***lines,
+				    struct procage_error *err)
+{
+	error_clear(err);
+	*lines = NULL;
+	if (!run)
+		return error_set(err, -EINVAL, "no run given");
+	if (!run->supervision.reports_on || !run->supervision.denial_rules)
+		return 0;
+	/* The store is only read here; its lock is the store's own. */
+	int rc = denial_store_lines((struct denial_store *)&run->supervision.denials, lines);
+	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
+}

@@ -62,6 +62,16 @@ struct seccomp_options {
 	 * CONTINUE for the others. Only a supervised run.
 	 */
 	bool broker_listing;
+	/*
+	 * The calls that name a path for opening, making, removing,
+	 * renaming, linking or truncating go to the supervisor, which only
+	 * looks at them to explain a refusal afterwards and lets them go on
+	 * (CONTINUE): Landlock, the masks and the rest of the filter still
+	 * decide. Refusals are handed over as in the report variants, so
+	 * that a refused socket is explained too. Installed without a
+	 * listener, the kernel answers them ENOSYS.
+	 */
+	bool observe;
 };
 
 /*

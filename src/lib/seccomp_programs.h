@@ -27,6 +27,7 @@ struct seccomp_generated_program {
  *   bit 5  broker          entry calls and writing opens sent to the broker
  *   bit 6  broker_metadata chmod, chown and utimes calls sent to the broker
  *   bit 7  broker_listing  opens of a directory (and openat2) sent to the broker
+ *   bit 8  observe         path calls shown to the supervisor, refusals too
  */
 #define SECCOMP_PROGRAM_NETWORK_ON 1u
 #define SECCOMP_PROGRAM_REPORT 2u
@@ -36,7 +37,8 @@ struct seccomp_generated_program {
 #define SECCOMP_PROGRAM_BROKER 32u
 #define SECCOMP_PROGRAM_BROKER_METADATA 64u
 #define SECCOMP_PROGRAM_BROKER_LISTING 128u
-#define SECCOMP_N_PROGRAMS 256
+#define SECCOMP_PROGRAM_OBSERVE 256u
+#define SECCOMP_N_PROGRAMS 512
 
 static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 {
@@ -47,7 +49,8 @@ static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 	       (opts->own_ipc_namespace ? SECCOMP_PROGRAM_OWN_IPC_NAMESPACE : 0u) |
 	       (opts->broker ? SECCOMP_PROGRAM_BROKER : 0u) |
 	       (opts->broker_metadata ? SECCOMP_PROGRAM_BROKER_METADATA : 0u) |
-	       (opts->broker_listing ? SECCOMP_PROGRAM_BROKER_LISTING : 0u);
+	       (opts->broker_listing ? SECCOMP_PROGRAM_BROKER_LISTING : 0u) |
+	       (opts->observe ? SECCOMP_PROGRAM_OBSERVE : 0u);
 }
 
 static inline struct seccomp_options seccomp_program_options(size_t index)
@@ -61,6 +64,7 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 		.broker = index & SECCOMP_PROGRAM_BROKER,
 		.broker_metadata = index & SECCOMP_PROGRAM_BROKER_METADATA,
 		.broker_listing = index & SECCOMP_PROGRAM_BROKER_LISTING,
+		.observe = index & SECCOMP_PROGRAM_OBSERVE,
 	};
 }
 
@@ -80,5 +84,11 @@ struct seccomp_call_name {
 
 extern const struct seccomp_call_name seccomp_call_names[];
 extern const unsigned seccomp_n_call_names;
+
+/*
+ * The open flags that send open and openat to the broker (any of them
+ * set): an observed open without them is only looked at.
+ */
+extern const unsigned seccomp_broker_open_flag_mask;
 
 #endif

@@ -222,7 +222,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	 * open; from here it is kept by descriptor.
 	 */
 	bool supervised = cage->policy->reports || cage->policy->network == PROCAGE_NET_PROXY ||
-			  cage_brokered(cage);
+			  cage_brokered(cage) || cage->denial_rules;
 	if (supervised && o.report_json_path &&
 	    (s.report_fd = own_files_open_report(cage, o.report_json_path, err)) < 0) {
 		rc = s.report_fd;
@@ -245,8 +245,8 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	run->reaper = reaper;
 	/* The listeners are the supervision's from here, also on failure. */
 	if (supervised) {
-		rc = supervision_start(&run->supervision, cage, s.tmpdir, reaper.seccomp_listener,
-				       reaper.proxy_listener, s.report_fd, err);
+		rc = supervision_start(&run->supervision, cage, reaper.seccomp_listener,
+				       reaper.proxy_listener, s.report_fd, s.plan.tmpdir, err);
 		s.report_fd = -1;
 		run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
 		if (rc < 0) {

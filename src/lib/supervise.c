@@ -21,6 +21,18 @@ static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
 	char args[384];
 	snprintf(args, sizeof args, "\"%s\" (untrusted): %d %s", r->host, r->status, r->reason);
 	report_store_add(&s->reports, "proxy", args, 0);
+	if (s->denial_rules && r->status == 403) {
+		struct denial d = { .op = "connect", .reason = "not an allowed host of the proxy",
+				    .rule = "proxy" };
+		const char *name = r->canonical[0] ? r->canonical : r->host;
+		snprintf(d.subject, sizeof d.subject, "%s", name);
+		/* The host without its port: what --allow-host takes. */
+		snprintf(d.flag, sizeof d.flag, "--allow-host %s", name);
+		char *colon = strrchr(d.flag, ':');
+		if (colon && r->canonical[0] && !strchr(colon, ']'))
+			*colon = '\0';
+		denial_store_add(&s->denials, &d);
+	}
 }
 
 static int proxy_serve(struct run_supervision *s, const struct procage_cage *cage, int listener,
@@ -42,7 +54,7 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 }
 
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
-		      const char *tmpdir, int seccomp_listener, int proxy_listener, int json_fd,
+		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
 		      struct procage_error *err)
 {
 	int rc = 0;
@@ -50,14 +62,22 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	s->proxy_listener = -1;
 	s->json_fd = json_fd;
 	report_store_init(&s->reports, s->json_fd);
+	denial_store_init(&s->denials, s->json_fd);
 	s->reports_on = true;
+	struct observe_context observe = { NULL, &s->denials };
+	if (cage->denial_rules &&
+	    (!(s->denial_rules = denial_rules_copy(cage->denial_rules)) ||
+	     (tmpdir && denial_rules_add_grant(s->denial_rules, tmpdir, PROCAGE_WRITE) < 0)))
+		rc = error_set(err, -ENOMEM, "starting the supervisor: out of memory");
+	observe.rules = s->denial_rules;
 	if (rc == 0 && seccomp_listener >= 0 && cage_brokered(cage) &&
 	    (rc = broker_new(&cage->zones, &s->broker)) < 0)
 		error_set(err, rc, "starting the broker: out of memory");
 	if (rc == 0 && s->broker && cage->broker_metadata)
 		rc = broker_meta_start(s->broker, cage, tmpdir, err);
 	if (rc == 0 && seccomp_listener >= 0) {
-		rc = notify_start(&s->notify, seccomp_listener, &s->reports, s->broker, err);
+		rc = notify_start(&s->notify, seccomp_listener, &s->reports, s->broker, &observe,
+				  err);
 		seccomp_listener = -1;
 	}
 	if (rc == 0 && proxy_listener >= 0) {
@@ -100,5 +120,8 @@ void supervision_release(struct run_supervision *s)
 		return;
 	supervision_stop(s);
 	report_store_destroy(&s->reports);
+	denial_store_destroy(&s->denials);
+	denial_rules_free(s->denial_rules);
+	s->denial_rules = NULL;
 	s->reports_on = false;
 }

@@ -7,6 +7,7 @@
 #ifndef PROCAGE_SUPERVISE_H
 #define PROCAGE_SUPERVISE_H
 
+#include "denials.h"
 #include "notify.h"
 #include "report.h"
 
@@ -23,18 +24,21 @@ struct run_supervision {
 	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
 	int proxy_listener; /* owned while the proxy serves it */
 	int json_fd;        /* report lines, or -1 */
+	/* Refusals explained (the cage's explain option): its own rules, or NULL. */
+	struct denial_rules *denial_rules;
+	struct denial_store denials;
 };
 
 /*
  * Start supervising: the seccomp listener (or -1) is answered on a thread,
  * the proxy listener (or -1) served by the cage's allowlist. json_fd (or
  * -1), opened by own_files_open_report before the child existed, receives
- * JSON lines. All three are taken over, also on failure. tmpdir (or NULL)
- * is the run's temporary directory on the host, a write root of the
- * metadata broker.
+ * JSON lines. All three are taken over, also on failure. tmpdir (or
+ * NULL) is the run's private TMPDIR on the host, writable to it (a write
+ * root of the metadata broker).
  */
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
-		      const char *tmpdir, int seccomp_listener, int proxy_listener, int json_fd,
+		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
 		      struct procage_error *err);
 /* Once the run has ended: stop, and write the final report lines. */
 void supervision_stop(struct run_supervision *s);

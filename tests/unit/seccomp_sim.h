@@ -37,6 +37,8 @@ extern struct sock_fprog progs[N_VARIANTS];
 const char *variant_name(int v);
 /* The answer variant v gives where the errno variants answer want. */
 uint32_t variant_answer(int v, uint32_t want);
+/* The same for call name: an allowed call the observe variants hand over is a notification. */
+uint32_t variant_answer_call(int v, const char *name, uint32_t want);
 /* The ABI's number for name, x32 bit included, or -1 when it has none. */
 long abi_nr(const struct abi *abi, const char *name);
 /* The filter's answer for a raw call; 0xffffffff if the simulator failed. */

@@ -1,0 +1,194 @@
+/*
+ * procage learn [OPTIONS] -- COMMAND: the smallest widening of the policy
+ * (the default one, or the options') that lets COMMAND run, printed as a
+ * policy file on stdout.
+ *
+ * The command runs caged and observed (explain on); every refusal the
+ * rules explain as "not granted" adds the grant its line names, and the
+ * command runs again, until a run meets no new one (at most
+ * LEARN_MAX_RUNS runs). So the policy is widened only where a run was
+ * refused, one directory at a time. A class is never widened: a location
+ * of a class the command touched is listed on stderr with the waiver it
+ * would need, and left hidden or read-only; so is a write to the system's
+ * trees (/usr, /etc, ...) or to the home as a whole, which the command
+ * would otherwise choose for itself. The network is not learned:
+ * a refused socket or proxy host is named on stderr with the flag.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+#define LEARN_MAX_RUNS 8
+#define LEARN_MAX_ARGS 512
+
+struct learned {
+	char *args[LEARN_MAX_ARGS]; /* the grant options, owned: "--write", "/x", ... */
+	size_t n;
+	char *notes[64]; /* class and network lines, owned */
+	size_t n_notes;
+};
+
+static bool learned_has(const struct learned *l, const char *option, const char *path)
+{
+	for (size_t i = 0; i + 1 < l->n; i += 2)
+		if (strcmp(l->args[i + 1], path) == 0 &&
+		    (strcmp(l->args[i], option) == 0 || strcmp(l->args[i], "--write") == 0 ||
+		     strcmp(l->args[i], "--write-new") == 0))
+			return true;
+	return false;
+}
+
+static void note_add(struct learned *l, const char *line)
+{
+	for (size_t i = 0; i < l->n_notes; i++)
+		if (strcmp(l->notes[i], line) == 0)
+			return;
+	if (l->n_notes < sizeof l->notes / sizeof *l->notes)
+		l->notes[l->n_notes++] = strdup(line);
+}
+
+/*
+ * "... (add --write ~/.npm)": the option and the path, ~ expanded.
+ * False for another line, or a path procage had to escape (its text is
+ * not the path).
+ */
+static bool grant_of(const char *line, char *option, size_t osize, char *path, size_t psize)
+{
+	const char *add = strstr(line, " (add --");
+	size_t len = strlen(line);
+	if (!add || len < 2 || line[len - 1] != ')')
+		return false;
+	const char *opt = add + 6, *space = strchr(opt, ' ');
+	if (!space || (size_t)(space - opt) >= osize)
+		return false;
+	snprintf(option, osize, "%.*s", (int)(space - opt), opt);
+	const char *p = space + 1;
+	size_t plen = (size_t)(line + len - 1 - p);
+	if (memchr(p, '\\', plen) || memchr(p, '"', plen))
+		return false;
+	const char *home = getenv("HOME");
+	if (p[0] == '~' && home)
+		snprintf(path, psize, "%s%.*s", home, (int)plen - 1, p + 1);
+	else
+		snprintf(path, psize, "%.*s", (int)plen, p);
+	return path[0] == '/';
+}
+
+/*
+ * A write the caged command asked for that learn does not grant by itself:
+ * the system's own trees and the home as a whole. The command chose the
+ * paths it touched, so it would choose its next run's grants: those are
+ * named for the caller to decide.
+ */
+static bool write_needs_review(const char *option, const char *path)
+{
+	static const char *const system[] = {"/usr",   "/bin",	   "/sbin", "/lib",
+					     "/lib32", "/lib64",   "/etc",  "/boot",
+					     "/opt",   "/var/lib", "/root"};
+	const char *home = getenv("HOME");
+	if (strcmp(option, "--write") != 0)
+		return false;
+	if (strcmp(path, "/") == 0 || (home && strcmp(path, home) == 0))
+		return true;
+	for (size_t i = 0; i < sizeof system / sizeof *system; i++) {
+		size_t n = strlen(system[i]);
+		if (strncmp(path, system[i], n) == 0 && (path[n] == '/' || !path[n]))
+			return true;
+	}
+	return false;
+}
+
+/* Learn from one run's lines; how many grants were new. */
+static int learn_lines(struct learned *l, char **lines)
+{
+	char option[32], path[PATH_MAX];
+	struct stat st;
+	int added = 0;
+	for (size_t i = 0; lines && lines[i]; i++) {
+		if (!grant_of(lines[i], option, sizeof option, path, sizeof path) ||
+		    write_needs_review(option, path)) {
+			note_add(l, lines[i]);
+			continue;
+		}
+		if (learned_has(l, option, path) || l->n + 2 > LEARN_MAX_ARGS)
+			continue;
+		/* A write grant's missing directory is made by procage (a cache). */
+		bool missing = strcmp(option, "--write") == 0 && stat(path, &st) != 0;
+		l->args[l->n++] = strdup(missing ? "--write-new" : option);
+		l->args[l->n++] = strdup(path);
+		added++;
+	}
+	return added;
+}
+
+/* argv of one run: "run", the caller's options, the learned ones, "--", the command. */
+static char **run_argv(int argc, char **argv, int dashes, const struct learned *l, int *out_argc)
+{
+	char **v = calloc((size_t)argc + l->n + 2, sizeof *v);
+	int n = 0;
+	if (!v)
+		return NULL;
+	v[n++] = "run";
+	for (int i = 1; i < dashes; i++)
+		v[n++] = argv[i];
+	for (size_t i = 0; i < l->n; i++)
+		v[n++] = l->args[i];
+	for (int i = dashes; i < argc; i++)
+		v[n++] = argv[i];
+	*out_argc = n;
+	return v;
+}
+
+static void learned_free(struct learned *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->args[i]);
+	for (size_t i = 0; i < l->n_notes; i++)
+		free(l->notes[i]);
+}
+
+int cmd_learn(int argc, char **argv)
+{
+	struct learned l = {0};
+	char *policy_json = NULL;
+	int dashes = 1, rc = 0;
+	if (argc == 2 && cli_help_wanted(argv[1]))
+		return cli_help("learn");
+	while (dashes < argc && strcmp(argv[dashes], "--") != 0)
+		dashes++;
+	if (dashes + 1 >= argc)
+		return cli_usage_error(
+		    "learn: usage: procage learn [RUN OPTIONS] -- COMMAND [ARG...]");
+	for (int round = 0; round < LEARN_MAX_RUNS; round++) {
+		int n;
+		char **lines = NULL, **v = run_argv(argc, argv, dashes, &l, &n);
+		if (!v)
+			return cli_usage_error("out of memory");
+		procage_free(policy_json);
+		policy_json = NULL;
+		fprintf(stderr, "procage: learn: run %d of at most %d\n", round + 1,
+			LEARN_MAX_RUNS);
+		rc = cli_learn_run(n, v, &lines, &policy_json);
+		free(v);
+		int added = rc == 0 ? learn_lines(&l, lines) : 0;
+		procage_strings_free(lines);
+		if (rc != 0 || added == 0)
+			break;
+	}
+	for (size_t i = 0; rc == 0 && i < l.n_notes; i++) {
+		/* Not granted: a class is waived only by the caller, by name. */
+		fputs("procage: learn: not granted, left to you: ", stderr);
+		text_write(stderr, l.notes[i]);
+		fputc('\n', stderr);
+	}
+	if (rc == 0 && policy_json)
+		fputs(policy_json, stdout);
+	procage_free(policy_json);
+	learned_free(&l);
+	return rc;
+}

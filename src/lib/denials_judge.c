@@ -1,0 +1,282 @@
+/*
+ * Judging an access against the rules a cage was made from: the first
+ * question is a class location (hidden, or read-only for what writes),
+ * then the grants. The answer names the rule and the narrowest flag that
+ * would allow the access (a per-location waiver, not the whole class).
+ */
+#include "denials.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cage.h"
+#include "classes.h"
+#include "error.h"
+#include "paths.h"
+
+int denial_rules_add_grant(struct denial_rules *r, const char *path, enum procage_access access)
+{
+	char *copy = strdup(path);
+	struct denial_grant *grown =
+	    copy ? realloc(r->grants, (r->n_grants + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	r->grants = grown;
+	r->grants[r->n_grants++] = (struct denial_grant){copy, access};
+	return 0;
+}
+
+int denial_rules_add_location(struct denial_rules *r, const char *path, enum procage_access deny,
+			      int cls)
+{
+	char *copy = strdup(path);
+	struct denial_location *grown =
+	    copy ? realloc(r->locations, (r->n_locations + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	r->locations = grown;
+	r->locations[r->n_locations++] = (struct denial_location){copy, deny, cls};
+	return 0;
+}
+
+struct denial_rules *denial_rules_copy(const struct denial_rules *src)
+{
+	struct denial_rules *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->network = src->network;
+	r->tier = src->tier;
+	bool ok = !src->home || (r->home = strdup(src->home));
+	for (size_t i = 0; ok && i < src->n_grants; i++)
+		ok = denial_rules_add_grant(r, src->grants[i].path, src->grants[i].access) == 0;
+	for (size_t i = 0; ok && i < src->n_locations; i++)
+		ok = denial_rules_add_location(r, src->locations[i].path, src->locations[i].deny,
+					       src->locations[i].cls) == 0;
+	if (!ok) {
+		denial_rules_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void denial_rules_free(struct denial_rules *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_grants; i++)
+		free(r->grants[i].path);
+	for (size_t i = 0; i < r->n_locations; i++)
+		free(r->locations[i].path);
+	free(r->grants);
+	free(r->locations);
+	free(r->home);
+	free(r);
+}
+
+const char *denial_op_name(enum denial_op op)
+{
+	switch (op) {
+	case DENIAL_READ:
+		return "read";
+	case DENIAL_WRITE:
+		return "write";
+	case DENIAL_CREATE:
+		return "create";
+	case DENIAL_REMOVE:
+		return "remove";
+	case DENIAL_EXEC:
+		return "execute";
+	}
+	return "access";
+}
+
+/* path as the user would type it: ~/rest under the home. */
+static void user_path(const struct denial_rules *r, const char *path, char *out, size_t size)
+{
+	size_t h = r->home ? strlen(r->home) : 0;
+	if (h > 1 && strncmp(path, r->home, h) == 0 && (path[h] == '/' || !path[h]))
+		snprintf(out, size, "~%s", path + h);
+	else
+		snprintf(out, size, "%s", path);
+}
+
+/*
+ * The directory a grant should name for path: under the home, a dot
+ * directory whole (~/.npm for ~/.npm/_cacache/x: a tool's cache or state);
+ * otherwise the directory holding path (for an entry made or removed, the
+ * one it is made in).
+ */
+static void suggested_directory(const struct denial_rules *r, const char *path, char *out,
+				size_t size)
+{
+	char dir[4096];
+	size_t h = r->home ? strlen(r->home) : 0;
+	snprintf(dir, sizeof dir, "%s", path);
+	if (h > 1 && strncmp(path, r->home, h) == 0 && path[h] == '/' && path[h + 1] == '.') {
+		char *end = strchr(dir + h + 1, '/');
+		if (end)
+			*end = '\0';
+	} else {
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir)
+			*slash = '\0';
+		else if (slash)
+			slash[1] = '\0';
+	}
+	user_path(r, dir, out, size);
+}
+
+/* Does op need more than a read grant gives? */
+static bool op_writes(enum denial_op op)
+{
+	return op == DENIAL_WRITE || op == DENIAL_CREATE || op == DENIAL_REMOVE;
+}
+
+/* The deepest class or policy location holding path, or NULL. */
+static const struct denial_location *location_of(const struct denial_rules *r, const char *path)
+{
+	const struct denial_location *best = NULL;
+	for (size_t i = 0; i < r->n_locations; i++) {
+		const struct denial_location *l = &r->locations[i];
+		if (path_within(path, l->path) && (!best || strlen(l->path) > strlen(best->path)))
+			best = l;
+	}
+	return best;
+}
+
+/*
+ * Is op on path granted? An entry made or removed needs the right on the
+ * directory it is in: a grant of the entry itself does not give it.
+ */
+static bool granted(const struct denial_rules *r, enum denial_op op, const char *path)
+{
+	bool entry = op == DENIAL_CREATE || op == DENIAL_REMOVE;
+	for (size_t i = 0; i < r->n_grants; i++) {
+		const struct denial_grant *g = &r->grants[i];
+		if (!path_within(path, g->path) || (entry && strcmp(path, g->path) == 0))
+			continue;
+		if (!op_writes(op) || g->access == PROCAGE_WRITE)
+			return true;
+	}
+	return false;
+}
+
+static void set(struct denial *out, enum denial_op op, const char *subject, const char *reason)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->op, sizeof out->op, "%s", denial_op_name(op));
+	snprintf(out->subject, sizeof out->subject, "%s", subject);
+	snprintf(out->reason, sizeof out->reason, "%s", reason);
+}
+
+static bool judge_location(const struct denial_rules *r, enum denial_op op, const char *path,
+			   const struct denial_location *l, struct denial *out)
+{
+	char where[4096];
+	if (l->deny == PROCAGE_PROTECT && !op_writes(op))
+		return false;
+	set(out, op, path, l->deny == PROCAGE_HIDE ? "hidden" : "read-only");
+	snprintf(out->group, sizeof out->group, "%s", l->path);
+	if (l->cls < 0) {
+		/* The caller's own --hide or --protect: the remedy is to drop it. */
+		snprintf(out->rule, sizeof out->rule, "policy");
+		return true;
+	}
+	snprintf(out->rule, sizeof out->rule, "%s", class_name(l->cls));
+	/*
+	 * A waiver lifts one location the class lists, named as listed
+	 * (docs/classes.md); a repository's hooks and config only go with the
+	 * whole trust-handoff class.
+	 */
+	if (l->cls == CLASS_TRUST_HANDOFF) {
+		snprintf(out->flag, sizeof out->flag, "--waive %s", class_name(l->cls));
+		return true;
+	}
+	user_path(r, l->path, where, sizeof where);
+	snprintf(out->flag, sizeof out->flag, "--waive %s:%s", class_name(l->cls), where);
+	return true;
+}
+
+/*
+ * Tier T2: the broker refuses to make "NAME.lock" beside a protected NAME
+ * (git's lock files: config.lock would be renamed over config), so such a
+ * lock file is judged as NAME's location.
+ */
+static const struct denial_location *lock_file_location(const struct denial_rules *r,
+							enum denial_op op, const char *path)
+{
+	static const char lock[] = ".lock";
+	size_t len = strlen(path);
+	if (r->tier == PROCAGE_TIER_T1 || op != DENIAL_CREATE || len <= sizeof lock ||
+	    strcmp(path + len - (sizeof lock - 1), lock) != 0)
+		return NULL;
+	for (size_t i = 0; i < r->n_locations; i++) {
+		const struct denial_location *l = &r->locations[i];
+		if (strlen(l->path) == len - (sizeof lock - 1) &&
+		    strncmp(l->path, path, len - (sizeof lock - 1)) == 0)
+			return l;
+	}
+	return NULL;
+}
+
+bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const char *path,
+		       struct denial *out)
+{
+	char dir[4096];
+	if (path[0] != '/')
+		return false;
+	const struct denial_location *l = location_of(r, path);
+	if (!l)
+		l = lock_file_location(r, op, path);
+	if (l)
+		return judge_location(r, op, path, l, out);
+	if (granted(r, op, path))
+		return false;
+	set(out, op, path, "not granted");
+	snprintf(out->rule, sizeof out->rule, "grants");
+	suggested_directory(r, path, dir, sizeof dir);
+	snprintf(out->flag, sizeof out->flag, "%s %s", op_writes(op) ? "--write" : "--read", dir);
+	snprintf(out->group, sizeof out->group, "%s", out->flag);
+	return true;
+}
+
+void denial_judge_socket(const struct denial_rules *r, bool udp, struct denial *out)
+{
+	(void)r;
+	memset(out, 0, sizeof *out);
+	snprintf(out->op, sizeof out->op, "socket");
+	snprintf(out->subject, sizeof out->subject, "%s", udp ? "udp" : "ip");
+	/* A resolver's first step: the datagram socket to its name server. */
+	snprintf(out->reason, sizeof out->reason, "%s",
+		 udp ? "network is off, DNS lookups too" : "network is off");
+	snprintf(out->rule, sizeof out->rule, "network");
+	snprintf(out->flag, sizeof out->flag, "--net on, or --net proxy --allow-host HOST");
+}
+
+int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *paths,
+			    struct procage_error *err)
+{
+	struct denial_rules *r = calloc(1, sizeof *r);
+	const char *home = policy_home(c->policy);
+	bool ok = r && (!home || (r->home = strdup(home)));
+	for (size_t i = 0; ok && i < paths->n_grants; i++)
+		ok = denial_rules_add_grant(r, paths->grants[i].path, paths->grants[i].access) == 0;
+	for (size_t i = 0; ok && i < paths->n_examined; i++)
+		ok =
+		    denial_rules_add_location(r, paths->examined[i].path, paths->examined[i].access,
+					      paths->examined[i].cls) == 0;
+	if (!ok) {
+		denial_rules_free(r);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	r->network = c->policy->network;
+	r->tier = c->tier;
+	c->denial_rules = r;
+	return 0;
+}

@@ -1,0 +1,157 @@
+/*
+ * The distinct refusals of a run, bounded: the cage names the paths and
+ * hosts, so it could name endless distinct ones; past DENIAL_STORE_KEPT
+ * only a count grows. Every name is escaped when a line is made, so no
+ * name can end a line or forge one of procage's own.
+ */
+#include "denials.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "text_escape.h"
+
+void denial_store_init(struct denial_store *s, int json_fd)
+{
+	memset(s, 0, sizeof *s);
+	pthread_mutex_init(&s->lock, NULL);
+	s->json_fd = json_fd;
+}
+
+void denial_store_destroy(struct denial_store *s)
+{
+	pthread_mutex_destroy(&s->lock);
+}
+
+static bool same(const struct denial *a, const struct denial *b)
+{
+	if (a->group[0] || b->group[0])
+		return strcmp(a->rule, b->rule) == 0 && strcmp(a->group, b->group) == 0 &&
+		       (strcmp(a->rule, "grants") == 0 || strcmp(a->op, b->op) == 0);
+	return strcmp(a->op, b->op) == 0 && strcmp(a->subject, b->subject) == 0;
+}
+
+/* A name as printed: bare when nothing in it needs escaping, else quoted and escaped. */
+static void name_write(char *out, size_t size, const char *name)
+{
+	char quoted[1200];
+	size_t n = escape_quoted(quoted, sizeof quoted, name);
+	bool plain = n == strlen(name) + 2 && !strpbrk(name, " ()");
+	if (plain)
+		snprintf(out, size, "%s", name);
+	else
+		snprintf(out, size, "%s", quoted);
+}
+
+void denial_line(const struct denial *d, char *buf, size_t size)
+{
+	char subject[1200], flag[1400], paren[1500];
+	name_write(subject, sizeof subject, d->subject);
+	/* The flag names a path or a host the cage chose too. */
+	escape_quoted(flag, sizeof flag, d->flag);
+	size_t f = strlen(flag);
+	if (f >= 2) { /* the quotes off: a flag is shown as typed */
+		memmove(flag, flag + 1, f - 2);
+		flag[f - 2] = '\0';
+	}
+	if (strcmp(d->rule, "grants") == 0)
+		snprintf(paren, sizeof paren, " (add %s)", flag);
+	else if (d->flag[0] && strcmp(d->rule, "network") != 0 && strcmp(d->rule, "proxy") != 0)
+		snprintf(paren, sizeof paren, " (%s; %s)", d->rule, flag);
+	else if (d->flag[0])
+		snprintf(paren, sizeof paren, " (%s)", flag);
+	else if (d->rule[0])
+		snprintf(paren, sizeof paren, " (%s)",
+			 strcmp(d->rule, "policy") == 0 ? "the policy's own rule" : d->rule);
+	else
+		paren[0] = '\0';
+	snprintf(buf, size, "%s %s: %s%s", d->op, subject, d->reason, paren);
+}
+
+/* A JSON string of text: escaped for a terminal first, then for JSON. */
+static size_t json_string(char *out, size_t size, const char *text)
+{
+	char escaped[1400];
+	size_t n = 0;
+	escape_quoted(escaped, sizeof escaped, text);
+	/* escape_quoted's output is ASCII-safe: only '"' and '\\' need JSON escapes
+	 * inside its quotes (\xNN becomes \\xNN, the text as printed). */
+	for (const char *c = escaped; *c && n + 3 < size; c++) {
+		bool edge = c == escaped || !c[1];
+		if (!edge && (*c == '"' || *c == '\\'))
+			out[n++] = '\\';
+		out[n++] = *c;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+static void json_write(int fd, const struct denial *d)
+{
+	char op[64], subject[2900], reason[200], rule[100], flag[2900], line[7000];
+	if (fd < 0)
+		return;
+	json_string(op, sizeof op, d->op);
+	json_string(subject, sizeof subject, d->subject);
+	json_string(reason, sizeof reason, d->reason);
+	json_string(rule, sizeof rule, d->rule);
+	json_string(flag, sizeof flag, d->flag);
+	int len = snprintf(line, sizeof line,
+			   "{\"denial\":{\"op\":%s,\"subject\":%s,\"reason\":%s,\"rule\":%s,"
+			   "\"flag\":%s}}\n",
+			   op, subject, reason, rule, flag);
+	if (len > 0 && (size_t)len < sizeof line)
+		(void)!write(fd, line, (size_t)len);
+}
+
+void denial_store_add(struct denial_store *s, const struct denial *d)
+{
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n; i++)
+		if (same(&s->items[i], d)) {
+			s->counts[i]++;
+			pthread_mutex_unlock(&s->lock);
+			return;
+		}
+	if (s->n == DENIAL_STORE_KEPT) {
+		s->more++;
+	} else {
+		s->items[s->n] = *d;
+		s->counts[s->n++] = 1;
+		json_write(s->json_fd, d);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+int denial_store_lines(struct denial_store *s, char ***out)
+{
+	char line[4096];
+	*out = NULL;
+	pthread_mutex_lock(&s->lock);
+	size_t n = s->n + (s->more ? 1 : 0);
+	char **lines = n ? calloc(n + 1, sizeof *lines) : NULL;
+	int rc = n && !lines ? -ENOMEM : 0;
+	for (size_t i = 0; rc == 0 && i < s->n; i++) {
+		denial_line(&s->items[i], line, sizeof line);
+		if (!(lines[i] = strdup(line)))
+			rc = -ENOMEM;
+	}
+	if (rc == 0 && s->more) {
+		snprintf(line, sizeof line, "and %llu more refused accesses not listed",
+			 (unsigned long long)s->more);
+		if (!(lines[s->n] = strdup(line)))
+			rc = -ENOMEM;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (rc < 0) {
+		for (size_t i = 0; lines && i < n; i++)
+			free(lines[i]);
+		free(lines);
+		return rc;
+	}
+	*out = lines;
+	return 0;
+}

@@ -1,0 +1,321 @@
+/*
+ * The observer: the supervisor's look at a call that names a path, to
+ * explain afterwards what Landlock or a mask refused. It reads the path the
+ * caged process points at, makes it absolute from the process's cwd or
+ * directory descriptor, and judges it against the run's rules
+ * (denials_judge.c).
+ *
+ * The observer grants nothing. The supervisor answers an observed call
+ * CONTINUE (or hands it to the broker), exactly as the filter without the
+ * observation would have let it through: Landlock, the masks and the rest
+ * of the filter still decide. What the cage changes in its memory between
+ * our read and the kernel's can only make a printed line wrong, and every
+ * line escapes what it names.
+ */
+#include "observe.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/*
+ * Where a call names its paths: up to two (rename and link name a source
+ * and a target), each as a directory descriptor argument (-1: none, the
+ * cwd) and a path argument, with what the call does to it; the flags
+ * argument of an open (-1: none).
+ */
+struct observed_path {
+	int dirfd, path;
+	enum denial_op op;
+};
+
+struct observed_call {
+	const char *call;
+	struct observed_path paths[2];
+	int open_flags; /* the argument holding open flags; -2: openat2's struct; -1: none */
+};
+
+#define NONE                                                                                       \
+	{                                                                                          \
+		-1, -1, DENIAL_READ                                                                \
+	}
+
+static const struct observed_call observed_calls[] = {
+    {"open", {{-1, 0, DENIAL_READ}, NONE}, 1},
+    {"openat", {{0, 1, DENIAL_READ}, NONE}, 2},
+    {"openat2", {{0, 1, DENIAL_READ}, NONE}, -2},
+    {"creat", {{-1, 0, DENIAL_CREATE}, NONE}, -1},
+    {"truncate", {{-1, 0, DENIAL_WRITE}, NONE}, -1},
+    {"truncate64", {{-1, 0, DENIAL_WRITE}, NONE}, -1},
+    {"mkdir", {{-1, 0, DENIAL_CREATE}, NONE}, -1},
+    {"mkdirat", {{0, 1, DENIAL_CREATE}, NONE}, -1},
+    {"mknod", {{-1, 0, DENIAL_CREATE}, NONE}, -1},
+    {"mknodat", {{0, 1, DENIAL_CREATE}, NONE}, -1},
+    {"unlink", {{-1, 0, DENIAL_REMOVE}, NONE}, -1},
+    {"unlinkat", {{0, 1, DENIAL_REMOVE}, NONE}, -1},
+    {"rmdir", {{-1, 0, DENIAL_REMOVE}, NONE}, -1},
+    {"rename", {{-1, 0, DENIAL_REMOVE}, {-1, 1, DENIAL_CREATE}}, -1},
+    {"renameat", {{0, 1, DENIAL_REMOVE}, {2, 3, DENIAL_CREATE}}, -1},
+    {"renameat2", {{0, 1, DENIAL_REMOVE}, {2, 3, DENIAL_CREATE}}, -1},
+    {"link", {{-1, 1, DENIAL_CREATE}, NONE}, -1},
+    {"linkat", {{2, 3, DENIAL_CREATE}, NONE}, -1},
+    {"symlink", {{-1, 1, DENIAL_CREATE}, NONE}, -1},
+    {"symlinkat", {{1, 2, DENIAL_CREATE}, NONE}, -1},
+};
+
+static const struct observed_call *observed_find(const char *call)
+{
+	for (size_t i = 0; i < sizeof observed_calls / sizeof *observed_calls; i++)
+		if (strcmp(observed_calls[i].call, call) == 0)
+			return &observed_calls[i];
+	return NULL;
+}
+
+bool observe_call_known(const char *call)
+{
+	return observed_find(call) != NULL;
+}
+
+/*
+ * A NUL-terminated string of the process, page by page (a read across an
+ * unmapped page fails whole). False when unreadable or too long.
+ */
+static bool child_read_string(pid_t pid, uint64_t address, char *out, size_t size)
+{
+	size_t done = 0;
+	if (!address)
+		return false;
+	while (done + 1 < size) {
+		uint64_t at = address + done;
+		size_t chunk = 4096 - (size_t)(at & 4095);
+		if (chunk > size - 1 - done)
+			chunk = size - 1 - done;
+		struct iovec local = {out + done, chunk}, remote = {(void *)(uintptr_t)at, chunk};
+		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		if (n <= 0)
+			return false;
+		if (memchr(out + done, '\0', (size_t)n))
+			return true;
+		done += (size_t)n;
+	}
+	return false;
+}
+
+/* "a/./b/../c" → "a/c", in place, for an absolute path. */
+static void lexical_clean(char *path)
+{
+	char *out = path, *in = path;
+	while (*in) {
+		while (*in == '/')
+			in++;
+		char *end = strchrnul(in, '/');
+		size_t len = (size_t)(end - in);
+		if (len == 0 || (len == 1 && in[0] == '.')) {
+			in = end;
+			continue;
+		}
+		if (len == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > path && *--out != '/')
+				;
+			in = end;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, in, len);
+		out += len;
+		in = end;
+	}
+	if (out == path)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/*
+ * The absolute path of what the process named: relative ones from its cwd
+ * or the directory descriptor, then symbolic links resolved as far as the
+ * path exists (the rules are canonical). False when it cannot be known.
+ */
+static bool absolute_path(pid_t pid, int dirfd, const char *name, char *out, size_t size)
+{
+	char link[64], base[PATH_MAX], joined[2 * PATH_MAX];
+	if (name[0] == '/') {
+		snprintf(joined, sizeof joined, "%s", name);
+	} else {
+		if (dirfd == AT_FDCWD || dirfd < 0)
+			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+		else
+			snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+		ssize_t n = readlink(link, base, sizeof base - 1);
+		if (n <= 0 || base[0] != '/')
+			return false;
+		base[n] = '\0';
+		snprintf(joined, sizeof joined, "%s/%s", base, name);
+	}
+	lexical_clean(joined);
+	/*
+	 * /proc/self would name the supervisor here, and what lies below
+	 * /proc is judged as /proc anyway: taken as spelled.
+	 */
+	if (strncmp(joined, "/proc/", 6) == 0 || strcmp(joined, "/proc") == 0) {
+		size_t len = strlen(joined);
+		if (len + 1 >= size)
+			return false;
+		memcpy(out, joined, len + 1);
+		return true;
+	}
+	char *real = realpath(joined, NULL);
+	if (!real) {
+		/* A new entry: its directory resolved, its name kept. */
+		char *slash = strrchr(joined, '/');
+		*slash = '\0';
+		real = realpath(joined[0] ? joined : "/", NULL);
+		if (real) {
+			char *full;
+			if (asprintf(&full, "%s/%s", strcmp(real, "/") == 0 ? "" : real,
+				     slash + 1) < 0)
+				full = NULL;
+			free(real);
+			real = full;
+		}
+		*slash = '/';
+	}
+	if (!real)
+		return false;
+	snprintf(out, size, "%s", real);
+	free(real);
+	return strlen(out) + 1 < size;
+}
+
+/* What an open does, from its flags and whether the file is there. */
+static enum denial_op open_op(uint64_t flags, bool exists)
+{
+	if (!exists && (flags & O_CREAT))
+		return DENIAL_CREATE;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+		return DENIAL_WRITE;
+	return DENIAL_READ;
+}
+
+static bool open_flags(const struct seccomp_notif *n, const struct observed_call *c,
+		       uint64_t *flags)
+{
+	if (c->open_flags >= 0) {
+		*flags = (uint32_t)n->data.args[c->open_flags];
+		return true;
+	}
+	if (c->open_flags == -2) {
+		struct open_how how;
+		struct iovec local = {&how, sizeof how.flags},
+			     remote = {(void *)(uintptr_t)n->data.args[2], sizeof how.flags};
+		if (process_vm_readv((pid_t)n->pid, &local, 1, &remote, 1, 0) !=
+		    (ssize_t)sizeof how.flags)
+			return false;
+		*flags = how.flags;
+		return true;
+	}
+	*flags = 0;
+	return true;
+}
+
+/*
+ * Would the kernel get as far as Landlock? A missing file (or directory
+ * for a new entry) fails by itself, an existing one cannot be made again:
+ * judged, they would be false alarms.
+ */
+static bool reaches_landlock(enum denial_op op, const char *path, bool exists)
+{
+	if (op == DENIAL_CREATE) {
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", path);
+		char *slash = strrchr(parent, '/');
+		if (slash)
+			slash[slash == parent] = '\0';
+		return access(parent, F_OK) == 0;
+	}
+	return exists;
+}
+
+/*
+ * Reads nearly every program makes at start and does without when
+ * refused (libselinux's probes, through coreutils, git, tar...): listed
+ * after every run, they would bury the refusals that matter.
+ */
+static bool routine_probe(enum denial_op op, const char *path)
+{
+	static const char *const probes[] = {"/proc/filesystems", "/proc/mounts",
+					     "/proc/self/mounts", "/proc/thread-self/mounts"};
+	if (op != DENIAL_READ)
+		return false;
+	for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
+		if (strcmp(path, probes[i]) == 0)
+			return true;
+	return false;
+}
+
+static void judge_one(struct observe_context *ctx, const struct seccomp_notif *n,
+		      const struct observed_call *c, const struct observed_path *p)
+{
+	char name[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	struct denial d;
+	uint64_t flags = 0;
+	if (!child_read_string((pid_t)n->pid, n->data.args[p->path], name, sizeof name) || !name[0])
+		return;
+	if (c->open_flags != -1 && !open_flags(n, c, &flags))
+		return;
+	/*
+	 * Most observed calls are reads of granted files (a compiler's
+	 * headers): an absolute path the rules allow as spelled is let be
+	 * without resolving it. Only a link from a granted tree into a
+	 * hidden location then goes unexplained (it is refused all the same).
+	 */
+	if (c->open_flags != -1 && open_op(flags, true) == DENIAL_READ && name[0] == '/') {
+		snprintf(path, sizeof path, "%s", name);
+		lexical_clean(path);
+		if (!denial_judge_path(ctx->rules, DENIAL_READ, path, &d))
+			return;
+	}
+	int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)n->data.args[p->dirfd];
+	if (!absolute_path((pid_t)n->pid, dirfd, name, path, sizeof path))
+		return;
+	bool exists = lstat(path, &st) == 0;
+	enum denial_op op = c->open_flags != -1 ? open_op(flags, exists) : p->op;
+	if (op == DENIAL_CREATE && exists && strcmp(c->call, "creat") == 0)
+		op = DENIAL_WRITE; /* creat truncates what is there */
+	else if (op == DENIAL_CREATE && exists && p == &c->paths[0])
+		return; /* EEXIST before any right is looked at */
+	if (!reaches_landlock(op, path, exists) || routine_probe(op, path))
+		return;
+	if (denial_judge_path(ctx->rules, op, path, &d))
+		denial_store_add(ctx->store, &d);
+}
+
+void observe_judge(struct observe_context *ctx, const struct seccomp_notif *n, const char *call)
+{
+	const struct observed_call *c = observed_find(call);
+	if (!c || !ctx->rules)
+		return;
+	for (int i = 0; i < 2 && c->paths[i].path >= 0; i++)
+		judge_one(ctx, n, c, &c->paths[i]);
+}
+
+void observe_refused(struct observe_context *ctx, const struct seccomp_notif *n, const char *call)
+{
+	struct denial d;
+	if (!ctx->rules || strcmp(call, "socket") != 0)
+		return;
+	uint64_t family = (uint32_t)n->data.args[0], type = (uint32_t)n->data.args[1] & 0xf;
+	if (family != AF_INET && family != AF_INET6)
+		return;
+	if (ctx->rules->network != PROCAGE_NET_OFF)
+		return;
+	denial_judge_socket(ctx->rules, type == SOCK_DGRAM, &d);
+	denial_store_add(ctx->store, &d);
+}

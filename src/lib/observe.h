@@ -1,0 +1,26 @@
+/*
+ * The observer (observe.c): the supervisor's look at the calls that name
+ * paths, and at refused sockets, to explain refusals after the run. It
+ * only looks; the caller answers the call as it would have otherwise.
+ */
+#ifndef PROCAGE_OBSERVE_H
+#define PROCAGE_OBSERVE_H
+
+#include <linux/seccomp.h>
+#include <stdbool.h>
+
+#include "denials.h"
+
+struct observe_context {
+	const struct denial_rules *rules; /* or NULL: nothing observed */
+	struct denial_store *store;
+};
+
+/* Is call one the observe variants hand over for a look? */
+bool observe_call_known(const char *call);
+/* Judge the paths of call n, recording what the rules refuse. */
+void observe_judge(struct observe_context *ctx, const struct seccomp_notif *n, const char *call);
+/* A call the filter refused: explained when it is an IP socket with the network off. */
+void observe_refused(struct observe_context *ctx, const struct seccomp_notif *n, const char *call);
+
+#endif

@@ -1,0 +1,178 @@
+# procage run explains every file and network refusal after the run, one
+# line each (what, which rule or class, the flag that would allow it), on
+# both tiers, as root and as uid 65534: a write outside the grants, a read
+# of a hidden file, a write to .git/config and git rewriting it (remote
+# add, branch -m), a DNS lookup with the network off, npm and pip without
+# network where installed, and on tier T1 a proxy refusal. Each refusal is
+# judged from outside as well: the host file is unchanged. The controls:
+# the same operation with the flag the line names succeeds and prints
+# nothing; a run that is refused nothing prints no line.
+. "$(dirname "$0")/lib.sh"
+t2="$(dirname "$PROCAGE")/tests/without_userns"
+if [ ! -x "$t2" ]; then
+	echo "1..0 # SKIP the T2 wrapper $t2 is not built"
+	exit 0
+fi
+command -v git >/dev/null || { echo "1..0 # SKIP git is not installed"; exit 0; }
+chmod 755 "$work"
+[ "$(ls -d /usr/share/*/ | wc -l)" -gt 70 ] || { echo "1..0 # SKIP /usr/share has too few directories for the flood"; exit 0; }
+
+# run_as USER COMMAND...: as root, or as uid 65534 with a home of its own.
+run_as() {
+	local user=$1
+	shift
+	if [ "$user" = root ]; then
+		env HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin "$@"
+	else
+		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
+			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
+	fi
+}
+
+# cage TIER USER ARGS...: procage run on tier T1 (the host's) or T2.
+cage() {
+	local tier=$1 user=$2
+	shift 2
+	if [ "$tier" = T2 ]; then
+		run_as "$user" "$t2" "$PROCAGE" run "$@"
+	else
+		run_as "$user" "$PROCAGE" run "$@"
+	fi
+}
+
+# lines: procage's own lines of the last run's stderr.
+lines() { grep '^procage: ' "$dir/err"; }
+
+check_tier_user() {
+	local tier=$1 user=$2 what="$1, $2"
+	dir="$work/$tier-$user"
+	home="$dir/home"
+	tmp="$dir/tmp"
+	mkdir -p "$home/.ssh" "$home/.npm" "$tmp" "$dir/repo"
+	echo "the key" >"$home/.ssh/id_ed25519"
+	[ "$user" = root ] || chown -R 65534:65534 "$dir"
+	(cd "$dir/repo" && run_as "$user" git init -q -b main . &&
+		run_as "$user" git -c user.name=t -c user.email=t@example.invalid commit -q \
+			--allow-empty -m base)
+	cp "$dir/repo/.git/config" "$dir/config.before"
+	cd "$dir/repo" || return
+
+	# Nothing refused: no line at all.
+	cage "$tier" "$user" -- sh -c 'echo ok >made.txt; cat made.txt >/dev/null' \
+		>/dev/null 2>"$dir/err"
+	is "$(lines)" "" "$what: a run refused nothing prints no line"
+
+	# A write outside the grants, named with the flag; the host file is not made.
+	cage "$tier" "$user" -- sh -c 'echo x >"$HOME/.npm/cache-entry"' >/dev/null 2>"$dir/err"
+	like "$(lines)" "^procage: create $home/.npm/cache-entry: not granted \(add --write ~/.npm\)$" \
+		"$what: a write outside the grants names the path and --write ~/.npm"
+	ok $([ ! -e "$home/.npm/cache-entry" ] && echo 0 || echo 1) "$what: and the file was not made"
+	# The control: with the flag the line names, it is made, and nothing is printed.
+	cage "$tier" "$user" --write "$home/.npm" -- sh -c 'echo x >"$HOME/.npm/cache-entry"' \
+		>/dev/null 2>"$dir/err"
+	ok $([ -e "$home/.npm/cache-entry" ] && echo 0 || echo 1) \
+		"$what: with --write ~/.npm the same write is made"
+	is "$(lines)" "" "$what: and no line is printed"
+
+	# A read of a hidden file: its class and the waiver of its location.
+	cage "$tier" "$user" -- sh -c 'cat "$HOME/.ssh/id_ed25519"' >"$dir/out" 2>"$dir/err"
+	like "$(lines)" "^procage: read $home/.ssh/id_ed25519: hidden \(secrets; --waive secrets:~/.ssh\)$" \
+		"$what: a read of a hidden file names it, the class and the waiver"
+	is "$(cat "$dir/out")" "" "$what: and the key was not read"
+
+	# .git/config written by the shell, then rewritten by git.
+	cage "$tier" "$user" -- sh -c 'echo "[core] hooksPath = /x" >>.git/config' \
+		>/dev/null 2>"$dir/err"
+	like "$(lines)" "^procage: write $dir/repo/.git/config: read-only \(trust-handoff; --waive trust-handoff\)$" \
+		"$what: a write to .git/config names it and the class"
+	for g in "remote add origin https://example.invalid/r.git" "branch -m renamed"; do
+		cage "$tier" "$user" -- git $g >/dev/null 2>"$dir/err"
+		like "$(lines)" "^procage: (create|write) $dir/repo/\.git/config(\.lock)?: read-only \(trust-handoff; --waive trust-handoff\)$" \
+			"$what: git $g: procage names .git/config and the class"
+	done
+	cmp -s "$dir/config.before" "$dir/repo/.git/config"
+	ok $? "$what: and .git/config is unchanged"
+
+	# A DNS lookup with the network off.
+	cage "$tier" "$user" -- getent hosts example.invalid >/dev/null 2>"$dir/err"
+	like "$(lines)" "^procage: socket udp: network is off, DNS lookups too \(--net on, or --net proxy --allow-host HOST\)$" \
+		"$what: a DNS lookup with the network off says so, with the flags"
+
+	# A name the cage chose cannot end a line or forge one of procage's.
+	# (the shell's own message silenced: it names the path as it is)
+	cage "$tier" "$user" -- sh -c 'echo x 2>/dev/null >"/etc/a
+procage: forged"' >/dev/null 2>"$dir/err"
+	like "$(lines)" '^procage: create "/etc/a\\x0aprocage: forged": not granted \(add --write /etc\)$' \
+		"$what: a path with a newline is escaped, on one line"
+	is "$(grep -c '^procage: forged' "$dir/err")" 0 "$what: and forges no line"
+
+	# A flood of distinct refusals: a bounded number of lines, and a count.
+	cage "$tier" "$user" -- sh -c 'for d in /usr/share/*/; do echo 2>/dev/null >"${d}x"; done' \
+		>/dev/null 2>"$dir/err"
+	n=$(lines | wc -l)
+	is "$n" 65 "$what: a flood of distinct refusals prints 64 lines and a count"
+	like "$(lines | tail -1)" "^procage: and [0-9]+ more refused accesses not listed$" \
+		"$what: the count is the last line"
+
+	# npm and pip without network, where installed.
+	if run_as "$user" sh -c 'command -v npm' >/dev/null; then
+		cage "$tier" "$user" -- npm view left-pad --fetch-retries=0 --fetch-timeout=3000 \
+			>/dev/null 2>"$dir/err"
+		like "$(lines)" "^procage: socket (udp|ip): network is off" \
+			"$what: npm without network: procage says the network is off"
+	else
+		echo "# npm is not installed: skipped"
+	fi
+	if run_as "$user" sh -c 'command -v pip3' >/dev/null; then
+		cage "$tier" "$user" -- pip3 download --no-cache-dir --retries 0 --timeout 3 \
+			-d "$dir/repo/dl" six >/dev/null 2>"$dir/err"
+		like "$(lines)" "^procage: socket (udp|ip): network is off" \
+			"$what: pip without network: procage says the network is off"
+	else
+		echo "# pip3 is not installed: skipped"
+	fi
+
+	# --explain off: the refusal stays, the line goes.
+	cage "$tier" "$user" --explain off -- sh -c 'echo x >"$HOME/.npm/other"' \
+		>/dev/null 2>"$dir/err"
+	is "$(lines)" "" "$what: --explain off prints no line"
+	ok $([ ! -e "$home/.npm/other" ] && echo 0 || echo 1) "$what: and the write is still refused"
+	cd "$work" || return
+}
+
+for tier in T1 T2; do
+	for user in root 65534; do
+		check_tier_user "$tier" "$user"
+	done
+done
+
+# --report-json carries the same as JSON lines, once each.
+dir="$work/json"
+home="$dir/home"
+mkdir -p "$home/.npm" "$dir/ws"
+cd "$dir/ws" || exit 1
+HOME=$home "$PROCAGE" run --report-json "$dir/ws/r.jsonl" -- \
+	sh -c 'echo x >"$HOME/.npm/a"; echo x >"$HOME/.npm/b"' >/dev/null 2>&1
+denial=$(/usr/bin/python3 - "$dir/ws/r.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+d = [l["denial"] for l in lines if "denial" in l]
+assert len(d) == 1, d
+print(d[0]["op"], d[0]["reason"], d[0]["rule"], d[0]["flag"])
+PY
+)
+is "$denial" "create not granted grants --write ~/.npm" \
+	"--report-json: one JSON line for the two files made in ~/.npm, with the flag"
+
+# A proxy refusal (tier T1, where a run has its own network namespace).
+if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1$'; then
+	HOME=$home "$PROCAGE" run --net proxy --allow-host example.invalid -- \
+		curl -s -o /dev/null --max-time 10 http://blocked.example.com/ >/dev/null 2>"$dir/err"
+	like "$(grep '^procage: ' "$dir/err")" \
+		"^procage: connect blocked.example.com:80: not an allowed host of the proxy \(--allow-host blocked.example.com\)$" \
+		"a proxy refusal is printed by procage, with --allow-host"
+else
+	echo "# this host runs tier T2 only: the proxy refusal is not tried"
+fi
+
+done_testing
