@@ -439,9 +439,14 @@ bool cage_run_rules_needed(const struct procage_cage *c)
 {
 	if (c->tmp_base)
 		return true;
-	/* A run with a /proc of its own (plan.c) gets a grant on /proc again. */
+	/*
+	 * A run with a /proc of its own (plan.c) gets a grant on it when the
+	 * policy reads it (own_proc) or grants /proc itself.
+	 */
 	if (c->tier != PROCAGE_TIER_T1 || !host_facts_get()->pidns_private_proc)
 		return false;
+	if (c->policy->own_proc)
+		return true;
 	for (size_t i = 0; i < c->n_grants; i++)
 		if (strcmp(c->grants[i].path, "/proc") == 0)
 			return true;
