@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "entry_grants.h"
+#include "handoff.h"
 #include "host.h"
 #include "paths.h"
 #include "proxy/allowlist.h"
@@ -247,6 +248,8 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 		return rc;
 	}
 	path_list_release_sockets(&paths, &c->sockets, &c->n_sockets);
+	c->handoff_snapshot = paths.handoff_snapshot;
+	paths.handoff_snapshot = NULL;
 	path_list_release_examined(&paths, &c->examined, &c->n_examined);
 	grants = paths.grants;
 	n_grants = paths.n_grants;
@@ -558,6 +561,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	broker_zones_free(&c->zones);
 	free(c->tmp_base);
 	allowlist_free(c->allowlist);
+	handoff_snapshot_free(c->handoff_snapshot);
 	procage_policy_free(c->policy);
 	free(c);
 }

@@ -41,6 +41,7 @@ struct procage_cage {
 	 */
 	int landlock_fd;
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
+	struct handoff_snapshot *handoff_snapshot; /* the discovery, for the first run's report */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
 };
 

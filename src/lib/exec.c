@@ -20,6 +20,7 @@
 
 #include "cage.h"
 #include "error.h"
+#include "handoff.h"
 #include "landlock.h"
 #include "namespaces.h"
 #include "spawn.h"
@@ -103,6 +104,7 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	error_clear(err);
 	if (!cage)
 		return error_set(err, -EINVAL, "no cage given");
+	handoff_snapshot_stale(cage->handoff_snapshot);
 	if ((rc = spawn_opts_copy(opts, &o, err)) < 0 || (rc = exec_refusal(cage, err)) < 0 ||
 	    (rc = spawn_prepare(cage, &o, &s, err)) < 0) {
 		spawn_state_release(&s);
