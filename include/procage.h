@@ -274,7 +274,8 @@ PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, in
 /*
  * On by default: where the run has a PID namespace of its own (tier T1,
  * procage_spawn), its own /proc, which shows only the run's processes, is
- * readable. Nowhere else: the host's /proc stays hidden (R-25).
+ * readable; not for a root caller, whose run would own the /proc files
+ * only root may read. Nowhere else: the host's /proc stays hidden (R-25).
  * on: non-zero for on.
  */
 PROCAGE_API int procage_policy_set_own_proc(struct procage_policy *policy, int on,

@@ -444,11 +444,11 @@ bool cage_run_rules_needed(const struct procage_cage *c)
 		return true;
 	/*
 	 * A run with a /proc of its own (plan.c) gets a grant on it when the
-	 * policy reads it (own_proc) or grants /proc itself.
+	 * cage reads it (own_proc) or the policy grants /proc itself.
 	 */
 	if (c->tier != PROCAGE_TIER_T1 || !host_facts_get()->pidns_private_proc)
 		return false;
-	if (c->policy->own_proc)
+	if (c->own_proc)
 		return true;
 	for (size_t i = 0; i < c->n_grants; i++)
 		if (strcmp(c->grants[i].path, "/proc") == 0)
@@ -493,6 +493,14 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	c->tier = f->tier;
 	c->fix = fix;
 	c->landlock_fd = -1;
+	/*
+	 * A root caller's run is uid 0, the owner of the /proc files only
+	 * root may read (slabinfo, vmallocinfo, timer_list, the network
+	 * namespace's tcp_fastopen_key...): for it the run's /proc stays
+	 * hidden, as what others may not read in /etc is (R-42).
+	 */
+	c->own_proc = policy->own_proc && c->tier == PROCAGE_TIER_T1 &&
+		      f->pidns_private_proc && geteuid() != 0;
 	bool proxy = policy->network == PROCAGE_NET_PROXY;
 	landlock_config_init(&c->landlock, f->landlock_abi, policy->network != PROCAGE_NET_ON,
 			     proxy ? POLICY_PROXY_PORT : 0);

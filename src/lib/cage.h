@@ -34,6 +34,7 @@ struct procage_cage {
 	 */
 	char *tmp_base;
 	bool tmp_mounted; /* tier T1: tmp_base is covered by a tmpfs per run */
+	bool own_proc;    /* tier T1, not a root caller: the run's own /proc readable */
 	/*
 	 * The Landlock ruleset of the cage's grants, made once, or -1 when
 	 * its runs need rules of their own (cage_run_rules_needed): then

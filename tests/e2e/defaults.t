@@ -1,7 +1,8 @@
 # Sensible defaults: tools that size themselves by the machine get real
 # answers in the default cage, and procage exec gets a TMPDIR it can write.
 # On tier T1 (a PID namespace) the run's own /proc is readable, holding only
-# the run's processes; on both tiers the CPU and memory facts of /sys are,
+# the run's processes (not for a root caller, whose run would own the files
+# only root may read); on both tiers the CPU and memory facts of /sys are,
 # and nothing else of /sys. On tier T1 and T2 (tests/without_userns), as
 # root and as uid 65534. Each "not" check has its control outside the cage.
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +42,17 @@ counts_and_sys() {
 		ok "$([ $st -ne 0 ] && [ $control -eq 0 ]; echo $?)" \
 			"$tag: $p is not readable in the cage (status $st; outside $control)"
 	done
+}
+
+# A root caller's run owns the /proc files only root may read (slabinfo,
+# vmallocinfo, ...): its /proc stays hidden (R-25, tests/escape/processes.c).
+root_proc_t1() {
+	caged run 'ls /proc' >/dev/null 2>&1; local st=$?
+	ok "$([ $st -ne 0 ]; echo $?)" "$tag: a root caller's run: its /proc stays hidden"
+	caged run 'cat /proc/slabinfo' >/dev/null 2>&1; st=$?
+	uncaged 'cat /proc/slabinfo' >/dev/null 2>&1; local control=$?
+	ok "$([ $st -ne 0 ] && [ $control -eq 0 ]; echo $?)" \
+		"$tag: /proc/slabinfo is not readable in the cage (status $st; outside $control)"
 }
 
 own_proc_t1() {
@@ -112,7 +124,7 @@ scenario() {
 	[ "$user" = root ] || chown -R 65534:65534 "$base"
 	counts_and_sys
 	if [ "$tier" = T1 ]; then
-		own_proc_t1
+		if [ "$user" = root ]; then root_proc_t1; else own_proc_t1; fi
 		exec_tmp_t1
 	else
 		hidden_proc_t2

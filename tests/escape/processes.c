@@ -250,3 +250,34 @@ out:
 	r25_target_end(target, hold);
 	caged_ws_free(ws);
 }
+
+/*
+ * A root caller's run is uid 0, the owner of the /proc files only root
+ * may read (the kernel heap's slabinfo, vmallocinfo, timer_list): its own
+ * /proc (own_proc, tier T1) stays hidden, like the host's (tier T2).
+ * Others cannot read them anyway, so the canary is a root caller's.
+ */
+void r25_root_only_proc_files_stay_unread(const struct tier *t)
+{
+	static const char *const files[] = {"/proc/slabinfo", "/proc/vmallocinfo",
+					    "/proc/timer_list"};
+	struct caged_result r;
+	if (geteuid() != 0) {
+		skip(t, "r25: only a root caller's run owns the root-only /proc files (uid %u)",
+		     (unsigned)geteuid());
+		return;
+	}
+	struct caged_ws *ws = workspace(t, "r25");
+	if (!ws || cage_refused_here(t, ws, "r25"))
+		goto out;
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		if (access(files[i], F_OK) != 0)
+			continue;
+		r = run_caged(ws, NULL, "read-file", files[i], NULL);
+		check(t, refused(&r), &r, "r25: a root caller's run cannot read %s", files[i]);
+		r = run_uncaged(ws, NULL, "read-file", files[i], NULL);
+		check(t, did_it(&r), &r, "r25: control: without the cage root reads %s", files[i]);
+	}
+out:
+	caged_ws_free(ws);
+}
