@@ -571,6 +571,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	allowlist_free(c->allowlist);
 	handoff_snapshot_free(c->handoff_snapshot);
 	procage_policy_free(c->policy);
+	host_probe_reap(); /* by now the host probe's namespaces are long gone */
 	free(c);
 }
 
