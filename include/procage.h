@@ -272,6 +272,15 @@ PROCAGE_API int procage_policy_set_terminal(struct procage_policy *policy, int t
 PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, int on,
 					       struct procage_error *err) PROCAGE_NONNULL(1);
 /*
+ * On by default: where the run has a PID namespace of its own (tier T1,
+ * procage_spawn), its own /proc, which shows only the run's processes, is
+ * readable; not for a root caller, whose run would own the /proc files
+ * only root may read. Nowhere else: the host's /proc stays hidden (R-25).
+ * on: non-zero for on.
+ */
+PROCAGE_API int procage_policy_set_own_proc(struct procage_policy *policy, int on,
+					    struct procage_error *err) PROCAGE_NONNULL(1);
+/*
  * The home directory whose secrets, startup files and the like the
  * hard-deny classes cover, and that "~/" in a JSON policy names, instead
  * of the calling process's $HOME (a harness running for another user, or

@@ -145,6 +145,7 @@ int main(int argc, char **argv)
 	    {"r24", r24_secret_variables_do_not_reach_the_child},
 	    {"r25", r25_other_processes_are_opaque},
 	    {"r25", r25_proc_through_a_link_or_a_grant_is_an_approximation},
+	    {"r25", r25_root_only_proc_files_stay_unread},
 	    {"r25", r25_other_processes_keep_their_limits_and_scheduling},
 	    {"r28", r28_filter_bypassing_interfaces_are_refused},
 	    {"r28", r28_the_mount_table_is_not_listed},

@@ -111,6 +111,7 @@ _FUNCTIONS = {
     "procage_policy_set_lifetime": (_I, [_P, _I, _E]),
     "procage_policy_set_terminal": (_I, [_P, _I, _E]),
     "procage_policy_set_private_tmp": (_I, [_P, _I, _E]),
+    "procage_policy_set_own_proc": (_I, [_P, _I, _E]),
     "procage_policy_set_home": (_I, [_P, _S, _E]),
     "procage_policy_set_tmp_base": (_I, [_P, _S, _E]),
     "procage_policy_set_rlimit": (_I, [_P, _I, ctypes.c_uint64, ctypes.c_uint64, _E]),

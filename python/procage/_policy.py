@@ -178,6 +178,10 @@ class Policy(Handle):
     def set_private_tmp(self, on):
         return self._set("procage_policy_set_private_tmp", 1 if on else 0)
 
+    def set_own_proc(self, on):
+        """Tier T1: the run's own /proc (only its processes) readable; on by default."""
+        return self._set("procage_policy_set_own_proc", 1 if on else 0)
+
     def set_home(self, home):
         """The home the hard-deny classes cover (None: $HOME)."""
         return self._set("procage_policy_set_home", None if home is None else _path(home))

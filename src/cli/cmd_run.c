@@ -554,8 +554,16 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 /*
  * The policy the options describe: the default one for the working
  * directory or the policy file (read once into src), then the flags.
- * exec mode turns the private TMPDIR off: nothing would remain to remove it.
+ * exec mode on tier T2 turns the private TMPDIR off: nothing would remain
+ * to remove a directory made on the host (on T1 it is a tmpfs in the
+ * command's mount namespace, gone with it).
  */
+static bool exec_tmp_mounted(void)
+{
+	struct procage_host_facts f;
+	return procage_host_facts(&f, NULL) == 0 && f.tier == PROCAGE_TIER_T1;
+}
+
 static int policy_from_options(const struct run_options *o, bool for_exec,
 			       struct policy_source *src, struct procage_policy **policy,
 			       struct procage_error *err)
@@ -570,7 +578,8 @@ static int policy_from_options(const struct run_options *o, bool for_exec,
 	}
 	if ((o->policy_file && policy_file_read(o->policy_file, src, err) != 0) ||
 	    policy_build(o, workdir, o->policy_file ? src : NULL, policy, err) != 0 ||
-	    (for_exec && procage_policy_set_private_tmp(*policy, false, err) != 0)) {
+	    (for_exec && !exec_tmp_mounted() &&
+	     procage_policy_set_private_tmp(*policy, false, err) != 0)) {
 		if (!err->message[0])
 			snprintf(err->message, sizeof err->message, "cannot build the policy");
 		return err->code ? err->code : -EINVAL;
@@ -665,8 +674,10 @@ out:
 
 /*
  * procage exec: become the caged command. There is no supervisor, so the
- * options of a run (--timeout, --grace, --audit) do not apply, and no
- * private TMPDIR is made: nothing would remain to remove it. A failure
+ * options of a run (--timeout, --grace, --audit) do not apply. The private
+ * TMPDIR is a tmpfs of the command's own on tier T1; on tier T2 none is
+ * made (nothing would remain to remove it from the host), which a note on
+ * stderr says, since tools then find no writable TMPDIR. A failure
  * after the process started to change (err.step past "namespaces") ends
  * it at once with _exit: it is partly caged.
  */
@@ -691,6 +702,11 @@ int cmd_exec(int argc, char **argv)
 	}
 	if ((rc = cage_from_options(&o, true, &policy, &cage, &err)) != 0)
 		goto out;
+	if (!o.no_private_tmp && procage_cage_tier(cage) != PROCAGE_TIER_T1)
+		fputs("procage: note: exec on tier T2 makes no private TMPDIR (nothing would "
+		      "remain to remove it); TMPDIR stays the caller's, writable only where a "
+		      "write grant reaches; use procage run for one\n",
+		      stderr);
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command, .cwd = o.cwd };
 	procage_exec(cage, &spawn, &err); /* returns only on failure */
 	/* Past its namespaces this process is caged: it sees what the command saw. */

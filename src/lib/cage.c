@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "entry_grants.h"
+#include "handoff.h"
 #include "host.h"
 #include "paths.h"
 #include "proxy/allowlist.h"
@@ -256,6 +257,8 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 		return rc;
 	}
 	path_list_release_sockets(&paths, &c->sockets, &c->n_sockets);
+	c->handoff_snapshot = paths.handoff_snapshot;
+	paths.handoff_snapshot = NULL;
 	path_list_release_examined(&paths, &c->examined, &c->n_examined);
 	grants = paths.grants;
 	n_grants = paths.n_grants;
@@ -454,9 +457,14 @@ bool cage_run_rules_needed(const struct procage_cage *c)
 {
 	if (c->tmp_base)
 		return true;
-	/* A run with a /proc of its own (plan.c) gets a grant on /proc again. */
+	/*
+	 * A run with a /proc of its own (plan.c) gets a grant on it when the
+	 * cage reads it (own_proc) or the policy grants /proc itself.
+	 */
 	if (c->tier != PROCAGE_TIER_T1 || !host_facts_get()->pidns_private_proc)
 		return false;
+	if (c->own_proc)
+		return true;
 	for (size_t i = 0; i < c->n_grants; i++)
 		if (strcmp(c->grants[i].path, "/proc") == 0)
 			return true;
@@ -500,6 +508,14 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	c->tier = f->tier;
 	c->fix = fix;
 	c->landlock_fd = -1;
+	/*
+	 * A root caller's run is uid 0, the owner of the /proc files only
+	 * root may read (slabinfo, vmallocinfo, timer_list, the network
+	 * namespace's tcp_fastopen_key...): for it the run's /proc stays
+	 * hidden, as what others may not read in /etc is (R-42).
+	 */
+	c->own_proc = policy->own_proc && c->tier == PROCAGE_TIER_T1 &&
+		      f->pidns_private_proc && geteuid() != 0;
 	bool proxy = policy->network == PROCAGE_NET_PROXY;
 	landlock_config_init(&c->landlock, f->landlock_abi, policy->network != PROCAGE_NET_ON,
 			     proxy ? POLICY_PROXY_PORT : 0);
@@ -584,7 +600,9 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	free(c->unlistable_first);
 	free(c->tmp_base);
 	allowlist_free(c->allowlist);
+	handoff_snapshot_free(c->handoff_snapshot);
 	procage_policy_free(c->policy);
+	host_probe_reap(); /* by now the host probe's namespaces are long gone */
 	free(c);
 }
 

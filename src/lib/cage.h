@@ -44,6 +44,7 @@ struct procage_cage {
 	 */
 	char *tmp_base;
 	bool tmp_mounted; /* tier T1: tmp_base is covered by a tmpfs per run */
+	bool own_proc;    /* tier T1, not a root caller: the run's own /proc readable */
 	/*
 	 * The Landlock ruleset of the cage's grants, made once, or -1 when
 	 * its runs need rules of their own (cage_run_rules_needed): then
@@ -51,6 +52,7 @@ struct procage_cage {
 	 */
 	int landlock_fd;
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
+	struct handoff_snapshot *handoff_snapshot; /* the discovery, for the first run's report */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
 	/* The policy's explain option: the rules its refusals are judged by; or NULL. */
 	struct denial_rules *denial_rules;

@@ -296,6 +296,15 @@ static int locations_add_canonical(struct class_locations *out, const char *cano
 
 static int locations_add(struct class_locations *out, const char *path, const struct class_row *row)
 {
+	/*
+	 * Most rows name nothing on a given host: one lstat says so, where
+	 * realpath reads every component as a link first. (A missing path
+	 * fails both alike; a dangling last link passes lstat and fails
+	 * realpath.)
+	 */
+	struct stat st;
+	if (lstat(path, &st) != 0 && errno == ENOENT)
+		return 0; /* not on this host: nothing to deny now */
 	char *canonical = realpath(path, NULL);
 	if (!canonical)
 		return 0; /* not on this host: nothing to deny now */

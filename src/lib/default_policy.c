@@ -4,7 +4,9 @@
  * readable so toolchains find their configuration and caches (git its
  * ~/.gitconfig), with every hard-deny class holding inside it (secrets
  * hidden, startup files and tool configuration read-only); the working
- * directory is writable. Not granted: the shared /tmp, /proc, devices
+ * directory is writable; the CPU and memory facts of /sys are readable,
+ * and on tier T1 the run's own /proc (own_proc, on in every policy). Not
+ * granted: the shared /tmp, the host's /proc, the rest of /sys, devices
  * beyond the harmless ones every program expects. It accepts the
  * approximations each tier needs to hold the classes inside those grants:
  * masks laid at spawn (T1), grants entry by entry (T2).
@@ -22,6 +24,19 @@
 
 static const char *const system_read_paths[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+};
+
+/*
+ * The hardware facts programs size themselves by: CPUs online, their
+ * topology, caches and frequencies, memory per NUMA node (glibc's
+ * sysconf, libuv, the JVM and Go runtimes read them). World-readable on
+ * the host, the same for every user, and about the machine only: not
+ * /sys whole, whose class/net, firmware, kernel/debug and devices name
+ * and configure the host's hardware and its other users' devices.
+ */
+static const char *const hardware_facts[] = {
+	"/sys/devices/system/cpu",
+	"/sys/devices/system/node",
 };
 
 /* Opened for writing by ordinary programs; none gives access to data. */
@@ -110,6 +125,9 @@ PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_p
 	for (size_t i = 0; rc == 0 && i < sizeof system_read_paths / sizeof *system_read_paths; i++)
 		if (exists(system_read_paths[i]))
 			rc = procage_policy_allow(p, system_read_paths[i], PROCAGE_READ, err);
+	for (size_t i = 0; rc == 0 && i < sizeof hardware_facts / sizeof *hardware_facts; i++)
+		if (exists(hardware_facts[i]))
+			rc = procage_policy_allow(p, hardware_facts[i], PROCAGE_READ, err);
 	for (size_t i = 0; rc == 0 && i < sizeof harmless_devices / sizeof *harmless_devices; i++)
 		if (exists(harmless_devices[i]))
 			rc = procage_policy_allow(p, harmless_devices[i], PROCAGE_WRITE, err);

@@ -2,14 +2,16 @@
  * exec mode: the calling process becomes the caged command. The same
  * preparation as a spawn, then the same steps in the calling process
  * itself, then exec. There is no reaper and no supervisor: the command's
- * lifetime is the caller's, and nothing is left to remove a private
- * temporary directory or a cgroup afterwards, so a cage that needs one is
- * refused here.
+ * lifetime is the caller's, and nothing is left to remove a cgroup or a
+ * private temporary directory made on the host (tier T2) afterwards, so a
+ * cage that needs one is refused here.
  *
  * On tier T1 the namespaces are unshared (a user namespace needs a
  * single-threaded process); a PID namespace would only hold the caller's
  * children, not the caller, so exec mode has none, and no /proc of its
- * own.
+ * own. Its private temporary directory is a tmpfs in its mount namespace,
+ * as a run's: gone with the last process that holds the namespace, with
+ * nothing to remove.
  */
 #include <errno.h>
 #include <sched.h>
@@ -18,16 +20,19 @@
 
 #include "cage.h"
 #include "error.h"
+#include "handoff.h"
+#include "landlock.h"
 #include "namespaces.h"
 #include "spawn.h"
 
 /* Before anything changes in this process: what exec mode cannot do. */
 static int exec_refusal(const struct procage_cage *cage, struct procage_error *err)
 {
-	if (cage->policy->private_tmp)
+	if (cage->policy->private_tmp && !cage->tmp_mounted)
 		return error_set(err, -EOPNOTSUPP,
-				 "exec mode cannot give the command a private temporary directory: "
-				 "nothing would remain to remove it; turn private tmp off");
+				 "exec mode cannot give the command a private temporary directory "
+				 "on tier T2: nothing would remain to remove it from the host; turn "
+				 "private tmp off");
 	if (cage->policy->cgroup_memory || cage->policy->cgroup_pids)
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot limit the whole run with a cgroup: nothing would "
@@ -43,8 +48,29 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 	return 0;
 }
 
-/* The namespaces, the id maps and the mounts, in this process. */
-static int exec_namespaces(struct plan *plan, struct child_failure *f)
+/*
+ * Tier T1: the tmpfs over the temporary-directory base, after the masks
+ * (one may lie below it), granted to the command in its own ruleset.
+ */
+static int exec_tmp_mount(struct plan *plan, const char *tmp, uint64_t rights,
+			  struct child_failure *f)
+{
+	int mnt = namespaces_private_tmp_mount(tmp);
+	if (mnt < 0) {
+		f->err = -mnt;
+		return mnt;
+	}
+	int rc = plan->landlock_per_run ? landlock_ruleset_add_fd(plan->landlock_fd, mnt, rights)
+					: -EPERM;
+	close(mnt);
+	if (rc < 0)
+		f->err = -rc;
+	return rc;
+}
+
+/* The namespaces, the id maps, the mounts and the tmpfs, in this process. */
+static int exec_namespaces(struct plan *plan, const char *tmp, uint64_t tmp_rights,
+			   struct child_failure *f)
 {
 	int rc;
 	*f = (struct child_failure){ PROCAGE_STEP_NAMESPACES, 0, -1 };
@@ -62,7 +88,7 @@ static int exec_namespaces(struct plan *plan, struct child_failure *f)
 		f->err = -rc;
 		return rc;
 	}
-	return 0;
+	return tmp ? exec_tmp_mount(plan, tmp, tmp_rights, f) : 0;
 }
 
 PROCAGE_API int procage_exec(const struct procage_cage *cage,
@@ -78,6 +104,7 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	error_clear(err);
 	if (!cage)
 		return error_set(err, -EINVAL, "no cage given");
+	handoff_snapshot_stale(cage->handoff_snapshot);
 	if ((rc = spawn_opts_copy(opts, &o, err)) < 0 || (rc = exec_refusal(cage, err)) < 0 ||
 	    (rc = spawn_prepare(cage, &o, &s, err)) < 0) {
 		spawn_state_release(&s);
@@ -95,7 +122,8 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	s.plan.private_proc = false;
 	s.plan.proc_rights = 0;
 
-	if (s.plan.clone_namespaces && exec_namespaces(&s.plan, &f) < 0) {
+	const char *tmp = cage->tmp_mounted ? cage->tmp_base : NULL;
+	if (s.plan.clone_namespaces && exec_namespaces(&s.plan, tmp, cage->landlock.handled_fs, &f) < 0) {
 		if (f.step == PROCAGE_STEP_NAMESPACES && f.err == EINVAL)
 			rc = error_set_sys(err, f.err, f.step,
 					   "step namespaces: exec mode on tier T1 needs a "

@@ -1,9 +1,10 @@
 /*
  * The end-of-run trust-handoff report (R-07): what a run did that a later
  * git on the host would trust and that no mask could prevent. Before the
- * spawn the repositories of the writable trees are found (repositories.c,
- * the same bounded discovery a cage makes, so the report costs what
- * discovery costs); after the run they are found again, and the report
+ * spawn the repositories of the writable trees are known: the cage's own
+ * discovery when the cage was made for this run (its first, with the same
+ * trees and home: handoff.h), else found again (repositories.c, the same
+ * bounded discovery); after the run they are found again, and the report
  * names every repository and gitfile that is new, every gitfile rewritten,
  * and every location that was absent when the run began (a commondir,
  * config.worktree, an include target, a hooksPath directory) and now
@@ -20,6 +21,7 @@
 #include "cage.h"
 #include "classes.h"
 #include "error.h"
+#include "handoff.h"
 #include "repositories.h"
 #include "text_escape.h"
 
@@ -54,6 +56,67 @@ static int handoff_find(const struct procage_handoff *h, struct repositories *ou
 	return repositories_find((const char *const *)h->trees, h->n_trees, h->home, 0, out, err);
 }
 
+struct handoff_snapshot *handoff_snapshot_make(const char *const *trees, size_t n_trees,
+					       const char *home, struct repositories *found)
+{
+	struct handoff_snapshot *s = calloc(1, sizeof *s);
+	if (!s || !(s->trees = calloc(n_trees + 1, sizeof *s->trees)) ||
+	    (home && !(s->home = strdup(home)))) {
+		handoff_snapshot_free(s);
+		return NULL;
+	}
+	for (; s->n_trees < n_trees; s->n_trees++)
+		if (!(s->trees[s->n_trees] = strdup(trees[s->n_trees]))) {
+			handoff_snapshot_free(s);
+			return NULL;
+		}
+	atomic_init(&s->taken, false);
+	s->found = *found;
+	memset(found, 0, sizeof *found);
+	return s;
+}
+
+void handoff_snapshot_free(struct handoff_snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_trees; i++)
+		free(s->trees[i]);
+	free(s->trees);
+	free(s->home);
+	repositories_free(&s->found);
+	free(s);
+}
+
+static bool listed(char *const *list, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The cage's discovery, taken once, if it was made with this report's
+ * trees and home and no run of the cage has started since.
+ */
+static bool snapshot_take(const struct procage_cage *cage, struct procage_handoff *h)
+{
+	struct handoff_snapshot *s = cage->handoff_snapshot;
+	if (!s || s->n_trees != h->n_trees ||
+	    (s->home || h->home ? !s->home || !h->home || strcmp(s->home, h->home) != 0 : false))
+		return false;
+	for (size_t i = 0; i < h->n_trees; i++)
+		if (!listed(s->trees, s->n_trees, h->trees[i]) ||
+		    !listed(h->trees, h->n_trees, s->trees[i]))
+			return false;
+	if (atomic_exchange(&s->taken, true))
+		return false;
+	h->before = s->found;
+	memset(&s->found, 0, sizeof s->found);
+	return true;
+}
+
 PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage, struct procage_handoff **out,
 				      struct procage_error *err)
 {
@@ -78,7 +141,7 @@ PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage, struct pr
 			continue;
 		h->trees[h->n_trees++] = canonical;
 	}
-	int rc = handoff_find(h, &h->before, err);
+	int rc = snapshot_take(cage, h) ? 0 : handoff_find(h, &h->before, err);
 	if (rc < 0) {
 		procage_handoff_free(h);
 		return rc;

@@ -161,10 +161,32 @@ out:
 }
 
 /*
+ * The probe child, once its results are in: its exit tears its user and
+ * mount namespaces down, which takes milliseconds (the copy of the host's
+ * mount table, an RCU grace period) that nothing here needs to wait for.
+ * It exits with no signal (a "clone" child, which wait(-1) and SIGCHLD
+ * handlers of the caller do not see) and is reaped by host_probe_reap
+ * later, or by init when this process ends first.
+ */
+static atomic_int probe_pid;
+
+void host_probe_reap(void)
+{
+	int pid = atomic_load(&probe_pid);
+	if (pid <= 0)
+		return;
+	pid_t got = waitpid(pid, NULL, __WCLONE | WNOHANG);
+	if (got == pid || (got < 0 && errno == ECHILD))
+		atomic_compare_exchange_strong(&probe_pid, &pid, 0);
+}
+
+/*
  * The probe runs in a child cloned with CLONE_VM | CLONE_VFORK, as spawns
  * are: fork copied the page tables of the whole process for a child that
  * makes five system calls. Every signal is blocked across the clone so
- * that none of our handlers runs in the child, on our memory.
+ * that none of our handlers runs in the child, on our memory. The vfork
+ * ends when the child has left our memory (its exit releases it before
+ * its namespaces go): its results are complete and its stack free.
  */
 static void userns_measure(struct procage_host_facts *f)
 {
@@ -185,12 +207,11 @@ static void userns_measure(struct procage_host_facts *f)
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	p.pid_stack = (char *)stack + PROBE_STACK_SIZE / 2;
 	pid_t pid = clone(userns_probe_child, (char *)stack + PROBE_STACK_SIZE,
-			  CLONE_VM | CLONE_VFORK | SIGCHLD, &p);
+			  CLONE_VM | CLONE_VFORK, &p);
 	int clone_errno = errno;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		atomic_store(&probe_pid, pid);
 	else
 		p.err = clone_errno;
 	munmap(stack, PROBE_STACK_SIZE);
@@ -231,6 +252,7 @@ static atomic_int measured_state; /* 0: not yet, 1: measuring, 2: done */
 const struct procage_host_facts *host_facts_get(void)
 {
 	int expected = 0;
+	host_probe_reap();
 	if (atomic_compare_exchange_strong(&measured_state, &expected, 1)) {
 		host_measure(&measured);
 		atomic_store(&measured_state, 2);

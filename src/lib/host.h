@@ -6,5 +6,7 @@
 
 /* The facts of this process's host; measured at the first call. */
 const struct procage_host_facts *host_facts_get(void);
+/* Reap the host probe's child if it is gone (host.c); never waits. */
+void host_probe_reap(void);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "classes.h"
 #include "error.h"
+#include "handoff.h"
 #include "home.h"
 #include "path_aliases.h"
 #include "path_waivers.h"
@@ -207,9 +208,10 @@ static int repositories_resolve(const struct procage_policy *p, struct cage_path
 			writable[n_writable++] = c->grants[i].path;
 	int rc = repositories_find(writable, n_writable, home,
 				   REPOSITORIES_MAKE_HOOKS | REPOSITORIES_REFUSE_STORES, &repos, err);
-	free(writable);
-	if (rc < 0)
+	if (rc < 0) {
+		free(writable);
 		return rc;
+	}
 	for (size_t i = 0; rc == 0 && i < repos.n_grants; i++)
 		if (path_list_add(&c->grants, &c->n_grants, repos.grants[i].path,
 				  repos.grants[i].write ? PROCAGE_WRITE : PROCAGE_READ, -1) < 0)
@@ -220,6 +222,10 @@ static int repositories_resolve(const struct procage_policy *p, struct cage_path
 							  CLASS_TRUST_HANDOFF,
 							  repos.protect[i].absent },
 				     err);
+	/* Kept for the first run's end-of-run report (handoff.h); without it, it walks. */
+	if (rc == 0 && !c->handoff_snapshot)
+		c->handoff_snapshot = handoff_snapshot_make(writable, n_writable, home, &repos);
+	free(writable);
 	repositories_free(&repos);
 	return rc;
 }
@@ -467,5 +473,6 @@ void cage_paths_free(struct cage_paths *c)
 	path_list_free(c->denials, c->n_denials);
 	path_list_free(c->sockets, c->n_sockets);
 	path_list_free(c->examined, c->n_examined);
+	handoff_snapshot_free(c->handoff_snapshot);
 	memset(c, 0, sizeof *c);
 }

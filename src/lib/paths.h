@@ -36,6 +36,7 @@ struct cage_paths {
 	 * hard link made before the run could give it a name inside one. */
 	struct cage_path *examined;
 	size_t n_examined;
+	struct handoff_snapshot *handoff_snapshot; /* the repositories found (handoff.h) */
 };
 
 /* Is path equal to or below tree? Both canonical. */

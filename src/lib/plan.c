@@ -70,16 +70,20 @@ static bool caller_holds_setpcap(void)
 }
 
 /*
- * The rights of a grant on /proc itself. It was made on the caller's
- * /proc; the run's own /proc gets the same. (A grant above /proc covers
- * the new one by path.)
+ * The rights on the run's own /proc: a grant on /proc itself was made on
+ * the caller's /proc, and the new one gets the same; own_proc adds
+ * reading, as the run's /proc holds only its own processes (never for a
+ * root caller: cage.c). (A grant above /proc covers the new one by path.)
  */
 static uint64_t proc_grant_rights(const struct procage_cage *cage)
 {
+	uint64_t rights = 0;
+	if (cage->own_proc)
+		rights = landlock_fs_rights_read() & cage->landlock.handled_fs;
 	for (size_t i = 0; i < cage->n_grants; i++)
 		if (strcmp(cage->grants[i].path, "/proc") == 0)
-			return cage->grants[i].access;
-	return 0;
+			rights |= cage->grants[i].access;
+	return rights;
 }
 
 /*

@@ -73,6 +73,7 @@ PROCAGE_API struct procage_policy *procage_policy_new(void)
 		return NULL;
 	p->network = PROCAGE_NET_OFF;
 	p->private_tmp = true;
+	p->own_proc = true;
 	return p;
 }
 
@@ -286,6 +287,16 @@ PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *p, int on,
 	if (!p)
 		return error_set(err, -EINVAL, "no policy given");
 	p->private_tmp = on != 0;
+	return 0;
+}
+
+PROCAGE_API int procage_policy_set_own_proc(struct procage_policy *p, int on,
+					    struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	p->own_proc = on != 0;
 	return 0;
 }
 
@@ -615,6 +626,7 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 		goto fail;
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
+	p->own_proc = src->own_proc;
 	p->lifetime = src->lifetime;
 	p->cgroup_memory = src->cgroup_memory;
 	p->cgroup_pids = src->cgroup_pids;

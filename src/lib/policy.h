@@ -52,6 +52,7 @@ struct procage_policy {
 	struct policy_env_var *env_set;
 	size_t n_env_set;
 	bool private_tmp;
+	bool own_proc; /* T1 with a PID namespace: the run's own /proc readable */
 	enum procage_lifetime lifetime;
 	uint64_t cgroup_memory; /* 0: no limit */
 	uint64_t cgroup_pids;   /* 0: no limit */

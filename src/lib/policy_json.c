@@ -311,6 +311,17 @@ static int read_private_tmp(struct reader *r, const struct json_member *m, int u
 	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
 }
 
+static int read_own_proc(struct reader *r, const struct json_member *m, int unused)
+{
+	struct procage_error inner;
+	int rc = expect_type(r, m->value, JSON_BOOL, "\"own_proc\"");
+
+	if (rc < 0)
+		return rc;
+	rc = procage_policy_set_own_proc(r->policy, m->value->u.boolean, &inner);
+	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
+}
+
 /*
  * Only version 1 exists. A file written for a later version is refused as a
  * whole rather than read in part, since the part we skipped could be the
@@ -655,7 +666,8 @@ static int read_terminal(struct reader *r, const struct json_member *m, int unus
 static const struct key_reader top_keys[] = {
 	{ "version", read_nothing, 0 },      { "paths", read_paths, 0 },
 	{ "network", read_network, 0 },      { "env", read_env, 0 },
-	{ "private_tmp", read_private_tmp, 0 }, { "limits", read_limits, 0 },
+	{ "private_tmp", read_private_tmp, 0 }, { "own_proc", read_own_proc, 0 },
+	{ "limits", read_limits, 0 },
 	{ "allow_hosts", read_allow_hosts, 0 },
 	{ "accept", read_accept, 0 },        { "waive", read_waive, 0 },
 	{ "hardlinks", read_hardlinks, 0 },  { "reports", read_reports, 0 },

@@ -198,6 +198,7 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 	fputs(",\n", f);
 	write_env(f, p);
 	fprintf(f, "  \"private_tmp\": %s,\n", p->private_tmp ? "true" : "false");
+	fprintf(f, "  \"own_proc\": %s,\n", p->own_proc ? "true" : "false");
 	fprintf(f, "  \"lifetime\": \"%s\",\n",
 		p->lifetime == PROCAGE_LIFETIME_TREE ? "tree" : "session");
 	fprintf(f, "  \"terminal\": \"%s\",\n",

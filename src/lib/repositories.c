@@ -621,6 +621,18 @@ static int dot_git(struct discovery *d, int dir_fd, const char *path, int depth)
 }
 
 /*
+ * Directories the scan does not enter, as editors' workspace scans do not
+ * (VS Code's git.repositoryScanIgnoredFolders): a package manager's
+ * dependency tree holds no repository git would use as the workspace's,
+ * and reading its thousands of packages would be most of every run's
+ * start-up. A writable tree that is one is still scanned.
+ */
+static bool scan_skips(const char *name)
+{
+	return name_is(name, "node_modules");
+}
+
+/*
  * One directory of the bounded scan: a work tree (".git"), a bare
  * repository (HEAD, objects, refs: not descended into), or neither; its
  * subdirectories are read while depth < REPOSITORY_SCAN_DEPTH.
@@ -643,7 +655,8 @@ static int scan_directory(struct discovery *d, int fd, char *path, size_t len, i
 	for (size_t i = 0; rc == 0 && depth < REPOSITORY_SCAN_DEPTH && i < l.n; i++) {
 		const char *name = l.items[i].name;
 		size_t n = strlen(name);
-		if (!l.items[i].is_dir || name_is(name, ".git") || len + 1 + n >= PATH_MAX)
+		if (!l.items[i].is_dir || name_is(name, ".git") || scan_skips(name) ||
+		    len + 1 + n >= PATH_MAX)
 			continue;
 		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0)

@@ -20,9 +20,11 @@
  * work trees and bare repositories: 2 reads the root, its children and
  * its grandchildren, so a repository whose work tree is the root, a child
  * or a grandchild is found, as an editor's workspace scan finds it.
- * Nothing deeper is read (a node_modules tree costs nothing): an existing
- * repository deeper than this is not protected, and one made there during
- * the run is not named by the end-of-run report (THREAT_MODEL.md R-07).
+ * Nothing deeper is read, and no directory named node_modules is entered
+ * below a tree's root (editors skip it too): an existing repository deeper
+ * than this or inside node_modules is not protected, and one made there
+ * during the run is not named by the end-of-run report (THREAT_MODEL.md
+ * R-07).
  */
 #define REPOSITORY_SCAN_DEPTH 2
 

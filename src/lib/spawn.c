@@ -22,6 +22,7 @@
 #include "command.h"
 #include "env.h"
 #include "error.h"
+#include "handoff.h"
 #include "hardlinks.h"
 #include "host.h"
 #include "own_files.h"
@@ -206,6 +207,8 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	if (!cage || !out)
 		return error_set(err, -EINVAL, "no cage or no place for the run given");
 	*out = NULL;
+	/* A report begun after this run starts must walk: the run may change the trees. */
+	handoff_snapshot_stale(cage->handoff_snapshot);
 	if ((rc = spawn_opts_copy(opts, &o, err)) < 0)
 		return rc;
 	struct procage_run *run = calloc(1, sizeof *run);

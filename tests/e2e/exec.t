@@ -16,7 +16,7 @@ ok $([ -f "$work/ws/inside" ] && [ ! -e "$work/outside/file" ] && echo 0 || echo
 	"the cage holds: the working directory is writable, a directory beside it is not"
 
 out=$(TMPDIR=/tmp "$PROCAGE" exec -- sh -c 'echo "${TMPDIR-unset}"')
-is "$out" /tmp "no private TMPDIR is made (nothing would remain to remove it): the caller's stays"
+is "$out" /tmp "TMPDIR keeps the caller's path (tier T1: a tmpfs of the command's own over it; T2: no private one, tests/e2e/defaults.t)"
 
 err=$("$PROCAGE" exec -- no-such-command-procage 2>&1); st=$?
 is "$st" 127 "a command that is not found exits 127"

@@ -183,6 +183,7 @@ void r21_an_inherited_descriptor_does_not_reach_the_child(const struct tier *t);
 void r24_secret_variables_do_not_reach_the_child(const struct tier *t);
 void r25_other_processes_are_opaque(const struct tier *t);
 void r25_proc_through_a_link_or_a_grant_is_an_approximation(const struct tier *t);
+void r25_root_only_proc_files_stay_unread(const struct tier *t);
 void r28_filter_bypassing_interfaces_are_refused(const struct tier *t);
 void r29_nested_user_namespaces_and_mount_changes_are_refused(const struct tier *t);
 void r30_a_protected_file_cannot_be_replaced(const struct tier *t);

@@ -1,7 +1,8 @@
 /*
- * Other processes (R-25): the cage grants no /proc, so the user's other
- * processes (their arguments, environment, descriptors) are out of sight
- * and out of reach of signals. A rule that reaches /proc, spelled directly
+ * Other processes (R-25): the cage grants no host /proc, so the user's
+ * other processes (their arguments, environment, descriptors) are out of
+ * sight and out of reach of signals; on tier T1 with a PID namespace the
+ * run's own /proc is readable (own_proc) and holds only the run. A rule that reaches /proc, spelled directly
  * or through a link, is the approximation proc-other-processes, which
  * exposes arguments but never the environment.
  */
@@ -29,6 +30,31 @@ static bool out_of_reach(const struct tier *t, const struct caged_result *r)
 		return true;
 	return tier_is_t1(t) && t->facts.pidns_private_proc && r->how == CAGED_EXITED &&
 	       r->code == PROBE_ERROR && (strstr(r->err, "ENOENT") || strstr(r->err, "ESRCH"));
+}
+
+/* Is pid one of the lines of a directory listing? */
+static bool listed(const char *listing, const char *pid)
+{
+	size_t n = strlen(pid);
+	for (const char *line = listing; line && *line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (strncmp(line, pid, n) == 0 && (line[n] == '\n' || line[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Listing /proc: refused, or on tier T1 with a PID namespace the run's
+ * own /proc (own_proc), listed without the process outside.
+ */
+static bool proc_listing_holds_no(const struct tier *t, const struct caged_result *r,
+				  const char *pid)
+{
+	if (refused(r))
+		return !listed(r->out, pid);
+	return tier_is_t1(t) && t->facts.pidns_private_proc && did_it(r) && listed(r->out, "1") &&
+	       !listed(r->out, pid);
 }
 
 /* A process outside the cage, alive until *hold is closed. */
@@ -95,8 +121,8 @@ void r25_other_processes_are_opaque(const struct tier *t)
 	r = run_caged(ws, NULL, "list-dir", root_dir, NULL);
 	check(t, out_of_reach(t, &r), &r, "r25: another process's root cannot be listed");
 	r = run_caged(ws, NULL, "list-dir", "/proc", NULL);
-	check(t, out_of_reach(t, &r) && !strstr(r.out, pid), &r,
-	      "r25: /proc cannot be listed, so no process is found");
+	check(t, proc_listing_holds_no(t, &r, pid), &r,
+	      "r25: /proc cannot be listed (T2) or is the run's own, without the process outside (T1)");
 	r = run_caged(ws, NULL, "kill", pid, "0", NULL);
 	check(t, out_of_reach(t, &r), &r, "r25: another process cannot be signalled (not even signal 0)");
 
@@ -222,5 +248,36 @@ out:
 	if (ws && base)
 		ws->policy = base;
 	r25_target_end(target, hold);
+	caged_ws_free(ws);
+}
+
+/*
+ * A root caller's run is uid 0, the owner of the /proc files only root
+ * may read (the kernel heap's slabinfo, vmallocinfo, timer_list): its own
+ * /proc (own_proc, tier T1) stays hidden, like the host's (tier T2).
+ * Others cannot read them anyway, so the canary is a root caller's.
+ */
+void r25_root_only_proc_files_stay_unread(const struct tier *t)
+{
+	static const char *const files[] = {"/proc/slabinfo", "/proc/vmallocinfo",
+					    "/proc/timer_list"};
+	struct caged_result r;
+	if (geteuid() != 0) {
+		skip(t, "r25: only a root caller's run owns the root-only /proc files (uid %u)",
+		     (unsigned)geteuid());
+		return;
+	}
+	struct caged_ws *ws = workspace(t, "r25");
+	if (!ws || cage_refused_here(t, ws, "r25"))
+		goto out;
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		if (access(files[i], F_OK) != 0)
+			continue;
+		r = run_caged(ws, NULL, "read-file", files[i], NULL);
+		check(t, refused(&r), &r, "r25: a root caller's run cannot read %s", files[i]);
+		r = run_uncaged(ws, NULL, "read-file", files[i], NULL);
+		check(t, did_it(&r), &r, "r25: control: without the cage root reads %s", files[i]);
+	}
+out:
 	caged_ws_free(ws);
 }

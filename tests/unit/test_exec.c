@@ -3,8 +3,9 @@
  * becomes the caged command: it runs with the cage (a write outside the
  * workspace is refused, one inside works), it keeps the caller's pid and
  * has no reaper, and its failures say whether the process was left as it
- * was (a private temporary directory refused; on tier T1 a process with
- * threads, which cannot enter a user namespace) or is partly caged.
+ * was (a private temporary directory refused on tier T2; on tier T1 a
+ * process with threads, which cannot enter a user namespace) or is partly
+ * caged. On tier T1 a private temporary directory is a tmpfs of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -128,9 +129,16 @@ int main(void)
 	procage_cage_free(c);
 
 	c = cage_make_here(true);
-	code = c ? exec_in_child(c, "exit 0", false, message, sizeof message) : -1;
-	tap_ok(code == 100 + 0 && strstr(message, "private temporary directory"),
-	       "a private tmp is refused before anything changes: %s", message);
+	code = c ? exec_in_child(c, "echo x >\"$TMPDIR/f\" && test -s \"$TMPDIR/f\"", false,
+				 message, sizeof message)
+		 : -1;
+	if (c && procage_cage_tier(c) == PROCAGE_TIER_T1)
+		tap_ok(code == 0, "on tier T1 a private tmp is a tmpfs of the command's own, "
+				  "writable (%d: %s)",
+		       code, message);
+	else
+		tap_ok(code == 100 + 0 && strstr(message, "private temporary directory"),
+		       "on tier T2 a private tmp is refused before anything changes: %s", message);
 	procage_cage_free(c);
 
 	c = cage_make_here(false);
