@@ -37,6 +37,10 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		     "seccomp_generated_programs[SECCOMP_N_PROGRAMS] = {\n");
 	for (size_t i = 0; i < SECCOMP_N_PROGRAMS; i++) {
 		struct seccomp_options o = seccomp_program_options(i);
+		if (!progs[i].filter) {
+			fprintf(out, "\t[%zu] = { NULL, 0 }, /* no cage asks for it */\n", i);
+			continue;
+		}
 		fprintf(out,
 			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
 			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s, listing %s, observe %s */\n",
@@ -138,7 +142,8 @@ static int write_file(const char *path, const struct sock_fprog *progs)
 		" * change.\n */\n#include \"seccomp_programs.h\"\n\n",
 		v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0);
 	for (size_t i = 0; i < SECCOMP_N_PROGRAMS; i++)
-		write_program(out, i, &progs[i]);
+		if (progs[i].filter)
+			write_program(out, i, &progs[i]);
 	write_table(out, progs);
 	write_names(out);
 	int rc = ferror(out) ? -EIO : 0;
@@ -164,7 +169,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; rc == 0 && i < SECCOMP_N_PROGRAMS; i++) {
 		struct procage_error err = { 0 };
 		struct seccomp_options o = seccomp_program_options(i);
-		if ((rc = seccomp_build_program(&o, &progs[i], &err)) < 0)
+		if (seccomp_program_exists(i) && (rc = seccomp_build_program(&o, &progs[i], &err)) < 0)
 			fprintf(stderr, "seccomp_gen: %s\n", err.message);
 	}
 	if (rc == 0 && (rc = write_file(argv[1], progs)) < 0)

@@ -267,10 +267,19 @@ int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *pat
 	bool ok = r && (!home || (r->home = strdup(home)));
 	for (size_t i = 0; ok && i < paths->n_grants; i++)
 		ok = denial_rules_add_grant(r, paths->grants[i].path, paths->grants[i].access) == 0;
-	for (size_t i = 0; ok && i < paths->n_examined; i++)
-		ok =
-		    denial_rules_add_location(r, paths->examined[i].path, paths->examined[i].access,
-					      paths->examined[i].cls) == 0;
+	/*
+	 * A run with a /proc of its own reads it (plan.c): the class that
+	 * hides the caller's /proc says nothing about the run's.
+	 */
+	if (ok && c->own_proc)
+		ok = denial_rules_add_grant(r, "/proc", PROCAGE_READ) == 0;
+	for (size_t i = 0; ok && i < paths->n_examined; i++) {
+		const char *where = paths->examined[i].path;
+		if (c->own_proc && path_within(where, "/proc"))
+			continue;
+		ok = denial_rules_add_location(r, where, paths->examined[i].access,
+					       paths->examined[i].cls) == 0;
+	}
 	if (!ok) {
 		denial_rules_free(r);
 		return error_set(err, -ENOMEM, "out of memory");

@@ -28,6 +28,10 @@ int seccomp_program_build(const struct seccomp_options *opts, struct sock_fprog 
 #if defined(__x86_64__) || defined(__i386__)
 	const struct seccomp_generated_program *g =
 		&seccomp_generated_programs[seccomp_program_index(opts)];
+	if (!g->filter)
+		return error_set(err, -EINVAL,
+				 "seccomp filter: no program combines these options (%zu)",
+				 seccomp_program_index(opts));
 	/* Shared and never written: the kernel copies the program it installs. */
 	prog->filter = (struct sock_filter *)g->filter;
 	prog->len = g->len;

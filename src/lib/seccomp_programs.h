@@ -18,7 +18,8 @@ struct seccomp_generated_program {
 };
 
 /*
- * One program per variant, indexed by the options' bits:
+ * One program per variant that a cage can ask for (seccomp_program_exists),
+ * indexed by the options' bits:
  *   bit 0  network_on      IP sockets and NETLINK_ROUTE allowed
  *   bit 1  report          refusals reported (USER_NOTIF), not EPERM
  *   bit 2  unix_sockets    socket(AF_UNIX) allowed
@@ -66,6 +67,22 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 		.broker_listing = index & SECCOMP_PROGRAM_BROKER_LISTING,
 		.observe = index & SECCOMP_PROGRAM_OBSERVE,
 	};
+}
+
+/*
+ * Is there a program for this index? Only for the combinations a cage can
+ * ask for, so that each new option does not double the table: the brokers
+ * are tier T2's (a run with an IPC namespace of its own is tier T1's), and
+ * a T2 run that brokers entries or listings has a supervisor answering
+ * notifications, so it brokers metadata too (cage.c). The others are left
+ * empty in the table and refused by seccomp_program_build.
+ */
+static inline bool seccomp_program_exists(size_t index)
+{
+	struct seccomp_options o = seccomp_program_options(index);
+	if (o.own_ipc_namespace && (o.broker || o.broker_metadata || o.broker_listing))
+		return false;
+	return o.broker_metadata || !(o.broker || o.broker_listing);
 }
 
 extern const struct seccomp_generated_program seccomp_generated_programs[SECCOMP_N_PROGRAMS];

@@ -77,7 +77,7 @@ static void check_opens(int v, const struct abi *abi)
 
 void test_broker_calls(void)
 {
-	for (int v = 0; v < N_VARIANTS; v++)
+	for_each_variant(v)
 		for (size_t a = 0; a < N_ELEMS(abis); a++) {
 			const struct abi *abi = &abis[a];
 			check_opens(v, abi);

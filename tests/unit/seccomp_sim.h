@@ -21,6 +21,11 @@
 #define RET_EOPNOTSUPP (SECCOMP_RET_ERRNO | EOPNOTSUPP)
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define N_VARIANTS SECCOMP_N_PROGRAMS
+/* Every variant a cage can ask for (the table has no program for the others). */
+#define for_each_variant(v)                                                                        \
+	for (int v = 0; v < N_VARIANTS; v++)                                                       \
+		if (!seccomp_program_exists((size_t)v)) {                                          \
+		} else
 #define ARGS(...) ((const uint64_t[6]){__VA_ARGS__})
 
 struct abi {
