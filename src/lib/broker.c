@@ -65,15 +65,21 @@ static const struct broker_call *call_find(const char *name)
 
 bool broker_handles(const char *call)
 {
-	return call_find(call) != NULL;
+	return call_find(call) != NULL || broker_net_handles(call);
 }
 
-int broker_new(const struct broker_zones *zones, struct broker **out)
+int broker_new(const struct broker_zones *zones, enum broker_net_mode net, struct broker **out)
 {
 	struct broker *b = calloc(1, sizeof *b);
 	if (!b)
 		return -ENOMEM;
+	b->net = net;
+	if (net != BROKER_NET_NONE && !(b->net_scratch = broker_net_scratch_new())) {
+		free(b);
+		return -ENOMEM;
+	}
 	if (broker_zones_copy(zones, &b->state.zones) < 0) {
+		free(b->net_scratch);
 		free(b);
 		return -ENOMEM;
 	}
@@ -87,6 +93,7 @@ void broker_free(struct broker *b)
 		return;
 	broker_zones_free(&b->state.zones);
 	free(b->state.created);
+	free(b->net_scratch);
 	free(b);
 }
 
@@ -155,6 +162,10 @@ static int request_read(struct broker *b, struct request *rq)
 
 void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call)
 {
+	if (broker_net_handles(call)) {
+		broker_net_answer(b->net, b->net_scratch, listener, n, call);
+		return;
+	}
 	struct request rq = {.call = call_find(call),
 			     .n = n,
 			     .tid = (pid_t)n->pid,

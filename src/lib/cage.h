@@ -5,6 +5,7 @@
 #include <linux/filter.h>
 #include <stdbool.h>
 
+#include "broker_net.h"
 #include "broker_zones.h"
 #include "landlock.h"
 #include "paths.h"
@@ -26,6 +27,8 @@ struct procage_cage {
 	struct sock_fprog seccomp_unbrokered; /* the same without the broker (exec mode) */
 	/* T2: where the supervisor makes the cage's new entries (broker_zones.h). */
 	struct broker_zones zones;
+	/* T2 loopback mode: the network calls go to the broker (broker_net.h). */
+	enum broker_net_mode net_broker;
 	/*
 	 * Private temporary directories, or NULL for none. Tier T2: where
 	 * each run's directory is made on the host. Tier T1: the directory a

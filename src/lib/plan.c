@@ -130,13 +130,16 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->seccomp = &cage->seccomp;
 	plan->holds_setpcap = caller_holds_setpcap();
 	/* The broker's calls reach the supervisor on the same listener. */
-	plan->seccomp_report = cage->policy->reports || cage->zones.n > 0;
+	plan->seccomp_report =
+		cage->policy->reports || cage->zones.n > 0 || cage->net_broker != BROKER_NET_NONE;
 	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY ? POLICY_PROXY_PORT : 0;
 	if (cage->tier == PROCAGE_TIER_T1) {
 		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC;
 		/* A network namespace of its own has nothing to reach. */
 		if (cage->policy->network != PROCAGE_NET_ON)
 			plan->clone_namespaces |= CLONE_NEWNET;
+		/* The loopback mode's loopback is the run's own. */
+		plan->loopback_up = cage->policy->network == PROCAGE_NET_LOOPBACK;
 		/*
 		 * A PID namespace of its own, whose first process is the run's
 		 * reaper: its exit ends every process of the run, and a /proc

@@ -93,6 +93,7 @@ enum policy_approximation {
 	APPROX_SPAWN_SNAPSHOT,        /* T1 masks laid over what exists at spawn */
 	APPROX_ENTRY_GRANTS,          /* T2 grants entry by entry around a denied path */
 	APPROX_PROC_OTHER_PROCESSES,  /* a rule reaches other processes in /proc */
+	APPROX_HOST_LOOPBACK,         /* T2 loopback mode: the host's loopback, its services too */
 	APPROX__COUNT
 };
 

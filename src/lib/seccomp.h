@@ -48,6 +48,14 @@ struct seccomp_options {
 	 * answers them ENOSYS: only a supervised run gets this variant.
 	 */
 	bool broker;
+	/*
+	 * The calls that name a destination or a local address (connect,
+	 * bind, listen, sendmsg, sendmmsg, and sendto with an address) go to
+	 * the supervisor, whose broker judges the address on its own copy and
+	 * performs the call on the caller's socket (src/lib/broker_net.c):
+	 * loopback networking without a network namespace (tier T2).
+	 */
+	bool net_broker;
 };
 
 /*

@@ -25,6 +25,8 @@ struct seccomp_generated_program {
  *   bit 3  lock_sessions   setsid refused
  *   bit 4  own_ipc_namespace  SysV IPC allowed
  *   bit 5  broker          entry calls and writing opens sent to the broker
+ *   bit 6  net_broker      connect, bind, listen and sends with an address
+ *                          sent to the broker
  */
 #define SECCOMP_PROGRAM_NETWORK_ON 1u
 #define SECCOMP_PROGRAM_REPORT 2u
@@ -32,7 +34,8 @@ struct seccomp_generated_program {
 #define SECCOMP_PROGRAM_LOCK_SESSIONS 8u
 #define SECCOMP_PROGRAM_OWN_IPC_NAMESPACE 16u
 #define SECCOMP_PROGRAM_BROKER 32u
-#define SECCOMP_N_PROGRAMS 64
+#define SECCOMP_PROGRAM_NET_BROKER 64u
+#define SECCOMP_N_PROGRAMS 128
 
 static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 {
@@ -41,7 +44,8 @@ static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 	       (opts->unix_sockets ? SECCOMP_PROGRAM_UNIX_SOCKETS : 0u) |
 	       (opts->lock_sessions ? SECCOMP_PROGRAM_LOCK_SESSIONS : 0u) |
 	       (opts->own_ipc_namespace ? SECCOMP_PROGRAM_OWN_IPC_NAMESPACE : 0u) |
-	       (opts->broker ? SECCOMP_PROGRAM_BROKER : 0u);
+	       (opts->broker ? SECCOMP_PROGRAM_BROKER : 0u) |
+	       (opts->net_broker ? SECCOMP_PROGRAM_NET_BROKER : 0u);
 }
 
 static inline struct seccomp_options seccomp_program_options(size_t index)
@@ -53,6 +57,7 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 		.lock_sessions = index & SECCOMP_PROGRAM_LOCK_SESSIONS,
 		.own_ipc_namespace = index & SECCOMP_PROGRAM_OWN_IPC_NAMESPACE,
 		.broker = index & SECCOMP_PROGRAM_BROKER,
+		.net_broker = index & SECCOMP_PROGRAM_NET_BROKER,
 	};
 }
 

@@ -222,7 +222,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	 * open; from here it is kept by descriptor.
 	 */
 	bool supervised = cage->policy->reports || cage->policy->network == PROCAGE_NET_PROXY ||
-			  cage->zones.n > 0;
+			  cage->zones.n > 0 || cage->net_broker != BROKER_NET_NONE;
 	if (supervised && o.report_json_path &&
 	    (s.report_fd = own_files_open_report(cage, o.report_json_path, err)) < 0) {
 		rc = s.report_fd;

@@ -50,8 +50,9 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	s->json_fd = json_fd;
 	report_store_init(&s->reports, s->json_fd);
 	s->reports_on = true;
-	if (rc == 0 && seccomp_listener >= 0 && cage->zones.n &&
-	    (rc = broker_new(&cage->zones, &s->broker)) < 0)
+	if (rc == 0 && seccomp_listener >= 0 &&
+	    (cage->zones.n || cage->net_broker != BROKER_NET_NONE) &&
+	    (rc = broker_new(&cage->zones, cage->net_broker, &s->broker)) < 0)
 		error_set(err, rc, "starting the broker: out of memory");
 	if (rc == 0 && seccomp_listener >= 0) {
 		rc = notify_start(&s->notify, seccomp_listener, &s->reports, s->broker, err);

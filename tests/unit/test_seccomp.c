@@ -71,7 +71,7 @@ static const char *const must_refuse[] = {
  * seccomp_programs.h). */
 struct sock_fprog progs[N_VARIANTS];
 
-_Static_assert(N_VARIANTS == 64, "six options, one program for each combination");
+_Static_assert(N_VARIANTS == 128, "seven options, one program for each combination");
 
 bool sim_ok(bool ok, const char *fmt, ...)
 {
@@ -1029,6 +1029,7 @@ int main(void)
 	test_pid_targets();
 	test_report_names();
 	test_broker_calls();
+	test_net_broker_calls();
 	if (kernel_checks) {
 		test_kernel();
 		test_kernel_variants();
