@@ -131,8 +131,13 @@ static int add_net_broker_rules(scmp_filter_ctx ctx, const struct seccomp_option
 	int rc = 0;
 	if (!opts->net_broker)
 		return 0;
-	for (size_t i = 0; rc == 0 && i < seccomp_n_net_broker_calls; i++)
-		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_net_broker_calls[i], 0, NULL, err);
+	/* The child's own hand-over of the listener is the one sendmsg let through. */
+	struct scmp_arg_cmp handover = SCMP_CMP(2, SCMP_CMP_NE, SECCOMP_HANDOVER_SEND_FLAGS);
+	for (size_t i = 0; rc == 0 && i < seccomp_n_net_broker_calls; i++) {
+		bool sendmsg = strcmp(seccomp_net_broker_calls[i], "sendmsg") == 0;
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_net_broker_calls[i],
+				     sendmsg ? 1 : 0, sendmsg ? &handover : NULL, err);
+	}
 	struct scmp_arg_cmp cmp = SCMP_CMP(SECCOMP_SENDTO_ADDRESS_ARG, SCMP_CMP_NE, 0);
 	if (rc == 0)
 		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, "sendto", 1, &cmp, err);

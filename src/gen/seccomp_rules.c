@@ -317,6 +317,9 @@ const struct seccomp_socket_option seccomp_net_refused_options[] = {
 };
 const size_t seccomp_n_net_refused_options = N_ELEMS(seccomp_net_refused_options);
 
+const int seccomp_net_broker_protocols[] = { 0, IPPROTO_TCP, IPPROTO_UDP };
+const size_t seccomp_n_net_broker_protocols = N_ELEMS(seccomp_net_broker_protocols);
+
 /* O_TMPFILE needs O_WRONLY or O_RDWR, so it is among them too. */
 const uint32_t seccomp_broker_open_flags[] = { O_CREAT, O_WRONLY, O_RDWR, O_TRUNC };
 const size_t seccomp_n_broker_open_flags = N_ELEMS(seccomp_broker_open_flags);

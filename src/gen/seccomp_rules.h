@@ -185,6 +185,9 @@ struct seccomp_socket_option {
 	int level, name;
 };
 extern const struct seccomp_socket_option seccomp_net_refused_options[];
+/* The IP protocols socket() may name in the network broker variants (0: the type's default). */
+extern const int seccomp_net_broker_protocols[];
+extern const size_t seccomp_n_net_broker_protocols;
 extern const size_t seccomp_n_net_refused_options;
 
 #endif

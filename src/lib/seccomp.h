@@ -9,6 +9,7 @@
 
 #include <linux/filter.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 
 #include "procage.h"
 
@@ -57,6 +58,19 @@ struct seccomp_options {
 	 */
 	bool net_broker;
 };
+
+/*
+ * The flags of the one sendmsg the network broker variants let through
+ * unbrokered: the child's, handing the listener over after the filter is
+ * installed (no supervisor could answer it before). MSG_PROBE makes an IP
+ * send send nothing (UDP, ping) and TCP ignores a message's address
+ * without MSG_FASTOPEN, so the cage gains nothing by these flags; Unix
+ * sockets ignore MSG_PROBE. Compared on the whole register.
+ */
+#ifndef MSG_PROBE
+#define MSG_PROBE 0x10 /* the kernel's name; glibc's is MSG_PROXY */
+#endif
+#define SECCOMP_HANDOVER_SEND_FLAGS (MSG_NOSIGNAL | MSG_PROBE)
 
 /*
  * The filter for these options, in prog. Release it with
