@@ -191,16 +191,19 @@ static void canaries_t2(const struct tier *t, struct caged_ws *ws)
 	r = run_caged(ws, NULL, "listen-any", NULL);
 	check(t, did_it(&r) && strstr(r.out, "listening on 127.0.0.1"), &r,
 	      "r36: a socket listening without a bind gets 127.0.0.1, not every interface");
-	r = run_caged(ws, NULL, "source-route", "192.0.2.1", "9", NULL);
-	check(t, refused(&r), &r, "r36: no source route (IP option LSRR) can be set");
-	r = run_caged(ws, NULL, "socket", sctp[0], sctp[1], sctp[2], NULL);
-	check(t, refused(&r), &r, "r36: no SCTP socket (which connects through options) can be "
-				  "made");
 	r = run_uncaged(ws, NULL, "bind-tcp", "0.0.0.0", NULL);
 	check(t, did_it(&r), &r, "r36: control: without the cage a socket listens on 0.0.0.0");
+	/* Each canary the host may refuse too is followed by its own control. */
+	r = run_caged(ws, NULL, "source-route", "192.0.2.1", "9", NULL);
+	check(t, refused(&r), &r, "r36: no source route (IP option LSRR) can be set");
 	/* (The kernel asks CAP_NET_RAW for a source route: a root cage's way out.) */
 	r = run_uncaged(ws, NULL, "source-route", "192.0.2.1", "9", NULL);
 	control_or_skip(t, "r36", HOST_NET_RAW, &r, "a source route without the cage");
+	r = run_caged(ws, NULL, "socket", sctp[0], sctp[1], sctp[2], NULL);
+	check(t, refused(&r), &r, "r36: no SCTP socket (which connects through options) can be "
+				  "made");
+	r = run_uncaged(ws, NULL, "socket", sctp[0], sctp[1], sctp[2], NULL);
+	control_or_skip(t, "r36", HOST_FAMILY, &r, "an SCTP socket without the cage");
 }
 
 /* A service of the host on its 127.0.0.1: the run's own loopback (T1) or the host's (T2). */
@@ -253,8 +256,12 @@ void r36_a_loopback_child_reaches_loopback_only(const struct tier *t)
 	snprintf(raw[2], sizeof raw[2], "%d", IPPROTO_ICMP);
 	r = run_caged(ws, NULL, "socket", raw[0], raw[1], raw[2], NULL);
 	check(t, refused(&r), &r, "r36: no raw socket can be made");
+	r = run_uncaged(ws, NULL, "socket", raw[0], raw[1], raw[2], NULL);
+	control_or_skip(t, "r36", HOST_NET_RAW, &r, "a raw socket without the cage");
 	r = run_caged(ws, NULL, "io-uring", NULL);
 	check(t, refused(&r), &r, "r36: io_uring, whose sends seccomp never sees, is refused");
+	r = run_uncaged(ws, NULL, "io-uring", NULL);
+	control_or_skip(t, "r36", HOST_IO_URING, &r, "io_uring without the cage");
 	host_service(t, ws);
 
 	if (!host_address(e.addr, sizeof e.addr)) {
@@ -270,8 +277,6 @@ void r36_a_loopback_child_reaches_loopback_only(const struct tier *t)
 	}
 	if (!tier_is_t1(t))
 		canaries_t2(t, ws);
-	r = run_uncaged(ws, NULL, "socket", raw[0], raw[1], raw[2], NULL);
-	control_or_skip(t, "r36", HOST_NET_RAW, &r, "a raw socket without the cage");
 out:
 	listen_close(e.tcp, NULL);
 	listen_close(e.udp, NULL);
