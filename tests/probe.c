@@ -227,6 +227,8 @@ static const struct action actions[] = {
     {"source-route", 2, 2, do_source_route, "HOP PORT: set an LSRR route through HOP"},
     {"connect-race", 5, 5, do_connect_race,
      "GOOD GPORT BAD BPORT N: N connects while a thread flips the address"},
+    {"sendmsg-swap", 3, 3, do_sendmsg_swap,
+     "ADDR PORT N: N sendmsg to ADDR while a thread swaps the descriptor's socket"},
     {"proxy-request", 1, 2, do_proxy_request,
      "REQ [TUNNEL]: REQ (C escapes) to $HTTP_PROXY; on 200, TUNNEL through it"},
     {"find-listener", 0, 0, do_find_listener, ": look for a seccomp listener among our fds"},

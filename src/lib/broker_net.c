@@ -55,6 +55,8 @@
 #define BROKER_NET_CONTROL_MAX 1024
 #define BROKER_NET_IOV_MAX 1024
 #define BROKER_NET_WAIT_S 2
+/* Descriptors one brokered message may pass (the kernel's SCM_MAX_FD). */
+#define BROKER_NET_FDS_MAX 253
 
 struct broker_net_scratch {
 	char data[BROKER_NET_DATA_MAX];
@@ -349,6 +351,45 @@ static int bind_loopback_if_unbound(const struct net_request *rq)
 	return bind(rq->sock, (struct sockaddr *)&local, len) == 0 ? 0 : -errno;
 }
 
+/*
+ * A Unix socket's control message (a socketpair's: the only Unix sockets
+ * such a cage makes) may pass descriptors: numbers in the caller's table,
+ * which the broker takes as its own (the same open files) and puts in its
+ * copy of the message. Any other control message (credentials, which the
+ * kernel would check against the broker's process) is refused. The count
+ * of descriptors taken, or a negative errno.
+ */
+static int descriptors_take(const struct net_request *rq, struct broker_net_scratch *s,
+			    int taken[BROKER_NET_FDS_MAX])
+{
+	struct msghdr m = { .msg_control = s->control, .msg_controllen = rq->control_len };
+	int n = 0, rc = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c && rc == 0; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0)) {
+			rc = -EPERM;
+			break;
+		}
+		size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int *fds = (int *)(void *)CMSG_DATA(c);
+		for (size_t i = 0; i < count && rc == 0; i++) {
+			int fd = n < BROKER_NET_FDS_MAX ? take_fd(rq->tid, fds[i]) : -ETOOMANYREFS;
+			if (fd < 0) {
+				rc = fd;
+				break;
+			}
+			taken[n++] = fd;
+			fds[i] = fd;
+		}
+	}
+	if (rc < 0) {
+		for (int i = 0; i < n; i++)
+			close(taken[i]);
+		return rc;
+	}
+	return n;
+}
+
 /* Send the copies; the byte count or a negative errno. */
 static long perform_send(struct net_request *rq, struct broker_net_scratch *s)
 {
@@ -359,12 +400,14 @@ static long perform_send(struct net_request *rq, struct broker_net_scratch *s)
 			    .msg_iovlen = 1,
 			    .msg_control = rq->control_len ? s->control : NULL,
 			    .msg_controllen = rq->control_len };
-	/*
-	 * Descriptors in a Unix socket's control message would be numbers of
-	 * the broker's own table: only an IP socket's harmless options pass.
-	 */
-	if (rq->control_len && (!ip_socket(rq) || !control_allowed(s->control, rq->control_len)))
+	int passed[BROKER_NET_FDS_MAX], n_passed = 0;
+	if (rq->control_len && ip_socket(rq) && !control_allowed(s->control, rq->control_len))
 		return -EPERM;
+	if (rq->control_len && !ip_socket(rq)) {
+		n_passed = descriptors_take(rq, s, passed);
+		if (n_passed < 0)
+			return n_passed;
+	}
 	if (ip_socket(rq) && rq->type == SOCK_DGRAM) {
 		int rc = bind_loopback_if_unbound(rq);
 		if (rc < 0)
@@ -376,6 +419,8 @@ static long perform_send(struct net_request *rq, struct broker_net_scratch *s)
 	ssize_t sent = sendmsg(rq->sock, &m, rq->flags | MSG_NOSIGNAL);
 	int e = errno;
 	timeout_restore(rq->sock, &t);
+	for (int i = 0; i < n_passed; i++)
+		close(passed[i]);
 	return sent < 0 ? -e : (long)sent;
 }
 
@@ -422,20 +467,6 @@ static long perform(struct net_request *rq, struct broker_net_scratch *s)
 	return -ENOSYS;
 }
 
-/*
- * A send on a Unix stream or seqpacket socket (a socketpair: the only
- * Unix sockets such a cage makes) goes to its peer and nowhere else,
- * whatever address the message names (the kernel refuses one, or ignores
- * it), and may carry descriptors, which the broker could not pass on as
- * the caller's: the kernel performs it. Decided on the socket alone, not
- * on the caller's memory.
- */
-static bool kernel_sends(const struct net_request *rq)
-{
-	return (rq->call == NET_SENDMSG || rq->call == NET_SENDMMSG) && rq->domain == AF_UNIX &&
-	       (rq->type == SOCK_STREAM || rq->type == SOCK_SEQPACKET);
-}
-
 void broker_net_answer(enum broker_net_mode mode, struct broker_net_scratch *s, int listener,
 		       const struct seccomp_notif *n, const char *call)
 {
@@ -451,12 +482,6 @@ void broker_net_answer(enum broker_net_mode mode, struct broker_net_scratch *s, 
 		rq.domain = sock_int(rq.sock, SO_DOMAIN);
 		rq.type = sock_int(rq.sock, SO_TYPE);
 		rc = rq.domain < 0 ? -ENOTSOCK : 0;
-	}
-	if (rc == 0 && kernel_sends(&rq)) {
-		if (broker_id_valid(listener, n->id))
-			broker_answer_continue(listener, n->id);
-		close(rq.sock);
-		return;
 	}
 	if (rc == 0)
 		rc = request_read(&rq, s);

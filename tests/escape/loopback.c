@@ -152,6 +152,11 @@ static void canaries_elsewhere(const struct tier *t, struct caged_ws *ws, struct
 	      "r36: 3000 connects to a sockaddr another thread rewrites between 127.0.0.1 and "
 	      "%s reach %s %d times",
 	      e->addr, e->addr, got);
+	r = run_caged(ws, NULL, "sendmsg-swap", e->addr, e->udp_text, "3000", NULL);
+	check(t, arrivals(e->udp, false) == 0, &r,
+	      "r36: 3000 sendmsg to %s through a descriptor another thread swaps between a "
+	      "socketpair's end and a UDP socket arrive nowhere",
+	      e->addr);
 }
 
 static void controls_elsewhere(const struct tier *t, struct caged_ws *ws, struct elsewhere *e)
@@ -173,6 +178,9 @@ static void controls_elsewhere(const struct tier *t, struct caged_ws *ws, struct
 			NULL);
 	check(t, arrivals_within(e->tcp, true, CONTROL_WAIT_MS) >= 1, &r,
 	      "r36: control: without the cage the raced connects reach %s", e->addr);
+	r = run_uncaged(ws, NULL, "sendmsg-swap", e->addr, e->udp_text, "3000", NULL);
+	check(t, arrivals_within(e->udp, false, CONTROL_WAIT_MS) >= 1, &r,
+	      "r36: control: without the cage the swapped descriptor's datagrams arrive");
 	r = run_uncaged(ws, NULL, "connect-mptcp", e->addr, e->tcp_text, NULL);
 	(void)arrivals_within(e->tcp, true, did_it(&r) ? CONTROL_WAIT_MS : 0);
 	control_or_skip(t, "r36", HOST_FAMILY, &r, "MPTCP without the cage");

@@ -240,3 +240,64 @@ int do_connect_race(char **args)
 	printf("%ld connects of %ld went out\n", made, n);
 	return made > 0 ? PROBE_DID_IT : PROBE_REFUSED;
 }
+
+/* ---- sendmsg-swap ------------------------------------------------------- */
+
+struct swap {
+	int slot, unix_end, udp;
+	atomic_bool stop;
+	atomic_uint swaps;
+};
+
+static void *swap_descriptors(void *arg)
+{
+	struct swap *w = arg;
+	for (unsigned i = 0; !atomic_load(&w->stop); i++) {
+		(void)dup2(i % 2 ? w->udp : w->unix_end, w->slot);
+		atomic_store(&w->swaps, i + 1);
+	}
+	return NULL;
+}
+
+/*
+ * sendmsg-swap ADDR PORT N: N datagrams to ADDR:PORT through one
+ * descriptor number that another thread makes, without end, a socketpair's
+ * end (whose sends a broker might let the kernel perform) and a UDP socket.
+ * The receiver at ADDR:PORT judges.
+ */
+int do_sendmsg_swap(char **args)
+{
+	static struct swap w;
+	struct sockaddr_storage ss;
+	long port, n;
+	int pair[2];
+	socklen_t len = parse_int(args[1], &port) && parse_int(args[2], &n)
+			    ? address_of(args[0], port, &ss)
+			    : 0;
+	if (!len)
+		return usage_error("wants ADDR PORT N, got", args[0]);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+		return failed(REFUSE_SOCKET, "socketpair", args[0]);
+	w.unix_end = pair[0];
+	w.udp = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (w.udp < 0)
+		return failed(REFUSE_SOCKET, "socket", args[0]);
+	w.slot = dup(pair[0]);
+	pthread_t swapper;
+	if (w.slot < 0 || pthread_create(&swapper, NULL, swap_descriptors, &w) != 0)
+		return usage_error("no descriptor or thread:", strerror(errno));
+	while (atomic_load(&w.swaps) < 2)
+		sched_yield();
+	long sent = 0;
+	for (long i = 0; i < n; i++) {
+		struct iovec iov = { "x", 1 };
+		struct msghdr m = { .msg_name = &ss, .msg_namelen = len, .msg_iov = &iov,
+				    .msg_iovlen = 1 };
+		if (sendmsg(w.slot, &m, MSG_DONTWAIT) == 1)
+			sent++;
+	}
+	atomic_store(&w.stop, true);
+	pthread_join(swapper, NULL);
+	printf("%ld sends of %ld succeeded\n", sent, n);
+	return sent > 0 ? PROBE_DID_IT : PROBE_REFUSED;
+}
