@@ -227,6 +227,7 @@ static const struct action actions[] = {
     {"source-route", 2, 2, do_source_route, "HOP PORT: set an LSRR route through HOP"},
     {"connect-race", 5, 5, do_connect_race,
      "GOOD GPORT BAD BPORT N: N connects while a thread flips the address"},
+    {"env-to-file", 2, 2, do_env_to_file, "NAME PATH: write $NAME into PATH"},
     {"sendmsg-swap", 3, 3, do_sendmsg_swap,
      "ADDR PORT N: N sendmsg to ADDR while a thread swaps the descriptor's socket"},
     {"proxy-request", 1, 2, do_proxy_request,

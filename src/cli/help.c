@@ -61,7 +61,7 @@ static const struct option_help run_options[] = {
 	  "                       without it no Unix socket can be made, socketpair aside)\n", false },
 	{ "  --net off|on|proxy|loopback  network access (default off); proxy: only the\n"
 	  "                       hosts of --allow-host, through a proxy of the run's own\n"
-	  "                       (tier T1); loopback: 127.0.0.0/8 and ::1 only, the run's\n"
+	  "                       (on tier T2 every connect goes through procage); loopback: 127.0.0.0/8 and ::1 only, the run's\n"
 	  "                       own on tier T1, the host's on tier T2 (--accept\n"
 	  "                       host-loopback)\n", false },
 	{ "  --allow-host HOST    with --net proxy: github.com, *.npmjs.org, host:port,\n"

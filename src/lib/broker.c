@@ -68,13 +68,15 @@ bool broker_handles(const char *call)
 	return call_find(call) != NULL || broker_net_handles(call);
 }
 
-int broker_new(const struct broker_zones *zones, enum broker_net_mode net, struct broker **out)
+int broker_new(const struct broker_zones *zones, const struct broker_net_config *net,
+	       struct broker **out)
 {
 	struct broker *b = calloc(1, sizeof *b);
 	if (!b)
 		return -ENOMEM;
-	b->net = net;
-	if (net != BROKER_NET_NONE && !(b->net_scratch = broker_net_scratch_new())) {
+	if (net)
+		b->net = *net;
+	if (b->net.mode != BROKER_NET_NONE && !(b->net_scratch = broker_net_scratch_new())) {
 		free(b);
 		return -ENOMEM;
 	}
@@ -163,7 +165,7 @@ static int request_read(struct broker *b, struct request *rq)
 void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call)
 {
 	if (broker_net_handles(call)) {
-		broker_net_answer(b->net, b->net_scratch, listener, n, call);
+		broker_net_answer(&b->net, b->net_scratch, listener, n, call);
 		return;
 	}
 	struct request rq = {.call = call_find(call),

@@ -38,7 +38,7 @@ struct broker_call {
 
 struct broker {
 	struct broker_state state;
-	enum broker_net_mode net;
+	struct broker_net_config net;
 	struct broker_net_scratch *net_scratch; /* with net only */
 	/* The call being answered: its copied strings. */
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "broker_io.h"
+#include "net_admission.h"
 #include "syscalls.h"
 
 #ifndef PIDFD_THREAD
@@ -278,8 +279,44 @@ static bool ip_socket(const struct net_request *rq)
  * filter lets NETLINK_ROUTE only be made) talk to the kernel. Unix
  * sockets by path are not brokered here: refused.
  */
-static int judge(const struct net_request *rq)
+/* Is the address the run's proxy: 127.0.0.1 (or ::ffff:127.0.0.1) at its port? */
+static bool is_proxy(const struct broker_net_config *net, const struct net_request *rq)
 {
+	if (rq->addr.ss_family == AF_INET && rq->addr_len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&rq->addr;
+		return in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
+		       ntohs(in->sin_port) == net->proxy_port;
+	}
+	if (rq->addr.ss_family == AF_INET6 && rq->addr_len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&rq->addr;
+		static const uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 };
+		return memcmp(in6->sin6_addr.s6_addr, mapped, 16) == 0 &&
+		       ntohs(in6->sin6_port) == net->proxy_port;
+	}
+	return false;
+}
+
+/*
+ * Proxy-only: a TCP connect to the proxy, sends without an address (to
+ * that peer); nothing bound, listened on, or sent to an address (no DNS
+ * of the cage's own: the proxy resolves).
+ */
+static int judge_proxy(const struct broker_net_config *net, const struct net_request *rq)
+{
+	if (rq->call == NET_BIND || rq->call == NET_LISTEN)
+		return -EACCES;
+	if (rq->call == NET_CONNECT) {
+		if (rq->addr_len && rq->addr.ss_family == AF_UNSPEC)
+			return 0;
+		return rq->type == SOCK_STREAM && is_proxy(net, rq) ? 0 : -EACCES;
+	}
+	return rq->addr_len ? -EACCES : 0;
+}
+
+static int judge(const struct broker_net_config *net, const struct net_request *rq)
+{
+	if (net->mode == BROKER_NET_PROXY && ip_socket(rq))
+		return judge_proxy(net, rq);
 	if (!rq->addr_len)
 		return rq->call == NET_CONNECT || rq->call == NET_BIND ? -EINVAL : 0;
 	sa_family_t family = rq->addr.ss_family;
@@ -326,15 +363,21 @@ static void timeout_restore(int sock, const struct send_timeout *t)
  * every interface's (port 0 bound on the wildcard): bound to loopback
  * first, so that nothing from elsewhere reaches it.
  */
-static int bind_loopback_if_unbound(const struct net_request *rq)
+static in_port_t local_port(int sock)
 {
 	struct sockaddr_storage local;
 	socklen_t len = sizeof local;
-	if (!ip_socket(rq) || getsockname(rq->sock, (struct sockaddr *)&local, &len) != 0)
+	if (getsockname(sock, (struct sockaddr *)&local, &len) != 0)
 		return 0;
-	in_port_t port = local.ss_family == AF_INET ? ((struct sockaddr_in *)&local)->sin_port
-						     : ((struct sockaddr_in6 *)&local)->sin6_port;
-	if (port)
+	return ntohs(local.ss_family == AF_INET ? ((struct sockaddr_in *)&local)->sin_port
+						 : ((struct sockaddr_in6 *)&local)->sin6_port);
+}
+
+static int bind_loopback_if_unbound(const struct net_request *rq)
+{
+	struct sockaddr_storage local;
+	socklen_t len;
+	if (!ip_socket(rq) || local_port(rq->sock))
 		return 0;
 	memset(&local, 0, sizeof local);
 	if (rq->domain == AF_INET) {
@@ -343,9 +386,16 @@ static int bind_loopback_if_unbound(const struct net_request *rq)
 		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		len = sizeof *in;
 	} else {
+		/* ::1, or 127.0.0.1 mapped for a connect to a mapped address. */
 		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&local;
 		in6->sin6_family = AF_INET6;
 		in6->sin6_addr = in6addr_loopback;
+		if (rq->addr.ss_family == AF_INET6 &&
+		    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)&rq->addr)->sin6_addr)) {
+			static const uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff, [12] = 127,
+							    [15] = 1 };
+			memcpy(in6->sin6_addr.s6_addr, mapped, 16);
+		}
 		len = sizeof *in6;
 	}
 	return bind(rq->sock, (struct sockaddr *)&local, len) == 0 ? 0 : -errno;
@@ -424,23 +474,55 @@ static long perform_send(struct net_request *rq, struct broker_net_scratch *s)
 	return sent < 0 ? -e : (long)sent;
 }
 
-/* The call performed; its result (0 or a count) or a negative errno. */
-static long perform(struct net_request *rq, struct broker_net_scratch *s)
+/*
+ * Proxy-only: the socket gets a loopback port of its own before it
+ * connects, recorded for the proxy, which admits that peer only (the
+ * proxy may accept before connect returns here).
+ */
+static int proxy_admission_record(const struct broker_net_config *net, struct net_request *rq,
+				  in_port_t *port)
 {
-	int rc = judge(rq);
+	*port = 0;
+	if (net->mode != BROKER_NET_PROXY || !net->admission || rq->addr.ss_family == AF_UNSPEC)
+		return 0;
+	int rc = bind_loopback_if_unbound(rq);
+	if (rc < 0)
+		return rc;
+	*port = local_port(rq->sock);
+	if (!*port)
+		return -EADDRNOTAVAIL;
+	net_admission_add(net->admission, *port);
+	return 0;
+}
+
+static int perform_connect(const struct broker_net_config *net, struct net_request *rq)
+{
+	in_port_t admitted;
+	int rc = proxy_admission_record(net, rq, &admitted);
+	if (rc < 0)
+		return rc;
+	struct send_timeout t;
+	timeout_bound(rq->sock, &t);
+	rc = connect(rq->sock, (struct sockaddr *)&rq->addr, rq->addr_len) == 0 ? 0 : -errno;
+	timeout_restore(rq->sock, &t);
+	if (admitted && rc < 0 && rc != -EINPROGRESS)
+		net_admission_drop(net->admission, admitted);
+	/* A blocking connect the bound cut short is still under way. */
+	if (rc == -EINPROGRESS && t.changed)
+		rc = -ETIMEDOUT;
+	return rc;
+}
+
+/* The call performed; its result (0 or a count) or a negative errno. */
+static long perform(const struct broker_net_config *net, struct net_request *rq,
+		    struct broker_net_scratch *s)
+{
+	int rc = judge(net, rq);
 	if (rc < 0)
 		return rc;
 	switch (rq->call) {
-	case NET_CONNECT: {
-		struct send_timeout t;
-		timeout_bound(rq->sock, &t);
-		rc = connect(rq->sock, (struct sockaddr *)&rq->addr, rq->addr_len) == 0 ? 0 : -errno;
-		timeout_restore(rq->sock, &t);
-		/* A blocking connect the bound cut short is still under way. */
-		if (rc == -EINPROGRESS && t.changed)
-			rc = -ETIMEDOUT;
-		return rc;
-	}
+	case NET_CONNECT:
+		return perform_connect(net, rq);
 	case NET_BIND:
 		return bind(rq->sock, (struct sockaddr *)&rq->addr, rq->addr_len) == 0 ? 0 : -errno;
 	case NET_LISTEN:
@@ -467,12 +549,12 @@ static long perform(struct net_request *rq, struct broker_net_scratch *s)
 	return -ENOSYS;
 }
 
-void broker_net_answer(enum broker_net_mode mode, struct broker_net_scratch *s, int listener,
-		       const struct seccomp_notif *n, const char *call)
+void broker_net_answer(const struct broker_net_config *net, struct broker_net_scratch *s,
+		       int listener, const struct seccomp_notif *n, const char *call)
 {
 	struct net_request rq = { .n = n, .tid = (pid_t)n->pid, .sock = -1 };
 	int found = net_call_find(call);
-	int rc = found < 0 || mode == BROKER_NET_NONE || !s ? -EPERM : 0;
+	int rc = found < 0 || net->mode == BROKER_NET_NONE || !s ? -EPERM : 0;
 	if (rc == 0) {
 		rq.call = (enum net_call)found;
 		rq.sock = take_fd(rq.tid, arg_int(n, 0));
@@ -487,7 +569,7 @@ void broker_net_answer(enum broker_net_mode mode, struct broker_net_scratch *s, 
 		rc = request_read(&rq, s);
 	/* A thread gone (and its id maybe another's now): nothing read is used. */
 	if (broker_id_valid(listener, n->id)) {
-		long result = rc < 0 ? rc : perform(&rq, s);
+		long result = rc < 0 ? rc : perform(net, &rq, s);
 		if (result < 0)
 			broker_answer_result(listener, n->id, (int)-result);
 		else

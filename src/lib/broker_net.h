@@ -13,12 +13,26 @@
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 enum broker_net_mode {
 	BROKER_NET_NONE = 0,
 	/* Destinations and local addresses in 127.0.0.0/8 or ::1 only. */
 	BROKER_NET_LOOPBACK,
+	/*
+	 * The run's proxy only (tier T2): TCP connect to 127.0.0.1 at its
+	 * port, nothing bound, no datagram sent anywhere.
+	 */
+	BROKER_NET_PROXY,
+};
+
+struct net_admission;
+
+struct broker_net_config {
+	enum broker_net_mode mode;
+	uint16_t proxy_port;		 /* BROKER_NET_PROXY: the proxy's port on 127.0.0.1 */
+	struct net_admission *admission; /* BROKER_NET_PROXY: the ports the proxy admits */
 };
 
 /* Is call (by name) one of the network broker's? */
@@ -29,7 +43,7 @@ bool broker_net_handles(const char *call);
  * listener, under mode. Uses scratch, room for the call's copies.
  */
 struct broker_net_scratch;
-void broker_net_answer(enum broker_net_mode mode, struct broker_net_scratch *scratch,
+void broker_net_answer(const struct broker_net_config *net, struct broker_net_scratch *scratch,
 		       int listener, const struct seccomp_notif *n, const char *call);
 struct broker_net_scratch *broker_net_scratch_new(void);
 

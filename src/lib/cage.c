@@ -366,8 +366,11 @@ static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *er
 
 /*
  * A proxy-only run has a network namespace whose only endpoint is its
- * proxy's listener (R-36): without one (tier T2), port rules alone cannot
- * bind a destination, so the cage is refused.
+ * proxy's listener (R-36, tier T1). Tier T2 has none: there the proxy
+ * listens on the host's loopback, at a port of the run's own, and the
+ * broker performs every connect of the cage, to that address only (and
+ * tells the proxy which connections are the cage's); without seccomp user
+ * notification the cage is refused.
  */
 static int cage_proxy_prepare(struct procage_cage *c, struct policy_position *where,
 			      struct procage_error *err)
@@ -375,11 +378,14 @@ static int cage_proxy_prepare(struct procage_cage *c, struct policy_position *wh
 	const struct procage_policy *p = c->policy;
 	*where = policy_key_position(p, "network");
 	fix_set(c, CAGE_FIX_NETWORK_OFF, 0, NULL);
-	if (c->tier != PROCAGE_TIER_T1)
+	if (c->tier != PROCAGE_TIER_T1 && !host_facts_get()->seccomp_user_notif)
 		return error_set(err, -EOPNOTSUPP,
-				 "proxy-only networking needs network namespaces (tier T1); this "
-				 "host is tier T2");
-	if (c->landlock.abi < 4)
+				 "proxy-only networking needs network namespaces (tier T1) or, on "
+				 "tier T2, seccomp user notification (a supervisor judging each "
+				 "connection), which this host refuses");
+	if (c->tier != PROCAGE_TIER_T1)
+		c->net_broker = BROKER_NET_PROXY;
+	if (c->tier == PROCAGE_TIER_T1 && c->landlock.abi < 4)
 		return error_set(err, -EOPNOTSUPP,
 				 "proxy-only networking needs Landlock TCP rules (ABI 4) as its "
 				 "second layer; this kernel has ABI %d",
@@ -528,7 +534,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	landlock_config_init(&c->landlock, f->landlock_abi,
 			     policy->network != PROCAGE_NET_ON &&
 				 !(loopback && c->tier == PROCAGE_TIER_T1),
-			     proxy ? POLICY_PROXY_PORT : 0);
+			     proxy && c->tier == PROCAGE_TIER_T1 ? POLICY_PROXY_PORT : 0);
 	if (proxy)
 		rc = cage_proxy_prepare(c, &where, err);
 	if (loopback)

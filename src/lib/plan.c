@@ -132,7 +132,11 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	/* The broker's calls reach the supervisor on the same listener. */
 	plan->seccomp_report =
 		cage->policy->reports || cage->zones.n > 0 || cage->net_broker != BROKER_NET_NONE;
-	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY ? POLICY_PROXY_PORT : 0;
+	/* Tier T2 has no namespace for it: the caller's process listens (spawn.c). */
+	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY &&
+				   cage->tier == PROCAGE_TIER_T1
+			       ? POLICY_PROXY_PORT
+			       : 0;
 	if (cage->tier == PROCAGE_TIER_T1) {
 		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC;
 		/* A network namespace of its own has nothing to reach. */

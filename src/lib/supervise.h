@@ -7,6 +7,7 @@
 #ifndef PROCAGE_SUPERVISE_H
 #define PROCAGE_SUPERVISE_H
 
+#include "net_admission.h"
 #include "notify.h"
 #include "report.h"
 
@@ -22,6 +23,9 @@ struct run_supervision {
 	struct proxy *proxy;
 	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
 	int proxy_listener; /* owned while the proxy serves it */
+	/* Tier T2 proxy-only: the cage's ports the proxy admits (net_admission.h). */
+	struct net_admission admission;
+	bool admission_on;
 	int json_fd;        /* report lines, or -1 */
 };
 

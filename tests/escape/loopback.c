@@ -150,12 +150,13 @@ static void canaries_elsewhere(const struct tier *t, struct caged_ws *ws, struct
 	int got = arrivals(e->tcp, true);
 	check(t, got == 0, &r,
 	      "r36: 3000 connects to a sockaddr another thread rewrites between 127.0.0.1 and "
-	      "%s reach %s %d times",
+	      "%s (then one to it) reach %s %d times",
 	      e->addr, e->addr, got);
 	r = run_caged(ws, NULL, "sendmsg-swap", e->addr, e->udp_text, "3000", NULL);
 	check(t, arrivals(e->udp, false) == 0, &r,
 	      "r36: 3000 sendmsg to %s through a descriptor another thread swaps between a "
-	      "socketpair's end and a UDP socket arrive nowhere",
+	      "socketpair's end and a UDP socket (then one through the UDP socket) arrive "
+	      "nowhere",
 	      e->addr);
 }
 

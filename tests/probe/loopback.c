@@ -234,10 +234,23 @@ int do_connect_race(char **args)
 		if (connect(fd, (struct sockaddr *)&r.addr, r.len) == 0 || errno == EINPROGRESS)
 			made++;
 		close(fd);
+		if (i % 16 == 0)
+			sched_yield(); /* let the racer interleave */
 	}
 	atomic_store(&r.stop, true);
 	pthread_join(racer, NULL);
-	printf("%ld connects of %ld went out\n", made, n);
+	/*
+	 * A busy machine may have left the racer asleep through the loop: one
+	 * last connect with the address at BAD, so that without a cage
+	 * something always arrives there (the control), and with one nothing.
+	 */
+	memcpy(&r.addr, &r.bad, r.len);
+	int fd = socket(r.good.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0 && (connect(fd, (struct sockaddr *)&r.addr, r.len) == 0 || errno == EINPROGRESS))
+		made++;
+	if (fd >= 0)
+		close(fd);
+	printf("%ld connects of %ld went out\n", made, n + 1);
 	return made > 0 ? PROBE_DID_IT : PROBE_REFUSED;
 }
 
@@ -295,9 +308,31 @@ int do_sendmsg_swap(char **args)
 				    .msg_iovlen = 1 };
 		if (sendmsg(w.slot, &m, MSG_DONTWAIT) == 1)
 			sent++;
+		if (i % 16 == 0)
+			sched_yield(); /* let the swapper interleave */
 	}
 	atomic_store(&w.stop, true);
 	pthread_join(swapper, NULL);
-	printf("%ld sends of %ld succeeded\n", sent, n);
+	/* As in connect-race: one last send with the UDP socket in place. */
+	struct iovec iov = { "x", 1 };
+	struct msghdr m = { .msg_name = &ss, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1 };
+	if (dup2(w.udp, w.slot) >= 0 && sendmsg(w.slot, &m, MSG_DONTWAIT) == 1)
+		sent++;
+	printf("%ld sends of %ld succeeded\n", sent, n + 1);
 	return sent > 0 ? PROBE_DID_IT : PROBE_REFUSED;
+}
+
+/* env-to-file NAME PATH: write $NAME into PATH (a run's proxy URL, for the test outside). */
+int do_env_to_file(char **args)
+{
+	const char *v = getenv(args[0]);
+	if (!v)
+		return usage_error("not in the environment:", args[0]);
+	int fd = open(args[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open", args[1]);
+	int rc = write(fd, v, strlen(v)) == (ssize_t)strlen(v) ? PROBE_DID_IT
+							      : failed(REFUSE_FILE, "write", args[1]);
+	close(fd);
+	return rc;
 }

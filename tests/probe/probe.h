@@ -135,6 +135,7 @@ int do_listen_any(char **args);
 int do_source_route(char **args);
 int do_connect_race(char **args);
 int do_sendmsg_swap(char **args);
+int do_env_to_file(char **args);
 int do_find_listener(char **args);
 int do_reopen_listener(char **args);
 int do_own_listener(char **args);
