@@ -10,9 +10,18 @@
  * is a round trip to the metadata broker, which judges the file by
  * identity (a walk up through `..` to a write grant) and performs it.
  * Prints microseconds per round or call.
+ *
+ * broker_bench connect [N]: N rounds of a TCP connect to a listener of its
+ * own on 127.0.0.1, accepted and closed. Under the network broker (network
+ * loopback, tier T2) each connect is a round trip to the supervisor, which
+ * performs it; on tier T1 (the run's own loopback) and outside any cage it
+ * is a plain call.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +36,40 @@ static double now_us(void)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
+static int connect_rounds(long n)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof a;
+	int srv = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (srv < 0 || bind(srv, (struct sockaddr *)&a, sizeof a) != 0 || listen(srv, 64) != 0 ||
+	    getsockname(srv, (struct sockaddr *)&a, &len) != 0) {
+		fprintf(stderr, "broker_bench: a listener on 127.0.0.1: %s\n", strerror(errno));
+		return 1;
+	}
+	double start = now_us();
+	for (long i = 0; i < n; i++) {
+		int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int s = c < 0 || connect(c, (struct sockaddr *)&a, len) != 0
+			    ? -1
+			    : accept4(srv, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0) {
+			fprintf(stderr, "broker_bench: connect to 127.0.0.1: %s\n", strerror(errno));
+			return 1;
+		}
+		close(s);
+		close(c);
+	}
+	printf("socket+connect+accept+close %.1f us (%ld rounds on 127.0.0.1)\n",
+	       (now_us() - start) / (double)n, n);
+	close(srv);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
+	if (argc > 1 && strcmp(argv[1], "connect") == 0)
+		return connect_rounds(argc > 2 ? strtol(argv[2], NULL, 10) : 2000);
 	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 2000;
 	if (argc < 2 || n <= 0) {
 		fprintf(stderr, "usage: broker_bench DIR [N]\n");

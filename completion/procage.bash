@@ -53,13 +53,13 @@ _procage()
 		--policy | --report-json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 		--read | --write | --write-new | --protect | --hide | --socket | --hardlink-exempt | --cwd)
 			COMPREPLY=($(compgen -f -- "$cur")); return ;;
-		--net) COMPREPLY=($(compgen -W "off on proxy" -- "$cur")); return ;;
+		--net) COMPREPLY=($(compgen -W "off on proxy loopback" -- "$cur")); return ;;
 		--profile)
 			COMPREPLY=($(compgen -W "$(procage profiles 2>/dev/null |
 				sed -n 's/^  \([a-z0-9_-]*\) .*/\1/p')" -- "$cur"))
 			return ;;
 		--accept)
-			COMPREPLY=($(compgen -W "spawn-snapshot entry-grants proc-other-processes listing-shows-hidden-names" \
+			COMPREPLY=($(compgen -W "spawn-snapshot entry-grants proc-other-processes listing-shows-hidden-names host-loopback" \
 				-- "$cur"))
 			return ;;
 		--waive)

@@ -180,7 +180,11 @@ enum procage_network {
 	PROCAGE_NET_OFF = 0,   /* no IP socket reaches anything */
 	PROCAGE_NET_ON = 1,    /* the host's network, as the user has it */
 	PROCAGE_NET_PROXY = 2, /* only the hosts of procage_policy_allow_host, through a
-				* proxy of the run's own (tier T1) */
+				* proxy of the run's own (tier T2: every connect
+				* brokered to it) */
+	PROCAGE_NET_LOOPBACK = 3, /* loopback only (127.0.0.0/8, ::1): on tier T1 the run's
+				   * own; on tier T2 the host's, with the approximation
+				   * host-loopback accepted (docs/policy.md) */
 };
 
 struct procage_policy;

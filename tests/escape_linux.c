@@ -161,6 +161,7 @@ int main(int argc, char **argv)
 	    {"r34", r34_a_socket_bound_later_is_refused},
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
+	    {"r36", r36_a_loopback_child_reaches_loopback_only},
 	    {"r40", r40_metadata_outside_the_write_grants_is_refused},
 	    {"r40", r40_the_metadata_broker_judges_the_inode_not_the_path},
 	    {"r40", r40_set_id_bits_xattrs_and_inode_flags_are_refused},

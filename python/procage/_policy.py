@@ -10,7 +10,7 @@ from ._handle import Handle
 from ._errors import ProcageError, call  # noqa: F401 (re-exported)
 
 _ACCESS = {"read": 1, "write": 2, "protect": 3, "hide": 4, "connect": 5}
-_NETWORK = {"off": 0, "on": 1, "proxy": 2}
+_NETWORK = {"off": 0, "on": 1, "proxy": 2, "loopback": 3}
 _LIFETIME = {"session": 0, "tree": 1}
 _TERMINAL = {"inherit": 0, "new-pty": 1}
 _HARDLINKS = {"refuse": 0, "report": 1}
@@ -152,7 +152,8 @@ class Policy(Handle):
         return self
 
     def set_network(self, mode):
-        """"off", "on", or "proxy" (only the hosts of allow_host)."""
+        """"off", "on", "proxy" (only the hosts of allow_host) or "loopback"
+        (127.0.0.0/8 and ::1 only; on tier T2 accept "host-loopback")."""
         return self._set("procage_policy_set_network", _choice(_NETWORK, mode, "network"))
 
     def allow_host(self, *entries):

@@ -458,7 +458,7 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     The cage: the default policy for workspace (system directories and the
     home readable, workspace writable, network off, a private temporary
     directory, every hard-deny class on) plus write, read and hide (paths),
-    network ("off", "on", "proxy") and allow_hosts (with "proxy"), and
+    network ("off", "on", "proxy", "loopback") and allow_hosts (with "proxy"), and
     report (refused system calls come back in .reports); or policy= (a
     Policy), or cage= (a Cage, reused across runs). cwd defaults to the
     workspace. The rest is subprocess.run's: input, capture_output, timeout

@@ -60,8 +60,11 @@ static const struct option_help run_options[] = {
 	{ "  --hide PATH          deny every access to PATH\n", false },
 	{ "  --socket PATH        let the command connect to the Unix socket PATH (tier T1;\n"
 	  "                       without it no Unix socket can be made, socketpair aside)\n", false },
-	{ "  --net off|on|proxy   network access (default off); proxy: only the hosts of\n"
-	  "                       --allow-host, through a proxy of the run's own (tier T1)\n", false },
+	{ "  --net off|on|proxy|loopback  network access (default off); proxy: only the\n"
+	  "                       hosts of --allow-host, through a proxy of the run's own\n"
+	  "                       (on tier T2 every connect goes through procage); loopback: 127.0.0.0/8 and ::1 only, the run's\n"
+	  "                       own on tier T1, the host's on tier T2 (--accept\n"
+	  "                       host-loopback)\n", false },
 	{ "  --allow-host HOST    with --net proxy: github.com, *.npmjs.org, host:port,\n"
 	  "                       localhost[:port] (127.0.0.1 and ::1), 192.0.2.7[:port],\n"
 	  "                       10.1.2.0/24 (docs/proxy.md); without --net proxy it has\n"
@@ -84,7 +87,7 @@ static const struct option_help run_options[] = {
 	  "                       (K, M, G allowed) and pids=NUMBER\n", false },
 	{ "  --accept NAME        accept an approximation: spawn-snapshot, entry-grants,\n"
 	  "                       proc-other-processes, listing-shows-hidden-names\n"
-	  "                       (docs/classes.md)\n", false },
+	  "                       (docs/classes.md), host-loopback (docs/policy.md)\n", false },
 	{ "  --waive CLASS        waive a hard-deny class: secrets, trust-handoff,\n"
 	  "                       persistence, service-handoff, container-engines,\n"
 	  "                       process-access (docs/classes.md); CLASS:PATH lifts it for\n"

@@ -184,8 +184,10 @@ int run_flag_apply(struct procage_policy *p, const struct policy_flag *f, struct
 			return procage_policy_set_network(p, PROCAGE_NET_ON, err);
 		if (strcmp(f->value, "proxy") == 0)
 			return procage_policy_set_network(p, PROCAGE_NET_PROXY, err);
+		if (strcmp(f->value, "loopback") == 0)
+			return procage_policy_set_network(p, PROCAGE_NET_LOOPBACK, err);
 		snprintf(err->message, sizeof err->message,
-			 "--net %s: expected 'off', 'on' or 'proxy'", f->value);
+			 "--net %s: expected 'off', 'on', 'proxy' or 'loopback'", f->value);
 		return err->code = -EINVAL;
 	case OPT_ALLOW_HOST:
 		return procage_policy_allow_host(p, f->value, err);

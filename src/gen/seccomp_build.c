@@ -165,6 +165,39 @@ static int add_observe_rules(scmp_filter_ctx ctx, const struct seccomp_options *
 	return rc;
 }
 
+/*
+ * The network broker variants: the address calls whatever their
+ * arguments, sendto when its address pointer is not NULL (compared on the
+ * whole register on x86_64: a pointer with only upper bits set is sent
+ * too).
+ */
+static int add_net_broker_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+				struct procage_error *err)
+{
+	int rc = 0;
+	if (!opts->net_broker)
+		return 0;
+	/* The child's own hand-over of the listener is the one sendmsg let through. */
+	struct scmp_arg_cmp handover = SCMP_CMP(2, SCMP_CMP_NE, SECCOMP_HANDOVER_SEND_FLAGS);
+	for (size_t i = 0; rc == 0 && i < seccomp_n_net_broker_calls; i++) {
+		bool sendmsg = strcmp(seccomp_net_broker_calls[i], "sendmsg") == 0;
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_net_broker_calls[i],
+				     sendmsg ? 1 : 0, sendmsg ? &handover : NULL, err);
+	}
+	struct scmp_arg_cmp cmp = SCMP_CMP(SECCOMP_SENDTO_ADDRESS_ARG, SCMP_CMP_NE, 0);
+	if (rc == 0)
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, "sendto", 1, &cmp, err);
+	for (size_t i = 0; rc == 0 && i < seccomp_n_net_refused_options; i++) {
+		const struct seccomp_socket_option *o = &seccomp_net_refused_options[i];
+		struct scmp_arg_cmp both[2] = {
+			SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint32_t)o->level),
+			SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint32_t)o->name),
+		};
+		rc = add_rule(ctx, opts, "setsockopt", EPERM, 2, both, err);
+	}
+	return rc;
+}
+
 static int add_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
 		     const struct seccomp_refused_call *calls, size_t n,
 		     struct procage_error *err)
@@ -425,6 +458,8 @@ int seccomp_build_program(const struct seccomp_options *opts, struct sock_fprog 
 		rc = add_broker_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = add_observe_rules(ctx, opts, err);
+	if (rc == 0)
+		rc = add_net_broker_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = export_program(ctx, opts, prog, err);
 	seccomp_release(ctx);

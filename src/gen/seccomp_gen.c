@@ -43,14 +43,16 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		}
 		fprintf(out,
 			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
-			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s, listing %s, observe %s */\n",
+			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s, listing %s, observe %s, "
+			"network broker %s */\n",
 			i, i, progs[i].len, o.network_on ? "on" : "off",
 			o.report ? "reported (USER_NOTIF)" : "as errno",
 			o.unix_sockets ? "allowed" : "refused",
 			o.lock_sessions ? "locked" : "free",
 			o.own_ipc_namespace ? "allowed (own namespace)" : "refused",
 			o.broker ? "on" : "off", o.broker_metadata ? "brokered" : "free",
-			o.broker_listing ? "brokered" : "Landlock's", o.observe ? "on" : "off");
+			o.broker_listing ? "brokered" : "Landlock's", o.observe ? "on" : "off",
+			o.net_broker ? "on" : "off");
 	}
 	fprintf(out, "};\n");
 }
@@ -90,6 +92,16 @@ static void write_number_rows(FILE *out, uint32_t arch, const struct seccomp_new
 			calls[i].nr | (x32 ? 0x40000000u : 0), calls[i].name, calls[i].err);
 }
 
+/*
+ * i386's direct socket calls (Linux 4.3), which libseccomp 2.5 names only
+ * through socketcall: the network broker variants send them by number.
+ */
+static const struct seccomp_new_call i386_socket_calls[] = {
+	{ "bind", 361, 0 },	{ "connect", 362, 0 }, { "listen", 363, 0 },
+	{ "sendto", 369, 0 },	{ "sendmsg", 370, 0 }, { "sendmmsg", 345, 0 },
+	{ "setsockopt", 366, EPERM },
+};
+
 static void write_names(FILE *out)
 {
 	static const uint32_t arches[] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86, SCMP_ARCH_X32 };
@@ -110,11 +122,18 @@ static void write_names(FILE *out)
 			write_name_row(out, arches[a], seccomp_broker_opens[i].name, 0);
 		for (size_t i = 0; i < seccomp_n_broker_metadata_calls; i++)
 			write_name_row(out, arches[a], seccomp_broker_metadata_calls[i], 0);
+		for (size_t i = 0; i < seccomp_n_net_broker_calls; i++)
+			write_name_row(out, arches[a], seccomp_net_broker_calls[i], 0);
+		write_name_row(out, arches[a], "sendto", 0);
+		write_name_row(out, arches[a], "setsockopt", EPERM);
 		write_number_rows(out, arches[a], seccomp_refused_new_calls,
 				  seccomp_n_refused_new_calls);
 		if (arches[a] == SCMP_ARCH_X86)
 			write_number_rows(out, arches[a], seccomp_i386_sysv_calls,
 					  seccomp_n_i386_sysv_calls);
+		if (arches[a] == SCMP_ARCH_X86)
+			write_number_rows(out, arches[a], i386_socket_calls,
+					  sizeof i386_socket_calls / sizeof *i386_socket_calls);
 	}
 	fprintf(out, "};\nconst unsigned seccomp_n_call_names = "
 		     "sizeof seccomp_call_names / sizeof seccomp_call_names[0];\n");

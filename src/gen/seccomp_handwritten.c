@@ -268,7 +268,18 @@ static void write_socket_blocks(struct block *b, const struct seccomp_options *o
 		for (size_t i = 0; i < seccomp_n_refused_ip_types; i++)
 			jump_if(b, BPF_JEQ, (uint32_t)seccomp_refused_ip_types[i], L_REFUSE, L_NEXT);
 		load(b, ARG_LOW(2));
-		jump_if(b, BPF_JEQ, SECCOMP_REFUSED_IP_PROTOCOL, L_REFUSE, L_ALLOW);
+		if (opts->net_broker) {
+			/*
+			 * Only the transports whose every destination passes
+			 * through the calls the broker judges: SCTP, for one,
+			 * connects and binds through socket options.
+			 */
+			for (size_t i = 0; i < seccomp_n_net_broker_protocols; i++)
+				jump_if(b, BPF_JEQ, (uint32_t)seccomp_net_broker_protocols[i], L_ALLOW,
+					i + 1 == seccomp_n_net_broker_protocols ? L_REFUSE : L_NEXT);
+		} else {
+			jump_if(b, BPF_JEQ, SECCOMP_REFUSED_IP_PROTOCOL, L_REFUSE, L_ALLOW);
+		}
 		place(b, L_NETLINK);
 		load_int_arg(b, 2);
 		jump_if(b, BPF_JEQ, NETLINK_ROUTE, L_ALLOW, L_REFUSE);

@@ -15,6 +15,7 @@
 #include <linux/ioprio.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #ifndef TIOCLINUX
@@ -289,6 +290,35 @@ const struct seccomp_broker_open seccomp_broker_opens[] = {
 	{ "openat", 2 },
 };
 const size_t seccomp_n_broker_opens = N_ELEMS(seccomp_broker_opens);
+
+/*
+ * The network broker (loopback networking on tier T2): every call that
+ * sets where a socket sends or what it listens on. listen goes too: on a
+ * socket never bound it would bind every interface. sendmsg and sendmmsg
+ * carry their address in memory, out of the filter's reach: all of them
+ * go. sendto goes when it names an address (see seccomp_build.c).
+ */
+const char *const seccomp_net_broker_calls[] = {
+	"connect", "bind", "listen", "sendmsg", "sendmmsg",
+};
+const size_t seccomp_n_net_broker_calls = N_ELEMS(seccomp_net_broker_calls);
+
+/*
+ * IPv4 options (a loose or strict source route among them) and IPv6
+ * routing headers, set on the socket: the kernel then sends a packet
+ * whose destination is 127.0.0.1 or ::1 to the route's first hop. The
+ * RFC 2292 spellings set the same sticky options.
+ */
+const struct seccomp_socket_option seccomp_net_refused_options[] = {
+	{ IPPROTO_IP, IP_OPTIONS },
+	{ IPPROTO_IPV6, IPV6_RTHDR },
+	{ IPPROTO_IPV6, 5 /* IPV6_2292RTHDR */ },
+	{ IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */ },
+};
+const size_t seccomp_n_net_refused_options = N_ELEMS(seccomp_net_refused_options);
+
+const int seccomp_net_broker_protocols[] = { 0, IPPROTO_TCP, IPPROTO_UDP };
+const size_t seccomp_n_net_broker_protocols = N_ELEMS(seccomp_net_broker_protocols);
 
 /* O_TMPFILE needs O_WRONLY or O_RDWR, so it is among them too. */
 const uint32_t seccomp_broker_open_flags[] = { O_CREAT, O_WRONLY, O_RDWR, O_TRUNC };

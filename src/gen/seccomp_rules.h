@@ -188,4 +188,28 @@ static inline uint32_t seccomp_broker_open_mask(void)
 extern const char *const seccomp_observed_calls[];
 extern const size_t seccomp_n_observed_calls;
 
+/*
+ * The network broker variants send these calls to the supervisor whatever
+ * their arguments, and sendto when its address argument
+ * (SECCOMP_SENDTO_ADDRESS_ARG, the whole register) is not NULL: without
+ * one the kernel sends to the peer a brokered connect chose.
+ */
+extern const char *const seccomp_net_broker_calls[];
+extern const size_t seccomp_n_net_broker_calls;
+#define SECCOMP_SENDTO_ADDRESS_ARG 4
+
+/*
+ * Socket options the network broker variants refuse (setsockopt(level,
+ * name), compared on the 32 bits the kernel reads): a source route sends
+ * a packet for a loopback destination to its first hop, anywhere.
+ */
+struct seccomp_socket_option {
+	int level, name;
+};
+extern const struct seccomp_socket_option seccomp_net_refused_options[];
+/* The IP protocols socket() may name in the network broker variants (0: the type's default). */
+extern const int seccomp_net_broker_protocols[];
+extern const size_t seccomp_n_net_broker_protocols;
+extern const size_t seccomp_n_net_refused_options;
+
 #endif

@@ -66,15 +66,23 @@ static const struct broker_call *call_find(const char *name)
 
 bool broker_handles(const char *call)
 {
-	return call_find(call) != NULL || broker_meta_call(call);
+	return call_find(call) != NULL || broker_meta_call(call) || broker_net_handles(call);
 }
 
-int broker_new(const struct broker_zones *zones, struct broker **out)
+int broker_new(const struct broker_zones *zones, const struct broker_net_config *net,
+	       struct broker **out)
 {
 	struct broker *b = calloc(1, sizeof *b);
 	if (!b)
 		return -ENOMEM;
+	if (net)
+		b->net = *net;
+	if (b->net.mode != BROKER_NET_NONE && !(b->net_scratch = broker_net_scratch_new())) {
+		free(b);
+		return -ENOMEM;
+	}
 	if (broker_zones_copy(zones, &b->state.zones) < 0) {
+		free(b->net_scratch);
 		free(b);
 		return -ENOMEM;
 	}
@@ -89,6 +97,7 @@ void broker_free(struct broker *b)
 	broker_zones_free(&b->state.zones);
 	free(b->state.created);
 	broker_meta_free(b);
+	free(b->net_scratch);
 	free(b);
 }
 
@@ -157,6 +166,10 @@ static int request_read(struct broker *b, struct request *rq)
 
 void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call)
 {
+	if (broker_net_handles(call)) {
+		broker_net_answer(&b->net, b->net_scratch, listener, n, call);
+		return;
+	}
 	struct request rq = {.call = call_find(call),
 			     .n = n,
 			     .tid = (pid_t)n->pid,

@@ -12,12 +12,17 @@
 
 #include <linux/seccomp.h>
 
+#include "broker_net.h"
 #include "broker_zones.h"
 
 struct broker;
 
-/* A broker with its own copy of zones. 0 or -ENOMEM. */
-int broker_new(const struct broker_zones *zones, struct broker **out);
+/*
+ * A broker with its own copy of zones (entry calls), answering the
+ * network calls under net (src/lib/broker_net.c). 0 or -ENOMEM.
+ */
+int broker_new(const struct broker_zones *zones, const struct broker_net_config *net,
+	       struct broker **out);
 void broker_free(struct broker *b);
 
 /* Is call (by name) one the broker answers? */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "broker_net.h"
 #include "broker_place.h"
 
 enum broker_op {
@@ -40,6 +41,8 @@ struct broker_meta;
 struct broker {
 	struct broker_state state;
 	struct broker_meta *meta; /* the metadata broker (broker_meta.h), or NULL */
+	struct broker_net_config net;
+	struct broker_net_scratch *net_scratch; /* with net only */
 	/* The call being answered: its copied strings. */
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
 };

@@ -126,6 +126,12 @@ void broker_answer_result(int listener, uint64_t id, int err)
 	send_response(listener, &r);
 }
 
+void broker_answer_value(int listener, uint64_t id, long value)
+{
+	struct seccomp_notif_resp r = {.id = id, .val = value};
+	send_response(listener, &r);
+}
+
 void broker_answer_fd(int listener, uint64_t id, int fd, bool cloexec)
 {
 	struct seccomp_notif_addfd addfd = {

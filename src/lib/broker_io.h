@@ -39,6 +39,8 @@ int broker_id_valid(int listener, uint64_t id);
  */
 void broker_answer_continue(int listener, uint64_t id);
 void broker_answer_result(int listener, uint64_t id, int err);
+/* The call returns value (a byte count, a number of messages). */
+void broker_answer_value(int listener, uint64_t id, long value);
 void broker_answer_fd(int listener, uint64_t id, int fd, bool cloexec);
 
 #endif

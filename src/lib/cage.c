@@ -384,8 +384,11 @@ static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *er
 
 /*
  * A proxy-only run has a network namespace whose only endpoint is its
- * proxy's listener (R-36): without one (tier T2), port rules alone cannot
- * bind a destination, so the cage is refused.
+ * proxy's listener (R-36, tier T1). Tier T2 has none: there the proxy
+ * listens on the host's loopback, at a port of the run's own, and the
+ * broker performs every connect of the cage, to that address only (and
+ * tells the proxy which connections are the cage's); without seccomp user
+ * notification the cage is refused.
  */
 static int cage_proxy_prepare(struct procage_cage *c, struct policy_position *where,
 			      struct procage_error *err)
@@ -393,11 +396,14 @@ static int cage_proxy_prepare(struct procage_cage *c, struct policy_position *wh
 	const struct procage_policy *p = c->policy;
 	*where = policy_key_position(p, "network");
 	fix_set(c, CAGE_FIX_NETWORK_OFF, 0, NULL);
-	if (c->tier != PROCAGE_TIER_T1)
+	if (c->tier != PROCAGE_TIER_T1 && !host_facts_get()->seccomp_user_notif)
 		return error_set(err, -EOPNOTSUPP,
-				 "proxy-only networking needs network namespaces (tier T1); this "
-				 "host is tier T2");
-	if (c->landlock.abi < 4)
+				 "proxy-only networking needs network namespaces (tier T1) or, on "
+				 "tier T2, seccomp user notification (a supervisor judging each "
+				 "connection), which this host refuses");
+	if (c->tier != PROCAGE_TIER_T1)
+		c->net_broker = BROKER_NET_PROXY;
+	if (c->tier == PROCAGE_TIER_T1 && c->landlock.abi < 4)
 		return error_set(err, -EOPNOTSUPP,
 				 "proxy-only networking needs Landlock TCP rules (ABI 4) as its "
 				 "second layer; this kernel has ABI %d",
@@ -419,6 +425,39 @@ static int cage_proxy_prepare(struct procage_cage *c, struct policy_position *wh
 		allowlist_free(one);
 	}
 	return rc;
+}
+
+/*
+ * The loopback mode. Tier T1: the run's own network namespace, lo up,
+ * nothing else in it: the host's loopback services are out of reach.
+ * Tier T2: no namespace, so the host's loopback, with every service
+ * listening there (a database, a debug port, a local DNS resolver that
+ * forwards names outside): the caller accepts that by name
+ * (host-loopback), and the broker, answering seccomp notifications,
+ * keeps every connect, bind and addressed send to loopback addresses.
+ */
+static int cage_loopback_prepare(struct procage_cage *c, struct policy_position *where,
+				 struct procage_error *err)
+{
+	*where = policy_key_position(c->policy, "network");
+	if (c->tier == PROCAGE_TIER_T1)
+		return 0;
+	if (!host_facts_get()->seccomp_user_notif) {
+		fix_set(c, CAGE_FIX_NETWORK_OFF, 0, NULL);
+		return error_set(err, -EOPNOTSUPP,
+				 "loopback-only networking on tier T2 needs seccomp user "
+				 "notification (a supervisor judging each connection), which this "
+				 "host refuses");
+	}
+	if (!accepted(c, APPROX_HOST_LOOPBACK)) {
+		fix_set(c, CAGE_FIX_ACCEPT, APPROX_HOST_LOOPBACK, NULL);
+		return error_set(err, -EOPNOTSUPP,
+				 "loopback-only networking on tier T2 is the host's loopback, where "
+				 "the host's own services listen (no network namespace of the run's "
+				 "own); accept the approximation host-loopback");
+	}
+	c->net_broker = BROKER_NET_LOOPBACK;
+	return 0;
 }
 
 /*
@@ -517,10 +556,20 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	c->own_proc = policy->own_proc && c->tier == PROCAGE_TIER_T1 &&
 		      f->pidns_private_proc && geteuid() != 0;
 	bool proxy = policy->network == PROCAGE_NET_PROXY;
-	landlock_config_init(&c->landlock, f->landlock_abi, policy->network != PROCAGE_NET_ON,
-			     proxy ? POLICY_PROXY_PORT : 0);
+	bool loopback = policy->network == PROCAGE_NET_LOOPBACK;
+	/*
+	 * On T1 the loopback mode's namespace is its bound, and TCP is free
+	 * in it; on T2 the broker connects and binds outside the cage, and
+	 * Landlock (ABI 4) refuses every TCP connect and bind made in it.
+	 */
+	landlock_config_init(&c->landlock, f->landlock_abi,
+			     policy->network != PROCAGE_NET_ON &&
+				 !(loopback && c->tier == PROCAGE_TIER_T1),
+			     proxy && c->tier == PROCAGE_TIER_T1 ? POLICY_PROXY_PORT : 0);
 	if (proxy)
 		rc = cage_proxy_prepare(c, &where, err);
+	if (loopback)
+		rc = cage_loopback_prepare(c, &where, err);
 	if (rc == 0)
 		rc = cage_resolve_paths(c, &where, err);
 	if (rc == 0 && policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
@@ -541,8 +590,14 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 			/* Tier T1 runs (and exec mode) get an IPC namespace of their own. */
 			.own_ipc_namespace = c->tier == PROCAGE_TIER_T1,
 		};
-		/* Exec mode has no supervisor: it takes the program without the broker. */
+		/*
+		 * Exec mode has no supervisor: it takes the program without the
+		 * broker (and without IP sockets where the broker would judge
+		 * them; exec mode refuses such a cage anyway).
+		 */
+		so.network_on = so.network_on && c->net_broker == BROKER_NET_NONE;
 		rc = seccomp_program_build(&so, &c->seccomp_unbrokered, err);
+		so.network_on = policy->network != PROCAGE_NET_OFF;
 		so.broker = c->zones.n > 0;
 		/*
 		 * Tier T2 has no read-only mounts, and Landlock judges no
@@ -554,6 +609,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		so.broker_metadata = c->broker_metadata;
 		so.broker_listing = c->zones.n_listing > 0;
 		so.observe = c->denial_rules != NULL;
+		so.net_broker = c->net_broker != BROKER_NET_NONE;
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}

@@ -5,6 +5,7 @@
 #include <linux/filter.h>
 #include <stdbool.h>
 
+#include "broker_net.h"
 #include "broker_zones.h"
 #include "denials.h"
 #include "landlock.h"
@@ -36,6 +37,8 @@ struct procage_cage {
 	 */
 	size_t n_unlistable;
 	char *unlistable_first;
+	/* T2 loopback mode: the network calls go to the broker (broker_net.h). */
+	enum broker_net_mode net_broker;
 	/*
 	 * Private temporary directories, or NULL for none. Tier T2: where
 	 * each run's directory is made on the host. Tier T1: the directory a
@@ -75,7 +78,8 @@ struct cage_fix {
 /* Do the cage's runs need the supervisor's broker (entries or metadata)? */
 static inline bool cage_brokered(const struct procage_cage *c)
 {
-	return c->zones.n > 0 || c->zones.n_listing > 0 || c->broker_metadata;
+	return c->zones.n > 0 || c->zones.n_listing > 0 || c->broker_metadata ||
+	       c->net_broker != BROKER_NET_NONE;
 }
 
 /*

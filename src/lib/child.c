@@ -176,7 +176,8 @@ static int listener_hand_over(int socket, int listener)
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	memcpy(CMSG_DATA(c), &listener, sizeof listener);
-	int rc = sendmsg(socket, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof m ? 0 : -errno;
+	/* The flags the network broker variants let through (seccomp.h). */
+	int rc = sendmsg(socket, &mh, SECCOMP_HANDOVER_SEND_FLAGS) == (ssize_t)sizeof m ? 0 : -errno;
 	close(listener);
 	return rc;
 }

@@ -165,10 +165,10 @@ static bool entry_overridden(const struct procage_policy *p, const char *entry,
 	return tmpdir && is_temporary_directory_name(entry);
 }
 
-static int proxy_variables_add(char **env, size_t *n)
+static int proxy_variables_add(char **env, size_t *n, uint16_t port)
 {
 	char url[64];
-	snprintf(url, sizeof url, "http://127.0.0.1:%d", POLICY_PROXY_PORT);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
 	for (size_t i = 0; i < sizeof proxy_variables / sizeof *proxy_variables; i++)
 		if (!(env[(*n)++] = entry_join(proxy_variables[i], url)))
 			return -ENOMEM;
@@ -181,6 +181,12 @@ static int proxy_variables_add(char **env, size_t *n)
 
 int env_build(const struct procage_policy *p, char *const *base, const char *tmpdir,
 	      char ***out, struct procage_error *err)
+{
+	return env_build_proxy(p, base, tmpdir, POLICY_PROXY_PORT, out, err);
+}
+
+int env_build_proxy(const struct procage_policy *p, char *const *base, const char *tmpdir,
+		    uint16_t proxy_port, char ***out, struct procage_error *err)
 {
 	static const char *const tmp_names[] = { "TMPDIR", "TMP", "TEMP" };
 	size_t n_base = 0;
@@ -211,7 +217,7 @@ int env_build(const struct procage_policy *p, char *const *base, const char *tmp
 	for (size_t i = 0; tmpdir && i < 3; i++)
 		if (!(env[n++] = entry_join(tmp_names[i], tmpdir)))
 			goto oom;
-	if (p->network == PROCAGE_NET_PROXY && proxy_variables_add(env, &n) < 0)
+	if (p->network == PROCAGE_NET_PROXY && proxy_variables_add(env, &n, proxy_port) < 0)
 		goto oom;
 	*out = env;
 	return 0;

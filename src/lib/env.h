@@ -19,6 +19,9 @@ bool env_value_looks_secret(const char *value);
  */
 int env_build(const struct procage_policy *policy, char *const *base, const char *tmpdir,
 	      char ***out, struct procage_error *err);
+/* The same with the proxy's port (tier T2: the run's own; env_build: 3128). */
+int env_build_proxy(const struct procage_policy *policy, char *const *base, const char *tmpdir,
+		    uint16_t proxy_port, char ***out, struct procage_error *err);
 void env_free(char **env);
 /* The value of name in env, or NULL. */
 const char *env_lookup(char *const *env, const char *name);

@@ -45,6 +45,10 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot serve a proxy: no supervisor remains; use "
 				 "procage run");
+	if (cage->net_broker != BROKER_NET_NONE)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot keep the network to loopback on tier T2: no "
+				 "supervisor remains to broker the connections; use procage run");
 	return 0;
 }
 
@@ -85,6 +89,11 @@ static int exec_namespaces(struct plan *plan, const char *tmp, uint64_t tmp_righ
 	}
 	f->step = PROCAGE_STEP_MOUNTS;
 	if ((rc = namespaces_mounts_apply(plan, &f->index)) < 0) {
+		f->err = -rc;
+		return rc;
+	}
+	f->step = PROCAGE_STEP_NAMESPACES;
+	if (plan->loopback_up && (rc = namespaces_loopback_up()) < 0) {
 		f->err = -rc;
 		return rc;
 	}

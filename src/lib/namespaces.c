@@ -257,7 +257,7 @@ int namespaces_mounts_apply(const struct plan *plan, int *index)
  * 127.0.0.1, the run's proxy, which the parent serves. Nothing else
  * listens in this namespace, and it has no other interface.
  */
-int namespaces_proxy_listener(uint16_t port)
+int namespaces_loopback_up(void)
 {
 	struct ifreq ifr;
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -270,6 +270,12 @@ int namespaces_proxy_listener(uint16_t port)
 	if (rc == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
 		rc = -errno;
 	close(s);
+	return rc;
+}
+
+int namespaces_proxy_listener(uint16_t port)
+{
+	int rc = namespaces_loopback_up();
 	if (rc < 0)
 		return rc;
 	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(port),

@@ -53,5 +53,7 @@ int namespaces_read_only_apply(const struct plan *plan, bool own_namespace, int 
  * TCP socket on 127.0.0.1:port returned (or a negative errno).
  */
 int namespaces_proxy_listener(uint16_t port);
+/* Child side, in its own network namespace: bring lo up. 0 or a negative errno. */
+int namespaces_loopback_up(void);
 
 #endif

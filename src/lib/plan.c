@@ -135,12 +135,18 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->holds_setpcap = caller_holds_setpcap();
 	/* The broker's calls reach the supervisor on the same listener. */
 	plan->seccomp_report = cage->policy->reports || cage_brokered(cage) || cage->denial_rules;
-	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY ? POLICY_PROXY_PORT : 0;
+	/* Tier T2 has no namespace for it: the caller's process listens (spawn.c). */
+	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY &&
+				   cage->tier == PROCAGE_TIER_T1
+			       ? POLICY_PROXY_PORT
+			       : 0;
 	if (cage->tier == PROCAGE_TIER_T1) {
 		plan->clone_namespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC;
 		/* A network namespace of its own has nothing to reach. */
 		if (cage->policy->network != PROCAGE_NET_ON)
 			plan->clone_namespaces |= CLONE_NEWNET;
+		/* The loopback mode's loopback is the run's own. */
+		plan->loopback_up = cage->policy->network == PROCAGE_NET_LOOPBACK;
 		/*
 		 * A PID namespace of its own, whose first process is the run's
 		 * reaper: its exit ends every process of the run, and a /proc

@@ -102,6 +102,7 @@ struct plan {
 	int reaper_socket;    /* the reaper's end of the run's socket */
 	bool seccomp_report;  /* hand the filter's listener to the caller */
 	uint16_t proxy_port;  /* a proxy-only run: its listener's port, or 0 */
+	bool loopback_up;     /* a loopback run on T1: lo up in its network namespace */
 	int caller_socket;    /* the caller's end: the reaper closes its copy */
 	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */

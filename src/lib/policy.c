@@ -205,7 +205,8 @@ PROCAGE_API int procage_policy_set_network(struct procage_policy *p, int mode,
 	error_clear(err);
 	if (!p)
 		return error_set(err, -EINVAL, "no policy given");
-	if (mode != PROCAGE_NET_OFF && mode != PROCAGE_NET_ON && mode != PROCAGE_NET_PROXY)
+	if (mode != PROCAGE_NET_OFF && mode != PROCAGE_NET_ON && mode != PROCAGE_NET_PROXY &&
+	    mode != PROCAGE_NET_LOOPBACK)
 		return error_set(err, -EINVAL, "unknown network mode %d", (int)mode);
 	p->network = mode;
 	return 0;
@@ -345,6 +346,7 @@ static const char *const approximation_names[APPROX__COUNT] = {
 	[APPROX_ENTRY_GRANTS] = "entry-grants",
 	[APPROX_PROC_OTHER_PROCESSES] = "proc-other-processes",
 	[APPROX_LISTING_SHOWS_HIDDEN_NAMES] = "listing-shows-hidden-names",
+	[APPROX_HOST_LOOPBACK] = "host-loopback",
 };
 
 const char *policy_approximation_name(enum policy_approximation a)
@@ -365,7 +367,7 @@ PROCAGE_API int procage_policy_accept(struct procage_policy *p, const char *name
 		}
 	return error_set(err, -EINVAL,
 			 "unknown approximation '%s' (known: spawn-snapshot, entry-grants, "
-			 "proc-other-processes, listing-shows-hidden-names)",
+			 "proc-other-processes, listing-shows-hidden-names, host-loopback)",
 			 name ? name : "");
 }
 

@@ -96,6 +96,7 @@ enum policy_approximation {
 	APPROX_ENTRY_GRANTS,          /* T2 grants entry by entry around a denied path */
 	APPROX_PROC_OTHER_PROCESSES,  /* a rule reaches other processes in /proc */
 	APPROX_LISTING_SHOWS_HIDDEN_NAMES, /* T2: the broker lists a directory holding hidden names */
+	APPROX_HOST_LOOPBACK,         /* T2 loopback mode: the host's loopback, its services too */
 	APPROX__COUNT
 };
 

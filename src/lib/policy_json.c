@@ -292,9 +292,12 @@ static int read_network(struct reader *r, const struct json_member *m, int unuse
 		mode = PROCAGE_NET_ON;
 	else if (strcmp(v->u.string, "proxy") == 0)
 		mode = PROCAGE_NET_PROXY;
+	else if (strcmp(v->u.string, "loopback") == 0)
+		mode = PROCAGE_NET_LOOPBACK;
 	else
 		return fail_value(r, v, -EINVAL,
-				  "unknown network mode %s; expected \"off\", \"on\" or \"proxy\"",
+				  "unknown network mode %s; expected \"off\", \"on\", \"proxy\" or "
+				  "\"loopback\"",
 				  quote(&q, v->u.string));
 	rc = procage_policy_set_network(r->policy, mode, &inner);
 	return rc < 0 ? fail_setter(r, v->line, v->column, rc, &inner) : 0;

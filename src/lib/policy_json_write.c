@@ -57,6 +57,8 @@ static const char *network_name(enum procage_network mode)
 		return "on";
 	case PROCAGE_NET_PROXY:
 		return "proxy";
+	case PROCAGE_NET_LOOPBACK:
+		return "loopback";
 	}
 	return "off";
 }

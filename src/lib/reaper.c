@@ -406,6 +406,8 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 			start->plan->read_only_by_reaper = true;
 		}
 	}
+	if (plan->loopback_up && (rc = namespaces_loopback_up()) < 0)
+		reaper_fail(start, r, PROCAGE_STEP_NAMESPACES, -rc, -1);
 	/* In the run's own network namespace, the one thing it can reach. */
 	if (plan->proxy_port) {
 		int listener = namespaces_proxy_listener(plan->proxy_port);

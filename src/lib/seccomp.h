@@ -9,6 +9,7 @@
 
 #include <linux/filter.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 
 #include "procage.h"
 
@@ -72,7 +73,28 @@ struct seccomp_options {
 	 * listener, the kernel answers them ENOSYS.
 	 */
 	bool observe;
+	/*
+	 * The calls that name a destination or a local address (connect,
+	 * bind, listen, sendmsg, sendmmsg, and sendto with an address) go to
+	 * the supervisor, whose broker judges the address on its own copy and
+	 * performs the call on the caller's socket (src/lib/broker_net.c):
+	 * loopback networking without a network namespace (tier T2).
+	 */
+	bool net_broker;
 };
+
+/*
+ * The flags of the one sendmsg the network broker variants let through
+ * unbrokered: the child's, handing the listener over after the filter is
+ * installed (no supervisor could answer it before). MSG_PROBE makes an IP
+ * send send nothing (UDP, ping) and TCP ignores a message's address
+ * without MSG_FASTOPEN, so the cage gains nothing by these flags; Unix
+ * sockets ignore MSG_PROBE. Compared on the whole register.
+ */
+#ifndef MSG_PROBE
+#define MSG_PROBE 0x10 /* the kernel's name; glibc's is MSG_PROXY */
+#endif
+#define SECCOMP_HANDOVER_SEND_FLAGS (MSG_NOSIGNAL | MSG_PROBE)
 
 /*
  * The filter for these options, in prog. Release it with

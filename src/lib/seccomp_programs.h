@@ -29,6 +29,8 @@ struct seccomp_generated_program {
  *   bit 6  broker_metadata chmod, chown and utimes calls sent to the broker
  *   bit 7  broker_listing  opens of a directory (and openat2) sent to the broker
  *   bit 8  observe         path calls shown to the supervisor, refusals too
+ *   bit 9  net_broker      connect, bind, listen and sends with an address
+ *                          sent to the broker
  */
 #define SECCOMP_PROGRAM_NETWORK_ON 1u
 #define SECCOMP_PROGRAM_REPORT 2u
@@ -39,7 +41,8 @@ struct seccomp_generated_program {
 #define SECCOMP_PROGRAM_BROKER_METADATA 64u
 #define SECCOMP_PROGRAM_BROKER_LISTING 128u
 #define SECCOMP_PROGRAM_OBSERVE 256u
-#define SECCOMP_N_PROGRAMS 512
+#define SECCOMP_PROGRAM_NET_BROKER 512u
+#define SECCOMP_N_PROGRAMS 1024
 
 static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 {
@@ -51,7 +54,8 @@ static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 	       (opts->broker ? SECCOMP_PROGRAM_BROKER : 0u) |
 	       (opts->broker_metadata ? SECCOMP_PROGRAM_BROKER_METADATA : 0u) |
 	       (opts->broker_listing ? SECCOMP_PROGRAM_BROKER_LISTING : 0u) |
-	       (opts->observe ? SECCOMP_PROGRAM_OBSERVE : 0u);
+	       (opts->observe ? SECCOMP_PROGRAM_OBSERVE : 0u) |
+	       (opts->net_broker ? SECCOMP_PROGRAM_NET_BROKER : 0u);
 }
 
 static inline struct seccomp_options seccomp_program_options(size_t index)
@@ -66,6 +70,7 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 		.broker_metadata = index & SECCOMP_PROGRAM_BROKER_METADATA,
 		.broker_listing = index & SECCOMP_PROGRAM_BROKER_LISTING,
 		.observe = index & SECCOMP_PROGRAM_OBSERVE,
+		.net_broker = index & SECCOMP_PROGRAM_NET_BROKER,
 	};
 }
 
@@ -73,16 +78,17 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
  * Is there a program for this index? Only for the combinations a cage can
  * ask for, so that each new option does not double the table: the brokers
  * are tier T2's (a run with an IPC namespace of its own is tier T1's), and
- * a T2 run that brokers entries or listings has a supervisor answering
- * notifications, so it brokers metadata too (cage.c). The others are left
+ * a T2 run that brokers entries, listings or network calls has a
+ * supervisor answering notifications, so it brokers metadata too (cage.c). The others are left
  * empty in the table and refused by seccomp_program_build.
  */
 static inline bool seccomp_program_exists(size_t index)
 {
 	struct seccomp_options o = seccomp_program_options(index);
-	if (o.own_ipc_namespace && (o.broker || o.broker_metadata || o.broker_listing))
+	bool brokers = o.broker || o.broker_listing || o.net_broker;
+	if (o.own_ipc_namespace && (brokers || o.broker_metadata))
 		return false;
-	return o.broker_metadata || !(o.broker || o.broker_listing);
+	return o.broker_metadata || !brokers;
 }
 
 extern const struct seccomp_generated_program seccomp_generated_programs[SECCOMP_N_PROGRAMS];

@@ -6,6 +6,7 @@
  * the target has started); one record means a step failed and the target
  * never ran.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,6 +155,9 @@ void spawn_state_release(struct spawn_state *s)
 	if (s->report_fd >= 0)
 		close(s->report_fd);
 	s->report_fd = -1;
+	if (s->proxy_port && s->proxy_listener >= 0)
+		close(s->proxy_listener);
+	s->proxy_port = 0;
 	env_free(s->env);
 	free(s->exec_path);
 	if (s->tmpdir) {
@@ -171,7 +177,8 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	    (rc = tmpdir_choose(cage->tmp_base, &s->tmpdir, &s->tmpdir_name, err)) < 0)
 		return rc;
 	const char *tmpdir = cage->tmp_mounted ? cage->tmp_base : s->tmpdir;
-	if ((rc = env_build(cage->policy, o->envp ? o->envp : environ, tmpdir, &s->env, err)) < 0)
+	if ((rc = env_build_proxy(cage->policy, o->envp ? o->envp : environ, tmpdir,
+				  s->proxy_port ? s->proxy_port : POLICY_PROXY_PORT, &s->env, err)) < 0)
 		return rc;
 	if ((rc = command_resolve(o->argv[0], env_lookup(s->env, "PATH"), o->cwd,
 				  &s->exec_path, err)) < 0)
@@ -188,6 +195,30 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	s->plan.tmpdir = tmpdir;
 	if ((rc = spawn_cgroup(cage, s, err)) < 0)
 		return rc;
+	return 0;
+}
+
+/*
+ * Tier T2 proxy-only: the run's proxy listens on the host's loopback at a
+ * port the kernel picks (no namespace of the run's own to hold 3128); the
+ * broker lets the cage connect there only, and the proxy admits only the
+ * connections the broker made (net_admission.h).
+ */
+static int proxy_listener_open(struct spawn_state *s, struct procage_error *err)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 128) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return error_set_sys(err, e, PROCAGE_STEP_PROXY,
+				     "listening for the run's proxy on 127.0.0.1");
+	}
+	s->proxy_listener = fd;
+	s->proxy_port = ntohs(a.sin_port);
 	return 0;
 }
 
@@ -232,6 +263,8 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 		s.report_fd = -1;
 		goto fail;
 	}
+	if (cage->net_broker == BROKER_NET_PROXY && (rc = proxy_listener_open(&s, err)) < 0)
+		goto fail;
 	if ((rc = spawn_prepare(cage, &o, &s, err)) < 0)
 		goto fail;
 
@@ -248,8 +281,13 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	run->reaper = reaper;
 	/* The listeners are the supervision's from here, also on failure. */
 	if (supervised) {
+		int proxy_listener = reaper.proxy_listener;
+		if (s.proxy_port) {
+			proxy_listener = s.proxy_listener;
+			s.proxy_port = 0; /* the supervision's from here */
+		}
 		rc = supervision_start(&run->supervision, cage, reaper.seccomp_listener,
-				       reaper.proxy_listener, s.report_fd, s.plan.tmpdir, err);
+				       proxy_listener, s.report_fd, s.plan.tmpdir, err);
 		s.report_fd = -1;
 		run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
 		if (rc < 0) {

@@ -14,6 +14,9 @@ struct spawn_state {
 	int status_read;
 	int status_write;
 	int report_fd; /* the report file, until the supervision takes it; -1: none */
+	/* Tier T2 proxy-only: the proxy's listener on 127.0.0.1 (if proxy_port). */
+	int proxy_listener;
+	uint16_t proxy_port;
 	struct plan plan;
 };
 

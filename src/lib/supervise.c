@@ -1,6 +1,9 @@
 #include "supervise.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +42,10 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 		       struct procage_error *err)
 {
 	struct proxy_options options = { .report = proxy_refusal_record, .report_ctx = s };
+	if (s->admission_on) {
+		options.admit = net_admission_admit;
+		options.admit_ctx = &s->admission;
+	}
 	s->proxy_listener = listener;
 	/*
 	 * The run may outlive its cage (procage_cage_free right after the
@@ -70,8 +77,20 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	     (tmpdir && denial_rules_add_grant(s->denial_rules, tmpdir, PROCAGE_WRITE) < 0)))
 		rc = error_set(err, -ENOMEM, "starting the supervisor: out of memory");
 	observe.rules = s->denial_rules;
+	struct broker_net_config net = { .mode = cage->net_broker };
+	if (cage->net_broker == BROKER_NET_PROXY) {
+		/* The broker connects only to this listener, and tells the proxy whom. */
+		struct sockaddr_in a;
+		socklen_t len = sizeof a;
+		if (proxy_listener < 0 || getsockname(proxy_listener, (struct sockaddr *)&a, &len) != 0)
+			rc = error_set(err, -EINVAL, "starting the broker: no proxy listener");
+		net.proxy_port = rc == 0 ? ntohs(a.sin_port) : 0;
+		net_admission_init(&s->admission);
+		s->admission_on = true;
+		net.admission = &s->admission;
+	}
 	if (rc == 0 && seccomp_listener >= 0 && cage_brokered(cage) &&
-	    (rc = broker_new(&cage->zones, &s->broker)) < 0)
+	    (rc = broker_new(&cage->zones, &net, &s->broker)) < 0)
 		error_set(err, rc, "starting the broker: out of memory");
 	if (rc == 0 && s->broker && cage->broker_metadata)
 		rc = broker_meta_start(s->broker, cage, tmpdir, err);
@@ -108,6 +127,9 @@ void supervision_stop(struct run_supervision *s)
 	notify_stop(&s->notify);
 	broker_free(s->broker);
 	s->broker = NULL;
+	if (s->admission_on)
+		net_admission_destroy(&s->admission);
+	s->admission_on = false;
 	report_store_finish(&s->reports);
 	if (s->json_fd >= 0)
 		close(s->json_fd);

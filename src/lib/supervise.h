@@ -8,6 +8,7 @@
 #define PROCAGE_SUPERVISE_H
 
 #include "denials.h"
+#include "net_admission.h"
 #include "notify.h"
 #include "report.h"
 
@@ -23,6 +24,9 @@ struct run_supervision {
 	struct proxy *proxy;
 	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
 	int proxy_listener; /* owned while the proxy serves it */
+	/* Tier T2 proxy-only: the cage's ports the proxy admits (net_admission.h). */
+	struct net_admission admission;
+	bool admission_on;
 	int json_fd;        /* report lines, or -1 */
 	/* Refusals explained (the cage's explain option): its own rules, or NULL. */
 	struct denial_rules *denial_rules;

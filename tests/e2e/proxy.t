@@ -32,6 +32,22 @@ port=$(cat "$port_file")
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- curl -sS "http://127.0.0.1:$port/" 2>&1)
 is "$out" "page-from-loopback" "curl (no proxy flags) gets the page through the run's proxy"
 
+# Tier T2 (no network namespace): the proxy on the host's loopback, every
+# connect of the cage made by procage, to that proxy only.
+t2="$top/build/tests/without_userns"
+if [ -x "$t2" ] && "$t2" true 2>/dev/null; then
+	out=$("$t2" "$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
+		curl -sS --max-time 60 "http://127.0.0.1:$port/" 2>&1)
+	is "$out" "page-from-loopback" "tier T2: curl gets the page through the run's proxy"
+	out=$("$t2" "$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
+		curl -sS --noproxy '*' --max-time 60 "http://127.0.0.1:$port/" 2>&1); st=$?
+	ok $([ $st -ne 0 ] && echo 0 || echo 1) "tier T2: curl going around the proxy fails"
+	unlike=$(printf '%s' "$out" | grep -c page-from-loopback)
+	is "$unlike" 0 "tier T2: and gets nothing of the page"
+else
+	echo "# skip: tests/without_userns cannot run here, so tier T2 is not tried"
+fi
+
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
 	curl -sS --noproxy '' --max-time 60 "http://127.0.0.1:$port/" 2>&1)
 is "$out" "page-from-loopback" "curl told to ignore nothing still goes through the proxy"

@@ -8,8 +8,11 @@
  * The allowlists hold address ranges only, so no name is ever resolved
  * through /etc/hosts or a resolver: names are refused as not listed.
  *
- * On tier T2 a proxy cage must be refused before any child runs, naming
- * what is missing (network namespaces).
+ * On tier T2 the proxy listens on the host's loopback at a port of the
+ * run's own and the broker performs every connect of the cage, to that
+ * address only; the proxy serves only connections the broker made (a
+ * program of the host connecting there gets nothing). A T2 host without
+ * seccomp user notification refuses the cage before any child runs.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -114,13 +117,13 @@ static bool proxy_policy(const struct tier *t, struct caged_ws *ws, const char *
 }
 
 /*
- * On T2 (or any host without the namespaces) the proxy cage is refused
- * before a child runs, naming the missing piece: true when the canary
- * should stop there.
+ * On T2 the broker keeps a proxy cage to its proxy (seccomp user
+ * notification); a T2 host without it refuses the cage before a child
+ * runs, naming the missing piece: true when the canary should stop there.
  */
 static bool proxy_refused_on_t2(const struct tier *t, struct caged_ws *ws, const char *id)
 {
-	if (tier_is_t1(t))
+	if (tier_is_t1(t) || t->facts.seccomp_user_notif)
 		return false;
 	struct caged_result r = run_caged(ws, NULL, "print", "the probe ran", NULL);
 	check(t, refused_before_any_child(&r) && !strstr(r.out, "the probe ran") &&
@@ -380,6 +383,53 @@ static int arrivals(int fd, bool stream)
 
 #define CONTROL_WAIT_MS 10000
 
+/*
+ * Tier T2: the run's proxy listens on the host's loopback, where any
+ * program of the host can connect; it serves only the connections the
+ * broker made for the cage. A program of the host (this test) asks it for
+ * the upstream: the connection is closed unanswered, and the upstream
+ * sees nothing. Its control: the cage itself gets the upstream through it.
+ */
+static void host_program_is_not_served(const struct tier *t, struct caged_ws *ws,
+				       struct upstream *u)
+{
+	char file[PATH_MAX], url[128] = "", req[256], got[512] = "";
+	long port = 0;
+	if (!path_join(t, file, ws->rw, "proxy-url"))
+		return;
+	struct caged_proc *a = start_caged(ws, NULL, "env-to-file", "HTTP_PROXY", file, "then",
+					   "print", "ready", "then", "linger", "r36", "0", NULL);
+	bool up = a && caged_proc_wait_for(a, "ready\n", 10000) &&
+		  caged_read_file(file, url, sizeof url) >= 0 &&
+		  sscanf(url, "http://127.0.0.1:%ld", &port) == 1;
+	/* (Without the cage there is no proxy, and the canary fails: no fixture.) */
+	int before = atomic_load(&u->requests);
+	if (up) {
+		struct sockaddr_in addr = {.sin_family = AF_INET,
+					   .sin_port = htons((uint16_t)port),
+					   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		snprintf(req, sizeof req, "GET http://127.0.0.1:%d/ HTTP/1.0\r\n\r\n", u->port);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&
+		    write(fd, req, strlen(req)) == (ssize_t)strlen(req)) {
+			struct pollfd p = {fd, POLLIN, 0};
+			/* Closed at once; the bound is for a failure only. */
+			if (poll(&p, 1, 10000) == 1)
+				(void)!read(fd, got, sizeof got - 1);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	check(t, up && !strstr(got, "200") && atomic_load(&u->requests) == before, NULL,
+	      "r36: on T2 a program of the host connecting to the run's proxy (port %ld, from "
+	      "%s) is not served (got \"%.40s\")",
+	      port, url[0] ? url : "no URL", got);
+	if (a) {
+		caged_proc_kill(a);
+		(void)caged_proc_finish(a);
+	}
+}
+
 void r36_a_proxy_only_child_has_no_other_route(const struct tier *t)
 {
 	struct upstream u = {.fd = -1};
@@ -457,6 +507,9 @@ void r36_a_proxy_only_child_has_no_other_route(const struct tier *t)
 	}
 	r = run_caged(ws, NULL, "socket", raw[0], raw[1], raw[2], NULL);
 	check(t, refused(&r), &r, "r36: no raw socket can be made");
+	/* Its control at once: uid 65534 lacks CAP_NET_RAW, and so the canary proves nothing. */
+	r = run_uncaged(ws, NULL, "socket", raw[0], raw[1], raw[2], NULL);
+	control_or_skip(t, "r36", HOST_NET_RAW, &r, "a raw socket without the cage");
 
 	/*
 	 * Another proxy run, concurrent, whose list allows the upstream: a run
@@ -481,6 +534,8 @@ void r36_a_proxy_only_child_has_no_other_route(const struct tier *t)
 		(void)caged_proc_finish(a);
 		a = NULL;
 	}
+	if (!tier_is_t1(t))
+		host_program_is_not_served(t, ws, &u);
 
 	/* Controls: through the proxy the upstream answers; without the cage, directly. */
 	snprintf(hostport, sizeof hostport, "127.0.0.1:%d", u.port);
@@ -503,8 +558,6 @@ void r36_a_proxy_only_child_has_no_other_route(const struct tier *t)
 	}
 	r = run_uncaged(ws, NULL, "connect-mptcp", "127.0.0.1", up, NULL);
 	control_or_skip(t, "r36", HOST_FAMILY, &r, "MPTCP to the upstream without the cage");
-	r = run_uncaged(ws, NULL, "socket", raw[0], raw[1], raw[2], NULL);
-	control_or_skip(t, "r36", HOST_NET_RAW, &r, "a raw socket without the cage");
 out:
 	if (a) {
 		caged_proc_kill(a);

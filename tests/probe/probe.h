@@ -129,6 +129,16 @@ int do_print(char **args);
 int do_connect_other(char **args);
 int do_send_other(char **args);
 int do_proxy_request(char **args);
+/* loopback.c: loopback-only networking */
+int do_loopback_self(char **args);
+int do_udp_self(char **args);
+int do_udp_sendmsg(char **args);
+int do_bind_tcp(char **args);
+int do_listen_any(char **args);
+int do_source_route(char **args);
+int do_connect_race(char **args);
+int do_sendmsg_swap(char **args);
+int do_env_to_file(char **args);
 int do_find_listener(char **args);
 int do_reopen_listener(char **args);
 int do_own_listener(char **args);

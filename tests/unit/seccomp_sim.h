@@ -62,5 +62,6 @@ void test_pid_targets(void);
 void test_report_names(void);
 /* seccomp_broker.c: the calls the broker variants send to the supervisor. */
 void test_broker_calls(void);
+void test_net_broker_calls(void);
 
 #endif

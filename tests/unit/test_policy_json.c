@@ -278,8 +278,9 @@ static const struct refused refused_cases[] = {
 	/* network */
 	{ "network not a string", "{\"network\": `false}", -EINVAL,
 	  "\"network\" must be a string, not a boolean" },
-	{ "unknown network mode", "{\n\t\"network\": `\"loopback\"\n}", -EINVAL,
-	  "unknown network mode \"loopback\"; expected \"off\", \"on\" or \"proxy\"" },
+	{ "unknown network mode", "{\n\t\"network\": `\"local\"\n}", -EINVAL,
+	  "unknown network mode \"local\"; expected \"off\", \"on\", \"proxy\" or "
+	  "\"loopback\"" },
 	/* env */
 	{ "env not an object", "{\"env\": `[\"HOME\"]}", -EINVAL,
 	  "\"env\" must be an object, not an array" },
@@ -347,7 +348,8 @@ static const struct refused refused_cases[] = {
 	  "\"limits.cpu.hard\" must be a number or \"unlimited\", not an array" },
 	/* an error after setters succeeded: the partial policy must not leak */
 	{ "error after good rules", "{\"paths\": {\"read\": [\"@T/ro\"]}, \"network\": `\"up\"}",
-	  -EINVAL, "unknown network mode \"up\"; expected \"off\", \"on\" or \"proxy\"" },
+	  -EINVAL,
+	  "unknown network mode \"up\"; expected \"off\", \"on\", \"proxy\" or \"loopback\"" },
 };
 
 static void check_refused(const struct refused *c)

@@ -71,7 +71,7 @@ static const char *const must_refuse[] = {
  * seccomp_programs.h). */
 struct sock_fprog progs[N_VARIANTS];
 
-_Static_assert(N_VARIANTS == 512, "nine options: an index for each combination");
+_Static_assert(N_VARIANTS == 1024, "ten options: an index for each combination");
 
 bool sim_ok(bool ok, const char *fmt, ...)
 {
@@ -110,15 +110,16 @@ static bool variant_locked(int v)
 
 const char *variant_name(int v)
 {
-	static char names[N_VARIANTS][112];
+	static char names[N_VARIANTS][128];
 	if (!names[v][0]) {
 		struct seccomp_options o = seccomp_program_options((size_t)v);
-		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s%s%s%s%s", v,
+		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s%s%s%s%s%s", v,
 			 o.network_on ? "on" : "off", o.unix_sockets ? "on" : "off",
 			 o.lock_sessions ? "locked" : "free", o.report ? ", report" : "",
 			 o.own_ipc_namespace ? ", own IPC" : "", o.broker ? ", broker" : "",
 			 o.broker_metadata ? ", metadata" : "",
-			 o.broker_listing ? ", listing" : "", o.observe ? ", observe" : "");
+			 o.broker_listing ? ", listing" : "", o.observe ? ", observe" : "",
+			 o.net_broker ? ", net broker" : "");
 	}
 	return names[v];
 }
@@ -492,7 +493,7 @@ static void test_personality(void)
 
 /* What the filter should answer for socket(family, type, protocol). */
 static bool socket_refused(uint32_t family, uint32_t type, uint32_t protocol, bool net_on,
-			   bool unix_on)
+			   bool unix_on, bool net_broker)
 {
 	if (family == AF_UNIX)
 		return !unix_on;
@@ -504,6 +505,9 @@ static bool socket_refused(uint32_t family, uint32_t type, uint32_t protocol, bo
 		return true;
 	if ((type & 0xf) == SOCK_RAW || (type & 0xf) == SOCK_PACKET)
 		return true;
+	/* The network broker judges TCP and UDP only (SCTP connects through options). */
+	if (net_broker)
+		return protocol != 0 && protocol != IPPROTO_TCP && protocol != IPPROTO_UDP;
 	return protocol == IPPROTO_MPTCP;
 }
 
@@ -527,8 +531,9 @@ static void check_socket_matrix(int v, const struct abi *abi)
 			uint32_t type = types[t / N_ELEMS(type_flags)] |
 					type_flags[t % N_ELEMS(type_flags)];
 			for (size_t p = 0; p < N_ELEMS(protocols); p++) {
-				bool refused = socket_refused(family, type, protocols[p],
-							      variant_net(v), variant_unix(v));
+				bool refused = socket_refused(
+				    family, type, protocols[p], variant_net(v), variant_unix(v),
+				    seccomp_program_options((size_t)v).net_broker);
 				uint32_t want = variant_answer(v, refused ? RET_EPERM
 									  : SECCOMP_RET_ALLOW);
 				uint32_t got = run_nr(&progs[v], abi->audit_arch, nr,
@@ -689,11 +694,16 @@ static void test_socket_cases(void)
 	};
 	for_each_variant(v)
 		for (size_t a = 0; a < N_ELEMS(abis); a++) {
-			for (size_t i = 0; i < N_ELEMS(cases); i++)
+			for (size_t i = 0; i < N_ELEMS(cases); i++) {
+				uint32_t want = variant_net(v) ? cases[i].want_on : cases[i].want_off;
+				/* Ping sockets: not a transport the network broker judges. */
+				if (seccomp_program_options((size_t)v).net_broker &&
+				    cases[i].protocol == IPPROTO_ICMP)
+					want = RET_EPERM;
 				expect(v, &abis[a], "socket",
-				       ARGS(cases[i].family, cases[i].type, cases[i].protocol),
-				       variant_net(v) ? cases[i].want_on : cases[i].want_off,
+				       ARGS(cases[i].family, cases[i].type, cases[i].protocol), want,
 				       cases[i].what);
+			}
 			/* AF_UNIX follows unix_sockets alone, whatever the network. */
 			expect(v, &abis[a], "socket", ARGS(AF_UNIX, SOCK_SEQPACKET, 0),
 			       variant_unix(v) ? SECCOMP_RET_ALLOW : RET_EPERM,
@@ -1056,6 +1066,7 @@ int main(void)
 	test_pid_targets();
 	test_report_names();
 	test_broker_calls();
+	test_net_broker_calls();
 	if (kernel_checks) {
 		test_kernel();
 		test_kernel_variants();

@@ -92,6 +92,10 @@ static void accept_clients(struct proxy *p)
 			return;
 		}
 		int fd = accept4(p->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0 && p->opts.admit && !p->opts.admit(p->opts.admit_ctx, fd)) {
+			close(fd);
+			continue;
+		}
 		if (fd >= 0) {
 			conn_new(p, fd);
 			continue;

@@ -77,6 +77,13 @@ struct proxy_options {
 	unsigned idle_timeout_ms;    /* a tunnel with no byte either way: 300 s */
 	unsigned max_connections;    /* from RLIMIT_NOFILE, at most 4096 */
 	bool no_splice;              /* copy through user space (tests, measurement) */
+	/*
+	 * When set, an accepted connection is served only if admit(admit_ctx,
+	 * fd) says so, else closed at once (tier T2: a listener on the host's
+	 * loopback, where other programs could connect).
+	 */
+	bool (*admit)(void *ctx, int fd);
+	void *admit_ctx;
 };
 
 struct proxy_stats {
