@@ -95,7 +95,7 @@ static void check_source_routes(int v, const struct abi *abi)
 	if (nr < 0)
 		return;
 	struct seccomp_options o = seccomp_program_options((size_t)v);
-	uint32_t refusal = o.report ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ERRNO | EPERM;
+	uint32_t refusal = variant_answer(v, RET_EPERM);
 	for (size_t i = 0; i < seccomp_n_net_refused_options; i++) {
 		const struct seccomp_socket_option *opt = &seccomp_net_refused_options[i];
 		uint32_t want = o.net_broker ? refusal : SECCOMP_RET_ALLOW;
