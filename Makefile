@@ -18,6 +18,11 @@ ZSHCOMPDIR ?= $(DATADIR)/zsh/vendor-completions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 DESTDIR ?=
 BUILD ?= build
+# One spelling of the build directory: an absolute one given on the command
+# line (tests/e2e/install.t passes the directory of $PROCAGE) would write
+# dependency files whose targets a later `make` never matches, and a changed
+# header would leave objects stale.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(BUILD))
 SANITIZE ?=
 
 CC ?= cc
