@@ -18,7 +18,7 @@ out=$(MANPATH="$prefix/share/man" MANWIDTH=80 man procage-policy 2>&1 | head -5)
 like "$out" "procage-policy - the procage policy file" "man finds the installed procage-policy(5)"
 out=$(bash -c 'source "$1"; COMP_WORDS=(procage run --net ""); COMP_CWORD=3; _procage
 	echo "${COMPREPLY[*]}"' sh "$prefix/share/bash-completion/completions/procage")
-is "$out" "off on proxy" "the installed bash completion completes --net"
+is "$out" "off on proxy loopback" "the installed bash completion completes --net"
 out=$("$prefix/bin/procage" profiles 2>&1)
 like "$out" "^profiles \\($prefix/share/procage/profiles;" "the installed procage finds the installed profiles"
 like "$out" "^  npm +npm:" "and lists them"
