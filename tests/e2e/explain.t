@@ -62,6 +62,17 @@ check_tier_user() {
 		>/dev/null 2>"$dir/err"
 	is "$(lines)" "" "$what: a run refused nothing prints no line"
 
+	# The run's own /proc (tier T1, not for root) is read, so reading it is no refusal;
+	# elsewhere /proc is hidden and the line says so.
+	cage "$tier" "$user" -- sh -c 'cat /proc/self/status' >"$dir/out" 2>"$dir/err"
+	if [ "$tier" = T1 ] && [ "$user" != root ]; then
+		like "$(cat "$dir/out")" "^Name:" "$what: the run's own /proc is read"
+		is "$(lines)" "" "$what: and no line calls it hidden"
+	else
+		like "$(lines)" "^procage: read /proc/self/status: hidden \(process-access" \
+			"$what: /proc is hidden here, and the line says so"
+	fi
+
 	# A write outside the grants, named with the flag; the host file is not made.
 	cage "$tier" "$user" -- sh -c 'echo x >"$HOME/.npm/cache-entry"' >/dev/null 2>"$dir/err"
 	like "$(lines)" "^procage: create $home/.npm/cache-entry: not granted \(add --write ~/.npm\)$" \
