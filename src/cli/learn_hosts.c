@@ -64,15 +64,14 @@ static bool name_is_local(const char *name)
 /* Whether the --allow-host reader accepts entry: the same reader, so never different. */
 static bool entry_accepted(const char *entry)
 {
-	struct procage_error err = { 0 };
+	struct procage_error err = {0};
 	struct procage_policy *p = procage_policy_new();
 	bool ok = p && procage_policy_allow_host(p, entry, &err) == 0;
 	procage_policy_free(p);
 	return ok;
 }
 
-enum learn_host learn_host_of(const char *line, char *entry, size_t esize, char *note,
-			      size_t nsize)
+enum learn_host learn_host_of(const char *line, char *entry, size_t esize, char *note, size_t nsize)
 {
 	char subject[300], why[80];
 	struct dest d;

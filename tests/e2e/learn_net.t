@@ -7,6 +7,7 @@
 #   install from a local registry (a package the test packs) each learn a
 #   policy with which the same workload passes, whose allow_hosts are
 #   exactly the host contacted (a host not contacted is not there);
+# - localhost is named with its flag and not learned;
 # - a command that asks for no host gets a policy with the network off.
 . "$(dirname "$0")/lib.sh"
 t2="$(dirname "$PROCAGE")/tests/without_userns"
@@ -85,6 +86,15 @@ check_curl() {
 	as "$user" "$tier" "$PROCAGE" run --policy "$dir/curl.json" -- \
 		curl -sS --max-time 20 -o got "http://$local_host/index.html" 2>"$dir/err2"; st=$?
 	is "$st:$(cat got 2>/dev/null)" "0:hello" "$what: curl passes with the learned policy"
+
+	as "$user" "$tier" "$PROCAGE" learn --net proxy -- \
+		curl -s --max-time 20 -o /dev/null "http://localhost:$port/index.html" \
+		>"$dir/local.json" 2>"$dir/err"; st=$?
+	is "$st" 0 "$what: learn runs curl to localhost"
+	like "$(cat "$dir/err")" "learn: not granted, left to you: connect localhost:$port: the host's own name, not learned \(--allow-host localhost:$port\)" \
+		"$what: localhost is named with its flag, not learned"
+	ok $(grep -q localhost "$dir/local.json" && echo 1 || echo 0) \
+		"$what: and is not in the policy"
 
 	as "$user" "$tier" "$PROCAGE" learn --net proxy -- true >"$dir/none.json" 2>"$dir/err"; st=$?
 	is "$st" 0 "$what: learn runs a command that asks for no host"
