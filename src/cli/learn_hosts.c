@@ -12,11 +12,12 @@
  * and "localhost" are never learned: the cage chose them, and they reach
  * the caller's own services; they are named with the flag to give.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "learn_hosts.h"
+#include "procage.h"
 #include "proxy/allowlist.h"
 #include "proxy/dest.h"
 
