@@ -145,6 +145,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
 
 # The seccomp test reads the rules and builds the programs live to compare;
 # its parts are tests/unit/seccomp_*.c.
+# The learn verb's host reading is the CLI's; its test links that one object.
+$(BUILD)/tests/test_learn_hosts: tests/unit/test_learn_hosts.c $(BUILD)/src/cli/learn_hosts.o \
+		$(TESTLIB_OBJS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/cli $(TEST_DEPFLAGS) $(LDFLAGS_ALL) -o $@ $< \
+		$(BUILD)/src/cli/learn_hosts.o $(TESTLIB_OBJS) $(STATIC_LIB)
+
 $(BUILD)/tests/test_seccomp: tests/unit/test_seccomp.c $(wildcard tests/unit/seccomp_*.[ch]) \
 		$(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)

@@ -11,8 +11,11 @@
  * of a class the command touched is listed on stderr with the waiver it
  * would need, and left hidden or read-only; so is a write to the system's
  * trees (/usr, /etc, ...) or to the home as a whole, which the command
- * would otherwise choose for itself. The network is not learned:
- * a refused socket or proxy host is named on stderr with the flag.
+ * would otherwise choose for itself. Under --net proxy, a host the proxy
+ * refused is learned as an --allow-host (learn_hosts.c), except the
+ * host's own and special addresses, which are named with the flag. Learn
+ * never chooses the network mode: a connection refused because the
+ * network is off is named on stderr, with the flags, and not learned.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,8 +25,15 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "learn_hosts.h"
 
 #define LEARN_MAX_RUNS 8
+/*
+ * Under --net proxy, an allowlist entry that reaches nothing (".invalid"
+ * never resolves, RFC 6761), so that the first run may start with no host
+ * granted; it is taken out of the printed policy.
+ */
+#define LEARN_NO_HOST "procage-learn.invalid"
 #define LEARN_MAX_ARGS 512
 
 struct learned {
@@ -103,6 +113,27 @@ static bool write_needs_review(const char *option, const char *path)
 	return false;
 }
 
+/* A host the proxy refused: learned, left to the caller, or not such a line. */
+static bool learn_host_line(struct learned *l, const char *line, int *added)
+{
+	char entry[300], note[1600];
+	switch (learn_host_of(line, entry, sizeof entry, note, sizeof note)) {
+	case LEARN_HOST_NONE:
+		return false;
+	case LEARN_HOST_REVIEW:
+		note_add(l, note);
+		return true;
+	case LEARN_HOST_GRANT:
+		break;
+	}
+	if (!learned_has(l, "--allow-host", entry) && l->n + 2 <= LEARN_MAX_ARGS) {
+		l->args[l->n++] = strdup("--allow-host");
+		l->args[l->n++] = strdup(entry);
+		(*added)++;
+	}
+	return true;
+}
+
 /* Learn from one run's lines; how many grants were new. */
 static int learn_lines(struct learned *l, char **lines)
 {
@@ -110,6 +141,8 @@ static int learn_lines(struct learned *l, char **lines)
 	struct stat st;
 	int added = 0;
 	for (size_t i = 0; lines && lines[i]; i++) {
+		if (learn_host_line(l, lines[i], &added))
+			continue;
 		if (!grant_of(lines[i], option, sizeof option, path, sizeof path) ||
 		    write_needs_review(option, path)) {
 			note_add(l, lines[i]);
@@ -124,6 +157,43 @@ static int learn_lines(struct learned *l, char **lines)
 		added++;
 	}
 	return added;
+}
+
+/* Does the caller ask for proxy-only networking on the command line? */
+static bool net_proxy_asked(int dashes, char **argv)
+{
+	for (int i = 1; i < dashes; i++)
+		if (strcmp(argv[i], "--net=proxy") == 0 ||
+		    (strcmp(argv[i], "--net") == 0 && i + 1 < dashes &&
+		     strcmp(argv[i + 1], "proxy") == 0))
+			return true;
+	return false;
+}
+
+/* text with the first what replaced by with, in place (with is never longer). */
+static void text_replace(char *text, const char *what, const char *with)
+{
+	char *at = strstr(text, what);
+	size_t n = strlen(what), m = strlen(with);
+	if (!at || m > n)
+		return;
+	memcpy(at, with, m);
+	memmove(at + m, at + n, strlen(at + n) + 1);
+}
+
+/*
+ * The printed policy without LEARN_NO_HOST; when no host was learned or
+ * given, the run needed none, and the policy's network is off.
+ */
+static void policy_without_placeholder(char *json)
+{
+	if (strstr(json, "\"allow_hosts\": [\"" LEARN_NO_HOST "\"]")) {
+		text_replace(json, "\"" LEARN_NO_HOST "\"", "");
+		text_replace(json, "\"network\": \"proxy\"", "\"network\": \"off\"");
+		return;
+	}
+	text_replace(json, "\"" LEARN_NO_HOST "\", ", "");
+	text_replace(json, ", \"" LEARN_NO_HOST "\"", "");
 }
 
 /* argv of one run: "run", the caller's options, the learned ones, "--", the command. */
@@ -164,6 +234,10 @@ int cmd_learn(int argc, char **argv)
 	if (dashes + 1 >= argc)
 		return cli_usage_error(
 		    "learn: usage: procage learn [RUN OPTIONS] -- COMMAND [ARG...]");
+	if (net_proxy_asked(dashes, argv)) {
+		l.args[l.n++] = strdup("--allow-host");
+		l.args[l.n++] = strdup(LEARN_NO_HOST);
+	}
 	for (int round = 0; round < LEARN_MAX_RUNS; round++) {
 		int n;
 		char **lines = NULL, **v = run_argv(argc, argv, dashes, &l, &n);
@@ -186,8 +260,10 @@ int cmd_learn(int argc, char **argv)
 		text_write(stderr, l.notes[i]);
 		fputc('\n', stderr);
 	}
-	if (rc == 0 && policy_json)
+	if (rc == 0 && policy_json) {
+		policy_without_placeholder(policy_json);
 		fputs(policy_json, stdout);
+	}
 	procage_free(policy_json);
 	learned_free(&l);
 	return rc;

@@ -34,6 +34,18 @@ static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
 		char *colon = strrchr(d.flag, ':');
 		if (colon && r->canonical[0] && !strchr(colon, ']'))
 			*colon = '\0';
+		/*
+		 * A listed name that resolved inward: another entry of the
+		 * name would change nothing, so the proxy's own reason is
+		 * given, without a flag (procage learn must not read it as a
+		 * host to add).
+		 */
+		if (strncmp(r->reason, "name resolves to ", 17) == 0) {
+			const char *paren = strstr(r->reason, " (");
+			int n = paren ? (int)(paren - r->reason) : (int)strlen(r->reason);
+			snprintf(d.reason, sizeof d.reason, "%.*s", n, r->reason);
+			d.flag[0] = '\0';
+		}
 		denial_store_add(&s->denials, &d);
 	}
 }
