@@ -269,7 +269,8 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 	 */
 	struct broker_zones *zones = host_facts_get()->seccomp_user_notif ? &c->zones : NULL;
 	if (c->tier != PROCAGE_TIER_T1 && paths.n_denials &&
-	    (rc = entry_grants_expand(&paths, &grants, &n_grants, zones, err)) < 0) {
+	    (rc = entry_grants_expand(&paths, c->examined, c->n_examined, &grants, &n_grants, zones,
+				      err)) < 0) {
 		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
 		cage_paths_free(&paths);
 		return rc;

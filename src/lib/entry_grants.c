@@ -9,12 +9,20 @@
 #include <sys/stat.h>
 
 #include "error.h"
+#include "hardlinks.h"
 
 struct expansion {
 	const struct cage_paths *paths;
 	struct cage_path *out;
 	size_t n_out;
 	struct broker_zones *zones; /* or NULL */
+	/* Every hidden and protected location, inside the grants or not. */
+	const struct cage_path *examined;
+	size_t n_examined;
+	/* Their files with more than one name, walked once when first needed. */
+	struct hardlink_inode *linked;
+	size_t n_linked;
+	bool linked_walked;
 };
 
 static int out_add(struct expansion *x, const char *path, enum procage_access access)
@@ -118,6 +126,37 @@ static int zone_record(struct expansion *x, const char *path)
 	return rc;
 }
 
+/*
+ * The access an entry grant may give path, a file with no denial below it:
+ * access, unless it is a second name of a hidden or protected file. A rule
+ * is on the inode, so granting that name would grant the file under its
+ * denied name too (the hard-link check refuses the spawn, but report mode
+ * lets it go on): a hidden one gets nothing (-1), a protected one reading.
+ */
+static int linked_file_access(struct expansion *x, const char *path, enum procage_access access,
+			      int *out)
+{
+	struct stat st;
+	*out = (int)access;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
+		return 0;
+	if (!x->linked_walked) {
+		int rc = hardlinks_linked_files(x->examined, x->n_examined, &x->linked,
+						&x->n_linked);
+		if (rc < 0)
+			return rc;
+		x->linked_walked = true;
+	}
+	for (size_t i = 0; i < x->n_linked; i++)
+		if (x->linked[i].dev == st.st_dev && x->linked[i].ino == st.st_ino) {
+			if (x->linked[i].hidden)
+				*out = -1;
+			else if (*out == PROCAGE_WRITE)
+				*out = PROCAGE_READ;
+		}
+	return 0;
+}
+
 static const struct cage_path *denial_at(const struct expansion *x, const char *path)
 {
 	for (size_t i = 0; i < x->paths->n_denials; i++)
@@ -160,8 +199,13 @@ static int expand_node(struct expansion *x, const char *path, enum procage_acces
 		return 0;
 	if (d)
 		access = PROCAGE_READ; /* protected: readable, and so is all below */
-	if (!denial_below(x, path, access, false))
-		return out_add(x, path, access);
+	if (!denial_below(x, path, access, false)) {
+		int given;
+		int rc = linked_file_access(x, path, access, &given);
+		if (rc < 0 || given < 0)
+			return rc;
+		return out_add(x, path, (enum procage_access)given);
+	}
 	if (depth > 64)
 		return -ELOOP;
 	if (access == PROCAGE_WRITE) {
@@ -183,13 +227,15 @@ static int expand_node(struct expansion *x, const char *path, enum procage_acces
 	return expand_entries(x, path, access, depth);
 }
 
-int entry_grants_expand(const struct cage_paths *paths, struct cage_path **out, size_t *n_out,
+int entry_grants_expand(const struct cage_paths *paths, const struct cage_path *examined,
+			size_t n_examined, struct cage_path **out, size_t *n_out,
 			struct broker_zones *zones, struct procage_error *err)
 {
-	struct expansion x = { paths, NULL, 0, zones };
+	struct expansion x = { paths, NULL, 0, zones, examined, n_examined, NULL, 0, false };
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < paths->n_grants; i++)
 		rc = expand_node(&x, paths->grants[i].path, paths->grants[i].access, 0);
+	free(x.linked);
 	if (rc < 0) {
 		for (size_t i = 0; i < x.n_out; i++)
 			free(x.out[i].path);

@@ -15,7 +15,8 @@
  * zones (when not NULL) gets the directories of write grants so narrowed,
  * with the names the denials below them start with: the broker's zones.
  */
-int entry_grants_expand(const struct cage_paths *paths, struct cage_path **out, size_t *n_out,
+int entry_grants_expand(const struct cage_paths *paths, const struct cage_path *examined,
+			size_t n_examined, struct cage_path **out, size_t *n_out,
 			struct broker_zones *zones, struct procage_error *err);
 
 #endif

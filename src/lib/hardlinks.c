@@ -231,6 +231,32 @@ int hardlinks_check(const struct cage_path *examined, size_t n_examined, char *c
 	return 0;
 }
 
+int hardlinks_linked_files(const struct cage_path *locations, size_t n_locations,
+			   struct hardlink_inode **out, size_t *n_out)
+{
+	struct walk w = { 0 };
+	char **ignored = NULL; /* links in place of locations: the check's to report */
+	size_t n_ignored = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n_locations; i++)
+		if (locations[i].cls != CLASS_PROCESS_ACCESS)
+			rc = location_walk(&w, &locations[i], &ignored, &n_ignored);
+	procage_strings_free(ignored);
+	struct hardlink_inode *files = rc == 0 && w.n ? calloc(w.n, sizeof *files) : NULL;
+	if (rc == 0 && w.n && !files)
+		rc = -ENOMEM;
+	for (size_t i = 0; i < w.n; i++) {
+		if (files)
+			files[i] = (struct hardlink_inode){ w.names[i].dev, w.names[i].ino,
+							    w.names[i].hidden };
+		free(w.names[i].path);
+	}
+	free(w.names);
+	*out = files;
+	*n_out = rc == 0 ? w.n : 0;
+	return rc;
+}
+
 PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***findings,
 				       struct procage_error *err)
 {

@@ -2,6 +2,9 @@
 #ifndef PROCAGE_HARDLINKS_H
 #define PROCAGE_HARDLINKS_H
 
+#include <stdbool.h>
+#include <sys/types.h>
+
 #include "paths.h"
 
 /*
@@ -14,6 +17,22 @@
  */
 int hardlinks_check(const struct cage_path *examined, size_t n_examined, char *const *exempt,
 		    size_t n_exempt, char ***findings, struct procage_error *err);
+
+/* A file with more than one name, found inside a hidden or protected location. */
+struct hardlink_inode {
+	dev_t dev;
+	ino_t ino;
+	bool hidden; /* one of its names lies in a hidden location */
+};
+
+/*
+ * The files with more than one name inside the locations (denials: hidden
+ * or protected), in *out (free it), walked as hardlinks_check walks them
+ * but with no exemption: entry grants (tier T2) must not grant one of them
+ * through a name outside the locations when report mode lets a spawn go on.
+ */
+int hardlinks_linked_files(const struct cage_path *locations, size_t n_locations,
+			   struct hardlink_inode **out, size_t *n_out);
 
 struct procage_cage;
 /* Refuse a spawn of cage when its policy does and the check finds something. */

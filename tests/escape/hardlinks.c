@@ -143,17 +143,6 @@ static bool fresh_policy(const struct tier *t, struct caged_ws *ws)
  * holds whatever the inode's other names are. Elsewhere (notes/, granted
  * as a whole tree) the own name stays denied on both tiers.
  */
-static bool entry_granted_check(const struct tier *t, bool ok, const struct caged_result *r,
-				const char *what)
-{
-	if (tier_is_t1(t))
-		return check(t, ok, r, "%s", what);
-	return todo_check(t, ok, r,
-			  "library: on T2 an entry grant on a second name is a grant on the hidden "
-			  "or protected inode (entry_grants.c does not skip linked files)",
-			  "%s", what);
-}
-
 /* ---- a hidden file ------------------------------------------------ */
 
 void r08_a_hard_link_to_a_hidden_file_is_refused(const struct tier *t)
@@ -264,7 +253,7 @@ void r08_a_hard_link_to_a_hidden_file_is_refused(const struct tier *t)
 	if (!hold(t, ws, "r08"))
 		goto out;
 	r = run_caged(ws, NULL, "write-file", marker, "ran", "then", "read-file", key, NULL);
-	entry_granted_check(t, refused(&r) && caged_path_exists(marker) && !strstr(r.out, "secret"),
+	check(t, refused(&r) && caged_path_exists(marker) && !strstr(r.out, "secret"),
 			    &r,
 			    "r08: in report mode, with the second name directly in the workspace, "
 			    "the key still cannot be read through its hidden name");
@@ -426,7 +415,7 @@ void r08_a_hard_link_to_a_protected_file_is_refused(const struct tier *t)
 		goto out;
 	r = run_caged(ws, NULL, "write-file", marker, "ran", "then", "write-file", bashrc, evil,
 		      NULL);
-	entry_granted_check(
+	check(
 	    t, refused(&r) && caged_path_exists(marker) && file_is(bashrc, bashrc_text), &r,
 	    "r08: with the home exempt and the second name directly in the "
 	    "workspace, ~/.bashrc still cannot be written through its own name");
@@ -462,7 +451,7 @@ void r08_a_hard_link_to_a_protected_file_is_refused(const struct tier *t)
 		goto out;
 	r = run_caged(ws, NULL, "write-file", marker, "ran", "then", "write-file", config, evil,
 		      NULL);
-	entry_granted_check(
+	check(
 	    t, refused(&r) && caged_path_exists(marker) && file_is(config, config_text), &r,
 	    "r08: in report mode, with the second name directly in the workspace, "
 	    ".git/config still cannot be written through its protected name");

@@ -154,7 +154,7 @@ static void test_expansion(void)
 	size_t n_out = 0;
 	struct broker_zones zones = {0};
 	struct procage_error err = {0};
-	rc = entry_grants_expand(&paths, &out, &n_out, &zones, &err);
+	rc = entry_grants_expand(&paths, NULL, 0, &out, &n_out, &zones, &err);
 	tap_ok(rc == 0, "expanded (%s)", err.message);
 	tap_ok(zones.n == 2 && strcmp(zones.zones[0].path, canonical) == 0 &&
 		   strcmp(zones.zones[1].path, git) == 0,
@@ -187,7 +187,7 @@ static void test_expansion(void)
 				   {bashrc, PROCAGE_PROTECT, -1, false}};
 	paths.denials = more;
 	paths.n_denials = 3;
-	rc |= entry_grants_expand(&paths, &out, &n_out, &zones, &err);
+	rc |= entry_grants_expand(&paths, NULL, 0, &out, &n_out, &zones, &err);
 	tap_ok(rc == 0 && zones.n == 1 && strcmp(zones.zones[0].path, git) == 0,
 	       "beside a protected file outside git directories, only .git is a zone (got %zu: "
 	       "%s)",
