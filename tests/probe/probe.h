@@ -137,6 +137,8 @@ int do_bind_tcp(char **args);
 int do_listen_any(char **args);
 int do_source_route(char **args);
 int do_connect_race(char **args);
+int do_connect_unix_race(char **args);
+int do_connect_unix_opath(char **args);
 int do_sendmsg_swap(char **args);
 int do_env_to_file(char **args);
 int do_find_listener(char **args);
