@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -49,23 +50,64 @@ static int accepted_within(int fd, int wait_ms)
 
 struct unix_fixture {
 	char granted[PATH_MAX], service[PATH_MAX], link[PATH_MAX], later[PATH_MAX],
-	    planted[PATH_MAX];
-	int granted_fd, service_fd, later_fd;
+	    planted[PATH_MAX], granted_dgram[PATH_MAX], service_dgram[PATH_MAX];
+	int granted_fd, service_fd, later_fd, granted_dgram_fd, service_dgram_fd;
 };
+
+/* A Unix datagram socket bound at path (non-blocking); fd or -errno. */
+static int dgram_at(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof a.sun_path)
+		return -ENAMETOOLONG;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	(void)unlink(path);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* Datagrams waiting, drained; a control waits up to wait_ms for the first. */
+static int datagrams_within(int fd, int wait_ms)
+{
+	int n = 0;
+	char buf[64];
+	struct pollfd first = {fd, POLLIN, 0};
+	if (wait_ms > 0)
+		(void)poll(&first, 1, wait_ms);
+	while (recv(fd, buf, sizeof buf, MSG_DONTWAIT) >= 0)
+		n++;
+	return n;
+}
 
 static bool fixture_start(const struct tier *t, struct caged_ws *ws, struct unix_fixture *f)
 {
 	f->granted_fd = f->service_fd = f->later_fd = -1;
+	f->granted_dgram_fd = f->service_dgram_fd = -1;
 	if (!path_join(t, f->granted, ws->ro, "granted.sock") ||
 	    !path_join(t, f->service, ws->ro, "service.sock") ||
 	    !path_join(t, f->link, ws->ro, "link.sock") ||
 	    !path_join(t, f->later, ws->ro, "later.sock") ||
-	    !path_join(t, f->planted, ws->rw, "planted.sock"))
+	    !path_join(t, f->planted, ws->rw, "planted.sock") ||
+	    !path_join(t, f->granted_dgram, ws->ro, "granted.dgram") ||
+	    !path_join(t, f->service_dgram, ws->ro, "service.dgram"))
 		return false;
 	f->granted_fd = listen_unix(f->granted);
 	f->service_fd = listen_unix(f->service);
+	f->granted_dgram_fd = dgram_at(f->granted_dgram);
+	f->service_dgram_fd = dgram_at(f->service_dgram);
 	return fixture(t, f->granted_fd >= 0 && f->service_fd >= 0,
 		       "r34u: listeners at %s and %s", f->granted, f->service) &&
+	       fixture(t, f->granted_dgram_fd >= 0 && f->service_dgram_fd >= 0,
+		       "r34u: datagram sockets at %s and %s", f->granted_dgram,
+		       f->service_dgram) &&
+	       policy_rule(t, ws, "r34u", f->granted_dgram, PROCAGE_CONNECT) &&
 	       fixture(t, symlink(f->service, f->link) == 0, "r34u: %s -> %s", f->link,
 		       f->service) &&
 	       policy_rule(t, ws, "r34u", f->granted, PROCAGE_CONNECT) &&
@@ -77,6 +119,8 @@ static void fixture_stop(struct unix_fixture *f)
 	listen_close(f->granted_fd, f->granted);
 	listen_close(f->service_fd, f->service);
 	listen_close(f->later_fd, f->later);
+	listen_close(f->granted_dgram_fd, f->granted_dgram);
+	listen_close(f->service_dgram_fd, f->service_dgram);
 	(void)unlink(f->link);
 	(void)unlink(f->planted);
 }
@@ -121,6 +165,12 @@ static void canaries(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 	      "service socket (then one to the service) reach the service %d times",
 	      got);
 	(void)accepted_within(f->granted_fd, 0);
+	r = run_caged(ws, NULL, "unix-dgram-send", f->service_dgram, NULL);
+	int arrived = datagrams_within(f->service_dgram_fd, 0);
+	check(t, refused(&r) && arrived == 0, &r,
+	      "r34u: a datagram sent (sendto) to a service's datagram socket arrives nowhere "
+	      "(%d arrived)",
+	      arrived);
 	r = connect_after_bind(ws, f);
 	bool later_refused =
 		f->later_fd >= 0 && refused(&r) && accepted_within(f->later_fd, 0) == 0;
@@ -146,6 +196,12 @@ static void controls(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 	r = run_caged(ws, NULL, "connect-unix", f->granted, NULL);
 	check(t, did_it(&r) && accepted_within(f->granted_fd, CONTROL_WAIT_MS) == 1, &r,
 	      "r34u: control: in the cage the granted socket is reached, once");
+	r = run_caged(ws, NULL, "unix-dgram-send", f->granted_dgram, NULL);
+	check(t, did_it(&r) && datagrams_within(f->granted_dgram_fd, CONTROL_WAIT_MS) == 1, &r,
+	      "r34u: control: in the cage a datagram to the granted datagram socket arrives");
+	r = run_uncaged(ws, NULL, "unix-dgram-send", f->service_dgram, NULL);
+	check(t, did_it(&r) && datagrams_within(f->service_dgram_fd, CONTROL_WAIT_MS) >= 1, &r,
+	      "r34u: control: without the cage a datagram to the service's socket arrives");
 	r = run_uncaged(ws, NULL, "connect-unix", f->service, NULL);
 	check(t, did_it(&r) && accepted_within(f->service_fd, CONTROL_WAIT_MS) >= 1, &r,
 	      "r34u: control: without the cage the service socket is reached");
@@ -167,7 +223,11 @@ static void controls(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 
 void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t)
 {
-	struct unix_fixture f = {.granted_fd = -1, .service_fd = -1, .later_fd = -1};
+	struct unix_fixture f = {.granted_fd = -1,
+				 .service_fd = -1,
+				 .later_fd = -1,
+				 .granted_dgram_fd = -1,
+				 .service_dgram_fd = -1};
 	struct caged_ws *ws = workspace(t, "r34u");
 	if (!ws || cage_refused_here(t, ws, "r34u"))
 		goto out;

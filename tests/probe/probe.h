@@ -139,6 +139,7 @@ int do_source_route(char **args);
 int do_connect_race(char **args);
 int do_connect_unix_race(char **args);
 int do_connect_unix_opath(char **args);
+int do_unix_dgram_send(char **args);
 int do_sendmsg_swap(char **args);
 int do_env_to_file(char **args);
 int do_find_listener(char **args);

@@ -82,3 +82,20 @@ int do_connect_unix_opath(char **args)
 	close(fd);
 	return rc;
 }
+
+/* unix-dgram-send PATH: one datagram to the Unix datagram socket at PATH (sendto). */
+int do_unix_dgram_send(char **args)
+{
+	struct sockaddr_un a;
+	socklen_t len = unix_address(&a, args[0], false);
+	if (!len)
+		return usage_error("socket path too long:", args[0]);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return failed(REFUSE_CONNECT, "socket", args[0]);
+	int rc = sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&a, len) == 1
+			 ? PROBE_DID_IT
+			 : failed(REFUSE_CONNECT, "sendto", args[0]);
+	close(fd);
+	return rc;
+}
