@@ -84,7 +84,7 @@ struct sockaddr_un;
 int broker_unix_target(const struct broker_net_config *net, pid_t tid,
 		       const struct sockaddr_storage *addr, socklen_t len, struct sockaddr_un *out,
 		       socklen_t *out_len, int *held);
-/* The socket file at path (followed), added to net's grants when it is one. */
+/* The socket file at path (no link followed), added to net's grants when it is one. */
 int broker_unix_grant_add(struct broker_net_config *net, const char *path);
 
 #endif

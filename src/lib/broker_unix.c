@@ -29,11 +29,23 @@
 #include "broker_net.h"
 #include "syscalls.h"
 
+/*
+ * path is the rule's canonical path (no symbolic link in it when the cage
+ * was made): a link found in it now was planted since, maybe by an earlier
+ * run with a write grant there, and is not followed.
+ */
 int broker_unix_grant_add(struct broker_net_config *net, const char *path)
 {
 	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
-		return 0; /* nothing bound there now: nothing reachable */
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = sys_openat2(AT_FDCWD, path, &how);
+	if (fd < 0)
+		return 0; /* nothing there now, or through a link: nothing reachable */
+	int rc = fstat(fd, &st);
+	close(fd);
+	if (rc != 0 || !S_ISSOCK(st.st_mode))
+		return 0;
 	if (net->n_unix_grants == BROKER_UNIX_GRANTS_MAX)
 		return -E2BIG;
 	net->unix_grants[net->n_unix_grants++] =

@@ -221,6 +221,37 @@ static void controls(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 	      "r34u: control: without the cage the socket bound later is reached");
 }
 
+/*
+ * The cage made, then the named socket's path replaced by a link to the
+ * service socket before the run starts (an earlier run with a write grant
+ * there could plant it): the run must not follow it.
+ */
+static void link_planted_before_the_run(const struct tier *t, struct caged_ws *ws,
+					struct unix_fixture *f)
+{
+	char moved[PATH_MAX + 8], why[512] = "";
+	snprintf(moved, sizeof moved, "%s.moved", f->granted);
+	if (!fixture(t, caged_ws_hold_cage(ws, why, sizeof why) == 0, "r34u: the cage is made (%s)",
+		     why))
+		return;
+	bool planted = fixture(t, rename(f->granted, moved) == 0 && symlink(f->service, f->granted) == 0,
+			       "r34u: %s replaced by a link to %s", f->granted, f->service);
+	if (planted) {
+		struct caged_result r = run_caged(ws, NULL, "connect-unix", f->granted, NULL);
+		int got = accepted_within(f->service_fd, 0);
+		check(t, refused(&r) && got == 0, &r,
+		      "r34u: the named path replaced by a link to the service socket after the cage "
+		      "was made reaches nothing (%d arrived)",
+		      got);
+		r = run_uncaged(ws, NULL, "connect-unix", f->granted, NULL);
+		check(t, did_it(&r) && accepted_within(f->service_fd, CONTROL_WAIT_MS) >= 1, &r,
+		      "r34u: control: without the cage the link reaches the service socket");
+	}
+	caged_ws_drop_cage(ws);
+	(void)unlink(f->granted);
+	(void)rename(moved, f->granted);
+}
+
 void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t)
 {
 	struct unix_fixture f = {.granted_fd = -1,
@@ -236,6 +267,7 @@ void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t)
 	/* The canaries first: the socket bound later is bound by one of them. */
 	canaries(t, ws, &f);
 	controls(t, ws, &f);
+	link_planted_before_the_run(t, ws, &f);
 out:
 	fixture_stop(&f);
 	caged_ws_free(ws);
