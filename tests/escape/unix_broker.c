@@ -234,8 +234,9 @@ static void link_planted_before_the_run(const struct tier *t, struct caged_ws *w
 	if (!fixture(t, caged_ws_hold_cage(ws, why, sizeof why) == 0, "r34u: the cage is made (%s)",
 		     why))
 		return;
-	bool planted = fixture(t, rename(f->granted, moved) == 0 && symlink(f->service, f->granted) == 0,
-			       "r34u: %s replaced by a link to %s", f->granted, f->service);
+	bool planted =
+		fixture(t, rename(f->granted, moved) == 0 && symlink(f->service, f->granted) == 0,
+			"r34u: %s replaced by a link to %s", f->granted, f->service);
 	if (planted) {
 		struct caged_result r = run_caged(ws, NULL, "connect-unix", f->granted, NULL);
 		int got = accepted_within(f->service_fd, 0);
