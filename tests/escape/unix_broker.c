@@ -6,9 +6,11 @@
  * the cage reach the granted socket and nothing else bound in the same
  * read grant, however it is named: by its path, through a symbolic link,
  * through /proc/self/fd/N of an O_PATH descriptor, by a path another
- * thread rewrites while the connect is pending, or once bound after the
- * run started. Each is judged by the listener outside the cage, which
- * counts the connections that arrived.
+ * thread rewrites while the connect is pending, by a datagram sent to it,
+ * by an abstract name, once bound after the run started, or through a
+ * link planted at the named path after the cage was made. Each is judged
+ * by the listener outside the cage, which counts what arrived. Tier T2
+ * also binds no socket file by path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -171,6 +173,21 @@ static void canaries(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 	      "r34u: a datagram sent (sendto) to a service's datagram socket arrives nowhere "
 	      "(%d arrived)",
 	      arrived);
+	char abstract[64];
+	snprintf(abstract, sizeof abstract, "procage-r34u-%d", (int)getpid());
+	int bus = listen_abstract(abstract);
+	if (fixture(t, bus >= 0, "r34u: an abstract listener @%s", abstract)) {
+		r = run_caged(ws, NULL, "connect-abstract", abstract, NULL);
+		int reached = accepted_within(bus, 0);
+		check(t, refused(&r) && reached == 0, &r,
+		      "r34u: with a connect rule, an abstract name outside the cage is not reached "
+		      "(%d arrived)",
+		      reached);
+		r = run_uncaged(ws, NULL, "connect-abstract", abstract, NULL);
+		check(t, did_it(&r) && accepted_within(bus, CONTROL_WAIT_MS) >= 1, &r,
+		      "r34u: control: without the cage the abstract name is reached");
+	}
+	listen_close(bus, NULL);
 	r = connect_after_bind(ws, f);
 	bool later_refused =
 		f->later_fd >= 0 && refused(&r) && accepted_within(f->later_fd, 0) == 0;
