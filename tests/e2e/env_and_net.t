@@ -115,6 +115,12 @@ if "$build/tests/without_userns" true 2>/dev/null; then
 			"tier T2 ($user): --socket reaches the named socket through the broker, and not another beside it"
 		expected=$((expected + 1))
 	done
+	printf '{"paths": {"connect": ["%s"]}}\n' "$sockdir/allowed.sock" >"$work/socket.json"
+	out=$("$build/tests/without_userns" "$PROCAGE" fit --policy "$work/socket.json" 2>&1)
+	like "$out" "Unix sockets are connected by the supervisor" \
+		"tier T2: procage fit keeps the connect rule and says how it is enforced"
+	! grep -q "dropped the rule" <<<"$out"
+	ok $? "tier T2: procage fit drops no rule for the socket"
 else
 	echo "ok $((tap_n += 1)) # SKIP tests/without_userns cannot run here, so tier T2 is not tried"
 fi
