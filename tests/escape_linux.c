@@ -159,6 +159,7 @@ int main(int argc, char **argv)
 	    {"r34", r34_service_and_engine_sockets_are_unreachable},
 	    {"r34", r34_an_abstract_bus_is_scoped},
 	    {"r34", r34_a_socket_bound_later_is_refused},
+	    {"r34", r34_unix_sockets_are_judged_by_the_file_they_reach},
 	    {"r35", r35_a_host_is_read_one_way},
 	    {"r36", r36_a_proxy_only_child_has_no_other_route},
 	    {"r36", r36_a_loopback_child_reaches_loopback_only},

@@ -58,8 +58,9 @@ static const struct option_help run_options[] = {
 	  "                       never at, in or above a hard-deny class location\n", false },
 	{ "  --protect PATH       keep PATH read-only\n", false },
 	{ "  --hide PATH          deny every access to PATH\n", false },
-	{ "  --socket PATH        let the command connect to the Unix socket PATH (tier T1;\n"
-	  "                       without it no Unix socket can be made, socketpair aside)\n", false },
+	{ "  --socket PATH        let the command connect to the Unix socket PATH (on tier\n"
+	  "                       T2 through procage, by the socket file; without it no\n"
+	  "                       Unix socket can be made, socketpair aside)\n", false },
 	{ "  --net off|on|proxy|loopback  network access (default off); proxy: only the\n"
 	  "                       hosts of --allow-host, through a proxy of the run's own\n"
 	  "                       (on tier T2 every connect goes through procage); loopback: 127.0.0.0/8 and ::1 only, the run's\n"

@@ -77,7 +77,8 @@ int broker_new(const struct broker_zones *zones, const struct broker_net_config 
 		return -ENOMEM;
 	if (net)
 		b->net = *net;
-	if (b->net.mode != BROKER_NET_NONE && !(b->net_scratch = broker_net_scratch_new())) {
+	if ((b->net.mode != BROKER_NET_NONE || b->net.unix_paths) &&
+	    !(b->net_scratch = broker_net_scratch_new())) {
 		free(b);
 		return -ENOMEM;
 	}

@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "broker_io.h"
@@ -137,6 +138,7 @@ struct net_request {
 	const struct seccomp_notif *n;
 	pid_t tid;
 	int sock;		     /* ours, or -1 */
+	int unix_held;		     /* the granted socket file the address now names, or -1 */
 	int domain, type;	     /* of the socket */
 	struct sockaddr_storage addr; /* the address the call names */
 	socklen_t addr_len;	     /* 0: none */
@@ -277,7 +279,7 @@ static bool ip_socket(const struct net_request *rq)
  * May the call go to this address? IP sockets: loopback only (connect
  * with AF_UNSPEC dissolves an association: allowed). Netlink sockets (the
  * filter lets NETLINK_ROUTE only be made) talk to the kernel. Unix
- * sockets by path are not brokered here: refused.
+ * sockets: judge_unix.
  */
 /* Is the address the run's proxy: 127.0.0.1 (or ::ffff:127.0.0.1) at its port? */
 static bool is_proxy(const struct broker_net_config *net, const struct net_request *rq)
@@ -313,8 +315,52 @@ static int judge_proxy(const struct broker_net_config *net, const struct net_req
 	return rq->addr_len ? -EACCES : 0;
 }
 
-static int judge(const struct broker_net_config *net, const struct net_request *rq)
+/*
+ * A Unix socket (tier T2 with --socket): connects and addressed sends by
+ * path go to a granted socket file only, the address rewritten to the one
+ * judged (broker_unix.c); bind by path is refused (a socket file planted
+ * in a write grant would outlive the run, and nothing bound by the cage
+ * is needed to reach the granted services); an unnamed bind (autobind)
+ * and listen are allowed. Without --socket the only Unix sockets are
+ * socketpairs: nothing by address.
+ */
+static int judge_unix(const struct broker_net_config *net, struct net_request *rq)
 {
+	if (!net->unix_paths)
+		return rq->addr_len ? -EACCES : 0;
+	switch (rq->call) {
+	case NET_BIND:
+		return rq->addr_len == sizeof(sa_family_t) && rq->addr.ss_family == AF_UNIX ? 0
+											 : -EACCES;
+	case NET_LISTEN:
+		return 0;
+	case NET_CONNECT:
+		if (!rq->addr_len)
+			return -EINVAL;
+		break;
+	default:
+		if (!rq->addr_len)
+			return 0;
+	}
+	struct sockaddr_un target;
+	socklen_t target_len;
+	int rc = broker_unix_target(net, rq->tid, &rq->addr, rq->addr_len, &target, &target_len,
+				    &rq->unix_held);
+	if (rc < 0)
+		return rc;
+	memset(&rq->addr, 0, sizeof rq->addr);
+	memcpy(&rq->addr, &target, target_len);
+	rq->addr_len = target_len;
+	return 0;
+}
+
+static int judge(const struct broker_net_config *net, struct net_request *rq)
+{
+	if (rq->domain == AF_UNIX)
+		return judge_unix(net, rq);
+	/* Unix sockets brokered, IP ones not asked for: none are made. */
+	if (net->mode == BROKER_NET_NONE)
+		return -EACCES;
 	if (net->mode == BROKER_NET_PROXY && ip_socket(rq))
 		return judge_proxy(net, rq);
 	if (!rq->addr_len)
@@ -552,9 +598,10 @@ static long perform(const struct broker_net_config *net, struct net_request *rq,
 void broker_net_answer(const struct broker_net_config *net, struct broker_net_scratch *s,
 		       int listener, const struct seccomp_notif *n, const char *call)
 {
-	struct net_request rq = { .n = n, .tid = (pid_t)n->pid, .sock = -1 };
+	struct net_request rq = { .n = n, .tid = (pid_t)n->pid, .sock = -1, .unix_held = -1 };
 	int found = net_call_find(call);
-	int rc = found < 0 || net->mode == BROKER_NET_NONE || !s ? -EPERM : 0;
+	bool brokering = net->mode != BROKER_NET_NONE || net->unix_paths;
+	int rc = found < 0 || !brokering || !s ? -EPERM : 0;
 	if (rc == 0) {
 		rq.call = (enum net_call)found;
 		rq.sock = take_fd(rq.tid, arg_int(n, 0));
@@ -577,4 +624,6 @@ void broker_net_answer(const struct broker_net_config *net, struct broker_net_sc
 	}
 	if (rq.sock >= 0)
 		close(rq.sock);
+	if (rq.unix_held >= 0)
+		close(rq.unix_held);
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 enum broker_net_mode {
 	BROKER_NET_NONE = 0,
@@ -29,8 +30,25 @@ enum broker_net_mode {
 
 struct net_admission;
 
+/* The most Unix sockets one policy grants by path on tier T2. */
+#define BROKER_UNIX_GRANTS_MAX 64
+
+/* A granted socket file, by identity: what a path must resolve to. */
+struct broker_unix_grant {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct broker_net_config {
 	enum broker_net_mode mode;
+	/*
+	 * Tier T2 with --socket: Unix sockets connect (and send) by path
+	 * only to the files in unix_grants, judged by the broker
+	 * (broker_unix.c); bind by path is refused.
+	 */
+	bool unix_paths;
+	size_t n_unix_grants;
+	struct broker_unix_grant unix_grants[BROKER_UNIX_GRANTS_MAX];
 	uint16_t proxy_port;		 /* BROKER_NET_PROXY: the proxy's port on 127.0.0.1 */
 	struct net_admission *admission; /* BROKER_NET_PROXY: the ports the proxy admits */
 };
@@ -53,5 +71,20 @@ struct broker_net_scratch *broker_net_scratch_new(void);
  * the length the caller gave.
  */
 bool broker_net_is_loopback(const struct sockaddr_storage *a, socklen_t len);
+
+/*
+ * Tier T2 Unix sockets by path (broker_unix.c). The address (len bytes)
+ * a connect or send of thread tid names, judged: 0 with *out (an address
+ * "/proc/self/fd/N" of the broker's own O_PATH descriptor *held of the
+ * granted socket file, to be closed after the call) filled, or a negative
+ * errno: -ECONNREFUSED for a path that is not a granted socket, -EACCES
+ * for an abstract name.
+ */
+struct sockaddr_un;
+int broker_unix_target(const struct broker_net_config *net, pid_t tid,
+		       const struct sockaddr_storage *addr, socklen_t len, struct sockaddr_un *out,
+		       socklen_t *out_len, int *held);
+/* The socket file at path (no link followed), added to net's grants when it is one. */
+int broker_unix_grant_add(struct broker_net_config *net, const char *path);
 
 #endif

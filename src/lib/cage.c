@@ -148,16 +148,41 @@ static int denial_refusal(const struct procage_cage *c, const struct cage_path *
  * found at spawn can be masked (tier T1), and abstract sockets are scoped
  * (Landlock ABI 6, or a network namespace of its own).
  */
-static int socket_refusal(const struct procage_cage *c, const struct cage_path *s,
+/*
+ * Tier T2 below Landlock ABI 9 has no rule for Unix sockets: the broker
+ * judges each connect by path (broker_unix.c), where the host lets a
+ * supervisor answer seccomp notifications. With the whole network on, the
+ * broker would have to take every IP connect too: refused, named.
+ */
+static int socket_refusal_t2(struct procage_cage *c, const struct cage_path *s, size_t n,
+			     struct procage_error *err)
+{
+	if (!host_facts_get()->seccomp_user_notif)
+		return error_set(err, -EOPNOTSUPP,
+				 "connecting to the Unix socket %s needs every other socket masked "
+				 "(tier T1) or, on tier T2 with Landlock ABI %d, seccomp user "
+				 "notification (a supervisor judging each connect), which this host "
+				 "refuses",
+				 s->path, c->landlock.abi);
+	if (c->policy->network == PROCAGE_NET_ON)
+		return error_set(err, -EOPNOTSUPP,
+				 "connecting to the Unix socket %s on tier T2 goes through the "
+				 "supervisor's broker, which does not broker the unrestricted "
+				 "network; turn the network off or to loopback or proxy",
+				 s->path);
+	if (n > BROKER_UNIX_GRANTS_MAX)
+		return error_set(err, -E2BIG, "more than %d Unix sockets granted on tier T2",
+				 BROKER_UNIX_GRANTS_MAX);
+	c->unix_brokered = true;
+	return 0;
+}
+
+static int socket_refusal(struct procage_cage *c, const struct cage_path *s, size_t n,
 			  struct procage_error *err)
 {
 	fix_set(c, CAGE_FIX_DROP_RULE, 0, s->path);
 	if (c->tier != PROCAGE_TIER_T1)
-		return error_set(err, -EOPNOTSUPP,
-				 "connecting to the Unix socket %s needs every other socket masked "
-				 "(tier T1) or Landlock rules for sockets; this host is tier T2 with "
-				 "Landlock ABI %d",
-				 s->path, c->landlock.abi);
+		return socket_refusal_t2(c, s, n, err);
 	if (!accepted(c, APPROX_SPAWN_SNAPSHOT)) {
 		fix_set(c, CAGE_FIX_ACCEPT, APPROX_SPAWN_SNAPSHOT, NULL);
 		return error_set(err, -EOPNOTSUPP,
@@ -242,7 +267,7 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_position *wh
 		cage_paths_free(&paths);
 		return rc;
 	}
-	if (paths.n_sockets && (rc = socket_refusal(c, &paths.sockets[0], err)) < 0) {
+	if (paths.n_sockets && (rc = socket_refusal(c, &paths.sockets[0], paths.n_sockets, err)) < 0) {
 		*where = policy_path_position(c->policy, paths.sockets[0].path);
 		cage_paths_free(&paths);
 		return rc;
@@ -610,7 +635,9 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		so.broker_metadata = c->broker_metadata;
 		so.broker_listing = c->zones.n_listing > 0;
 		so.observe = c->denial_rules != NULL;
-		so.net_broker = c->net_broker != BROKER_NET_NONE;
+		so.net_broker = c->net_broker != BROKER_NET_NONE || c->unix_brokered;
+		/* Tier T2: Unix sockets made, their connects judged by the broker. */
+		so.unix_sockets = so.unix_sockets || c->unix_brokered;
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}

@@ -20,7 +20,7 @@ struct procage_cage {
 	size_t n_grants;
 	struct cage_path *denials; /* T1: masked at spawn; ancestors first */
 	size_t n_denials;
-	struct cage_path *sockets; /* T1: the Unix sockets left unmasked */
+	struct cage_path *sockets; /* the Unix sockets granted (T1: left unmasked) */
 	size_t n_sockets;
 	struct cage_path *examined; /* hidden and protected locations, for the hard-link check */
 	size_t n_examined;
@@ -39,6 +39,8 @@ struct procage_cage {
 	char *unlistable_first;
 	/* T2 loopback mode: the network calls go to the broker (broker_net.h). */
 	enum broker_net_mode net_broker;
+	/* T2 with --socket: Unix connects by path go to the broker (broker_unix.c). */
+	bool unix_brokered;
 	/*
 	 * Private temporary directories, or NULL for none. Tier T2: where
 	 * each run's directory is made on the host. Tier T1: the directory a
@@ -79,7 +81,7 @@ struct cage_fix {
 static inline bool cage_brokered(const struct procage_cage *c)
 {
 	return c->zones.n > 0 || c->zones.n_listing > 0 || c->broker_metadata ||
-	       c->net_broker != BROKER_NET_NONE;
+	       c->net_broker != BROKER_NET_NONE || c->unix_brokered;
 }
 
 /*

@@ -49,6 +49,10 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot keep the network to loopback on tier T2: no "
 				 "supervisor remains to broker the connections; use procage run");
+	if (cage->unix_brokered)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot judge Unix socket connects on tier T2: no "
+				 "supervisor remains to broker them; use procage run");
 	return 0;
 }
 

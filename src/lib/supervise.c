@@ -90,6 +90,11 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 		rc = error_set(err, -ENOMEM, "starting the supervisor: out of memory");
 	observe.rules = s->denial_rules;
 	struct broker_net_config net = { .mode = cage->net_broker };
+	/* The granted sockets' files as they are when the run starts. */
+	net.unix_paths = cage->unix_brokered;
+	for (size_t i = 0; rc == 0 && cage->unix_brokered && i < cage->n_sockets; i++)
+		if (broker_unix_grant_add(&net, cage->sockets[i].path) < 0)
+			rc = error_set(err, -E2BIG, "starting the broker: too many Unix sockets");
 	if (cage->net_broker == BROKER_NET_PROXY) {
 		/* The broker connects only to this listener, and tells the proxy whom. */
 		struct sockaddr_in a;

@@ -52,36 +52,80 @@ out=$("$PROCAGE" run --net on -- /usr/bin/python3 -c "$connect" "$port" 2>&1); s
 is "$out" "hello" "with the network on, the same connection works"
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 
-# --socket: the named socket is reached, another bound on the host is masked
-# (tier T1); the spawn lists the host's sockets and frees what it listed.
-if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1$'; then
-	/usr/bin/python3 - "$work" <<'PY' &
-import os, socket, sys
+# --socket: the named socket is reached, another bound beside it is not.
+# Tier T1 masks the other (the spawn lists the host's sockets and frees
+# what it listed); tier T2 (tests/without_userns) has the supervisor's
+# broker connect by the socket file's identity: as root and as uid 65534,
+# judged by the listeners, which count what arrived.
+sockdir="$work/sockets"
+mkdir -p "$sockdir" && chmod 755 "$work" && chmod 777 "$sockdir"
+mkfifo "$work/server-in"
+/usr/bin/python3 -c "$(cat <<'PY'
+import os, select, socket, sys
 w = sys.argv[1]
-a = socket.socket(socket.AF_UNIX); a.bind(w + "/allowed.sock"); a.listen(4)
-b = socket.socket(socket.AF_UNIX); b.bind(w + "/other.sock"); b.listen(4)
+a = socket.socket(socket.AF_UNIX); a.bind(w + "/allowed.sock"); a.listen(16)
+b = socket.socket(socket.AF_UNIX); b.bind(w + "/other.sock"); b.listen(16)
+os.chmod(w + "/allowed.sock", 0o777); os.chmod(w + "/other.sock", 0o777)
 open(w + "/sockets-ready", "w").close()
-a.settimeout(20)
-try:
-    while True:
-        c, _ = a.accept(); c.close()
-except socket.timeout:
-    pass
+counts = {a: 0, b: 0}
+# Until the test closes stdin: then the counts, "allowed other".
+while True:
+    ready, _, _ = select.select([a, b, sys.stdin], [], [], 120)
+    if not ready or sys.stdin in ready:
+        break
+    for s in ready:
+        c, _ = s.accept(); c.close(); counts[s] += 1
+print(counts[a], counts[b], flush=True)
 PY
-	sockets=$!
-	wait_until 60 test -e "$work/sockets-ready"
-	try='import socket,sys
+)" "$sockdir" <"$work/server-in" >"$work/counts" &
+sockets=$!
+exec 9>"$work/server-in"
+wait_until 60 test -e "$sockdir/sockets-ready"
+try='import socket,sys
 for p in sys.argv[1:]:
     s = socket.socket(socket.AF_UNIX)
     try:
         s.connect(p); print("reached")
     except OSError:
         print("refused")'
-	out=$("$PROCAGE" run --net on --socket "$work/allowed.sock" -- \
-		/usr/bin/python3 -c "$try" "$work/allowed.sock" "$work/other.sock" 2>&1)
-	is "$(echo $out)" "reached refused" "--socket reaches the named socket, and another is masked"
-	kill "$sockets" 2>/dev/null; wait "$sockets" 2>/dev/null
+reach() { # reach [WRAPPER...]: the caged connects to allowed.sock, then other.sock
+	"$@" "$PROCAGE" run --no-config --socket "$sockdir/allowed.sock" --read "$sockdir" -- \
+		/usr/bin/python3 -c "$try" "$sockdir/allowed.sock" "$sockdir/other.sock" 2>&1
+}
+expected=0
+if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1$'; then
+	out=$(reach env)
+	is "$(echo $out)" "reached refused" "tier T1: --socket reaches the named socket, and another is masked"
+	expected=$((expected + 1))
 else
-	echo "ok $((tap_n += 1)) # SKIP --socket needs tier T1 here"
+	echo "ok $((tap_n += 1)) # SKIP the host's tier is T2: the passes below cover it"
 fi
+build=$top/build
+if "$build/tests/without_userns" true 2>/dev/null; then
+	users=root
+	[ "$(id -u)" -eq 0 ] && users="root 65534"
+	for user in $users; do
+		if [ "$user" = 65534 ]; then
+			out=$(reach setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$sockdir" \
+				"$build/tests/without_userns")
+		else
+			out=$(reach "$build/tests/without_userns")
+		fi
+		is "$(echo $out)" "reached refused" \
+			"tier T2 ($user): --socket reaches the named socket through the broker, and not another beside it"
+		expected=$((expected + 1))
+	done
+	printf '{"paths": {"connect": ["%s"]}}\n' "$sockdir/allowed.sock" >"$work/socket.json"
+	out=$("$build/tests/without_userns" "$PROCAGE" fit --policy "$work/socket.json" 2>&1)
+	like "$out" "Unix sockets are connected by the supervisor" \
+		"tier T2: procage fit keeps the connect rule and says how it is enforced"
+	! grep -q "dropped the rule" <<<"$out"
+	ok $? "tier T2: procage fit drops no rule for the socket"
+else
+	echo "ok $((tap_n += 1)) # SKIP tests/without_userns cannot run here, so tier T2 is not tried"
+fi
+exec 9>&-
+wait "$sockets"
+is "$(cat "$work/counts")" "$expected 0" \
+	"the named socket's listener counted $expected connections, the other's none"
 done_testing

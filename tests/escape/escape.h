@@ -191,6 +191,7 @@ void r31_files_outside_the_writable_paths_cannot_be_truncated(const struct tier 
 void r34_service_and_engine_sockets_are_unreachable(const struct tier *t);
 void r34_an_abstract_bus_is_scoped(const struct tier *t);
 void r34_a_socket_bound_later_is_refused(const struct tier *t);
+void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t);
 /* lifetime.c: the terminal and outliving the run */
 void r22_terminal_input_injection_is_refused(const struct tier *t);
 void r23_descendants_die_with_the_run(const struct tier *t);

@@ -1,0 +1,101 @@
+/* The probe's actions: Unix sockets by path through the broker (R-34, tier T2). */
+#include "probe.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+struct unix_race {
+	struct sockaddr_un addr; /* what connect reads, flipped by the racer */
+	struct sockaddr_un good, bad;
+	atomic_bool stop;
+	atomic_uint flips;
+};
+
+static void *unix_flip(void *arg)
+{
+	struct unix_race *r = arg;
+	for (unsigned i = 0; !atomic_load(&r->stop); i++) {
+		memcpy(&r->addr, i % 2 ? &r->good : &r->bad, sizeof r->addr);
+		atomic_store(&r->flips, i + 1);
+	}
+	return NULL;
+}
+
+static bool unix_connect_once(const struct sockaddr_un *a)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	bool made = connect(fd, (const struct sockaddr *)a, sizeof *a) == 0 || errno == EINPROGRESS;
+	close(fd);
+	return made;
+}
+
+/*
+ * connect-unix-race GOOD BAD N: N connects to a Unix address another
+ * thread rewrites between the paths GOOD and BAD without end (the whole
+ * sockaddr_un passed, so that both fit one length), then one to BAD.
+ * Prints how many succeeded; the listener at BAD judges.
+ */
+int do_connect_unix_race(char **args)
+{
+	static struct unix_race r;
+	long n;
+	if (!parse_int(args[2], &n) || !unix_address(&r.good, args[0], false) ||
+	    !unix_address(&r.bad, args[1], false))
+		return usage_error("wants GOOD BAD N, got", args[0]);
+	memcpy(&r.addr, &r.good, sizeof r.addr);
+	pthread_t racer;
+	if (pthread_create(&racer, NULL, unix_flip, &r) != 0)
+		return usage_error("no thread:", strerror(errno));
+	/* The connects start once the racer runs: a busy machine may start it late. */
+	while (atomic_load(&r.flips) < 2)
+		sched_yield();
+	long made = 0;
+	for (long i = 0; i < n; i++) {
+		made += unix_connect_once(&r.addr);
+		if (i % 16 == 0)
+			sched_yield();
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(racer, NULL);
+	/* As in connect-race: one last connect with BAD in place, for the control. */
+	made += unix_connect_once(&r.bad);
+	printf("%ld connects of %ld went out\n", made, n + 1);
+	return made > 0 ? PROBE_DID_IT : PROBE_REFUSED;
+}
+
+/*
+ * connect-unix-opath PATH: open PATH as O_PATH and connect to
+ * /proc/self/fd/N of that descriptor (the kernel follows the magic link).
+ */
+int do_connect_unix_opath(char **args)
+{
+	int fd = open(args[0], O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_CONNECT, "open O_PATH", args[0]);
+	char path[64];
+	struct sockaddr_un a;
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	socklen_t len = unix_address(&a, path, false);
+	int rc = connect_to(AF_UNIX, &a, len, path);
+	close(fd);
+	return rc;
+}
+
+/* unix-dgram-send PATH: one datagram to the Unix datagram socket at PATH (sendto). */
+int do_unix_dgram_send(char **args)
+{
+	struct sockaddr_un a;
+	socklen_t len = unix_address(&a, args[0], false);
+	if (!len)
+		return usage_error("socket path too long:", args[0]);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return failed(REFUSE_CONNECT, "socket", args[0]);
+	int rc = sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&a, len) == 1
+			 ? PROBE_DID_IT
+			 : failed(REFUSE_CONNECT, "sendto", args[0]);
+	close(fd);
+	return rc;
+}
