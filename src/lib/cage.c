@@ -383,6 +383,21 @@ static int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *er
 	for (size_t i = 0; i < 3; i++) {
 		if ((c->tmp_base = tmp_base_usable(c, candidates[i], &granted_by[i]))) {
 			c->tmp_mounted = t1;
+			/*
+			 * Tier T2 makes each run's directory in it on the host,
+			 * as the caller: say so now rather than fail the spawn
+			 * with a bare errno.
+			 */
+			if (!t1 && access(c->tmp_base, W_OK | X_OK) != 0)
+				return error_set(err, -errno,
+						 "cannot make the runs' private temporary directories "
+						 "in %s (%s): %s; set TMPDIR to a directory you can "
+						 "write, or turn private tmp off",
+						 c->tmp_base,
+						 policy_base ? "the policy's tmp_base"
+						 : i == 0    ? "$TMPDIR"
+							     : "the default",
+						 strerror(errno));
 			return 0;
 		}
 	}

@@ -106,7 +106,7 @@ if "$build/tests/without_userns" true 2>/dev/null; then
 	[ "$(id -u)" -eq 0 ] && users="root 65534"
 	for user in $users; do
 		if [ "$user" = 65534 ]; then
-			out=$(reach setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$sockdir" \
+			out=$(reach setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$sockdir" TMPDIR="$sockdir" \
 				"$build/tests/without_userns")
 		else
 			out=$(reach "$build/tests/without_userns")

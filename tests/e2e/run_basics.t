@@ -68,6 +68,21 @@ out=$("$PROCAGE" run -- sh -c "$probe_tmp" 2>&1)
 is "$out" kept "the run's TMPDIR takes new directories and files"
 out=$("$(dirname "$PROCAGE")/tests/without_userns" "$PROCAGE" run -- sh -c "$probe_tmp" 2>&1)
 is "$out" kept "... on tier T2 too"
+# On tier T2 each run's directory is made in $TMPDIR as the caller: one the
+# caller cannot write is named before any child runs.
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir -p "$work/closed-tmp" "$work/open-ws" "$work/open-home" && chmod 755 "$work" "$work/closed-tmp" &&
+		chmod 777 "$work/open-ws" "$work/open-home"
+	err=$(cd "$work/open-ws" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HOME="$work/open-home" TMPDIR="$work/closed-tmp" \
+		"$(dirname "$PROCAGE")/tests/without_userns" "$PROCAGE" run --no-config -- true 2>&1)
+	st=$?
+	is "$st" 125 "tier T2: a TMPDIR the caller cannot write refuses the run"
+	like "$err" "in $work/closed-tmp \(\\\$TMPDIR\): Permission denied" "naming it and why"
+else
+	echo "ok $((tap_n += 1)) # SKIP not root: uid 65534 cannot be taken to try an unwritable TMPDIR"
+	echo "ok $((tap_n += 1)) # SKIP not root"
+fi
 
 out=$("$PROCAGE" --version)
 like "$out" "^procage [0-9]" "--version prints the version"
