@@ -15,8 +15,12 @@ err=$("$PROCAGE" exec --cwd "$work/ws" -- sh -c "echo in > inside && echo out > 
 ok $([ -f "$work/ws/inside" ] && [ ! -e "$work/outside/file" ] && echo 0 || echo 1) \
 	"the cage holds: the working directory is writable, a directory beside it is not"
 
-out=$(TMPDIR=/tmp "$PROCAGE" exec -- sh -c 'echo "${TMPDIR-unset}"')
-is "$out" /tmp "TMPDIR keeps the caller's path (tier T1: a tmpfs of the command's own over it; T2: no private one, tests/e2e/defaults.t)"
+# A TMPDIR of the test's own, beside the workspace: a TMPDIR that held the
+# working directory (as /tmp does when the test itself runs under /tmp)
+# could not take a tmpfs on tier T1, and the run would move to /var/tmp.
+mkdir "$work/tmp"
+out=$(TMPDIR="$work/tmp" "$PROCAGE" exec -- sh -c 'echo "${TMPDIR-unset}"')
+is "$out" "$work/tmp" "TMPDIR keeps the caller's path (tier T1: a tmpfs of the command's own over it; T2: no private one, tests/e2e/defaults.t)"
 
 err=$("$PROCAGE" exec -- no-such-command-procage 2>&1); st=$?
 is "$st" 127 "a command that is not found exits 127"
