@@ -96,7 +96,11 @@ const char *denial_op_name(enum denial_op op);
 
 struct denial_store {
 	pthread_mutex_t lock;
-	struct denial items[DENIAL_STORE_KEPT];
+	/*
+	 * Each allocated when first seen: a denial is several kilobytes,
+	 * and a run that is refused nothing should not pay for 64 of them.
+	 */
+	struct denial *items[DENIAL_STORE_KEPT];
 	uint64_t counts[DENIAL_STORE_KEPT];
 	size_t n;
 	uint64_t more; /* refusals not kept (new ones past the bound) */

@@ -23,6 +23,9 @@ void denial_store_init(struct denial_store *s, int json_fd)
 
 void denial_store_destroy(struct denial_store *s)
 {
+	for (size_t i = 0; i < s->n; i++)
+		free(s->items[i]);
+	s->n = 0;
 	pthread_mutex_destroy(&s->lock);
 }
 
@@ -111,15 +114,17 @@ void denial_store_add(struct denial_store *s, const struct denial *d)
 {
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->n; i++)
-		if (same(&s->items[i], d)) {
+		if (same(s->items[i], d)) {
 			s->counts[i]++;
 			pthread_mutex_unlock(&s->lock);
 			return;
 		}
-	if (s->n == DENIAL_STORE_KEPT) {
-		s->more++;
+	struct denial *kept = s->n < DENIAL_STORE_KEPT ? malloc(sizeof *kept) : NULL;
+	if (!kept) {
+		s->more++; /* past the bound, or out of memory: counted all the same */
 	} else {
-		s->items[s->n] = *d;
+		*kept = *d;
+		s->items[s->n] = kept;
 		s->counts[s->n++] = 1;
 		json_write(s->json_fd, d);
 	}
@@ -135,7 +140,7 @@ int denial_store_lines(struct denial_store *s, char ***out)
 	char **lines = n ? calloc(n + 1, sizeof *lines) : NULL;
 	int rc = n && !lines ? -ENOMEM : 0;
 	for (size_t i = 0; rc == 0 && i < s->n; i++) {
-		denial_line(&s->items[i], line, sizeof line);
+		denial_line(s->items[i], line, sizeof line);
 		if (!(lines[i] = strdup(line)))
 			rc = -ENOMEM;
 	}
