@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "root_private.h"
 #include "run_options.h"
 
 static const struct option run_long_options[] = {
@@ -662,6 +663,7 @@ int cmd_run(int argc, char **argv)
 		rc = dry_run(&o, false);
 		goto out;
 	}
+	root_private_begin(); /* overlaps reading the policy and probing the host */
 	if ((rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
 	rc = run_and_wait(&o, cage, &err);
@@ -700,6 +702,7 @@ int cmd_exec(int argc, char **argv)
 				     "supervisor (procage run)");
 		goto out;
 	}
+	root_private_begin();
 	if ((rc = cage_from_options(&o, true, &policy, &cage, &err)) != 0)
 		goto out;
 	if (!o.no_private_tmp && procage_cage_tier(cage) != PROCAGE_TIER_T1)

@@ -18,4 +18,11 @@
  */
 int root_private_find(const char *tree, char ***paths, size_t *n);
 
+/*
+ * For a root caller: begin the walk of ROOT_PRIVATE_TREE now, on a thread,
+ * for the next cage to take (root_private_find joins it). Nothing for
+ * other callers, or when a walk is already under way.
+ */
+void root_private_begin(void);
+
 #endif
