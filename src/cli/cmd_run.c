@@ -702,7 +702,11 @@ int cmd_exec(int argc, char **argv)
 				     "supervisor (procage run)");
 		goto out;
 	}
-	root_private_begin();
+	/*
+	 * No walk begun ahead here: this process enters the command's
+	 * namespaces itself, which the kernel refuses to a process with a
+	 * second thread still running.
+	 */
 	if ((rc = cage_from_options(&o, true, &policy, &cage, &err)) != 0)
 		goto out;
 	if (!o.no_private_tmp && procage_cage_tier(cage) != PROCAGE_TIER_T1)
