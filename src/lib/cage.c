@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "classes.h"
 #include "entry_grants.h"
 #include "handoff.h"
 #include "host.h"
 #include "paths.h"
 #include "proxy/allowlist.h"
 #include "rlimits.h"
+#include "root_private.h"
 #include "seccomp.h"
 #include "syscalls.h"
 
@@ -243,13 +245,63 @@ static int cage_zones_open(struct procage_cage *c, struct procage_error *err)
  * Paths to Landlock grants, by tier: on T1 the denials become masks at
  * spawn; on T2 the grants are made entry by entry around them.
  */
+/*
+ * A root caller's T1 cage hides what others may not read in /etc by
+ * showing each run an id-mapped copy of it (root_private.h) rather than
+ * walking it at every cage: when the host can make one (tried once here)
+ * and /etc is no symbolic link. 0 when chosen, else -errno (then walk).
+ */
+static int root_private_idmap_choose(struct procage_cage *c)
+{
+	char real[PATH_MAX];
+	if (c->tier != PROCAGE_TIER_T1 || geteuid() != 0 ||
+	    (c->policy->waived_classes & (1u << CLASS_SECRETS)) ||
+	    !realpath(ROOT_PRIVATE_TREE, real) || strcmp(real, ROOT_PRIVATE_TREE) != 0)
+		return -ENOTSUP;
+	int ns = root_private_userns_open();
+	int tree = ns < 0 ? ns : root_private_tree_open(ns);
+	if (tree < 0) {
+		if (ns >= 0)
+			close(ns);
+		return tree;
+	}
+	close(tree);
+	c->root_private_userns_fd = ns;
+	return 0;
+}
+
+/*
+ * A grant below /etc, or a write grant on it or holding it, would be
+ * changed by the id-mapped copy (read-only, owned by nobody): such a cage
+ * walks, as before. Reading /etc itself, or a tree holding it, is what
+ * the copy shows.
+ */
+static bool grants_reach_root_private(const struct cage_paths *paths)
+{
+	for (size_t i = 0; i < paths->n_grants; i++) {
+		const struct cage_path *g = &paths->grants[i];
+		bool below = path_within(g->path, ROOT_PRIVATE_TREE) &&
+			     strcmp(g->path, ROOT_PRIVATE_TREE) != 0;
+		if (below || (g->access == PROCAGE_WRITE && path_within(ROOT_PRIVATE_TREE, g->path)))
+			return true;
+	}
+	return false;
+}
+
 static int cage_resolve_paths(struct procage_cage *c, struct policy_position *where,
 			      struct procage_error *err)
 {
 	struct cage_paths paths;
 	struct cage_path *grants;
 	size_t n_grants;
-	int rc = paths_resolve(c->policy, &paths, err);
+	int rc = root_private_idmap_choose(c);
+	rc = paths_resolve(c->policy, rc < 0, &paths, err);
+	if (rc == 0 && c->root_private_userns_fd >= 0 && grants_reach_root_private(&paths)) {
+		close(c->root_private_userns_fd);
+		c->root_private_userns_fd = -1;
+		cage_paths_free(&paths);
+		rc = paths_resolve(c->policy, true, &paths, err);
+	}
 	if (rc < 0) {
 		/* A waiver's message names a path too: it is the "waive" key's. */
 		*where = strncmp(err->message, "waiver ", 7) == 0
@@ -588,6 +640,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	c->tier = f->tier;
 	c->fix = fix;
 	c->landlock_fd = -1;
+	c->root_private_userns_fd = -1;
 	/*
 	 * A root caller's run is uid 0, the owner of the /proc files only
 	 * root may read (slabinfo, vmallocinfo, timer_list, the network
@@ -683,6 +736,8 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	free(c->grants);
 	if (c->landlock_fd >= 0)
 		close(c->landlock_fd);
+	if (c->root_private_userns_fd >= 0)
+		close(c->root_private_userns_fd);
 	for (size_t i = 0; i < c->n_denials; i++)
 		free(c->denials[i].path);
 	free(c->denials);

@@ -56,6 +56,12 @@ struct procage_cage {
 	 * each spawn builds a ruleset of its run's.
 	 */
 	int landlock_fd;
+	/*
+	 * A root caller's T1 cage: the user namespace of the id-mapped /etc
+	 * each run sees instead of the walk for root-only files
+	 * (root_private.h); -1 when the walk was made.
+	 */
+	int root_private_userns_fd;
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
 	struct handoff_snapshot *handoff_snapshot; /* the discovery, for the first run's report */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */

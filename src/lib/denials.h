@@ -48,6 +48,11 @@ struct denial_rules {
 	char *home; /* written as ~ in the flags; or NULL */
 	enum procage_network network;
 	int tier;
+	/*
+	 * A root caller's T1 run sees /etc id-mapped (root_private.h): what
+	 * others may not read there is hidden without being listed.
+	 */
+	bool root_private_idmapped;
 };
 
 /* One refusal explained: every field plain text, not yet escaped. */

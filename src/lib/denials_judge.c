@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cage.h"
 #include "classes.h"
 #include "error.h"
 #include "paths.h"
+#include "root_private.h"
 
 int denial_rules_add_grant(struct denial_rules *r, const char *path, enum procage_access access)
 {
@@ -52,6 +54,7 @@ struct denial_rules *denial_rules_copy(const struct denial_rules *src)
 		return NULL;
 	r->network = src->network;
 	r->tier = src->tier;
+	r->root_private_idmapped = src->root_private_idmapped;
 	bool ok = !src->home || (r->home = strdup(src->home));
 	for (size_t i = 0; ok && i < src->n_grants; i++)
 		ok = denial_rules_add_grant(r, src->grants[i].path, src->grants[i].access) == 0;
@@ -225,6 +228,29 @@ static const struct denial_location *lock_file_location(const struct denial_rule
 	return NULL;
 }
 
+/*
+ * Would the id-mapped /etc keep a read of path out? Only what others may
+ * read is readable there: every directory on the way must let others
+ * search it, and the last entry must let them read it.
+ */
+static bool root_private_refuses(const char *path)
+{
+	char prefix[4096];
+	struct stat st;
+	size_t tree_len = strlen(ROOT_PRIVATE_TREE);
+	if (!path_within(path, ROOT_PRIVATE_TREE) || strlen(path) >= sizeof prefix)
+		return false;
+	for (const char *slash = path + tree_len; slash; slash = strchr(slash + 1, '/')) {
+		memcpy(prefix, path, (size_t)(slash - path));
+		prefix[slash - path] = '\0';
+		if (stat(prefix, &st) != 0)
+			return false;
+		if (!(st.st_mode & S_IXOTH))
+			return true;
+	}
+	return stat(path, &st) == 0 && !(st.st_mode & S_IROTH);
+}
+
 bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const char *path,
 		       struct denial *out)
 {
@@ -236,6 +262,14 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 		l = lock_file_location(r, op, path);
 	if (l)
 		return judge_location(r, op, path, l, out);
+	if (r->root_private_idmapped && op == DENIAL_READ && root_private_refuses(path)) {
+		set(out, op, path, "hidden");
+		snprintf(out->group, sizeof out->group, "%s", path);
+		snprintf(out->rule, sizeof out->rule, "%s", class_name(CLASS_SECRETS));
+		/* Root-only system files go only with the whole class. */
+		snprintf(out->flag, sizeof out->flag, "--waive %s", class_name(CLASS_SECRETS));
+		return true;
+	}
 	if (granted(r, op, path))
 		return false;
 	set(out, op, path, "not granted");
@@ -286,6 +320,7 @@ int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *pat
 	}
 	r->network = c->policy->network;
 	r->tier = c->tier;
+	r->root_private_idmapped = c->root_private_userns_fd >= 0;
 	c->denial_rules = r;
 	return 0;
 }

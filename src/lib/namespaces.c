@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "root_private.h"
 #include "syscalls.h"
 
 void namespaces_id_maps_format(struct plan_id_maps *m)
@@ -138,6 +139,21 @@ int namespaces_mounts_private(void)
 	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : -errno;
 }
 
+int namespaces_root_private_attach(const struct plan *plan)
+{
+	if (plan->root_private_tree_fd < 0)
+		return 0;
+	int target = mount_target_open(ROOT_PRIVATE_TREE), rc = 0;
+	if (target < 0)
+		return target;
+	/* The descriptor stays open (close-on-exec): the parent owns it. */
+	if (sys_move_mount(plan->root_private_tree_fd, "", target, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+		rc = -errno;
+	close(target);
+	return rc;
+}
+
 int namespaces_masks_apply(const struct plan *plan, int *index)
 {
 	*index = -1;
@@ -249,6 +265,8 @@ int namespaces_mounts_apply(const struct plan *plan, int *index)
 {
 	*index = -1;
 	int rc = namespaces_mounts_private();
+	if (rc == 0)
+		rc = namespaces_root_private_attach(plan);
 	return rc < 0 ? rc : namespaces_masks_apply(plan, index);
 }
 

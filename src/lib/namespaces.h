@@ -21,6 +21,8 @@ int namespaces_mounts_apply(const struct plan *plan, int *index);
 /* The same in two parts, for a /proc of the run's own between them. */
 int namespaces_mounts_private(void);
 int namespaces_masks_apply(const struct plan *plan, int *index);
+/* A root caller's run: its id-mapped /etc over /etc (before the masks). */
+int namespaces_root_private_attach(const struct plan *plan);
 
 /*
  * The limits of a run's private temporary directory on tier T1, a tmpfs

@@ -405,14 +405,14 @@ static int path_compare(const void *a, const void *b)
 	return strcmp(((const struct cage_path *)a)->path, ((const struct cage_path *)b)->path);
 }
 
-int paths_resolve(const struct procage_policy *p, struct cage_paths *out,
-		  struct procage_error *err)
+int paths_resolve(const struct procage_policy *p, bool root_private_walk,
+		  struct cage_paths *out, struct procage_error *err)
 {
 	memset(out, 0, sizeof *out);
 	int rc = rules_resolve(p, out, err);
 	if (rc == 0)
 		rc = classes_resolve(p, out, err);
-	if (rc == 0)
+	if (rc == 0 && root_private_walk)
 		rc = root_private_resolve(p, out, err);
 	if (rc == 0)
 		rc = link_targets_resolve(out, err);

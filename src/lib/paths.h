@@ -42,8 +42,12 @@ struct cage_paths {
 /* Is path equal to or below tree? Both canonical. */
 bool path_within(const char *path, const char *tree);
 
-int paths_resolve(const struct procage_policy *policy, struct cage_paths *out,
-		  struct procage_error *err);
+/*
+ * root_private_walk: hide a root caller's root-only files of /etc by
+ * walking it (false where each run sees an id-mapped /etc instead).
+ */
+int paths_resolve(const struct procage_policy *policy, bool root_private_walk,
+		  struct cage_paths *out, struct procage_error *err);
 void cage_paths_free(struct cage_paths *paths);
 /* Hand the examined locations over to *examined. */
 void path_list_release_examined(struct cage_paths *paths, struct cage_path **examined,

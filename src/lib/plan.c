@@ -20,6 +20,7 @@
 #include "host.h"
 #include "landlock.h"
 #include "namespaces.h"
+#include "root_private.h"
 
 static int fd_map_check(const struct procage_spawn_opts *opts, int *max_target,
 			struct procage_error *err)
@@ -110,13 +111,34 @@ static int plan_ruleset(const struct procage_cage *cage, struct plan *plan,
 	return fd;
 }
 
+/*
+ * The run's own id-mapped /etc, when the cage chose it over the walk: a
+ * spawn that cannot make it fails rather than show the real one.
+ */
+static int plan_root_private_tree(const struct procage_cage *cage, struct plan *plan,
+				  struct procage_error *err)
+{
+	if (cage->root_private_userns_fd < 0)
+		return 0;
+	int tree = root_private_tree_open(cage->root_private_userns_fd);
+	if (tree < 0)
+		return error_set_sys(err, -tree, PROCAGE_STEP_PREPARE,
+				     "making the id-mapped copy of " ROOT_PRIVATE_TREE
+				     " that hides its root-only files");
+	plan->root_private_tree_fd = fd_move_above(tree, plan->fd_scratch_base);
+	if (plan->root_private_tree_fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+				     "moving the plan's descriptors");
+	return 0;
+}
+
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err)
 {
 	int max_target, rc;
 
 	memset(plan, 0, sizeof *plan);
-	plan->landlock_fd = -1;
+	plan->landlock_fd = plan->root_private_tree_fd = -1;
 	plan->reaper_socket = plan->caller_socket = plan->cgroup_procs_fd = -1;
 	plan->status_fd = status_fd; /* ours from here: closed on failure */
 	if ((rc = fd_map_check(opts, &max_target, err)) < 0) {
@@ -158,7 +180,8 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 			plan->proc_rights = proc_grant_rights(cage);
 		}
 		namespaces_id_maps_format(&plan->id_maps);
-		if ((rc = plan_mounts_build(cage, tmpdir, plan, err)) < 0) {
+		if ((rc = plan_mounts_build(cage, tmpdir, plan, err)) < 0 ||
+		    (rc = plan_root_private_tree(cage, plan, err)) < 0) {
 			plan_release(plan);
 			return rc;
 		}
@@ -189,6 +212,8 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	/* The scratch copies go above the plan's own descriptors. */
 	plan->fd_scratch_base = 1 + (plan->landlock_fd > plan->status_fd ? plan->landlock_fd
 									 : plan->status_fd);
+	if (plan->root_private_tree_fd >= plan->fd_scratch_base)
+		plan->fd_scratch_base = plan->root_private_tree_fd + 1;
 	return 0;
 }
 
@@ -198,7 +223,9 @@ void plan_close_fds(struct plan *plan)
 		close(plan->landlock_fd);
 	if (plan->status_fd >= 0)
 		close(plan->status_fd);
-	plan->landlock_fd = plan->status_fd = -1;
+	if (plan->root_private_tree_fd >= 0)
+		close(plan->root_private_tree_fd);
+	plan->landlock_fd = plan->status_fd = plan->root_private_tree_fd = -1;
 }
 
 void plan_release(struct plan *plan)

@@ -73,6 +73,11 @@ struct plan {
 	/* Tier T1: namespaces made by clone, then id maps and mounts. */
 	unsigned long clone_namespaces; /* CLONE_NEW* flags, 0 on tier T2 */
 	struct plan_id_maps id_maps;
+	/*
+	 * A root caller's run: a detached id-mapped copy of /etc, attached
+	 * over it before the masks (root_private.h); -1 for none.
+	 */
+	int root_private_tree_fd;
 	const struct plan_mount *mounts; /* ancestors before descendants */
 	size_t n_mounts;
 	char **owned_paths; /* mount paths the plan made (NULL-terminated), owned */

@@ -387,7 +387,8 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 		reaper_fail(start, r, PROCAGE_STEP_PREPARE, -rc, -1);
 	kill_means_open(plan, r);
 	if (plan->clone_namespaces) {
-		if ((rc = namespaces_mounts_private()) < 0)
+		if ((rc = namespaces_mounts_private()) < 0 ||
+		    (rc = namespaces_root_private_attach(plan)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
 		if (plan->private_proc && (rc = proc_mount(plan)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, -1);

@@ -11,10 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "path_aliases.h"
+#include "syscalls.h"
+
+#ifndef MOUNT_ATTR_IDMAP
+#define MOUNT_ATTR_IDMAP 0x00100000
+#endif
 
 #define ROOT_PRIVATE_DEPTH 16
 
@@ -76,17 +84,45 @@ static int private_find(const char *tree, char ***paths, size_t *n)
 static struct {
 	pthread_mutex_t lock;
 	pthread_t thread;
-	bool started;
+	bool started, walked;
 	int rc;
+	int userns_fd; /* tier T1: the id map's user namespace, made ahead; or -errno */
 	char **paths;
 	size_t n;
-} ahead = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} ahead = { .lock = PTHREAD_MUTEX_INITIALIZER, .userns_fd = -ENOENT };
+
+/*
+ * Tier T1 shows the run an id-mapped /etc instead, and walks only when a
+ * policy's grants rule that out (then without this head start).
+ */
+static int userns_make(void);
 
 static void *walk_ahead(void *unused)
 {
 	(void)unused;
-	ahead.rc = private_find(ROOT_PRIVATE_TREE, &ahead.paths, &ahead.n);
+	/*
+	 * The namespace first: where user namespaces work it is all tier T1
+	 * needs, and meanwhile the caller's thread probes the host. Where
+	 * they do not, making it fails at once, and the walk follows.
+	 */
+	ahead.userns_fd = userns_make();
+	ahead.walked = host_facts_get()->tier != PROCAGE_TIER_T1;
+	if (ahead.walked && ahead.userns_fd >= 0) {
+		close(ahead.userns_fd);
+		ahead.userns_fd = -ENOENT;
+	}
+	if (ahead.walked)
+		ahead.rc = private_find(ROOT_PRIVATE_TREE, &ahead.paths, &ahead.n);
 	return NULL;
+}
+
+/* The thread begun ahead is done (joined); the caller holds the lock. */
+static void ahead_join(void)
+{
+	if (ahead.started) {
+		pthread_join(ahead.thread, NULL);
+		ahead.started = false;
+	}
 }
 
 void root_private_begin(void)
@@ -109,8 +145,11 @@ int root_private_find(const char *tree, char ***paths, size_t *n)
 {
 	pthread_mutex_lock(&ahead.lock);
 	if (ahead.started && strcmp(tree, ROOT_PRIVATE_TREE) == 0) {
-		pthread_join(ahead.thread, NULL);
-		ahead.started = false;
+		ahead_join();
+		if (!ahead.walked) {
+			pthread_mutex_unlock(&ahead.lock);
+			return private_find(tree, paths, n);
+		}
 		*paths = ahead.paths;
 		*n = ahead.n;
 		ahead.paths = NULL;
@@ -121,4 +160,103 @@ int root_private_find(const char *tree, char ***paths, size_t *n)
 	}
 	pthread_mutex_unlock(&ahead.lock);
 	return private_find(tree, paths, n);
+}
+
+/*
+ * A user namespace that maps one id only, ROOT_PRIVATE_NOBODY, for uids
+ * and gids alike: through it, a file owned by anyone else (root above all)
+ * has no owner and no group a process could match. It is made by a child
+ * that does nothing but wait while we write its maps, and outlives it
+ * through the descriptor.
+ */
+#define ROOT_PRIVATE_NOBODY "65534 65534 1\n"
+
+static int map_write(pid_t pid, const char *file)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t len = (ssize_t)strlen(ROOT_PRIVATE_NOBODY);
+	int rc = write(fd, ROOT_PRIVATE_NOBODY, (size_t)len) == len ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+/*
+ * The namespace's first process: it holds it until we have a descriptor,
+ * that is until our end of the pipe closes (its own copy of that end it
+ * closes first: it has a table of descriptors of its own).
+ */
+static int userns_holder(void *go)
+{
+	char byte;
+	close(((int *)go)[1]);
+	(void)!read(((int *)go)[0], &byte, 1);
+	return 0;
+}
+
+static int userns_make(void)
+{
+	/*
+	 * The holder's stack, in this frame (which outlives it: it is reaped
+	 * before we return); it only waits in read(), then returns.
+	 */
+	char stack[16384] __attribute__((aligned(16)));
+	int go[2], rc = 0, ns = -1;
+	char path[64];
+	sigset_t all, saved;
+	if (pipe2(go, O_CLOEXEC) != 0)
+		return -errno;
+	/*
+	 * Made with the namespace (no handshake), sharing our memory (no
+	 * copy of it), with every signal blocked so that none of our
+	 * handlers runs on the holder's stack.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	pid_t pid = clone(userns_holder, stack + sizeof stack, CLONE_VM | CLONE_NEWUSER | SIGCHLD, go);
+	rc = pid < 0 ? -errno : 0;
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	if (rc == 0 && (rc = map_write(pid, "uid_map")) == 0 && (rc = map_write(pid, "gid_map")) == 0) {
+		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+		if ((ns = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			rc = -errno;
+	}
+	close(go[1]); /* the holder returns */
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	close(go[0]);
+	return rc < 0 ? rc : ns;
+}
+
+int root_private_tree_open(int userns_fd)
+{
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+			    MOUNT_ATTR_NODEV,
+		.userns_fd = (uint64_t)userns_fd,
+	};
+	int tree = sys_open_tree(AT_FDCWD, ROOT_PRIVATE_TREE,
+				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (tree < 0)
+		return -errno;
+	if (sys_mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr) != 0) {
+		int rc = -errno;
+		close(tree);
+		return rc;
+	}
+	return tree;
+}
+
+int root_private_userns_open(void)
+{
+	pthread_mutex_lock(&ahead.lock);
+	ahead_join();
+	int fd = ahead.userns_fd;
+	ahead.userns_fd = -ENOENT; /* taken once */
+	pthread_mutex_unlock(&ahead.lock);
+	return fd >= 0 ? fd : userns_make();
 }

@@ -25,4 +25,20 @@ int root_private_find(const char *tree, char ***paths, size_t *n);
  */
 void root_private_begin(void);
 
+/*
+ * Tier T1 does without the walk: the run sees ROOT_PRIVATE_TREE through an
+ * id-mapped copy where no file has an owner or a group the run could
+ * match, so the run's root reads there exactly what others may read, for
+ * files made or changed during the run too (Linux 5.12, a file system
+ * that supports id-mapped mounts, and a caller that is root on the host).
+ *
+ * root_private_userns_open: the user namespace of that mapping (one id,
+ * 65534, mapped to itself), as a descriptor, or -errno. Made once per cage.
+ * root_private_tree_open: a detached, read-only, id-mapped copy of the
+ * tree (every mount below it included), as a descriptor, or -errno. A
+ * spawn attaches one of its own (move_mount takes it).
+ */
+int root_private_userns_open(void);
+int root_private_tree_open(int userns_fd);
+
 #endif
