@@ -3,7 +3,7 @@
  * and tests/unit/seccomp_*.c): the programs under test, the ABIs, and
  * checks of one call in the BPF simulator. tests/lib/tap.h keeps its
  * counters in static variables, so only test_seccomp.c includes it; the
- * other parts report through sim_ok and sim_diag.
+ * other parts report through sim_ok, sim_skip and sim_diag.
  */
 #ifndef PROCAGE_TEST_SECCOMP_SIM_H
 #define PROCAGE_TEST_SECCOMP_SIM_H
@@ -27,6 +27,7 @@
 		if (!seccomp_program_exists((size_t)v)) {                                          \
 		} else
 #define ARGS(...) ((const uint64_t[6]){__VA_ARGS__})
+#define NR_OPEN_TREE_ATTR 467 /* the same on all three ABIs; libseccomp 2.5 lacks it */
 
 struct abi {
 	const char *name;
@@ -40,6 +41,10 @@ extern const struct abi abis[3];
 extern struct sock_fprog progs[N_VARIANTS];
 
 const char *variant_name(int v);
+/* The variant's options: network, Unix sockets, sessions locked. */
+bool variant_net(int v);
+bool variant_unix(int v);
+bool variant_locked(int v);
 /* The answer variant v gives where the errno variants answer want. */
 uint32_t variant_answer(int v, uint32_t want);
 /* The same for call name: an allowed call the observe variants hand over is a notification. */
@@ -53,8 +58,12 @@ void expect(int v, const struct abi *abi, const char *name, const uint64_t args[
 	    const char *what);
 
 bool __attribute__((format(printf, 2, 3))) sim_ok(bool ok, const char *fmt, ...);
+void __attribute__((format(printf, 1, 2))) sim_skip(const char *fmt, ...);
 void __attribute__((format(printf, 1, 2))) sim_diag(const char *fmt, ...);
 
+/* seccomp_sockets.c: socket and socketpair, matrices and named cases. */
+void test_socket_matrix(void);
+void test_socket_cases(void);
 /* seccomp_targets.c: metadata, SysV IPC, calls aimed at other processes. */
 void test_metadata(void);
 void test_sysv_ipc(void);
@@ -63,5 +72,8 @@ void test_report_names(void);
 /* seccomp_broker.c: the calls the broker variants send to the supervisor. */
 void test_broker_calls(void);
 void test_net_broker_calls(void);
+/* seccomp_kernel.c: the programs installed in children on the real kernel. */
+void test_kernel(void);
+void test_kernel_variants(void);
 
 #endif

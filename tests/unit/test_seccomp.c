@@ -8,6 +8,13 @@
  * installed in forked children on the real kernel, each beside a control
  * child without the filter, so the test cannot pass with the filter
  * switched off.
+ *
+ * This file holds what the parts share (the programs, the ABIs, one call
+ * checked in the simulator), the build and the calls refused or allowed
+ * by name, by flag and by personality; the other parts are
+ * seccomp_sockets.c (socket and socketpair), seccomp_targets.c (metadata,
+ * SysV IPC, calls aimed at other processes), seccomp_broker.c (the broker
+ * variants) and seccomp_kernel.c (the real kernel).
  */
 #include "bpf_sim.h"
 #include "error.h"
@@ -41,13 +48,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef IPPROTO_MPTCP
-#define IPPROTO_MPTCP 262
-#endif
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
 #endif
-#define NR_OPEN_TREE_ATTR 467 /* the same on all three ABIs; libseccomp 2.5 lacks it */
 
 const struct abi abis[3] = {
 	{ "x86_64", AUDIT_ARCH_X86_64, SCMP_ARCH_X86_64, false },
@@ -83,6 +86,16 @@ bool sim_ok(bool ok, const char *fmt, ...)
 	return tap_ok(ok, "%s", text);
 }
 
+void sim_skip(const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	tap_skip("%s", text);
+}
+
 void sim_diag(const char *fmt, ...)
 {
 	char text[512];
@@ -93,17 +106,17 @@ void sim_diag(const char *fmt, ...)
 	tap_diag("%s", text);
 }
 
-static bool variant_net(int v)
+bool variant_net(int v)
 {
 	return seccomp_program_options((size_t)v).network_on;
 }
 
-static bool variant_unix(int v)
+bool variant_unix(int v)
 {
 	return seccomp_program_options((size_t)v).unix_sockets;
 }
 
-static bool variant_locked(int v)
+bool variant_locked(int v)
 {
 	return seccomp_program_options((size_t)v).lock_sessions;
 }
@@ -491,228 +504,6 @@ static void test_personality(void)
 			check_personality(v, &abis[a]);
 }
 
-/* What the filter should answer for socket(family, type, protocol). */
-static bool socket_refused(uint32_t family, uint32_t type, uint32_t protocol, bool net_on,
-			   bool unix_on, bool net_broker)
-{
-	if (family == AF_UNIX)
-		return !unix_on;
-	if (!net_on)
-		return true;
-	if (family == AF_NETLINK)
-		return protocol != NETLINK_ROUTE;
-	if (family != AF_INET && family != AF_INET6)
-		return true;
-	if ((type & 0xf) == SOCK_RAW || (type & 0xf) == SOCK_PACKET)
-		return true;
-	/* The network broker judges TCP and UDP only (SCTP connects through options). */
-	if (net_broker)
-		return protocol != 0 && protocol != IPPROTO_TCP && protocol != IPPROTO_UDP;
-	return protocol == IPPROTO_MPTCP;
-}
-
-static void check_socket_matrix(int v, const struct abi *abi)
-{
-	static const uint32_t extra_families[] = { 255, 0xffff, 0x7fffffff, 0x80000000u,
-						   0xffffffffu };
-	static const uint32_t types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_RAW,
-					  SOCK_SEQPACKET, SOCK_PACKET, SOCK_RDM };
-	static const uint32_t type_flags[] = { 0, SOCK_NONBLOCK, SOCK_CLOEXEC };
-	static const uint32_t protocols[] = { 0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP,
-					      IPPROTO_RAW, IPPROTO_MPTCP, NETLINK_SOCK_DIAG,
-					      NETLINK_XFRM, NETLINK_AUDIT, NETLINK_KOBJECT_UEVENT,
-					      0x10000106 };
-	long nr = abi_nr(abi, "socket");
-	unsigned runs = 0, mismatches = 0;
-	char first[96] = "";
-	for (uint32_t f = 0; f < AF_MAX + 20 + N_ELEMS(extra_families); f++) {
-		uint32_t family = f < AF_MAX + 20 ? f : extra_families[f - AF_MAX - 20];
-		for (size_t t = 0; t < N_ELEMS(types) * N_ELEMS(type_flags); t++) {
-			uint32_t type = types[t / N_ELEMS(type_flags)] |
-					type_flags[t % N_ELEMS(type_flags)];
-			for (size_t p = 0; p < N_ELEMS(protocols); p++) {
-				bool refused = socket_refused(
-				    family, type, protocols[p], variant_net(v), variant_unix(v),
-				    seccomp_program_options((size_t)v).net_broker);
-				uint32_t want = variant_answer(v, refused ? RET_EPERM
-									  : SECCOMP_RET_ALLOW);
-				uint32_t got = run_nr(&progs[v], abi->audit_arch, nr,
-						      ARGS(family, type, protocols[p]));
-				runs++;
-				if (got != want && !mismatches++)
-					snprintf(first, sizeof first, "(%#x, %#x, %#x) got %#x",
-						 family, type, protocols[p], got);
-			}
-		}
-	}
-	tap_ok(mismatches == 0,
-	       "%s, %s: socket family/type/protocol matrix, %u cases, %u mismatches %s",
-	       variant_name(v), abi->name, runs, mismatches, first);
-}
-
-/*
- * What the filter should answer for socketpair(family, type, ...): AF_UNIX
- * only; with Unix sockets off, only stream and seqpacket pairs (the low 4
- * bits of the type; the flags above do not matter), never datagram ones.
- */
-static bool socketpair_refused(uint32_t family, uint32_t type, bool unix_on)
-{
-	if (family != AF_UNIX)
-		return true;
-	if (unix_on)
-		return false;
-	return (type & 0xf) != SOCK_STREAM && (type & 0xf) != SOCK_SEQPACKET;
-}
-
-static void check_socketpair_matrix(int v, const struct abi *abi)
-{
-	static const uint32_t extra_families[] = { 255, 0xffff, 0x80000000u | AF_UNIX,
-						   0xffffffffu };
-	/* Above the low 4 bits: the two flags, and bits the kernel refuses
-	 * (EINVAL) that the filter must not read as another type either. */
-	static const uint32_t type_flags[] = { 0,
-					       SOCK_NONBLOCK,
-					       SOCK_CLOEXEC,
-					       SOCK_NONBLOCK | SOCK_CLOEXEC,
-					       0x10,
-					       0x80000000u | SOCK_CLOEXEC };
-	long nr = abi_nr(abi, "socketpair");
-	unsigned runs = 0, mismatches = 0;
-	char first[96] = "";
-	for (uint32_t f = 0; f < AF_MAX + 20 + N_ELEMS(extra_families); f++) {
-		uint32_t family = f < AF_MAX + 20 ? f : extra_families[f - AF_MAX - 20];
-		for (size_t t = 0; t < 16 * N_ELEMS(type_flags); t++) {
-			uint32_t type = (uint32_t)(t / N_ELEMS(type_flags)) |
-					type_flags[t % N_ELEMS(type_flags)];
-			for (uint32_t protocol = 0; protocol < 2; protocol++) {
-				bool refused = socketpair_refused(family, type, variant_unix(v));
-				uint32_t want = variant_answer(v, refused ? RET_EPERM
-									  : SECCOMP_RET_ALLOW);
-				uint32_t got = run_nr(&progs[v], abi->audit_arch, nr,
-						      ARGS(family, type, protocol));
-				runs++;
-				if (got != want && !mismatches++)
-					snprintf(first, sizeof first, "(%#x, %#x, %u) got %#x",
-						 family, type, protocol, got);
-			}
-		}
-	}
-	tap_ok(mismatches == 0,
-	       "%s, %s: socketpair family/type matrix, %u cases, %u mismatches %s",
-	       variant_name(v), abi->name, runs, mismatches, first);
-}
-
-static void test_socket_matrix(void)
-{
-	for_each_variant(v)
-		for (size_t a = 0; a < N_ELEMS(abis); a++) {
-			check_socket_matrix(v, &abis[a]);
-			check_socketpair_matrix(v, &abis[a]);
-		}
-}
-
-/*
- * 64-bit registers: the kernel reads family, type and protocol as int.
- * Upper bits on a family make it unknown to the filter: refused. On type
- * and protocol the filter compares only the low bits, as the kernel does.
- */
-static void check_socket_upper_bits(int v)
-{
-	const struct abi *x86_64 = &abis[0];
-	expect(v, x86_64, "socket", ARGS(0x100000000ull | AF_UNIX, SOCK_STREAM), RET_EPERM,
-	       "(AF_UNIX | 1 << 32) refused");
-	expect(v, x86_64, "socket", ARGS(0x100000000ull | AF_PACKET, SOCK_RAW), RET_EPERM,
-	       "(AF_PACKET | 1 << 32) refused");
-	expect(v, x86_64, "socketpair", ARGS(0x100000000ull | AF_UNIX, SOCK_STREAM), RET_EPERM,
-	       "(AF_UNIX | 1 << 32) refused");
-	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, 0xffffffff00000000ull | SOCK_STREAM),
-	       SECCOMP_RET_ALLOW, "(AF_UNIX, SOCK_STREAM | upper bits) allowed");
-	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, 0x100000000ull | SOCK_SEQPACKET),
-	       SECCOMP_RET_ALLOW, "(AF_UNIX, SOCK_SEQPACKET | 1 << 32) allowed");
-	/* Upper bits do not turn a datagram pair into another type. */
-	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, 0xffffffff00000000ull | SOCK_DGRAM),
-	       variant_unix(v) ? SECCOMP_RET_ALLOW : RET_EPERM,
-	       variant_unix(v) ? "(AF_UNIX, SOCK_DGRAM | upper bits) allowed (unix on)"
-			       : "(AF_UNIX, SOCK_DGRAM | upper bits) refused (unix off)");
-	expect(v, x86_64, "socketpair", ARGS(AF_UNIX, (uint64_t)SOCK_STREAM << 32 | SOCK_DGRAM),
-	       variant_unix(v) ? SECCOMP_RET_ALLOW : RET_EPERM,
-	       variant_unix(v) ? "(AF_UNIX, SOCK_DGRAM | SOCK_STREAM << 32) allowed (unix on)"
-			       : "(AF_UNIX, SOCK_DGRAM | SOCK_STREAM << 32) refused (unix off)");
-	/* On i386 every socket call through socketcall is refused. */
-	expect(v, &abis[2], "socketcall", ARGS(1 /* SYS_SOCKET */), RET_EPERM,
-	       "(SYS_SOCKET) refused");
-	expect(v, &abis[2], "socketcall", ARGS(8 /* SYS_SOCKETPAIR */), RET_EPERM,
-	       "(SYS_SOCKETPAIR) refused");
-	expect(v, &abis[2], "socketcall", ARGS(3 /* SYS_CONNECT */), RET_EPERM,
-	       "(SYS_CONNECT) refused");
-	if (!variant_net(v))
-		return;
-	expect(v, x86_64, "socket", ARGS(AF_INET, 0xffffffff00000000ull | SOCK_RAW), RET_EPERM,
-	       "(AF_INET, SOCK_RAW | upper bits) refused");
-	expect(v, x86_64, "socket", ARGS(AF_INET, SOCK_STREAM, 0x700000000ull | IPPROTO_MPTCP),
-	       RET_EPERM, "(AF_INET, mptcp | upper bits) refused");
-	expect(v, x86_64, "socket", ARGS(AF_NETLINK, SOCK_RAW, 0x100000000ull), RET_EPERM,
-	       "(AF_NETLINK, upper bits) refused");
-}
-
-static void test_socket_cases(void)
-{
-	static const struct {
-		const char *what;
-		uint64_t family, type, protocol;
-		uint32_t want_off, want_on;
-	} cases[] = {
-		{ "AF_INET stream", AF_INET, SOCK_STREAM, 0, RET_EPERM, SECCOMP_RET_ALLOW },
-		{ "AF_INET6 dgram", AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0, RET_EPERM,
-		  SECCOMP_RET_ALLOW },
-		{ "AF_INET ping", AF_INET, SOCK_DGRAM, IPPROTO_ICMP, RET_EPERM, SECCOMP_RET_ALLOW },
-		{ "AF_INET raw", AF_INET, SOCK_RAW, IPPROTO_RAW, RET_EPERM, RET_EPERM },
-		{ "AF_INET6 raw|cloexec", AF_INET6, SOCK_RAW | SOCK_CLOEXEC, 0, RET_EPERM,
-		  RET_EPERM },
-		{ "AF_INET raw|nonblock", AF_INET, SOCK_RAW | SOCK_NONBLOCK, 1, RET_EPERM,
-		  RET_EPERM },
-		{ "AF_INET SOCK_PACKET", AF_INET, SOCK_PACKET, 0, RET_EPERM, RET_EPERM },
-		{ "AF_INET mptcp", AF_INET, SOCK_STREAM, IPPROTO_MPTCP, RET_EPERM, RET_EPERM },
-		{ "AF_INET6 mptcp", AF_INET6, SOCK_STREAM, IPPROTO_MPTCP, RET_EPERM, RET_EPERM },
-		{ "netlink route", AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, RET_EPERM,
-		  SECCOMP_RET_ALLOW },
-		{ "netlink audit", AF_NETLINK, SOCK_RAW, NETLINK_AUDIT, RET_EPERM, RET_EPERM },
-		{ "netlink uevent", AF_NETLINK, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT, RET_EPERM,
-		  RET_EPERM },
-		{ "netlink sock_diag", AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG, RET_EPERM,
-		  RET_EPERM },
-		{ "netlink xfrm", AF_NETLINK, SOCK_RAW, NETLINK_XFRM, RET_EPERM, RET_EPERM },
-		{ "AF_PACKET", AF_PACKET, SOCK_RAW, 0x300, RET_EPERM, RET_EPERM },
-		{ "AF_VSOCK", AF_VSOCK, SOCK_STREAM, 0, RET_EPERM, RET_EPERM },
-		{ "AF_BLUETOOTH", AF_BLUETOOTH, SOCK_RAW, 0, RET_EPERM, RET_EPERM },
-		{ "AF_ALG", AF_ALG, SOCK_SEQPACKET, 0, RET_EPERM, RET_EPERM },
-		{ "AF_XDP", AF_XDP, SOCK_RAW, 0, RET_EPERM, RET_EPERM },
-		{ "AF_KEY", AF_KEY, SOCK_RAW, 2, RET_EPERM, RET_EPERM },
-		{ "AF_UNSPEC", AF_UNSPEC, SOCK_STREAM, 0, RET_EPERM, RET_EPERM },
-		{ "AF_MAX", AF_MAX, SOCK_STREAM, 0, RET_EPERM, RET_EPERM },
-		{ "AF_MAX + 1", AF_MAX + 1, SOCK_STREAM, 0, RET_EPERM, RET_EPERM },
-	};
-	for_each_variant(v)
-		for (size_t a = 0; a < N_ELEMS(abis); a++) {
-			for (size_t i = 0; i < N_ELEMS(cases); i++) {
-				uint32_t want = variant_net(v) ? cases[i].want_on : cases[i].want_off;
-				/* Ping sockets: not a transport the network broker judges. */
-				if (seccomp_program_options((size_t)v).net_broker &&
-				    cases[i].protocol == IPPROTO_ICMP)
-					want = RET_EPERM;
-				expect(v, &abis[a], "socket",
-				       ARGS(cases[i].family, cases[i].type, cases[i].protocol), want,
-				       cases[i].what);
-			}
-			/* AF_UNIX follows unix_sockets alone, whatever the network. */
-			expect(v, &abis[a], "socket", ARGS(AF_UNIX, SOCK_SEQPACKET, 0),
-			       variant_unix(v) ? SECCOMP_RET_ALLOW : RET_EPERM,
-			       variant_unix(v) ? "AF_UNIX allowed" : "AF_UNIX refused");
-		}
-	for_each_variant(v)
-		check_socket_upper_bits(v);
-}
-
 static void test_bad_arch(void)
 {
 	static const uint32_t other_arches[] = { AUDIT_ARCH_AARCH64, AUDIT_ARCH_ARM, 0,
@@ -725,306 +516,6 @@ static void test_bad_arch(void)
 				       "%s: arch %#x, call %ld kills the process (got %#x)",
 				       variant_name(v), other_arches[i], nr, got);
 			}
-}
-
-/* ---- on the real kernel ------------------------------------------------ */
-
-/* An i386 call from this 64-bit process (needs IA-32 emulation). */
-static long int80_call1(long nr, long arg)
-{
-	long ret;
-	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(arg)
-			 : "memory", "r8", "r9", "r10", "r11");
-	return ret;
-}
-
-enum attempt {
-	TRY_UNSHARE_USERNS,
-	TRY_IO_URING,
-	TRY_SOCKET_INET,
-	TRY_OPEN_TREE_ATTR,
-	TRY_UNSHARE_USERNS_X32,
-	TRY_UNSHARE_USERNS_I386,
-	TRY_CLONE3,
-	TRY_SOCKET_UNIX,
-	TRY_UNSHARE_FILES,
-	TRY_PERSONALITY_NO_ASLR,
-	TRY_PERSONALITY_QUERY,
-	TRY_TIOCSTI_UPPER_BITS,
-	TRY_SOCKETPAIR_DGRAM,
-	TRY_SOCKETPAIR_DGRAM_FLAGS,
-	TRY_SOCKETPAIR_STREAM,
-	TRY_SOCKETPAIR_SEQPACKET,
-	TRY_SETSID,
-	TRY__COUNT
-};
-
-static const char *const attempt_names[] = {
-	[TRY_UNSHARE_USERNS] = "unshare(CLONE_NEWUSER)",
-	[TRY_IO_URING] = "io_uring_setup",
-	[TRY_SOCKET_INET] = "socket(AF_INET, SOCK_STREAM)",
-	[TRY_OPEN_TREE_ATTR] = "open_tree_attr",
-	[TRY_UNSHARE_USERNS_X32] = "x32 unshare(CLONE_NEWUSER)",
-	[TRY_UNSHARE_USERNS_I386] = "i386 unshare(CLONE_NEWUSER) through int 0x80",
-	[TRY_CLONE3] = "clone3",
-	[TRY_SOCKET_UNIX] = "socket(AF_UNIX, SOCK_STREAM)",
-	[TRY_UNSHARE_FILES] = "unshare(CLONE_FILES)",
-	[TRY_PERSONALITY_NO_ASLR] = "personality(ADDR_NO_RANDOMIZE)",
-	[TRY_PERSONALITY_QUERY] = "personality(0xffffffff)",
-	[TRY_TIOCSTI_UPPER_BITS] = "ioctl(pipe, TIOCSTI | 0xdead00000000)",
-	[TRY_SOCKETPAIR_DGRAM] = "socketpair(AF_UNIX, SOCK_DGRAM) and a datagram through it",
-	[TRY_SOCKETPAIR_DGRAM_FLAGS] = "socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | "
-				       "SOCK_CLOEXEC)",
-	[TRY_SOCKETPAIR_STREAM] = "socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC) and a byte "
-				  "through it",
-	[TRY_SOCKETPAIR_SEQPACKET] = "socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK) and a "
-				     "packet through it",
-	[TRY_SETSID] = "setsid",
-};
-
-/* A pair of this type, and one byte from one end to the other: 0 or an errno. */
-static int pair_round_trip(int type)
-{
-	int sv[2];
-	char c = 'x';
-	if (socketpair(AF_UNIX, type, 0, sv) < 0)
-		return errno;
-	if (write(sv[0], &c, 1) != 1 || read(sv[1], &c, 1) != 1 || c != 'x')
-		return 253;
-	close(sv[0]);
-	close(sv[1]);
-	return 0;
-}
-
-/* In the child: the errno the attempt ends with, 0 if it succeeded. */
-static int attempt(enum attempt what)
-{
-	long rc;
-	char params[256] = { 0 }; /* a zeroed struct io_uring_params and room */
-	switch (what) {
-	case TRY_UNSHARE_USERNS:
-		rc = unshare(CLONE_NEWUSER);
-		break;
-	case TRY_IO_URING:
-		rc = syscall(__NR_io_uring_setup, 1, params);
-		break;
-	case TRY_SOCKET_INET:
-		rc = socket(AF_INET, SOCK_STREAM, 0);
-		break;
-	case TRY_OPEN_TREE_ATTR:
-		rc = syscall(NR_OPEN_TREE_ATTR, -1, "", 0, NULL, 0);
-		break;
-	case TRY_UNSHARE_USERNS_X32:
-		rc = syscall(abi_nr(&abis[1], "unshare"), CLONE_NEWUSER);
-		break;
-	case TRY_UNSHARE_USERNS_I386: {
-		long r = int80_call1(abi_nr(&abis[2], "unshare"), CLONE_NEWUSER);
-		return r < 0 ? (int)-r : 0;
-	}
-	case TRY_CLONE3:
-		rc = syscall(__NR_clone3, NULL, 0);
-		break;
-	case TRY_SOCKET_UNIX:
-		rc = socket(AF_UNIX, SOCK_STREAM, 0);
-		break;
-	case TRY_UNSHARE_FILES:
-		rc = unshare(CLONE_FILES);
-		break;
-	case TRY_PERSONALITY_NO_ASLR:
-		rc = personality(PER_LINUX | ADDR_NO_RANDOMIZE);
-		break;
-	case TRY_PERSONALITY_QUERY:
-		rc = personality(0xffffffff);
-		break;
-	case TRY_TIOCSTI_UPPER_BITS: {
-		/* A pipe, never a terminal: without the filter this is ENOTTY. */
-		int fds[2];
-		char c = 'x';
-		if (pipe(fds) < 0)
-			return 254;
-		rc = syscall(SYS_ioctl, fds[0], TIOCSTI | 0xdead00000000ull, &c);
-		break;
-	}
-	case TRY_SOCKETPAIR_DGRAM:
-		return pair_round_trip(SOCK_DGRAM);
-	case TRY_SOCKETPAIR_DGRAM_FLAGS: {
-		int sv[2];
-		rc = socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv);
-		break;
-	}
-	case TRY_SOCKETPAIR_STREAM:
-		return pair_round_trip(SOCK_STREAM | SOCK_CLOEXEC);
-	case TRY_SOCKETPAIR_SEQPACKET:
-		return pair_round_trip(SOCK_SEQPACKET | SOCK_NONBLOCK);
-	case TRY_SETSID:
-		/* A forked child leads no process group: without the filter it works. */
-		rc = setsid();
-		break;
-	default:
-		return 255;
-	}
-	return rc < 0 ? errno : 0;
-}
-
-/*
- * Fork; the child installs the filter (or not), attempts the call and
- * exits with its errno. Returns that errno, or -1 if the child failed to
- * set up (200: no_new_privs, 201: install) or died of a signal.
- */
-static int run_child(const struct sock_fprog *prog, enum attempt what, int *signal)
-{
-	*signal = 0;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (prog) {
-			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-				_exit(200);
-			if (seccomp_program_install(prog) < 0)
-				_exit(201);
-		}
-		_exit(attempt(what));
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status)) {
-		*signal = WTERMSIG(status);
-		return -1;
-	}
-	return WEXITSTATUS(status);
-}
-
-#define V_DEFAULT 0 /* network and Unix sockets off, sessions free: the default cage */
-#define V_UNIX SECCOMP_PROGRAM_UNIX_SOCKETS
-#define V_LOCKED SECCOMP_PROGRAM_LOCK_SESSIONS
-
-static void test_kernel(void)
-{
-	static const struct {
-		enum attempt what;
-		int variant;
-		int want; /* under the filter */
-	} checks[] = {
-		{ TRY_UNSHARE_USERNS, V_DEFAULT, EPERM },
-		{ TRY_IO_URING, V_DEFAULT, EPERM },
-		{ TRY_SOCKET_INET, V_DEFAULT, EPERM },
-		{ TRY_OPEN_TREE_ATTR, V_DEFAULT, EPERM },
-		{ TRY_UNSHARE_USERNS_X32, V_DEFAULT, EPERM },
-		{ TRY_UNSHARE_USERNS_I386, V_DEFAULT, EPERM },
-		{ TRY_CLONE3, V_DEFAULT, ENOSYS },
-		{ TRY_SOCKET_UNIX, V_DEFAULT, EPERM },
-		{ TRY_SOCKET_UNIX, V_UNIX, 0 },
-		/* A datagram pair could send to the journal, /dev/log...: refused
-		 * unless Unix sockets are; stream and seqpacket pairs stay. */
-		{ TRY_SOCKETPAIR_DGRAM, V_DEFAULT, EPERM },
-		{ TRY_SOCKETPAIR_DGRAM_FLAGS, V_DEFAULT, EPERM },
-		{ TRY_SOCKETPAIR_DGRAM, V_UNIX, 0 },
-		{ TRY_SOCKETPAIR_STREAM, V_DEFAULT, 0 },
-		{ TRY_SOCKETPAIR_SEQPACKET, V_DEFAULT, 0 },
-		{ TRY_SETSID, V_DEFAULT, 0 },
-		{ TRY_SETSID, V_LOCKED, EPERM },
-		{ TRY_UNSHARE_FILES, V_DEFAULT, 0 },
-		{ TRY_PERSONALITY_NO_ASLR, V_DEFAULT, EPERM },
-		{ TRY_PERSONALITY_QUERY, V_DEFAULT, 0 },
-		{ TRY_TIOCSTI_UPPER_BITS, V_DEFAULT, EPERM },
-	};
-	_Static_assert(N_ELEMS(attempt_names) == TRY__COUNT, "every attempt has a name");
-	for (size_t i = 0; i < N_ELEMS(checks); i++) {
-		char name[160];
-		snprintf(name, sizeof name, "%s (%s)", attempt_names[checks[i].what],
-			 variant_name(checks[i].variant));
-		int want = checks[i].want, sig_control, sig_filtered;
-		int filtered = run_child(&progs[checks[i].variant], checks[i].what, &sig_filtered);
-		const char *got = filtered < 0 ? "child failed" : filtered ? strerror(filtered)
-									     : "succeeds";
-		if (want == 0) {
-			tap_ok(filtered == 0, "kernel: %s under the filter still works: %s", name,
-			       got);
-			continue;
-		}
-		int control = run_child(NULL, checks[i].what, &sig_control);
-		if (control < 0) {
-			tap_skip("%s: the control child failed (signal %d), nothing to compare",
-				 name, sig_control);
-			continue;
-		}
-		if (control == want) {
-			tap_skip("%s: the kernel alone answers %s here, so the filter "
-				 "cannot be told apart",
-				 name, strerror(want));
-			continue;
-		}
-		tap_ok(true, "control: %s without the filter: %s", name,
-		       control ? strerror(control) : "succeeds");
-		tap_ok(filtered == want, "kernel: %s under the filter: %s (want %s)", name, got,
-		       strerror(want));
-	}
-	/* The ones the test rests on: each works without the filter. */
-	static const enum attempt controls[] = { TRY_SOCKET_INET, TRY_SOCKET_UNIX,
-						 TRY_SOCKETPAIR_DGRAM, TRY_SOCKETPAIR_DGRAM_FLAGS,
-						 TRY_SETSID };
-	for (size_t i = 0; i < N_ELEMS(controls); i++) {
-		int sig;
-		tap_ok(run_child(NULL, controls[i], &sig) == 0,
-		       "control: %s succeeds without the filter", attempt_names[controls[i]]);
-	}
-}
-
-/*
- * The other variants on the kernel: with the network on, an IPv4 socket
- * works; with Unix sockets on, an AF_UNIX one and a datagram pair; stream
- * and seqpacket pairs always;
- * setsid unless sessions are locked. The report variants install (the
- * kernel accepts USER_NOTIF) and, with no listener attached, the kernel
- * answers a refused call ENOSYS.
- */
-static void test_kernel_variants(void)
-{
-	int sig, got;
-	for_each_variant(v) {
-		if (v == 0)
-			continue; /* test_kernel checks the first */
-		/* The observe variants hand refusals over as the report ones do. */
-		bool report = seccomp_program_options((size_t)v).report ||
-			      seccomp_program_options((size_t)v).observe;
-		got = run_child(&progs[v], TRY_SOCKET_INET, &sig);
-		int want = variant_net(v) ? 0 : report ? ENOSYS : EPERM;
-		tap_ok(got == want, "kernel, %s: socket(AF_INET): %s (want %s)", variant_name(v),
-		       got < 0 ? "child failed" : got ? strerror(got) : "succeeds",
-		       want ? strerror(want) : "succeeds");
-		got = run_child(&progs[v], TRY_UNSHARE_USERNS, &sig);
-		want = report ? ENOSYS : EPERM;
-		tap_ok(got == want, "kernel, %s: unshare(CLONE_NEWUSER): %s (want %s)",
-		       variant_name(v), got < 0 ? "child failed" : strerror(got), strerror(want));
-		got = run_child(&progs[v], TRY_CLONE3, &sig);
-		tap_ok(got == ENOSYS, "kernel, %s: clone3: %s (want ENOSYS)", variant_name(v),
-		       got < 0 ? "child failed" : got ? strerror(got) : "succeeds");
-		static const enum attempt per_option[] = { TRY_SOCKET_UNIX, TRY_SOCKETPAIR_DGRAM,
-							   TRY_SOCKETPAIR_DGRAM_FLAGS,
-							   TRY_SOCKETPAIR_STREAM,
-							   TRY_SOCKETPAIR_SEQPACKET,
-							   TRY_SETSID };
-		for (size_t i = 0; i < N_ELEMS(per_option); i++) {
-			enum attempt a = per_option[i];
-			bool refused = a == TRY_SETSID ? variant_locked(v)
-				       : a == TRY_SOCKET_UNIX || a == TRY_SOCKETPAIR_DGRAM ||
-						       a == TRY_SOCKETPAIR_DGRAM_FLAGS
-					       ? !variant_unix(v)
-					       : false;
-			want = !refused ? 0 : report ? ENOSYS : EPERM;
-			got = run_child(&progs[v], a, &sig);
-			tap_ok(got == want, "kernel, %s: %s: %s (want %s)", variant_name(v),
-			       attempt_names[a],
-			       got < 0 ? "child failed" : got ? strerror(got) : "succeeds",
-			       want ? strerror(want) : "succeeds");
-		}
-	}
 }
 
 /*
