@@ -227,7 +227,8 @@ bench: all $(BENCH_BINS) $(BUILD)/tests/without_userns
 
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 60
-FUZZ_LIB_SRCS := src/lib/json.c src/lib/policy_json.c src/lib/policy.c src/lib/error.c \
+FUZZ_LIB_SRCS := src/lib/json.c src/lib/policy_json.c src/lib/policy_json_reader.c \
+	src/lib/policy_json_keys.c src/lib/policy_json_limits.c src/lib/policy.c src/lib/error.c \
 	src/lib/classes.c src/lib/repositories.c src/lib/repository_config.c src/lib/git_config.c \
 	src/lib/proxy/allowlist.c src/lib/proxy/dest.c
 fuzz:

@@ -3,7 +3,8 @@
  *
  *   clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
  *     -Iinclude -Isrc/lib tests/fuzz/fuzz_policy_json.c src/lib/json.c \
- *     src/lib/policy_json.c src/lib/policy.c src/lib/error.c -o fuzz_policy_json
+ *     src/lib/policy_json.c src/lib/policy_json_reader.c src/lib/policy_json_keys.c \
+ *     src/lib/policy_json_limits.c src/lib/policy.c src/lib/error.c -o fuzz_policy_json
  *   ./fuzz_policy_json -max_total_time=60
  *
  * Besides crashes and leaks, it traps when a promise of the API is broken:
