@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "root_private.h"
+#include "ahead.h"
 #include "run_options.h"
 
 static const struct option run_long_options[] = {
@@ -663,7 +663,7 @@ int cmd_run(int argc, char **argv)
 		rc = dry_run(&o, false);
 		goto out;
 	}
-	root_private_begin(); /* overlaps reading the policy and probing the host */
+	ahead_begin(); /* the host's facts and a root caller's /etc, while the policy is read */
 	if ((rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
 	rc = run_and_wait(&o, cage, &err);

@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -247,18 +249,25 @@ static void host_measure(struct procage_host_facts *f)
 }
 
 static struct procage_host_facts measured;
-static atomic_int measured_state; /* 0: not yet, 1: measuring, 2: done */
+static atomic_bool measured_done;
+/*
+ * Held while measuring: a second thread asking meanwhile (a command's
+ * work begun ahead, ahead.h) sleeps until the facts are in, rather than
+ * spin beside the probe's child on a machine with few processors.
+ */
+static pthread_mutex_t measuring = PTHREAD_MUTEX_INITIALIZER;
 
 const struct procage_host_facts *host_facts_get(void)
 {
-	int expected = 0;
 	host_probe_reap();
-	if (atomic_compare_exchange_strong(&measured_state, &expected, 1)) {
-		host_measure(&measured);
-		atomic_store(&measured_state, 2);
+	if (!atomic_load(&measured_done)) {
+		pthread_mutex_lock(&measuring);
+		if (!atomic_load(&measured_done)) {
+			host_measure(&measured);
+			atomic_store(&measured_done, true);
+		}
+		pthread_mutex_unlock(&measuring);
 	}
-	while (atomic_load(&measured_state) != 2)
-		sched_yield();
 	return &measured;
 }
 

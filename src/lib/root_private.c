@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "ahead.h"
 #include "path_aliases.h"
 #include "syscalls.h"
 
@@ -75,90 +75,54 @@ static int private_find(const char *tree, char ***paths, size_t *n)
 }
 
 /*
- * The walk of ROOT_PRIVATE_TREE begun ahead, on a thread of its own: a
- * command knows it runs as root long before its cage is made, and the
- * walk (a few milliseconds on a Debian /etc) then overlaps reading the
- * policy and probing the host. Its result is taken once, by the first
- * cage made after it; later ones walk again.
+ * What a root caller's cage will need, prepared ahead (ahead.h) while the
+ * command reads its policy: on tier T1 the id map's user namespace, on T2
+ * the walk. Taken once, by the first cage made after it; later ones make
+ * their own.
  */
 static struct {
 	pthread_mutex_t lock;
-	pthread_t thread;
-	bool started, walked;
+	bool walked;
 	int rc;
-	int userns_fd; /* tier T1: the id map's user namespace, made ahead; or -errno */
+	int userns_fd; /* tier T1: the id map's user namespace; or -errno */
 	char **paths;
 	size_t n;
-} ahead = { .lock = PTHREAD_MUTEX_INITIALIZER, .userns_fd = -ENOENT };
+} prepared = { .lock = PTHREAD_MUTEX_INITIALIZER, .userns_fd = -ENOENT };
 
-/*
- * Tier T1 shows the run an id-mapped /etc instead, and walks only when a
- * policy's grants rule that out (then without this head start).
- */
 static int userns_make(void);
 
-static void *walk_ahead(void *unused)
+/*
+ * The namespace is tried first: it takes 0.1 ms where user namespaces
+ * work (tier T1, most likely), and fails at once where they do not (tier
+ * T2), which then walks without waiting for the host's facts. A T1 host
+ * whose cage still walks (its grants rule the copy out) walks then.
+ */
+void root_private_prepare(void)
 {
-	(void)unused;
-	/*
-	 * The namespace first: where user namespaces work it is all tier T1
-	 * needs, and meanwhile the caller's thread probes the host. Where
-	 * they do not, making it fails at once, and the walk follows.
-	 */
-	ahead.userns_fd = userns_make();
-	ahead.walked = host_facts_get()->tier != PROCAGE_TIER_T1;
-	if (ahead.walked && ahead.userns_fd >= 0) {
-		close(ahead.userns_fd);
-		ahead.userns_fd = -ENOENT;
-	}
-	if (ahead.walked)
-		ahead.rc = private_find(ROOT_PRIVATE_TREE, &ahead.paths, &ahead.n);
-	return NULL;
-}
-
-/* The thread begun ahead is done (joined); the caller holds the lock. */
-static void ahead_join(void)
-{
-	if (ahead.started) {
-		pthread_join(ahead.thread, NULL);
-		ahead.started = false;
-	}
-}
-
-void root_private_begin(void)
-{
-	sigset_t all, saved;
 	if (geteuid() != 0)
 		return;
-	pthread_mutex_lock(&ahead.lock);
-	if (!ahead.started) {
-		/* The caller's signal handlers stay on the caller's threads. */
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &saved);
-		ahead.started = pthread_create(&ahead.thread, NULL, walk_ahead, NULL) == 0;
-		pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	}
-	pthread_mutex_unlock(&ahead.lock);
+	pthread_mutex_lock(&prepared.lock);
+	prepared.userns_fd = userns_make();
+	prepared.walked = prepared.userns_fd < 0;
+	if (prepared.walked)
+		prepared.rc = private_find(ROOT_PRIVATE_TREE, &prepared.paths, &prepared.n);
+	pthread_mutex_unlock(&prepared.lock);
 }
 
 int root_private_find(const char *tree, char ***paths, size_t *n)
 {
-	pthread_mutex_lock(&ahead.lock);
-	if (ahead.started && strcmp(tree, ROOT_PRIVATE_TREE) == 0) {
-		ahead_join();
-		if (!ahead.walked) {
-			pthread_mutex_unlock(&ahead.lock);
-			return private_find(tree, paths, n);
-		}
-		*paths = ahead.paths;
-		*n = ahead.n;
-		ahead.paths = NULL;
-		ahead.n = 0;
-		int rc = ahead.rc;
-		pthread_mutex_unlock(&ahead.lock);
-		return rc;
+	ahead_join();
+	pthread_mutex_lock(&prepared.lock);
+	if (prepared.walked && strcmp(tree, ROOT_PRIVATE_TREE) == 0) {
+		prepared.walked = false;
+		*paths = prepared.paths;
+		*n = prepared.n;
+		prepared.paths = NULL;
+		prepared.n = 0;
+		pthread_mutex_unlock(&prepared.lock);
+		return prepared.rc;
 	}
-	pthread_mutex_unlock(&ahead.lock);
+	pthread_mutex_unlock(&prepared.lock);
 	return private_find(tree, paths, n);
 }
 
@@ -253,10 +217,10 @@ int root_private_tree_open(int userns_fd)
 
 int root_private_userns_open(void)
 {
-	pthread_mutex_lock(&ahead.lock);
 	ahead_join();
-	int fd = ahead.userns_fd;
-	ahead.userns_fd = -ENOENT; /* taken once */
-	pthread_mutex_unlock(&ahead.lock);
+	pthread_mutex_lock(&prepared.lock);
+	int fd = prepared.userns_fd;
+	prepared.userns_fd = -ENOENT; /* taken once */
+	pthread_mutex_unlock(&prepared.lock);
 	return fd >= 0 ? fd : userns_make();
 }

@@ -19,11 +19,10 @@
 int root_private_find(const char *tree, char ***paths, size_t *n);
 
 /*
- * For a root caller: begin the walk of ROOT_PRIVATE_TREE now, on a thread,
- * for the next cage to take (root_private_find joins it). Nothing for
- * other callers, or when a walk is already under way.
+ * For a root caller: prepare what the next cage will take (the id map's
+ * user namespace on tier T1, the walk on T2). Run by ahead.c's thread.
  */
-void root_private_begin(void);
+void root_private_prepare(void);
 
 /*
  * Tier T1 does without the walk: the run sees ROOT_PRIVATE_TREE through an
