@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -120,8 +120,9 @@ int root_private_find(const char *tree, char ***paths, size_t *n)
 		*n = prepared.n;
 		prepared.paths = NULL;
 		prepared.n = 0;
+		int rc = prepared.rc;
 		pthread_mutex_unlock(&prepared.lock);
-		return prepared.rc;
+		return rc;
 	}
 	pthread_mutex_unlock(&prepared.lock);
 	return private_find(tree, paths, n);
@@ -181,11 +182,13 @@ static int userns_make(void)
 	/*
 	 * Made with the namespace (no handshake), sharing our memory (no
 	 * copy of it), with every signal blocked so that none of our
-	 * handlers runs on the holder's stack.
+	 * handlers runs on the holder's stack. It ends with no signal (a
+	 * "clone" child, which the caller's wait(-1) and SIGCHLD handlers do
+	 * not see), and is waited for with __WCLONE.
 	 */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	pid_t pid = clone(userns_holder, stack + sizeof stack, CLONE_VM | CLONE_NEWUSER | SIGCHLD, go);
+	pid_t pid = clone(userns_holder, stack + sizeof stack, CLONE_VM | CLONE_NEWUSER, go);
 	rc = pid < 0 ? -errno : 0;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (rc == 0 && (rc = map_write(pid, "uid_map")) == 0 && (rc = map_write(pid, "gid_map")) == 0) {
@@ -195,7 +198,7 @@ static int userns_make(void)
 	}
 	close(go[1]); /* the holder returns */
 	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		while (waitpid(pid, NULL, __WCLONE) < 0 && errno == EINTR)
 			;
 	close(go[0]);
 	return rc < 0 ? rc : ns;
