@@ -242,10 +242,6 @@ static int cage_zones_open(struct procage_cage *c, struct procage_error *err)
 }
 
 /*
- * Paths to Landlock grants, by tier: on T1 the denials become masks at
- * spawn; on T2 the grants are made entry by entry around them.
- */
-/*
  * A root caller's T1 cage hides what others may not read in /etc by
  * showing each run an id-mapped copy of it (root_private.h) rather than
  * walking it at every cage: when the host can make one (tried once here)
@@ -288,6 +284,10 @@ static bool grants_reach_root_private(const struct cage_paths *paths)
 	return false;
 }
 
+/*
+ * Paths to Landlock grants, by tier: on T1 the denials become masks at
+ * spawn; on T2 the grants are made entry by entry around them.
+ */
 static int cage_resolve_paths(struct procage_cage *c, struct policy_position *where,
 			      struct procage_error *err)
 {
