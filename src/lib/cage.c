@@ -20,6 +20,7 @@
 #include "entry_grants.h"
 #include "handoff.h"
 #include "host.h"
+#include "path_aliases.h"
 #include "paths.h"
 #include "proxy/allowlist.h"
 #include "rlimits.h"
@@ -254,6 +255,21 @@ static int root_private_idmap_choose(struct procage_cage *c)
 	    (c->policy->waived_classes & (1u << CLASS_SECRETS)) ||
 	    !realpath(ROOT_PRIVATE_TREE, real) || strcmp(real, ROOT_PRIVATE_TREE) != 0)
 		return -ENOTSUP;
+	/*
+	 * /etc reached through another mount (a bind mount of it or of /)
+	 * would show its real owners there: the walk hides each root-only
+	 * path under every spelling (mount_aliases_resolve).
+	 */
+	struct mount_table *mounts = NULL;
+	char **aliases = NULL;
+	size_t n_aliases = 0;
+	int rc = mount_table_read(&mounts);
+	if (rc == 0)
+		rc = mount_aliases_of(mounts, ROOT_PRIVATE_TREE, &aliases, &n_aliases);
+	path_strings_free(aliases, n_aliases);
+	mount_table_free(mounts);
+	if (rc < 0 || n_aliases > 0)
+		return rc < 0 ? rc : -EXDEV;
 	int ns = root_private_userns_open();
 	int tree = ns < 0 ? ns : root_private_tree_open(ns);
 	if (tree < 0) {
