@@ -301,17 +301,33 @@ static bool grants_reach_root_private(const struct cage_paths *paths)
 }
 
 /*
- * Paths to Landlock grants, by tier: on T1 the denials become masks at
- * spawn; on T2 the grants are made entry by entry around them.
+ * The policy's part of the paths (paths_resolve_policy), resolved before
+ * the host's facts are in: it needs none of them, and the host's probe
+ * runs meanwhile (ahead.h).
  */
-static int cage_resolve_paths(struct procage_cage *c, struct policy_position *where,
-			      struct procage_error *err)
-{
+struct policy_paths {
 	struct cage_paths paths;
+	int rc;
+	struct procage_error err;
+};
+
+/*
+ * Paths to Landlock grants, by tier: on T1 the denials become masks at
+ * spawn; on T2 the grants are made entry by entry around them. Takes
+ * early->paths over.
+ */
+static int cage_resolve_paths(struct procage_cage *c, struct policy_paths *early,
+			      struct policy_position *where, struct procage_error *err)
+{
+	struct cage_paths paths = early->paths;
 	struct cage_path *grants;
 	size_t n_grants;
-	int rc = root_private_idmap_choose(c);
-	rc = paths_resolve(c->policy, rc < 0, &paths, err);
+	int rc = early->rc;
+	memset(&early->paths, 0, sizeof early->paths);
+	if (rc < 0)
+		*err = early->err;
+	else
+		rc = paths_resolve_host(c->policy, root_private_idmap_choose(c) < 0, &paths, err);
 	if (rc == 0 && c->root_private_userns_fd >= 0 && grants_reach_root_private(&paths)) {
 		close(c->root_private_userns_fd);
 		c->root_private_userns_fd = -1;
@@ -634,6 +650,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (!policy || !out)
 		return error_set(err, -EINVAL, "no policy or no place for the cage given");
 	*out = NULL;
+	struct policy_paths early = { .rc = 0 };
+	early.rc = paths_resolve_policy(policy, &early.paths, &early.err);
 	const struct procage_host_facts *f = host_facts_get();
 	struct policy_position where = { 0, 0 };
 	int rc = host_refusal(f, err);
@@ -644,6 +662,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (rc == 0 && (rc = rlimits_refusal(policy, f->tier, err)) < 0)
 		where = policy_key_position(policy, "limits");
 	if (rc < 0) {
+		cage_paths_free(&early.paths);
 		policy_error_locate(policy, where, err);
 		return rc;
 	}
@@ -651,6 +670,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	struct procage_cage *c = calloc(1, sizeof *c);
 	if (!c || !(c->policy = policy_copy(policy))) {
 		free(c);
+		cage_paths_free(&early.paths);
 		return error_set(err, -ENOMEM, "out of memory");
 	}
 	c->tier = f->tier;
@@ -681,7 +701,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (loopback)
 		rc = cage_loopback_prepare(c, &where, err);
 	if (rc == 0)
-		rc = cage_resolve_paths(c, &where, err);
+		rc = cage_resolve_paths(c, &early, &where, err);
+	cage_paths_free(&early.paths); /* left when the network's part failed */
 	if (rc == 0 && policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
 		where = policy_key_position(policy, policy->tmp_base ? "tmp_base" : "paths");
 	}

@@ -93,7 +93,13 @@ static int walk_tree(struct walk *w, char *path, size_t len, int depth)
 	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
 		struct stat st;
 		size_t n = strlen(e->d_name);
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		/*
+		 * Only regular files count, and directories lead to them: the
+		 * entry's type says what most others are (links, sockets),
+		 * which then need no stat. DT_UNKNOWN is looked at.
+		 */
+		if ((e->d_type != DT_REG && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
+		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
 		    len + 1 + n >= PATH_MAX)
 			continue;
 		path[len] = '/';

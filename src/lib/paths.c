@@ -405,14 +405,23 @@ static int path_compare(const void *a, const void *b)
 	return strcmp(((const struct cage_path *)a)->path, ((const struct cage_path *)b)->path);
 }
 
-int paths_resolve(const struct procage_policy *p, bool root_private_walk,
-		  struct cage_paths *out, struct procage_error *err)
+int paths_resolve_policy(const struct procage_policy *p, struct cage_paths *out,
+			 struct procage_error *err)
 {
 	memset(out, 0, sizeof *out);
 	int rc = rules_resolve(p, out, err);
 	if (rc == 0)
 		rc = classes_resolve(p, out, err);
-	if (rc == 0 && root_private_walk)
+	if (rc < 0)
+		cage_paths_free(out);
+	return rc;
+}
+
+int paths_resolve_host(const struct procage_policy *p, bool root_private_walk,
+		       struct cage_paths *out, struct procage_error *err)
+{
+	int rc = 0;
+	if (root_private_walk)
 		rc = root_private_resolve(p, out, err);
 	if (rc == 0)
 		rc = link_targets_resolve(out, err);
@@ -427,6 +436,13 @@ int paths_resolve(const struct procage_policy *p, bool root_private_walk,
 	if (out->n_examined)
 		qsort(out->examined, out->n_examined, sizeof *out->examined, path_compare);
 	return 0;
+}
+
+int paths_resolve(const struct procage_policy *p, bool root_private_walk,
+		  struct cage_paths *out, struct procage_error *err)
+{
+	int rc = paths_resolve_policy(p, out, err);
+	return rc < 0 ? rc : paths_resolve_host(p, root_private_walk, out, err);
 }
 
 static void path_list_free(struct cage_path *list, size_t n)

@@ -48,6 +48,16 @@ bool path_within(const char *path, const char *tree);
  */
 int paths_resolve(const struct procage_policy *policy, bool root_private_walk,
 		  struct cage_paths *out, struct procage_error *err);
+/*
+ * The same in two parts: what the policy and the classes name, which
+ * needs nothing of the host's facts (a cage resolves it while they are
+ * measured), then what the host adds (a root caller's /etc, link
+ * targets, other mounts' spellings). On failure *out is freed.
+ */
+int paths_resolve_policy(const struct procage_policy *policy, struct cage_paths *out,
+			 struct procage_error *err);
+int paths_resolve_host(const struct procage_policy *policy, bool root_private_walk,
+		       struct cage_paths *out, struct procage_error *err);
 void cage_paths_free(struct cage_paths *paths);
 /* Hand the examined locations over to *examined. */
 void path_list_release_examined(struct cage_paths *paths, struct cage_path **examined,

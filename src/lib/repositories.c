@@ -683,6 +683,19 @@ static int scan_tree(struct discovery *d, const char *tree)
 	return rc;
 }
 
+/*
+ * A device, a pipe or a socket granted (/dev/null, /dev/tty...) is
+ * nothing git reads, hooks or config: the repositories around it are
+ * not reached through it, and looking for them cost every run a walk up
+ * from /dev for each.
+ */
+static bool may_be_read_by_git(const char *tree)
+{
+	struct stat st;
+	return lstat(tree, &st) != 0 || S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) ||
+	       S_ISLNK(st.st_mode);
+}
+
 int repositories_find(const char *const *trees, size_t n_trees, const char *home, unsigned options,
 		      struct repositories *out, struct procage_error *err)
 {
@@ -700,7 +713,8 @@ int repositories_find(const char *const *trees, size_t n_trees, const char *home
 	if (n_trees)
 		rc = global_configs(&d);
 	for (size_t i = 0; rc == 0 && i < n_trees; i++)
-		rc = ancestors_check(&d, trees[i]);
+		if (may_be_read_by_git(trees[i]))
+			rc = ancestors_check(&d, trees[i]);
 	for (size_t i = 0; rc == 0 && i < n_trees; i++)
 		rc = scan_tree(&d, trees[i]);
 	free(d.buffer);

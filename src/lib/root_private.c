@@ -27,12 +27,16 @@
 
 #define ROOT_PRIVATE_DEPTH 16
 
-static int private_walk(char *path, size_t len, int depth, dev_t dev, char ***list, size_t *n)
+/* Walks the directory dir_fd (closed here), whose path is path[0..len). */
+static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev, char ***list,
+			size_t *n)
 {
-	DIR *d = opendir(path);
+	DIR *d = fdopendir(dir_fd);
 	int rc = 0;
-	if (!d)
+	if (!d) {
+		close(dir_fd);
 		return 0;
+	}
 	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
 		struct stat st;
 		size_t l = strlen(e->d_name);
@@ -54,10 +58,15 @@ static int private_walk(char *path, size_t len, int depth, dev_t dev, char ***li
 		bool others_read = S_ISDIR(st.st_mode)
 				       ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
 				       : (st.st_mode & S_IROTH) != 0;
-		if (!others_read)
+		if (!others_read) {
 			rc = path_strings_add(list, n, path);
-		else if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < ROOT_PRIVATE_DEPTH)
-			rc = private_walk(path, len + 1 + l, depth + 1, dev, list, n);
+		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < ROOT_PRIVATE_DEPTH) {
+			/* Opened from its parent: no path is looked up again. */
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				rc = private_walk(sub, path, len + 1 + l, depth + 1, dev, list, n);
+		}
 	}
 	path[len] = '\0';
 	closedir(d);
@@ -70,9 +79,16 @@ static int private_find(const char *tree, char ***paths, size_t *n)
 	struct stat st;
 	*paths = NULL;
 	*n = 0;
-	if (!realpath(tree, path) || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!realpath(tree, path))
 		return 0;
-	return private_walk(path, strlen(path), 0, st.st_dev, paths, n);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return 0;
+	}
+	return private_walk(fd, path, strlen(path), 0, st.st_dev, paths, n);
 }
 
 /*
