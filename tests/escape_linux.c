@@ -168,6 +168,7 @@ int main(int argc, char **argv)
 	    {"r40", r40_set_id_bits_xattrs_and_inode_flags_are_refused},
 	    {"r41", r41_targets_of_links_in_hidden_locations_are_hidden},
 	    {"r42", r42_root_only_system_files_stay_out_of_a_root_cage},
+	    {"r42", r42_an_alias_of_etc_reaches_no_root_only_file},
 	    {"r43", r43_host_sysv_objects_are_out_of_reach},
 	    {"r43", r43_the_runs_own_sysv_objects},
 	    {"r44", r44_report_files_follow_no_link_a_run_planted},

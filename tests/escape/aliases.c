@@ -3,8 +3,9 @@
  * and its secrets are reached through a bind mount of a directory above
  * them (R-02), through the account's home when $HOME says nothing usable
  * (R-02), and through the targets of symbolic links inside a hidden
- * location (R-41). Each is denied like the location itself, or the cage is
- * refused naming it.
+ * location (R-41), and a root caller's /etc through a bind mount of it
+ * (R-42). Each is denied like the location itself, or the cage is refused
+ * naming it.
  *
  * The bind mounts are made in a mount namespace of the test's own (a
  * helper process: root unshares one, anyone else a user namespace with
@@ -210,6 +211,92 @@ void r02_a_bind_mount_alias_reaches_no_hidden_location(const struct tier *t)
 	      "r02: control: in the cage an ordinary file of the home is read through the alias");
 	check(t, did_it(&out->r[3]) && strstr(out->r[3].out, "r02: the key"), &out->r[3],
 	      "r02: control: without the cage the key is read through the alias");
+out:
+	free(out);
+	caged_ws_free(ws);
+}
+
+/* ---- R-42: /etc reached through a bind mount of it ---------------------- */
+
+struct etc_alias {
+	char alias[PATH_MAX], unlisted[PATH_MAX], alias_shadow[PATH_MAX],
+	    alias_unlisted[PATH_MAX], alias_passwd[PATH_MAX];
+};
+
+static void etc_alias_runs(struct caged_ws *ws, const void *arg, struct helper_out *out)
+{
+	const struct etc_alias *a = arg;
+	if (mount("/etc", a->alias, NULL, MS_BIND, NULL) != 0) {
+		out->entered = false;
+		snprintf(out->why, sizeof out->why, "bind mount of /etc: %s", strerror(errno));
+		return;
+	}
+	out->r[0] = run_caged(ws, NULL, "read-file", a->alias_unlisted, NULL);
+	out->r[1] = run_caged(ws, NULL, "read-file", a->alias_shadow, NULL);
+	out->r[2] = run_caged(ws, NULL, "read-file", a->alias_passwd, NULL);
+	out->r[3] = run_uncaged(ws, NULL, "read-file", a->alias_unlisted, NULL);
+}
+
+/* The run read something: its output is judged by length and then wiped. */
+static bool read_something(struct caged_result *r)
+{
+	bool got = did_it(r) && r->out[0] != '\0';
+	memset(r->out, 0, sizeof r->out);
+	return got;
+}
+
+/*
+ * On tier T1 a root caller's run sees /etc through an id-mapped copy
+ * attached over the /etc spelling only: with /etc also bind-mounted
+ * elsewhere, the cage must fall back to hiding each root-only file under
+ * every spelling. The file sought is one no class lists by name, which
+ * only the rule "what others may not read" covers.
+ */
+void r42_an_alias_of_etc_reaches_no_root_only_file(const struct tier *t)
+{
+	struct etc_alias a;
+	struct caged_ws *ws = workspace(t, "r42a");
+	struct helper_out *out = calloc(1, sizeof *out);
+	if (!ws || !out || cage_refused_here(t, ws, "r42a"))
+		goto out;
+	if (geteuid() != 0) {
+		skip(t,
+		     "r42a: a root caller's cage: CANNOT RUN HERE: uid %u cannot read root-only "
+		     "files without the cage either",
+		     (unsigned)geteuid());
+		goto out;
+	}
+	if (!root_only_unlisted("/etc", 0, a.unlisted, sizeof a.unlisted)) {
+		skip(t, "r42a: a root-only file no class lists: CANNOT RUN HERE: /etc has none");
+		goto out;
+	}
+	if (!path_join(t, a.alias, ws->root, "etc-alias") ||
+	    !path_join(t, a.alias_unlisted, a.alias, a.unlisted + strlen("/etc/")) ||
+	    !path_join(t, a.alias_shadow, a.alias, "shadow") ||
+	    !path_join(t, a.alias_passwd, a.alias, "passwd") ||
+	    !fixture(t, make_dirs(a.alias), "r42a: %s made", a.alias))
+		goto out;
+	if (!in_private_mounts(t, ws, etc_alias_runs, &a, out))
+		goto out;
+	if (!out->entered) {
+		skip(t,
+		     "r42a: a bind mount of /etc: CANNOT RUN HERE: no mount namespace of the "
+		     "test's own (%s)",
+		     out->why);
+		goto out;
+	}
+	bool read_unlisted = read_something(&out->r[0]);
+	check(t, refused(&out->r[0]) && !read_unlisted, &out->r[0],
+	      "r42a: through a bind mount of /etc, %s (root-only, listed by no class) cannot be "
+	      "read",
+	      a.unlisted);
+	bool read_shadow = read_something(&out->r[1]);
+	check(t, refused(&out->r[1]) && !read_shadow, &out->r[1],
+	      "r42a: nor can /etc/shadow through it");
+	check(t, did_it(&out->r[2]) && strstr(out->r[2].out, "root:"), &out->r[2],
+	      "r42a: control: in the cage /etc/passwd is read through the alias");
+	check(t, read_something(&out->r[3]), &out->r[3],
+	      "r42a: control: without the cage root reads %s through the alias", a.unlisted);
 out:
 	free(out);
 	caged_ws_free(ws);

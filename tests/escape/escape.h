@@ -160,6 +160,13 @@ void r02_a_grant_swapped_for_a_link_while_the_cage_is_made_binds_nothing(const s
 void r41_targets_of_links_in_hidden_locations_are_hidden(const struct tier *t);
 /* root_files.c: root-only system files and a root caller */
 void r42_root_only_system_files_stay_out_of_a_root_cage(const struct tier *t);
+void r42_an_alias_of_etc_reaches_no_root_only_file(const struct tier *t);
+/*
+ * A non-empty regular file below dir (3 levels at most) that root owns and
+ * others may not read, which no class lists by name (root_files.c); found
+ * is set and true returned, or false when there is none.
+ */
+bool root_only_unlisted(const char *dir, int depth, char *found, size_t size);
 /* metadata.c: metadata calls outside the write grants */
 void r40_metadata_outside_the_write_grants_is_refused(const struct tier *t);
 void r40_the_metadata_broker_judges_the_inode_not_the_path(const struct tier *t);

@@ -45,7 +45,7 @@ static bool listed_by_class(const char *path)
  * and others may not read, reached through directories others may
  * enter, and not listed by a class; false when there is none.
  */
-static bool root_only_unlisted(const char *dir, int depth, char *found, size_t size)
+bool root_only_unlisted(const char *dir, int depth, char *found, size_t size)
 {
 	DIR *d = opendir(dir);
 	bool got = false;
