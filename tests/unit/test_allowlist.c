@@ -14,18 +14,8 @@
 
 #include "proxy/allowlist.h"
 #include "proxy/dest.h"
+#include "shown.h"
 #include "tap.h"
-
-/* Bytes of the input, escaped for a test's name (dest_escape). */
-static const char *shown(const char *bytes, size_t len)
-{
-	static char buf[4][600];
-	static int turn;
-	char *out = buf[turn++ % 4];
-
-	dest_escape(bytes, len, out, sizeof buf[0]);
-	return out;
-}
 
 /* ---- allowlist entries ----------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "proxy/dest.h"
+#include "shown.h"
 #include "tap.h"
 
 /* ---- host spellings ------------------------------------------------------ */
@@ -364,16 +365,6 @@ static const struct spelling spellings[] = {
 	NO("[::1\\]", BACKSLASH),
 	NO("[\xef\xbc\x9a\xef\xbc\x9a" "1]", NON_ASCII),
 };
-
-static const char *shown(const char *bytes, size_t len)
-{
-	static char buf[4][600];
-	static int turn;
-	char *out = buf[turn++ % 4];
-
-	dest_escape(bytes, len, out, sizeof buf[0]);
-	return out;
-}
 
 /* inet_aton must read an address we accept as the same address: it is the
  * reader of every other program the caged code might hand the host to. */
