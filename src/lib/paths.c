@@ -279,8 +279,11 @@ static int root_private_resolve(const struct procage_policy *p, struct cage_path
 	int rc = 0;
 	if (geteuid() != 0 || (p->waived_classes & (1u << CLASS_SECRETS)))
 		return 0;
-	if (root_private_find(ROOT_PRIVATE_TREE, &private, &n) < 0)
-		return error_set(err, -ENOMEM, "out of memory");
+	if ((rc = root_private_find(ROOT_PRIVATE_TREE, &private, &n)) < 0)
+		return error_set(err, rc,
+				 "looking in %s for what only root may read, to hide it from a root "
+				 "caller's cage: %s",
+				 ROOT_PRIVATE_TREE, strerror(-rc));
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = denial_consider(c, &(struct cage_path){ private[i], PROCAGE_HIDE, CLASS_SECRETS, false },
 				     err);

@@ -27,6 +27,17 @@
 
 #define ROOT_PRIVATE_DEPTH 16
 
+/*
+ * What the walk may pass over: an entry removed or replaced while it is
+ * read, or one refused to root by a security module, which refuses it to
+ * a root caller's cage too. Anything else (no descriptor left, no
+ * memory) would leave a root-only file unlisted, and fails the walk.
+ */
+static bool walk_error_passable(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == EACCES || e == EPERM;
+}
+
 /* Walks the directory dir_fd (closed here), whose path is path[0..len). */
 static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev, char ***list,
 			size_t *n)
@@ -34,23 +45,33 @@ static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev
 	DIR *d = fdopendir(dir_fd);
 	int rc = 0;
 	if (!d) {
+		rc = -errno;
 		close(dir_fd);
-		return 0;
+		return rc;
 	}
-	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+	while (rc == 0) {
 		struct stat st;
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			rc = -errno;
+			break;
+		}
 		size_t l = strlen(e->d_name);
 		/*
 		 * Only files and directories count, and the directory entry
 		 * says what most entries are: links and the like (a good part
 		 * of /etc) need no stat. DT_UNKNOWN is looked at.
 		 */
-		if (e->d_type != DT_REG && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+		if ((e->d_type != DT_REG && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
+		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    len + 1 + l >= PATH_MAX)
 			continue;
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-		    len + 1 + l >= PATH_MAX ||
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			rc = walk_error_passable(errno) ? 0 : -errno;
+			continue;
+		}
+		if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 			continue;
 		path[len] = '/';
 		memcpy(path + len + 1, e->d_name, l + 1);
@@ -66,6 +87,8 @@ static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
 				rc = private_walk(sub, path, len + 1 + l, depth + 1, dev, list, n);
+			else if (!walk_error_passable(errno))
+				rc = -errno;
 		}
 	}
 	path[len] = '\0';
@@ -73,6 +96,7 @@ static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev
 	return rc;
 }
 
+/* On failure (a negative errno) nothing is listed. */
 static int private_find(const char *tree, char ***paths, size_t *n)
 {
 	char path[PATH_MAX];
@@ -80,15 +104,21 @@ static int private_find(const char *tree, char ***paths, size_t *n)
 	*paths = NULL;
 	*n = 0;
 	if (!realpath(tree, path))
-		return 0;
+		return errno == ENOENT ? 0 : -errno; /* no /etc: nothing to hide */
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return 0;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		int rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		return rc;
 	}
-	return private_walk(fd, path, strlen(path), 0, st.st_dev, paths, n);
+	int rc = private_walk(fd, path, strlen(path), 0, st.st_dev, paths, n);
+	if (rc < 0) {
+		path_strings_free(*paths, *n);
+		*paths = NULL;
+		*n = 0;
+	}
+	return rc;
 }
 
 /*

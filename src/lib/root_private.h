@@ -14,7 +14,9 @@
 
 /*
  * Every file and directory below tree that others may not read (canonical,
- * a directory's contents not listed): a NULL-terminated list, or -ENOMEM.
+ * a directory's contents not listed): a NULL-terminated list; or a
+ * negative errno, with nothing listed, when a directory could not be read
+ * for want of descriptors or memory (the walk fails closed).
  */
 int root_private_find(const char *tree, char ***paths, size_t *n);
 

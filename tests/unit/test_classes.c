@@ -4,10 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "classes.h"
+#include "path_aliases.h"
+#include "root_private.h"
 #include "tap.h"
 #include "tmpdir.h"
 
@@ -66,6 +70,18 @@ static void make(const char *rel, bool dir)
 		close(open(path, O_CREAT | O_WRONLY, 0600));
 }
 
+/* The test's directory, canonical, in root. */
+static void root_make(void)
+{
+	snprintf(root, sizeof root, "%s/procage-classes-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	char *canonical = mkdtemp(root) ? realpath(root, NULL) : NULL;
+	if (!canonical || strlen(canonical) >= 400)
+		exit(99);
+	memcpy(root, canonical, strlen(canonical) + 1);
+	free(canonical);
+}
+
 static const struct class_location *find(const struct class_locations *l, const char *rel)
 {
 	char path[700];
@@ -91,13 +107,7 @@ static void test_expand(void)
 	char home[600], runtime[600], ws[600];
 	const char *trees[1] = { ws };
 
-	snprintf(root, sizeof root, "%s/procage-classes-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	char *canonical = mkdtemp(root) ? realpath(root, NULL) : NULL;
-	if (!canonical || strlen(canonical) >= 400)
-		exit(99);
-	memcpy(root, canonical, strlen(canonical) + 1);
-	free(canonical);
+	root_make();
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
 		make(dirs[i], true);
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
@@ -152,13 +162,7 @@ static void test_patterns(void)
 	struct procage_error err;
 	char home[600];
 
-	snprintf(root, sizeof root, "%s/procage-classes-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	char *canonical = mkdtemp(root) ? realpath(root, NULL) : NULL;
-	if (!canonical || strlen(canonical) >= 400)
-		exit(99);
-	memcpy(root, canonical, strlen(canonical) + 1);
-	free(canonical);
+	root_make();
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
 		make(dirs[i], true);
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
@@ -184,6 +188,73 @@ static void test_patterns(void)
 	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
 }
 
+static bool listed(char **paths, size_t n, const char *rel)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(paths[i], path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The walk for what others may not read (root_private.h), on a tree of the
+ * test's own: what others may not read is listed, what they may is not;
+ * and with no descriptor left for the third level, the walk fails rather
+ * than list only what it saw.
+ */
+static void test_root_private_walk(void)
+{
+	static const struct {
+		const char *rel;
+		bool dir;
+		mode_t mode;
+	} entries[] = { { "a", true, 0755 },	      { "a/b", true, 0755 },
+			{ "a/b/secret", false, 0600 }, { "a/b/open", false, 0644 },
+			{ "a/shut", true, 0711 },     { "top", false, 0640 } };
+	char path[700], **paths = NULL;
+	size_t n = 0;
+	bool made = true;
+	root_make();
+	for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
+		snprintf(path, sizeof path, "%s/%s", root, entries[i].rel);
+		made = made && (entries[i].dir ? mkdir(path, entries[i].mode) == 0
+				    : close(open(path, O_CREAT | O_WRONLY, entries[i].mode)) == 0) &&
+		       chmod(path, entries[i].mode) == 0;
+	}
+	chmod(root, 0755);
+	if (!tap_ok(made, "the walk's tree is made"))
+		return;
+	int rc = root_private_find(root, &paths, &n);
+	tap_ok(rc == 0 && listed(paths, n, "a/b/secret") && listed(paths, n, "top") &&
+		       listed(paths, n, "a/shut") && !listed(paths, n, "a/b/open") &&
+		       !listed(paths, n, "a/b"),
+	       "the walk lists what others may not read (two levels down too, and a directory "
+	       "they may not list), and nothing they may");
+	path_strings_free(paths, n);
+
+	pid_t pid = fork();
+	if (pid == 0) {
+		int next = dup(0); /* the lowest free descriptor */
+		close(next);
+		struct rlimit limit;
+		getrlimit(RLIMIT_NOFILE, &limit);
+		limit.rlim_cur = (rlim_t)next + 2; /* the tree and "a", not "a/b" */
+		if (next < 0 || setrlimit(RLIMIT_NOFILE, &limit) != 0)
+			_exit(3);
+		rc = root_private_find(root, &paths, &n);
+		_exit(rc == -EMFILE && n == 0 ? 0 : rc == 0 ? 1 : 2);
+	}
+	int status = 0;
+	bool waited = pid > 0 && waitpid(pid, &status, 0) == pid;
+	tap_ok(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "with no descriptor left for a directory, the walk fails (EMFILE) instead of "
+	       "listing only what it saw (child status %d)",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
 static void test_names(void)
 {
 	tap_ok(class_from_name("secrets") == CLASS_SECRETS &&
@@ -198,5 +269,6 @@ int main(void)
 	test_expand();
 	test_patterns();
 	test_names();
+	test_root_private_walk();
 	return tap_done();
 }
