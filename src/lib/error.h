@@ -2,6 +2,9 @@
 #ifndef PROCAGE_ERROR_H
 #define PROCAGE_ERROR_H
 
+#include <errno.h>
+#include <stdbool.h>
+
 #include "procage.h"
 
 /*
@@ -14,5 +17,19 @@ int error_set(struct procage_error *err, int code, const char *fmt, ...)
 int error_set_sys(struct procage_error *err, int sys_errno, int step, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void error_clear(struct procage_error *err);
+
+/*
+ * For the walks that decide what a cage hides or keeps read-only (a root
+ * caller's /etc, the hard-link check, repository discovery): an entry
+ * that could not be opened for a reason of its own (gone, replaced,
+ * refused, unreadable) is one the cage cannot reach either, and is passed
+ * over. A reason of the caller's own process (no descriptor left, no
+ * memory, a signal) says nothing of what the cage could reach: the walk
+ * fails, rather than leave part of the tree unseen.
+ */
+static inline bool error_walk_passable(int e)
+{
+	return e != EMFILE && e != ENFILE && e != ENOMEM && e != EINTR;
+}
 
 #endif

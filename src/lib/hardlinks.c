@@ -88,8 +88,8 @@ static int walk_tree(struct walk *w, char *path, size_t len, int depth)
 {
 	DIR *d = opendir(path);
 	int rc = 0;
-	if (!d)
-		return 0; /* unreadable to us: not to the caged process either */
+	if (!d) /* unreadable to us, or gone: not to the caged process either */
+		return error_walk_passable(errno) ? 0 : -errno;
 	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
 		struct stat st;
 		size_t n = strlen(e->d_name);

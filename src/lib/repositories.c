@@ -592,11 +592,21 @@ int listing_read(struct discovery *d, int fd, struct listing *l, bool names_kept
 	}
 }
 
+int discovery_unopened(struct discovery *d, const char *path, int e)
+{
+	if (error_walk_passable(e))
+		return 0;
+	return error_set_sys(d->err, e, PROCAGE_STEP_NONE,
+			     "finding the repositories git would use: opening %s", path);
+}
+
 int listing_read_path(struct discovery *d, const char *dir, struct listing *l)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
+	if (fd < 0) {
+		memset(l, 0, sizeof *l);
+		return discovery_unopened(d, dir, errno);
+	}
 	int rc = listing_read(d, fd, l, true);
 	close(fd);
 	return rc;
@@ -658,14 +668,16 @@ static int scan_directory(struct discovery *d, int fd, char *path, size_t len, i
 		if (!l.items[i].is_dir || name_is(name, ".git") || scan_skips(name) ||
 		    len + 1 + n >= PATH_MAX)
 			continue;
-		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0)
-			continue;
 		path[len] = '/';
 		memcpy(path + len + 1, name, n + 1);
-		rc = scan_directory(d, sub, path, len + 1 + n, depth + 1);
+		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			rc = discovery_unopened(d, path, errno);
+		} else {
+			rc = scan_directory(d, sub, path, len + 1 + n, depth + 1);
+			close(sub);
+		}
 		path[len] = '\0';
-		close(sub);
 	}
 	listing_free(&l);
 	return rc;
@@ -675,8 +687,8 @@ static int scan_tree(struct discovery *d, const char *tree)
 {
 	char path[PATH_MAX];
 	int fd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* a writable file, not a tree */
+	if (fd < 0) /* a writable file (ENOTDIR) is not a tree */
+		return discovery_unopened(d, tree, errno);
 	snprintf(path, sizeof path, "%s", strcmp(tree, "/") == 0 ? "" : tree);
 	int rc = scan_directory(d, fd, path, strlen(path), 0);
 	close(fd);

@@ -499,6 +499,8 @@ int ancestors_check(struct discovery *d, const char *tree)
 	snprintf(path, sizeof path, "%s", tree);
 	for (size_t len = strlen(path); rc == 0;) {
 		int fd = open(len ? path : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && (rc = discovery_unopened(d, len ? path : "/", errno)) < 0)
+			break;
 		const char *base = strrchr(path, '/');
 		bool named_git = base && strcmp(base + 1, ".git") == 0;
 		if (fd >= 0 && (d->options & REPOSITORIES_REFUSE_STORES) &&

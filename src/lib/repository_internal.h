@@ -37,6 +37,13 @@ struct listing {
 /* names_kept false: only the has_* marks (a directory at the scan's bound). */
 int listing_read(struct discovery *d, int fd, struct listing *l, bool names_kept);
 int listing_read_path(struct discovery *d, const char *dir, struct listing *l);
+/*
+ * A directory the discovery could not open (errno e): passed over (0)
+ * for a reason of its own, which keeps the cage out too; for one of the
+ * caller's process (no descriptor left) the discovery fails, since what
+ * lies below would go unprotected (error_walk_passable).
+ */
+int discovery_unopened(struct discovery *d, const char *path, int e);
 int listing_add(int dir_fd, struct listing *l, const char *name, unsigned char type);
 void listing_mark(struct listing *l, const char *name);
 void listing_free(struct listing *l);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ahead.h"
+#include "error.h"
 #include "path_aliases.h"
 #include "raw_syscall.h"
 #include "syscalls.h"
@@ -26,17 +27,6 @@
 #endif
 
 #define ROOT_PRIVATE_DEPTH 16
-
-/*
- * What the walk may pass over: an entry removed or replaced while it is
- * read, or one refused to root by a security module, which refuses it to
- * a root caller's cage too. Anything else (no descriptor left, no
- * memory) would leave a root-only file unlisted, and fails the walk.
- */
-static bool walk_error_passable(int e)
-{
-	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == EACCES || e == EPERM;
-}
 
 /* Walks the directory dir_fd (closed here), whose path is path[0..len). */
 static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev, char ***list,
@@ -68,7 +58,7 @@ static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev
 		    len + 1 + l >= PATH_MAX)
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			rc = walk_error_passable(errno) ? 0 : -errno;
+			rc = error_walk_passable(errno) ? 0 : -errno;
 			continue;
 		}
 		if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
@@ -87,7 +77,7 @@ static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
 				rc = private_walk(sub, path, len + 1 + l, depth + 1, dev, list, n);
-			else if (!walk_error_passable(errno))
+			else if (!error_walk_passable(errno))
 				rc = -errno;
 		}
 	}

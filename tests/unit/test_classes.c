@@ -1,4 +1,7 @@
-/* Unit tests: the hard-deny classes, their documentation and their expansion. */
+/*
+ * Unit tests: the hard-deny classes, their documentation and their
+ * expansion, and the walks that find what a cage must hide.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +13,8 @@
 #include <unistd.h>
 
 #include "classes.h"
+#include "hardlinks.h"
+#include "repositories.h"
 #include "path_aliases.h"
 #include "root_private.h"
 #include "tap.h"
@@ -188,6 +193,50 @@ static void test_patterns(void)
 	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
 }
 
+/*
+ * fn's result in a child allowed `spare` descriptors besides those open
+ * now: 0 when it did what was expected, else its own code, or -1.
+ */
+static int with_descriptors(int spare, int (*fn)(void))
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int next = dup(0); /* the lowest free descriptor */
+		struct rlimit limit;
+		close(next);
+		getrlimit(RLIMIT_NOFILE, &limit);
+		limit.rlim_cur = (rlim_t)(next + spare);
+		if (next < 0 || setrlimit(RLIMIT_NOFILE, &limit) != 0)
+			_exit(3);
+		_exit(fn());
+	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static bool make_dirs(const char *path)
+{
+	char part[700];
+	snprintf(part, sizeof part, "%s", path);
+	for (char *slash = part + strlen(root) + 1; (slash = strchr(slash, '/')); slash++) {
+		*slash = '\0';
+		if (mkdir(part, 0755) != 0 && errno != EEXIST)
+			return false;
+		*slash = '/';
+	}
+	return mkdir(part, 0755) == 0 || errno == EEXIST;
+}
+
+static int private_walk_starved(void)
+{
+	char **paths = NULL;
+	size_t n = 0;
+	int rc = root_private_find(root, &paths, &n);
+	return rc == -EMFILE && n == 0 ? 0 : rc == 0 ? 1 : 2;
+}
+
 static bool listed(char **paths, size_t n, const char *rel)
 {
 	char path[700];
@@ -234,24 +283,78 @@ static void test_root_private_walk(void)
 	       "they may not list), and nothing they may");
 	path_strings_free(paths, n);
 
-	pid_t pid = fork();
-	if (pid == 0) {
-		int next = dup(0); /* the lowest free descriptor */
-		close(next);
-		struct rlimit limit;
-		getrlimit(RLIMIT_NOFILE, &limit);
-		limit.rlim_cur = (rlim_t)next + 2; /* the tree and "a", not "a/b" */
-		if (next < 0 || setrlimit(RLIMIT_NOFILE, &limit) != 0)
-			_exit(3);
-		rc = root_private_find(root, &paths, &n);
-		_exit(rc == -EMFILE && n == 0 ? 0 : rc == 0 ? 1 : 2);
-	}
-	int status = 0;
-	bool waited = pid > 0 && waitpid(pid, &status, 0) == pid;
-	tap_ok(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	int status = with_descriptors(2, private_walk_starved); /* the tree and "a", not "a/b" */
+	tap_ok(status == 0,
 	       "with no descriptor left for a directory, the walk fails (EMFILE) instead of "
 	       "listing only what it saw (child status %d)",
-	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	       status);
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
+static int hardlinks_starved(void)
+{
+	char loc[700], **findings = NULL;
+	struct procage_error err;
+	snprintf(loc, sizeof loc, "%s/hidden", root);
+	struct cage_path examined = { loc, PROCAGE_HIDE, CLASS_SECRETS, false };
+	int rc = hardlinks_check(&examined, 1, NULL, 0, &findings, &err);
+	procage_strings_free(findings);
+	return rc == -EMFILE && strstr(err.message, "checking hard links") ? 0 : rc == 0 ? 1 : 2;
+}
+
+/*
+ * The hard-link check walks the hidden locations for second names of
+ * their files: a directory it cannot open for want of descriptors fails
+ * the check (and so the spawn) rather than leave its files unexamined.
+ */
+static void test_hardlinks_walk(void)
+{
+	char path[700];
+	root_make();
+	snprintf(path, sizeof path, "%s/hidden/a/b", root);
+	bool made = make_dirs(path);
+	snprintf(path, sizeof path, "%s/hidden/a/b/key", root);
+	made = made && close(open(path, O_CREAT | O_WRONLY, 0600)) == 0;
+	if (!tap_ok(made, "the hard-link check's tree is made"))
+		return;
+	int status = with_descriptors(1, hardlinks_starved); /* "hidden", not "hidden/a" */
+	tap_ok(status == 0,
+	       "with no descriptor left for a directory of a hidden location, the hard-link "
+	       "check fails (EMFILE) instead of passing it over (child status %d)",
+	       status);
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
+static int discovery_starved(void)
+{
+	char ws[700];
+	struct repositories found;
+	struct procage_error err = { 0 };
+	snprintf(ws, sizeof ws, "%s/ws", root);
+	const char *trees[1] = { ws };
+	int rc = repositories_find(trees, 1, NULL, 0, &found, &err);
+	if (rc == 0)
+		repositories_free(&found);
+	return rc == -EMFILE && strstr(err.message, "finding the repositories") ? 0 : rc == 0 ? 1 : 2;
+}
+
+/*
+ * Repository discovery below a writable tree: a directory it cannot open
+ * for want of descriptors fails the discovery rather than leave the
+ * repositories below it unprotected.
+ */
+static void test_discovery_walk(void)
+{
+	char path[700];
+	root_make();
+	snprintf(path, sizeof path, "%s/ws/a/.git/hooks", root);
+	if (!tap_ok(make_dirs(path), "the discovery's tree is made"))
+		return;
+	int status = with_descriptors(1, discovery_starved); /* "ws", not "ws/a" */
+	tap_ok(status == 0,
+	       "with no descriptor left for a directory of a writable tree, repository "
+	       "discovery fails (EMFILE) instead of passing it over (child status %d)",
+	       status);
 	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
 }
 
@@ -270,5 +373,7 @@ int main(void)
 	test_patterns();
 	test_names();
 	test_root_private_walk();
+	test_hardlinks_walk();
+	test_discovery_walk();
 	return tap_done();
 }
