@@ -349,6 +349,8 @@ static int locations_add_pattern(struct class_locations *out, char *path, size_t
 	}
 	DIR *d = opendir(path);
 	int rc = 0;
+	if (!d && !error_walk_passable(errno))
+		return -errno; /* a profile there would go unhidden */
 	for (struct dirent *e; rc == 0 && d && (e = readdir(d));) {
 		size_t n = strlen(e->d_name);
 		if (walk_skips(e->d_name) || fnmatch(component, e->d_name, FNM_PERIOD) != 0 ||
@@ -435,7 +437,8 @@ int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		rc = rows_add_for_base(out, waived, BASE_SYSTEM, NULL);
 	if (rc < 0) {
 		class_locations_free(out);
-		return error_set(err, rc, "out of memory listing the hard-deny classes");
+		return error_set(err, rc, "listing the hard-deny classes' locations: %s",
+				 strerror(-rc));
 	}
 	rc = classes_add_repositories(waived, home, writable_trees, n_writable, 0, out, err);
 	if (rc < 0)

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "error.h"
+
 /* A hidden directory is walked this deep, and no further. */
 #define LINK_WALK_DEPTH 16
 
@@ -46,8 +48,8 @@ static int links_walk(char *path, size_t len, int depth, char ***targets, size_t
 {
 	DIR *d = opendir(path);
 	int rc = 0;
-	if (!d)
-		return 0; /* unreadable to us: not to the caged process either */
+	if (!d) /* unreadable to us, or gone: not to the caged process either */
+		return error_walk_passable(errno) ? 0 : -errno;
 	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
 		struct stat st;
 		size_t l = strlen(e->d_name);
@@ -81,7 +83,13 @@ int link_targets_in(const char *hidden_dir, char ***targets, size_t *n)
 	if (lstat(hidden_dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	snprintf(path, sizeof path, "%s", hidden_dir);
-	return links_walk(path, strlen(path), 0, targets, n);
+	int rc = links_walk(path, strlen(path), 0, targets, n);
+	if (rc < 0) {
+		path_strings_free(*targets, *n);
+		*targets = NULL;
+		*n = 0;
+	}
+	return rc;
 }
 
 /* ---- mounts --------------------------------------------------------------- */

@@ -12,7 +12,11 @@
 
 #include "paths.h"
 
-/* A list of canonical paths (NULL-terminated), or -ENOMEM. */
+/*
+ * The targets of the symbolic links below hidden_dir: a list of canonical
+ * paths (NULL-terminated), or a negative errno with nothing listed (no
+ * memory, or a directory not opened for want of descriptors).
+ */
 int link_targets_in(const char *hidden_dir, char ***targets, size_t *n);
 
 /* The mount table, read once for every location of one cage. */

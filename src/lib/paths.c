@@ -330,8 +330,9 @@ static int link_targets_resolve(struct cage_paths *c, struct procage_error *err)
 		size_t n = 0;
 		if (loc.access != PROCAGE_HIDE || loc.cls == CLASS_PROCESS_ACCESS)
 			continue;
-		if (link_targets_in(loc.path, &targets, &n) < 0)
-			return error_set(err, -ENOMEM, "out of memory");
+		if ((rc = link_targets_in(loc.path, &targets, &n)) < 0)
+			return error_set(err, rc, "looking for symbolic links in %s: %s", loc.path,
+					 strerror(-rc));
 		for (size_t j = 0; rc == 0 && j < n; j++) {
 			if (hidden_already(c, targets[j]))
 				continue;

@@ -358,6 +358,60 @@ static void test_discovery_walk(void)
 	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
 }
 
+static int links_starved(void)
+{
+	char hidden[700], **targets = NULL;
+	size_t n = 0;
+	snprintf(hidden, sizeof hidden, "%s/hidden", root);
+	int rc = link_targets_in(hidden, &targets, &n);
+	path_strings_free(targets, n);
+	return rc == -EMFILE && n == 0 ? 0 : rc == 0 ? 1 : 2;
+}
+
+static int patterns_starved(void)
+{
+	char home[700];
+	struct class_locations l;
+	struct procage_error err = { 0 };
+	snprintf(home, sizeof home, "%s/home", root);
+	int rc = classes_expand(0, home, NULL, NULL, 0, &l, &err);
+	if (rc == 0)
+		class_locations_free(&l);
+	return rc == -EMFILE && strstr(err.message, "hard-deny classes") ? 0 : rc == 0 ? 1 : 2;
+}
+
+/*
+ * The targets of links inside a hidden location (R-41), and the classes'
+ * patterns (a snap browser's profile): a directory neither walk can open
+ * for want of descriptors fails it, rather than leave what is below
+ * unhidden.
+ */
+static void test_link_and_pattern_walks(void)
+{
+	char path[700], target[700];
+	root_make();
+	snprintf(path, sizeof path, "%s/hidden/a/b", root);
+	bool made = make_dirs(path);
+	snprintf(path, sizeof path, "%s/hidden/a/b/link", root);
+	snprintf(target, sizeof target, "%s/elsewhere", root);
+	made = made && symlink(target, path) == 0;
+	snprintf(path, sizeof path, "%s/home/snap/firefox/common/.mozilla", root);
+	made = made && make_dirs(path);
+	if (!tap_ok(made, "the link and pattern walks' trees are made"))
+		return;
+	int status = with_descriptors(1, links_starved); /* "hidden", not "hidden/a" */
+	tap_ok(status == 0,
+	       "with no descriptor left for a directory of a hidden location, the search for "
+	       "link targets fails (EMFILE) (child status %d)",
+	       status);
+	status = with_descriptors(1, patterns_starved); /* "snap", not "snap/firefox" */
+	tap_ok(status == 0,
+	       "with no descriptor left for a directory a class pattern must list, the "
+	       "classes' expansion fails (EMFILE) (child status %d)",
+	       status);
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
 static void test_names(void)
 {
 	tap_ok(class_from_name("secrets") == CLASS_SECRETS &&
@@ -375,5 +429,6 @@ int main(void)
 	test_root_private_walk();
 	test_hardlinks_walk();
 	test_discovery_walk();
+	test_link_and_pattern_walks();
 	return tap_done();
 }
