@@ -57,20 +57,22 @@ static void *flip_rename(void *arg)
 }
 
 /*
- * The allowed state of what run races: the text A, the link at its first
- * target, the directory in place.
+ * A state of what run races, put by the calling thread itself: the
+ * allowed one (the text A, the link at its first target, the directory in
+ * place) or the other (the text B, the link at its second target; a
+ * directory renamed away has no other state worth putting).
  */
-static void restore_allowed(const struct flipper *f, void *(*run)(void *))
+static void state_put(const struct flipper *f, void *(*run)(void *), bool other)
 {
 	char tmp[PATH_MAX], away[PATH_MAX];
 	if (run == flip_text) {
-		strcpy(f->buf, f->a);
+		strcpy(f->buf, other ? f->b : f->a);
 	} else if (run == flip_link) {
 		snprintf(tmp, sizeof tmp, "%s.main", f->link);
 		(void)unlink(tmp);
-		if (symlink(f->a, tmp) == 0)
+		if (symlink(other ? f->b : f->a, tmp) == 0)
 			(void)rename(tmp, f->link);
-	} else if (run == flip_rename) {
+	} else if (run == flip_rename && !other) {
 		snprintf(away, sizeof away, "%s.away", f->moving);
 		(void)rename(away, f->moving);
 	}
@@ -138,14 +140,20 @@ int do_race_create(char **args)
 	long made = 0;
 	for (long i = 0; i < n; i++) {
 		/*
-		 * Every other call, this thread puts the allowed state back
-		 * itself: on a loaded machine the other thread may sleep
-		 * through all N calls with the path in either state, and the
-		 * control (something allowed went through) would then depend
-		 * on the scheduler. The race goes on in the other calls.
+		 * On a loaded machine the other thread may sleep through all
+		 * N calls with the path in either state: every other call this
+		 * thread puts the allowed state back itself, so that the
+		 * control (something allowed went through) does not depend on
+		 * the scheduler, and one call in four puts the other state,
+		 * so that without the cage the attack lands whatever the
+		 * scheduler does (the sandbox-off run needs every canary to
+		 * fail then). The other thread races all of them, and the
+		 * fourth call is its state alone.
 		 */
 		if (i % 2 == 0)
-			restore_allowed(&f, run);
+			state_put(&f, run, false);
+		else if (i % 4 == 1)
+			state_put(&f, run, true);
 		/*
 		 * In the text modes the allowed entry is removed after each
 		 * success, so that every call makes a new entry (a call on an
