@@ -95,6 +95,13 @@ static inline bool cage_brokered(const struct procage_cage *c)
  * private temporary directory, their own /proc granted again)?
  */
 bool cage_run_rules_needed(const struct procage_cage *c);
+/*
+ * Where the runs' private temporary directories go (c->tmp_base, and
+ * c->tmp_mounted on tier T1): the policy's base, else $TMPDIR, /tmp (and
+ * /var/tmp on T1), the first no grant makes reachable; refused when none
+ * can (cage_tmp.c).
+ */
+int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err);
 
 /* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
 int cage_make(const struct procage_policy *policy, struct procage_cage **out,
