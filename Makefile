@@ -76,7 +76,7 @@ TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
 SUITE_BINS := $(BUILD)/tests/escape_linux $(BUILD)/tests/probe $(BUILD)/tests/without_userns \
 	$(BUILD)/tests/kernel_facts
 BENCH_BINS := $(BUILD)/bench/spawn_bench $(BUILD)/bench/hardlinks_bench \
-	$(BUILD)/bench/broker_bench $(BUILD)/bench/notify_bench
+	$(BUILD)/bench/broker_bench $(BUILD)/bench/notify_bench $(BUILD)/bench/floor_launcher
 
 STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)

@@ -114,6 +114,7 @@ int main(int argc, char **argv)
 	} canaries[] = {
 	    {"r02", r02_a_rule_spelled_through_a_symlink_binds_its_target},
 	    {"r02", r02_a_bind_mount_alias_reaches_no_hidden_location},
+	    {"r02", r02_a_mount_inside_a_grant_gets_no_more_than_its_other_name},
 	    {"r02", r02_the_home_is_found_whatever_home_says},
 	    {"r02", r02_a_grant_swapped_for_a_link_while_the_cage_is_made_binds_nothing},
 	    {"r04", r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed},

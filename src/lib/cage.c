@@ -256,9 +256,10 @@ static int root_private_idmap_choose(struct procage_cage *c)
 	    !realpath(ROOT_PRIVATE_TREE, real) || strcmp(real, ROOT_PRIVATE_TREE) != 0)
 		return -ENOTSUP;
 	/*
-	 * /etc reached through another mount (a bind mount of it or of /)
-	 * would show its real owners there: the walk hides each root-only
-	 * path under every spelling (mount_aliases_resolve).
+	 * /etc reached through another mount (a bind mount of it, of /, or
+	 * of a directory in it) would show its real owners there: the walk
+	 * hides each root-only path under every spelling
+	 * (mount_aliases_resolve).
 	 */
 	struct mount_table *mounts = NULL;
 	char **aliases = NULL;
@@ -266,6 +267,8 @@ static int root_private_idmap_choose(struct procage_cage *c)
 	int rc = mount_table_read(&mounts);
 	if (rc == 0)
 		rc = mount_aliases_of(mounts, ROOT_PRIVATE_TREE, &aliases, &n_aliases);
+	if (rc == 0 && mount_shows_part_of(mounts, ROOT_PRIVATE_TREE))
+		rc = -EXDEV;
 	path_strings_free(aliases, n_aliases);
 	mount_table_free(mounts);
 	if (rc < 0 || n_aliases > 0)

@@ -36,7 +36,7 @@ struct denial_grant {
 struct denial_location {
 	char *path;		  /* canonical */
 	enum procage_access deny; /* PROCAGE_HIDE or PROCAGE_PROTECT */
-	int cls;		  /* enum class_id, or -1: the policy's own rule */
+	int cls;		  /* enum class_id, -1: the policy's own rule, or CAGE_PATH_ALIAS */
 };
 
 /* The rules a run's refusals are judged by: its own copy. */

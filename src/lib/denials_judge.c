@@ -186,6 +186,11 @@ static bool judge_location(const struct denial_rules *r, enum denial_op op, cons
 		return false;
 	set(out, op, path, l->deny == PROCAGE_HIDE ? "hidden" : "read-only");
 	snprintf(out->group, sizeof out->group, "%s", l->path);
+	if (l->cls == CAGE_PATH_ALIAS) {
+		/* A mount's other name: granting that name is the remedy. */
+		snprintf(out->rule, sizeof out->rule, "mount-alias");
+		return true;
+	}
 	if (l->cls < 0) {
 		/* The caller's own --hide or --protect: the remedy is to drop it. */
 		snprintf(out->rule, sizeof out->rule, "policy");

@@ -68,7 +68,11 @@ void denial_line(const struct denial *d, char *buf, size_t size)
 		snprintf(paren, sizeof paren, " (%s)", flag);
 	else if (d->rule[0])
 		snprintf(paren, sizeof paren, " (%s)",
-			 strcmp(d->rule, "policy") == 0 ? "the policy's own rule" : d->rule);
+			 strcmp(d->rule, "policy") == 0 ? "the policy's own rule"
+			 : strcmp(d->rule, "mount-alias") != 0 ? d->rule
+			 : strcmp(d->reason, "hidden") == 0
+			     ? "a mount of a hidden location"
+			     : "a mount of a location the policy does not let the command write");
 	else
 		paren[0] = '\0';
 	snprintf(buf, size, "%s %s: %s%s", d->op, subject, d->reason, paren);

@@ -186,6 +186,16 @@ void mount_table_free(struct mount_table *t)
 	free(t);
 }
 
+size_t mount_table_size(const struct mount_table *t)
+{
+	return t->n;
+}
+
+const char *mount_table_point(const struct mount_table *t, size_t i)
+{
+	return t->items[i].point;
+}
+
 static bool within(const char *path, const char *tree)
 {
 	size_t n = strlen(tree);
@@ -210,6 +220,22 @@ static const struct mount_entry *mount_of(const struct mount_table *t, const cha
 		    (!best || strlen(t->items[i].point) >= strlen(best->point)))
 			best = &t->items[i];
 	return best;
+}
+
+bool mount_shows_part_of(const struct mount_table *t, const char *tree)
+{
+	char inner[PATH_MAX];
+	const struct mount_entry *home = mount_of(t, tree);
+	if (!home || snprintf(inner, sizeof inner, "%s%s", strcmp(home->root, "/") == 0 ? "" : home->root,
+			      below(tree, home->point)) >= (int)sizeof inner)
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mount_entry *m = &t->items[i];
+		if (strcmp(m->device, home->device) == 0 && within(m->root, inner) &&
+		    strcmp(m->root, inner) != 0 && !within(m->point, tree))
+			return true;
+	}
+	return false;
 }
 
 int mount_aliases_of(const struct mount_table *t, const char *path, char ***aliases, size_t *n)

@@ -8,6 +8,7 @@
 #ifndef PROCAGE_PATH_ALIASES_H
 #define PROCAGE_PATH_ALIASES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "paths.h"
@@ -23,6 +24,15 @@ int link_targets_in(const char *hidden_dir, char ***targets, size_t *n);
 struct mount_table;
 int mount_table_read(struct mount_table **out);
 void mount_table_free(struct mount_table *t);
+/* The table's mount points, in its order. */
+size_t mount_table_size(const struct mount_table *t);
+const char *mount_table_point(const struct mount_table *t, size_t i);
+/*
+ * Does another mount show a directory below tree (a bind mount of
+ * /etc/default elsewhere)? Its files are then reached under a spelling
+ * outside tree too.
+ */
+bool mount_shows_part_of(const struct mount_table *t, const char *tree);
 /* Every other spelling of path that reaches the same inode through another mount. */
 int mount_aliases_of(const struct mount_table *t, const char *path, char ***aliases, size_t *n);
 

@@ -34,6 +34,10 @@ bool path_within(const char *path, const char *tree)
 
 const char *cage_path_origin(const struct cage_path *p, char *buf, size_t size)
 {
+	if (p->cls == CAGE_PATH_ALIAS)
+		return p->access == PROCAGE_HIDE ? "another name of a hidden location"
+						 : "another name of a location the policy does not "
+						   "let the command write";
 	if (p->cls < 0)
 		return "the policy";
 	snprintf(buf, size, "the %s class", class_name(p->cls));
@@ -99,6 +103,12 @@ static int grant_inside_refusal(const struct cage_path *g, const struct cage_pat
 				 "to grant it",
 				 policy_access_name(g->access), g->path, d->path,
 				 cage_path_origin(d, origin, sizeof origin), verb);
+	if (d->cls == CAGE_PATH_ALIAS)
+		return error_set(err, -EPERM,
+				 "the %s rule for %s lies inside the mount %s, %s: grant that "
+				 "location under its own name",
+				 policy_access_name(g->access), g->path, d->path,
+				 cage_path_origin(d, origin, sizeof origin));
 	return error_set(err, -EINVAL, "conflicting rules: %s %s lies inside %s %s",
 			 policy_access_name(g->access), g->path, policy_access_name(d->access),
 			 d->path);
@@ -361,15 +371,10 @@ static bool denied(const struct cage_paths *c, const char *path, enum procage_ac
  * masked there too on tier T1, granted around on T2, and a grant inside
  * one is refused like a grant inside the location.
  */
-static int mount_aliases_resolve(struct cage_paths *c, struct procage_error *err)
+static int mount_aliases_resolve(struct cage_paths *c, const struct mount_table *mounts,
+				 struct procage_error *err)
 {
-	struct mount_table *mounts = NULL;
-	int rc = mount_table_read(&mounts);
-	if (rc < 0)
-		return error_set(err, rc,
-				 "reading /proc/self/mountinfo to find other names of the hidden "
-				 "and protected locations: %s",
-				 strerror(-rc));
+	int rc = 0;
 	size_t n_locations = c->n_examined;
 	for (size_t i = 0; rc == 0 && i < n_locations; i++) {
 		const struct cage_path loc = c->examined[i];
@@ -400,6 +405,80 @@ static int mount_aliases_resolve(struct cage_paths *c, struct procage_error *err
 				rc = error_set(err, -ENOMEM, "out of memory");
 		path_strings_free(aliases, n);
 	}
+	return rc;
+}
+
+/* The hidden location path lies in, or NULL. */
+static const struct cage_path *hidden_by(const struct cage_paths *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_examined; i++)
+		if (c->examined[i].access == PROCAGE_HIDE && path_within(path, c->examined[i].path))
+			return &c->examined[i];
+	return NULL;
+}
+
+/* Does the policy let the command write path, under this spelling? */
+static bool writable_as_spelled(const struct cage_paths *c, const char *path)
+{
+	const char *by = NULL;
+	for (size_t i = 0; i < c->n_examined; i++)
+		if (path_within(path, c->examined[i].path))
+			return false;
+	return reaching_access(c, path, &by) == PROCAGE_WRITE;
+}
+
+/*
+ * A mount inside a grant whose content has another name (a bind mount of
+ * /etc, of ~/.ssh/keys or of a read-only tree, in the workspace) gets no
+ * more than that name does: hidden where the other name lies in a hidden
+ * location, read-only where the policy does not let the command write
+ * it. A grant follows the file, not the string: without this, a write
+ * grant holding a bind mount of /etc lets the command write /etc.
+ */
+static int grant_mount_aliases_resolve(struct cage_paths *c, const struct mount_table *mounts,
+				       struct procage_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < mount_table_size(mounts); i++) {
+		const char *point = mount_table_point(mounts, i), *by = NULL;
+		enum procage_access reach = reaching_access(c, point, &by);
+		char **aliases = NULL;
+		size_t n = 0;
+		if (!reach || strcmp(point, by) == 0 || hidden_by(c, point))
+			continue; /* outside the grants, a grant itself, or hidden already */
+		if (mount_aliases_of(mounts, point, &aliases, &n) < 0)
+			return error_set(err, -ENOMEM, "out of memory");
+		const struct cage_path *hidden = NULL;
+		bool read_only = false;
+		for (size_t j = 0; j < n && !hidden; j++) {
+			hidden = hidden_by(c, aliases[j]);
+			read_only = read_only || !writable_as_spelled(c, aliases[j]);
+		}
+		if (hidden)
+			rc = denial_consider(c, &(struct cage_path){ (char *)point, PROCAGE_HIDE,
+								     CAGE_PATH_ALIAS, false },
+					     err);
+		else if (read_only && writable_as_spelled(c, point))
+			rc = denial_consider(c, &(struct cage_path){ (char *)point, PROCAGE_PROTECT,
+								     CAGE_PATH_ALIAS, false },
+					     err);
+		path_strings_free(aliases, n);
+	}
+	return rc;
+}
+
+static int host_mounts_resolve(struct cage_paths *c, struct procage_error *err)
+{
+	struct mount_table *mounts = NULL;
+	int rc = mount_table_read(&mounts);
+	if (rc < 0)
+		return error_set(err, rc,
+				 "reading /proc/self/mountinfo to find other names of the hidden "
+				 "and protected locations: %s",
+				 strerror(-rc));
+	rc = mount_aliases_resolve(c, mounts, err);
+	if (rc == 0)
+		rc = grant_mount_aliases_resolve(c, mounts, err);
 	mount_table_free(mounts);
 	return rc;
 }
@@ -430,7 +509,7 @@ int paths_resolve_host(const struct procage_policy *p, bool root_private_walk,
 	if (rc == 0)
 		rc = link_targets_resolve(out, err);
 	if (rc == 0)
-		rc = mount_aliases_resolve(out, err);
+		rc = host_mounts_resolve(out, err);
 	if (rc < 0) {
 		cage_paths_free(out);
 		return rc;

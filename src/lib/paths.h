@@ -13,7 +13,7 @@
 struct cage_path {
 	char *path;               /* canonical */
 	enum procage_access access; /* grants: READ or WRITE; denials: PROTECT or HIDE */
-	int cls;                  /* enum class_id, or -1 for the policy's own rule */
+	int cls;                  /* enum class_id, -1 for the policy's own rule, or CAGE_PATH_ALIAS */
 	/*
 	 * A denial of a path that did not exist when the cage was made (a
 	 * repository's commondir, config.worktree, an include target): a
@@ -24,6 +24,12 @@ struct cage_path {
 	 */
 	bool absent;
 };
+
+/*
+ * The origin of a denial laid over a mount inside a grant whose content
+ * has another name the policy hides or does not let the command write.
+ */
+#define CAGE_PATH_ALIAS (-2)
 
 struct cage_paths {
 	struct cage_path *grants;

@@ -14,6 +14,7 @@
  * in the probe's output, a file the run would have made.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
@@ -32,7 +33,7 @@ static const char secret[] = "r02: the key\n";
 
 /* ---- a helper with a mount namespace of its own ------------------------ */
 
-#define HELPER_RUNS 5
+#define HELPER_RUNS 6
 
 struct helper_out {
 	bool entered;
@@ -216,16 +217,129 @@ out:
 	caged_ws_free(ws);
 }
 
+/* ---- a mount inside a write grant ---------------------------------- */
+
+struct grant_mount {
+	char alias[PATH_MAX], alias_planted[PATH_MAX], alias_notes[PATH_MAX], keys[PATH_MAX],
+	    keys_mount[PATH_MAX], keys_mount_key[PATH_MAX], plain[PATH_MAX], uncaged_planted[PATH_MAX],
+	    alias_sub[PATH_MAX], alias_sub_planted[PATH_MAX];
+};
+
+static void grant_mount_runs(struct caged_ws *ws, const void *arg, struct helper_out *out)
+{
+	const struct grant_mount *g = arg;
+	if (mount(ws->ro, g->alias, NULL, MS_BIND, NULL) != 0 ||
+	    mount(g->keys, g->keys_mount, NULL, MS_BIND, NULL) != 0) {
+		out->entered = false;
+		snprintf(out->why, sizeof out->why, "bind mounts: %s", strerror(errno));
+		return;
+	}
+	out->r[0] = run_caged(ws, NULL, "write-file", g->alias_planted, "x", NULL);
+	out->r[1] = run_caged(ws, NULL, "read-file", g->keys_mount_key, NULL);
+	out->r[2] = run_caged(ws, NULL, "read-file", g->alias_notes, NULL);
+	out->r[3] = run_caged(ws, NULL, "write-file", g->plain, "x", NULL);
+	out->r[4] = run_uncaged(ws, NULL, "write-file", g->uncaged_planted, "x", NULL);
+	/* A write grant spelled inside the mount. */
+	struct procage_error err = {0};
+	if (procage_policy_allow(ws->policy, g->alias_sub, PROCAGE_WRITE, &err) < 0)
+		policy_refused(&out->r[5], err.message);
+	else
+		out->r[5] = run_caged(ws, NULL, "write-file", g->alias_sub_planted, "x", NULL);
+}
+
+/*
+ * A write grant holding a bind mount of a read-only tree (a root caller's
+ * workspace with /etc mounted in it) would let the command write that
+ * tree under the mount's name; one holding a mount of a directory inside a
+ * hidden location (~/.ssh/keys) would let it read the keys. The mount gets
+ * no more than the other name does.
+ */
+void r02_a_mount_inside_a_grant_gets_no_more_than_its_other_name(const struct tier *t)
+{
+	char planted[PATH_MAX], key[PATH_MAX], notes[PATH_MAX], sub[PATH_MAX], sub_planted[PATH_MAX];
+	struct grant_mount g;
+	struct caged_ws *ws = workspace(t, "r02m");
+	struct helper_out *out = calloc(1, sizeof *out);
+	if (!ws || !out || cage_refused_here(t, ws, "r02m"))
+		goto out;
+	if (!path_join(t, g.alias, ws->rw, "mounted-ro") ||
+	    !path_join(t, g.alias_planted, g.alias, "planted") ||
+	    !path_join(t, g.alias_notes, g.alias, "notes.txt") ||
+	    !path_join(t, g.uncaged_planted, g.alias, "planted-uncaged") ||
+	    !path_join(t, g.keys, ws->home, ".ssh/keys") ||
+	    !path_join(t, key, g.keys, "id_work") ||
+	    !path_join(t, g.keys_mount, ws->rw, "mounted-keys") ||
+	    !path_join(t, g.keys_mount_key, g.keys_mount, "id_work") ||
+	    !path_join(t, g.plain, ws->rw, "plain.txt") ||
+	    !path_join(t, planted, ws->ro, "planted") ||
+	    !path_join(t, notes, ws->ro, "notes.txt") || !path_join(t, sub, ws->ro, "sub") ||
+	    !path_join(t, sub_planted, sub, "planted") ||
+	    !path_join(t, g.alias_sub, g.alias, "sub") ||
+	    !path_join(t, g.alias_sub_planted, g.alias_sub, "planted"))
+		goto out;
+	if (!fixture(t,
+		     make_dirs(g.alias) && make_dirs(g.keys_mount) && make_dirs(sub) &&
+			 put_file(key, secret) &&
+			 put_file(notes, "r02m: notes\n") && put_file(g.plain, "before\n"),
+		     "r02m: fixtures in %s", ws->root))
+		goto out;
+	if (!in_private_mounts(t, ws, grant_mount_runs, &g, out))
+		goto out;
+	if (!out->entered) {
+		skip(t,
+		     "r02m: a mount inside a write grant: CANNOT RUN HERE: no mount namespace of "
+		     "the test's own (%s)",
+		     out->why);
+		goto out;
+	}
+	check(t, refused(&out->r[0]) && !caged_path_exists(planted), &out->r[0],
+	      "r02m: a bind mount of the read-only tree inside the write grant cannot be written "
+	      "through (nothing made in %s)",
+	      ws->ro);
+	check(t, refused(&out->r[1]) && !strstr(out->r[1].out, "r02:"), &out->r[1],
+	      "r02m: a bind mount of a directory inside the hidden ~/.ssh cannot be read through");
+	check(t,
+	      refused_before_any_child(&out->r[5]) && strstr(out->r[5].error, "own name") &&
+		  !caged_path_exists(sub_planted),
+	      &out->r[5],
+	      "r02m: a write grant spelled inside the mount is refused before any child, asking "
+	      "for the location under its own name");
+	check(t, did_it(&out->r[2]) && strstr(out->r[2].out, "r02m: notes"), &out->r[2],
+	      "r02m: control: in the cage the read-only tree is read through the mount");
+	check(t, did_it(&out->r[3]), &out->r[3],
+	      "r02m: control: in the cage the rest of the write grant is written (an existing "
+	      "file: on tier T2 no new entry is made beside the mount, as beside a protected "
+	      "location)");
+	check(t, did_it(&out->r[4]), &out->r[4],
+	      "r02m: control: without the cage the read-only tree is written through the mount");
+out:
+	free(out);
+	caged_ws_free(ws);
+}
+
 /* ---- R-42: /etc reached through a bind mount of it ---------------------- */
 
 struct etc_alias {
 	char alias[PATH_MAX], unlisted[PATH_MAX], alias_shadow[PATH_MAX],
 	    alias_unlisted[PATH_MAX], alias_passwd[PATH_MAX];
+	/* A root-only file in a directory below /etc, that directory, and its mount. */
+	char deep[PATH_MAX], deep_dir[PATH_MAX], part[PATH_MAX], part_file[PATH_MAX];
 };
 
 static void etc_alias_runs(struct caged_ws *ws, const void *arg, struct helper_out *out)
 {
 	const struct etc_alias *a = arg;
+	/* First a directory of /etc alone: /etc itself has no other name yet. */
+	if (a->deep[0]) {
+		if (mount(a->deep_dir, a->part, NULL, MS_BIND, NULL) != 0) {
+			out->entered = false;
+			snprintf(out->why, sizeof out->why, "bind mount of %.300s: %s", a->deep_dir,
+				 strerror(errno));
+			return;
+		}
+		out->r[4] = run_caged(ws, NULL, "read-file", a->part_file, NULL);
+		out->r[5] = run_uncaged(ws, NULL, "read-file", a->part_file, NULL);
+	}
 	if (mount("/etc", a->alias, NULL, MS_BIND, NULL) != 0) {
 		out->entered = false;
 		snprintf(out->why, sizeof out->why, "bind mount of /etc: %s", strerror(errno));
@@ -235,6 +349,24 @@ static void etc_alias_runs(struct caged_ws *ws, const void *arg, struct helper_o
 	out->r[1] = run_caged(ws, NULL, "read-file", a->alias_shadow, NULL);
 	out->r[2] = run_caged(ws, NULL, "read-file", a->alias_passwd, NULL);
 	out->r[3] = run_uncaged(ws, NULL, "read-file", a->alias_unlisted, NULL);
+}
+
+/* A root-only file no class lists, in a directory below /etc; false if none. */
+static bool root_only_unlisted_below_etc(char *found, size_t size)
+{
+	DIR *d = opendir("/etc");
+	bool got = false;
+	for (struct dirent *e; d && !got && (e = readdir(d));) {
+		char sub[PATH_MAX];
+		struct stat st;
+		if (e->d_name[0] == '.' || snprintf(sub, sizeof sub, "/etc/%s", e->d_name) >= (int)sizeof sub)
+			continue;
+		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & S_IXOTH))
+			got = root_only_unlisted(sub, 1, found, size);
+	}
+	if (d)
+		closedir(d);
+	return got;
 }
 
 /* The run read something: its output is judged by length and then wiped. */
@@ -276,6 +408,16 @@ void r42_an_alias_of_etc_reaches_no_root_only_file(const struct tier *t)
 	    !path_join(t, a.alias_passwd, a.alias, "passwd") ||
 	    !fixture(t, make_dirs(a.alias), "r42a: %s made", a.alias))
 		goto out;
+	a.deep[0] = '\0';
+	if (root_only_unlisted_below_etc(a.deep, sizeof a.deep)) {
+		snprintf(a.deep_dir, sizeof a.deep_dir, "%s", a.deep);
+		*strrchr(a.deep_dir, '/') = '\0';
+		/* In a tree the policy grants reading: reached there, as /etc is. */
+		if (!path_join(t, a.part, ws->ro, "etc-part") ||
+		    !path_join(t, a.part_file, a.part, strrchr(a.deep, '/') + 1) ||
+		    !fixture(t, make_dirs(a.part), "r42a: %s made", a.part))
+			goto out;
+	}
 	if (!in_private_mounts(t, ws, etc_alias_runs, &a, out))
 		goto out;
 	if (!out->entered) {
@@ -297,6 +439,19 @@ void r42_an_alias_of_etc_reaches_no_root_only_file(const struct tier *t)
 	      "r42a: control: in the cage /etc/passwd is read through the alias");
 	check(t, read_something(&out->r[3]), &out->r[3],
 	      "r42a: control: without the cage root reads %s through the alias", a.unlisted);
+	if (!a.deep[0]) {
+		skip(t,
+		     "r42a: a bind mount of a directory of /etc: CANNOT RUN HERE: no root-only file "
+		     "that no class lists lies in a directory below /etc");
+		goto out;
+	}
+	bool read_deep = read_something(&out->r[4]);
+	check(t, refused(&out->r[4]) && !read_deep, &out->r[4],
+	      "r42a: through a bind mount of %s alone, %s (root-only, listed by no class) cannot "
+	      "be read",
+	      a.deep_dir, a.deep);
+	check(t, read_something(&out->r[5]), &out->r[5],
+	      "r42a: control: without the cage root reads %s through that mount", a.deep);
 out:
 	free(out);
 	caged_ws_free(ws);

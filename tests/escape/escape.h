@@ -155,6 +155,7 @@ void r04_the_working_directory_is_entered_after_the_masks(const struct tier *t);
 void r04_a_nested_grant_cannot_be_renamed_through_an_outer_one(const struct tier *t);
 /* aliases.c: other names of hidden locations */
 void r02_a_bind_mount_alias_reaches_no_hidden_location(const struct tier *t);
+void r02_a_mount_inside_a_grant_gets_no_more_than_its_other_name(const struct tier *t);
 void r02_the_home_is_found_whatever_home_says(const struct tier *t);
 void r02_a_grant_swapped_for_a_link_while_the_cage_is_made_binds_nothing(const struct tier *t);
 void r41_targets_of_links_in_hidden_locations_are_hidden(const struct tier *t);
