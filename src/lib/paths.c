@@ -417,6 +417,15 @@ static const struct cage_path *hidden_by(const struct cage_paths *c, const char 
 	return NULL;
 }
 
+/* Does a rule of the policy name path itself? */
+static bool granted_as_spelled(const struct cage_paths *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_grants; i++)
+		if (strcmp(c->grants[i].path, path) == 0)
+			return true;
+	return false;
+}
+
 /* Does the policy let the command write path, under this spelling? */
 static bool writable_as_spelled(const struct cage_paths *c, const char *path)
 {
@@ -444,7 +453,7 @@ static int grant_mount_aliases_resolve(struct cage_paths *c, const struct mount_
 		enum procage_access reach = reaching_access(c, point, &by);
 		char **aliases = NULL;
 		size_t n = 0;
-		if (!reach || strcmp(point, by) == 0 || hidden_by(c, point))
+		if (!reach || granted_as_spelled(c, point) || hidden_by(c, point))
 			continue; /* outside the grants, a grant itself, or hidden already */
 		if (mount_aliases_of(mounts, point, &aliases, &n) < 0)
 			return error_set(err, -ENOMEM, "out of memory");

@@ -33,7 +33,7 @@ static const char secret[] = "r02: the key\n";
 
 /* ---- a helper with a mount namespace of its own ------------------------ */
 
-#define HELPER_RUNS 6
+#define HELPER_RUNS 7
 
 struct helper_out {
 	bool entered;
@@ -222,7 +222,7 @@ out:
 struct grant_mount {
 	char alias[PATH_MAX], alias_planted[PATH_MAX], alias_notes[PATH_MAX], keys[PATH_MAX],
 	    keys_mount[PATH_MAX], keys_mount_key[PATH_MAX], plain[PATH_MAX], uncaged_planted[PATH_MAX],
-	    alias_sub[PATH_MAX], alias_sub_planted[PATH_MAX];
+	    alias_sub[PATH_MAX], alias_sub_planted[PATH_MAX], alias_named[PATH_MAX];
 };
 
 static void grant_mount_runs(struct caged_ws *ws, const void *arg, struct helper_out *out)
@@ -245,6 +245,12 @@ static void grant_mount_runs(struct caged_ws *ws, const void *arg, struct helper
 		policy_refused(&out->r[5], err.message);
 	else
 		out->r[5] = run_caged(ws, NULL, "write-file", g->alias_sub_planted, "x", NULL);
+	/* A write grant naming the mount itself: the caller's own choice. */
+	if (caged_ws_reset_policy(ws) < 0 ||
+	    procage_policy_allow(ws->policy, g->alias, PROCAGE_WRITE, &err) < 0)
+		policy_refused(&out->r[6], err.message[0] ? err.message : "the default policy");
+	else
+		out->r[6] = run_caged(ws, NULL, "write-file", g->alias_named, "x", NULL);
 }
 
 /*
@@ -275,7 +281,8 @@ void r02_a_mount_inside_a_grant_gets_no_more_than_its_other_name(const struct ti
 	    !path_join(t, notes, ws->ro, "notes.txt") || !path_join(t, sub, ws->ro, "sub") ||
 	    !path_join(t, sub_planted, sub, "planted") ||
 	    !path_join(t, g.alias_sub, g.alias, "sub") ||
-	    !path_join(t, g.alias_sub_planted, g.alias_sub, "planted"))
+	    !path_join(t, g.alias_sub_planted, g.alias_sub, "planted") ||
+	    !path_join(t, g.alias_named, g.alias, "named"))
 		goto out;
 	if (!fixture(t,
 		     make_dirs(g.alias) && make_dirs(g.keys_mount) && make_dirs(sub) &&
@@ -312,6 +319,9 @@ void r02_a_mount_inside_a_grant_gets_no_more_than_its_other_name(const struct ti
 	      "location)");
 	check(t, did_it(&out->r[4]), &out->r[4],
 	      "r02m: control: without the cage the read-only tree is written through the mount");
+	check(t, did_it(&out->r[6]), &out->r[6],
+	      "r02m: control: a write rule naming the mount itself is the caller's choice: the "
+	      "run writes there");
 out:
 	free(out);
 	caged_ws_free(ws);
