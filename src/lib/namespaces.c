@@ -107,6 +107,15 @@ static int mount_apply(int mask_source, const struct plan_mount *m)
 		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
 	};
 	int target = mount_target_open(m->path), tree, rc = 0;
+	/*
+	 * A path this setup cannot reach (a socket in another user's private
+	 * directory: only the caller's own ids are mapped here) is passed
+	 * over: the command, with fewer rights than this setup, cannot reach
+	 * it either; so is a socket gone since the plan listed it. Anything
+	 * else gone, or a link found on the way, still fails the run.
+	 */
+	if (target == -EACCES || (target == -ENOENT && m->bound_socket))
+		return 0;
 	if (target < 0)
 		return target;
 	if (m->kind == PLAN_MOUNT_READ_ONLY || m->kind == PLAN_MOUNT_PIN)

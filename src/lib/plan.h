@@ -31,6 +31,12 @@ enum plan_mount_kind {
 struct plan_mount {
 	enum plan_mount_kind kind;
 	const char *path; /* canonical; must not have changed into a symlink */
+	/*
+	 * A socket bound when the plan was made, masked because the cage
+	 * names others: one gone by the time the mask is laid (its listener
+	 * closed) is passed over.
+	 */
+	bool bound_socket;
 };
 
 /*

@@ -47,7 +47,7 @@ static int list_add(struct mount_list *l, enum plan_mount_kind kind, const char 
 		l->items = grown;
 		l->cap = cap;
 	}
-	l->items[l->n++] = (struct plan_mount){ kind, path };
+	l->items[l->n++] = (struct plan_mount){ kind, path, false };
 	return 0;
 }
 
@@ -153,8 +153,11 @@ static int sockets_add(const struct procage_cage *cage, struct mount_list *l,
 			continue;
 		const char *kept = list_own(l, bound[i]);
 		bound[i] = NULL;
+		size_t before = l->n;
 		if (!kept || list_add(l, PLAN_MOUNT_HIDE_FILE, kept) < 0)
 			rc = error_set(err, -ENOMEM, "out of memory");
+		else if (l->n > before)
+			l->items[before].bound_socket = true;
 	}
 	sockets_free(bound, n); /* by count: entries taken over are NULL */
 	return rc;
