@@ -301,13 +301,13 @@ static int root_private_resolve(const struct procage_policy *p, struct cage_path
 	return rc;
 }
 
-/* Is path inside a hidden location already? */
-static bool hidden_already(const struct cage_paths *c, const char *path)
+/* The hidden location path lies in already, or NULL. */
+static const struct cage_path *hidden_by(const struct cage_paths *c, const char *path)
 {
 	for (size_t i = 0; i < c->n_examined; i++)
 		if (c->examined[i].access == PROCAGE_HIDE && path_within(path, c->examined[i].path))
-			return true;
-	return false;
+			return &c->examined[i];
+	return NULL;
 }
 
 /* A link target that holds a grant cannot be hidden: say where the link is. */
@@ -344,7 +344,7 @@ static int link_targets_resolve(struct cage_paths *c, struct procage_error *err)
 			return error_set(err, rc, "looking for symbolic links in %s: %s", loc.path,
 					 strerror(-rc));
 		for (size_t j = 0; rc == 0 && j < n; j++) {
-			if (hidden_already(c, targets[j]))
+			if (hidden_by(c, targets[j]))
 				continue;
 			rc = link_target_refusal(c, targets[j], &loc, err);
 			if (rc == 0)
@@ -406,15 +406,6 @@ static int mount_aliases_resolve(struct cage_paths *c, const struct mount_table 
 		path_strings_free(aliases, n);
 	}
 	return rc;
-}
-
-/* The hidden location path lies in, or NULL. */
-static const struct cage_path *hidden_by(const struct cage_paths *c, const char *path)
-{
-	for (size_t i = 0; i < c->n_examined; i++)
-		if (c->examined[i].access == PROCAGE_HIDE && path_within(path, c->examined[i].path))
-			return &c->examined[i];
-	return NULL;
 }
 
 /* Does a rule of the policy name path itself? */
