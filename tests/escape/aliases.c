@@ -13,12 +13,14 @@
  * a pipe and the assertions are made here. Judged from outside: the secret
  * in the probe's output, a file the run would have made.
  */
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,9 +475,12 @@ out:
  * procage_cage_new resolves each rule's path, then does other work (the
  * classes, the account's home from the password database) before it opens
  * the grants. Here /etc/passwd is a FIFO in the helper's namespace, so the
- * library waits inside that window until a swapper process, which has
- * meanwhile replaced a component of the granted path by a symbolic link to
- * a decoy, writes the file's content. The grant must not follow the link.
+ * library waits inside that window, in its open of the FIFO, until a
+ * writer comes. A swapper process waits until it sees the helper waiting
+ * there, replaces a component of the granted path by a symbolic link to a
+ * decoy, and only then opens the FIFO, which lets the library go on. (The
+ * library does not wait for the content: the password database is not
+ * read from a file it cannot seek.) The grant must not follow the link.
  */
 struct race {
 	char fifo[PATH_MAX], dir[PATH_MAX], dir_real[PATH_MAX], decoy[PATH_MAX],
@@ -484,13 +489,45 @@ struct race {
 	size_t passwd_len;
 };
 
-static _Noreturn void race_swapper(const struct race *x)
+/* Is a thread of pid waiting in the open of a FIFO for a writer? */
+static bool waiting_for_writer(pid_t pid)
 {
-	int fd = open(x->fifo, O_WRONLY | O_CLOEXEC); /* the library is waiting in the window */
-	if (fd < 0 || rename(x->dir, x->dir_real) != 0 || symlink(x->decoy, x->dir) != 0)
+	char path[64], wchan[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	bool waiting = false;
+	for (struct dirent *e; d && !waiting && (e = readdir(d));) {
+		if (e->d_name[0] == '.' ||
+		    snprintf(path, sizeof path, "/proc/%d/task/%.16s/wchan", (int)pid, e->d_name) >=
+			    (int)sizeof path)
+			continue;
+		waiting = caged_read_file(path, wchan, sizeof wchan) == 0 &&
+			  strcmp(wchan, "wait_for_partner") == 0;
+	}
+	if (d)
+		closedir(d);
+	return waiting;
+}
+
+/*
+ * Swap once the helper waits in the window, or once it says the cage is
+ * made (the window was missed, or there was none: without the sandbox, or
+ * if the library no longer reads the password database there); the
+ * deadline only bounds a failure.
+ */
+static _Noreturn void race_swapper(const struct race *x, pid_t helper, int made)
+{
+	struct pollfd p = { .fd = made, .events = POLLIN };
+	signal(SIGPIPE, SIG_IGN); /* the library reads no content: the write may find no reader */
+	for (int ms = 0; ms < 20000 && !waiting_for_writer(helper) && poll(&p, 1, 1) == 0; ms++)
+		;
+	if (rename(x->dir, x->dir_real) != 0 || symlink(x->decoy, x->dir) != 0)
 		_exit(1);
-	(void)!write(fd, x->passwd, x->passwd_len);
-	close(fd);
+	int fd = open(x->fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC); /* lets the library go on */
+	if (fd >= 0) {
+		(void)!write(fd, x->passwd, x->passwd_len);
+		close(fd);
+	}
 	_exit(0);
 }
 
@@ -503,16 +540,22 @@ static void race_runs(struct caged_ws *ws, const void *arg, struct helper_out *o
 		snprintf(out->why, sizeof out->why, "a FIFO over /etc/passwd: %s", strerror(errno));
 		return;
 	}
-	pid_t swapper = fork();
-	if (swapper == 0)
-		race_swapper(x);
+	int made[2];
+	if (pipe2(made, O_CLOEXEC) != 0) {
+		out->entered = false;
+		snprintf(out->why, sizeof out->why, "a pipe: %s", strerror(errno));
+		return;
+	}
+	pid_t helper = getpid(), swapper = fork();
+	if (swapper == 0) {
+		close(made[1]);
+		race_swapper(x, helper, made[0]);
+	}
+	close(made[0]);
 	int rc = caged_ws_hold_cage(ws, why, sizeof why);
-	/* Without the sandbox nothing opened the FIFO: let the swapper go now. */
-	int release = open(x->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	close(made[1]); /* the cage is made or refused: a swapper still waiting goes on */
 	int status = 0;
 	waitpid(swapper, &status, 0);
-	if (release >= 0)
-		close(release);
 	if (rc < 0)
 		policy_refused(&out->r[0], why);
 	else
