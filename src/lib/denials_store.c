@@ -49,6 +49,18 @@ static void name_write(char *out, size_t size, const char *name)
 		snprintf(out, size, "%s", quoted);
 }
 
+/* A rule without a flag, in words. */
+static const char *rule_words(const struct denial *d)
+{
+	if (strcmp(d->rule, "policy") == 0)
+		return "the policy's own rule";
+	if (strcmp(d->rule, "mount-alias") == 0)
+		return strcmp(d->reason, "hidden") == 0
+			       ? "a mount of a hidden location"
+			       : "a mount of a location the policy does not let the command write";
+	return d->rule;
+}
+
 void denial_line(const struct denial *d, char *buf, size_t size)
 {
 	char subject[1200], flag[1400], paren[1500];
@@ -67,12 +79,7 @@ void denial_line(const struct denial *d, char *buf, size_t size)
 	else if (d->flag[0])
 		snprintf(paren, sizeof paren, " (%s)", flag);
 	else if (d->rule[0])
-		snprintf(paren, sizeof paren, " (%s)",
-			 strcmp(d->rule, "policy") == 0 ? "the policy's own rule"
-			 : strcmp(d->rule, "mount-alias") != 0 ? d->rule
-			 : strcmp(d->reason, "hidden") == 0
-			     ? "a mount of a hidden location"
-			     : "a mount of a location the policy does not let the command write");
+		snprintf(paren, sizeof paren, " (%s)", rule_words(d));
 	else
 		paren[0] = '\0';
 	snprintf(buf, size, "%s %s: %s%s", d->op, subject, d->reason, paren);

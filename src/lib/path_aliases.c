@@ -222,12 +222,24 @@ static const struct mount_entry *mount_of(const struct mount_table *t, const cha
 	return best;
 }
 
+/* The mount path lies on, with path's place inside its file system in inner; or NULL. */
+static const struct mount_entry *mount_inner(const struct mount_table *t, const char *path,
+					     char *inner, size_t size)
+{
+	const struct mount_entry *home = mount_of(t, path);
+	if (!home || snprintf(inner, size, "%s%s", strcmp(home->root, "/") == 0 ? "" : home->root,
+			      below(path, home->point)) >= (int)size)
+		return NULL;
+	if (!inner[0])
+		snprintf(inner, size, "/");
+	return home;
+}
+
 bool mount_shows_part_of(const struct mount_table *t, const char *tree)
 {
 	char inner[PATH_MAX];
-	const struct mount_entry *home = mount_of(t, tree);
-	if (!home || snprintf(inner, sizeof inner, "%s%s", strcmp(home->root, "/") == 0 ? "" : home->root,
-			      below(tree, home->point)) >= (int)sizeof inner)
+	const struct mount_entry *home = mount_inner(t, tree, inner, sizeof inner);
+	if (!home)
 		return false;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct mount_entry *m = &t->items[i];
@@ -245,15 +257,9 @@ int mount_aliases_of(const struct mount_table *t, const char *path, char ***alia
 	int rc = 0;
 	*aliases = NULL;
 	*n = 0;
-	const struct mount_entry *home = mount_of(t, path);
+	const struct mount_entry *home = mount_inner(t, path, inner, sizeof inner);
 	if (!home || lstat(path, &want) != 0)
 		return 0;
-	/* The location's path inside its file system. */
-	if (snprintf(inner, sizeof inner, "%s%s", strcmp(home->root, "/") == 0 ? "" : home->root,
-		     below(path, home->point)) >= (int)sizeof inner)
-		return 0;
-	if (!inner[0])
-		snprintf(inner, sizeof inner, "/");
 	for (size_t i = 0; rc == 0 && i < t->n; i++) {
 		const struct mount_entry *m = &t->items[i];
 		if (strcmp(m->device, home->device) != 0 || !within(inner, m->root))

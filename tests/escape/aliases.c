@@ -82,9 +82,13 @@ static bool private_mounts_enter(struct helper_out *out)
 	return true;
 }
 
-/* Run fn in a child process with a mount namespace of its own; its results in *out. */
+/*
+ * Run fn in a child process with a mount namespace of its own; its results
+ * in *out. False when it did not run there: a failed fixture, or a skip
+ * saying that what (the scene the canary sets) cannot be made here.
+ */
 static bool in_private_mounts(const struct tier *t, struct caged_ws *ws, helper_fn fn,
-			      const void *arg, struct helper_out *out)
+			      const void *arg, struct helper_out *out, const char *what)
 {
 	int fds[2];
 	memset(out, 0, sizeof *out);
@@ -119,8 +123,13 @@ static bool in_private_mounts(const struct tier *t, struct caged_ws *ws, helper_
 	int status = 0;
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	return fixture(t, pid > 0 && got == sizeof *out && WIFEXITED(status),
-		       "the helper with a mount namespace of its own ran (%zu bytes back)", got);
+	if (!fixture(t, pid > 0 && got == sizeof *out && WIFEXITED(status),
+		     "the helper with a mount namespace of its own ran (%zu bytes back)", got))
+		return false;
+	if (!out->entered)
+		skip(t, "%s: CANNOT RUN HERE: no mount namespace of the test's own (%s)", what,
+		     out->why);
+	return out->entered;
 }
 
 /* A policy refused as a run would be, or (without the sandbox) the run made uncaged. */
@@ -190,15 +199,9 @@ void r02_a_bind_mount_alias_reaches_no_hidden_location(const struct tier *t)
 		     put_file(key, secret) && put_file(notes, "r02: notes\n") && make_dirs(a.alias),
 		     "r02: fixtures in %s", ws->root))
 		goto out;
-	if (!in_private_mounts(t, ws, alias_runs, &a, out))
+	if (!in_private_mounts(t, ws, alias_runs, &a, out,
+			       "r02: a bind mount alias of the workspace"))
 		goto out;
-	if (!out->entered) {
-		skip(t,
-		     "r02: a bind mount alias of the workspace: CANNOT RUN HERE: no mount "
-		     "namespace of the test's own (%s)",
-		     out->why);
-		goto out;
-	}
 	check(t, refused(&out->r[0]) && !strstr(out->r[0].out, "r02:"), &out->r[0],
 	      "r02: through a bind mount of the directory above the home, the hidden "
 	      "~/.ssh/id_ed25519 cannot be read");
@@ -292,15 +295,9 @@ void r02_a_mount_inside_a_grant_gets_no_more_than_its_other_name(const struct ti
 			 put_file(notes, "r02m: notes\n") && put_file(g.plain, "before\n"),
 		     "r02m: fixtures in %s", ws->root))
 		goto out;
-	if (!in_private_mounts(t, ws, grant_mount_runs, &g, out))
+	if (!in_private_mounts(t, ws, grant_mount_runs, &g, out,
+			       "r02m: a mount inside a write grant"))
 		goto out;
-	if (!out->entered) {
-		skip(t,
-		     "r02m: a mount inside a write grant: CANNOT RUN HERE: no mount namespace of "
-		     "the test's own (%s)",
-		     out->why);
-		goto out;
-	}
 	check(t, refused(&out->r[0]) && !caged_path_exists(planted), &out->r[0],
 	      "r02m: a bind mount of the read-only tree inside the write grant cannot be written "
 	      "through (nothing made in %s)",
@@ -430,15 +427,8 @@ void r42_an_alias_of_etc_reaches_no_root_only_file(const struct tier *t)
 		    !fixture(t, make_dirs(a.part), "r42a: %s made", a.part))
 			goto out;
 	}
-	if (!in_private_mounts(t, ws, etc_alias_runs, &a, out))
+	if (!in_private_mounts(t, ws, etc_alias_runs, &a, out, "r42a: a bind mount of /etc"))
 		goto out;
-	if (!out->entered) {
-		skip(t,
-		     "r42a: a bind mount of /etc: CANNOT RUN HERE: no mount namespace of the "
-		     "test's own (%s)",
-		     out->why);
-		goto out;
-	}
 	bool read_unlisted = read_something(&out->r[0]);
 	check(t, refused(&out->r[0]) && !read_unlisted, &out->r[0],
 	      "r42a: through a bind mount of /etc, %s (root-only, listed by no class) cannot be "
@@ -594,15 +584,9 @@ void r02_a_grant_swapped_for_a_link_while_the_cage_is_made_binds_nothing(const s
 	    !policy_rule(t, ws, "r02", granted, PROCAGE_WRITE))
 		goto out;
 	(void)unlink(x->decoy_file);
-	if (!in_private_mounts(t, ws, race_runs, x, out))
+	if (!in_private_mounts(t, ws, race_runs, x, out,
+			       "r02: a path swapped while the cage is made"))
 		goto out;
-	if (!out->entered) {
-		skip(t,
-		     "r02: a path swapped while the cage is made: CANNOT RUN HERE: no mount "
-		     "namespace of the test's own (%s)",
-		     out->why);
-		goto out;
-	}
 	check(t,
 	      refused_before_any_child(&out->r[0]) && strstr(out->r[0].error, "symbolic link") &&
 		  !caged_path_exists(x->decoy_file),
@@ -723,12 +707,8 @@ void r02_the_home_is_found_whatever_home_says(const struct tier *t)
 		     "r02: fixtures in %s", ws->home))
 		goto out;
 	snprintf(h.real_home, sizeof h.real_home, "%s", ws->home);
-	if (!in_private_mounts(t, ws, account_home_runs, &h, out))
+	if (!in_private_mounts(t, ws, account_home_runs, &h, out, "r02: odd $HOME values"))
 		goto out;
-	if (!out->entered) {
-		skip(t, "r02: odd $HOME values: CANNOT RUN HERE: %s", out->why);
-		goto out;
-	}
 	for (size_t i = 0; i < N_ODD; i++)
 		check(t, refused(&out->r[i]) && !strstr(out->r[i].out, "r02:"), &out->r[i],
 		      "r02: with HOME=\"%s\", the secrets class holds in the account's home %s: "
