@@ -214,8 +214,13 @@ static int step(const struct sock_filter *in, const uint32_t *words, struct mach
 int bpf_sim_run(const struct sock_filter *prog, size_t len, const struct seccomp_data *data,
 		uint32_t *action, const char **why)
 {
-	if (bpf_sim_check(prog, len, why) < 0)
-		return -1;
+	/*
+	 * Each instruction is checked as it is reached, not the whole program
+	 * before every run: the unit tests run the same programs hundreds of
+	 * thousands of times, and bpf_sim_check checks each program whole once.
+	 */
+	if (!prog || len == 0 || len > BPF_MAXINSNS)
+		return fail(why, 0, "empty program or more than BPF_MAXINSNS instructions");
 	/* seccomp_data as the 32-bit words the program loads (host order). */
 	uint32_t words[sizeof(struct seccomp_data) / 4];
 	_Static_assert(sizeof(struct seccomp_data) % 4 == 0, "seccomp_data is whole words");
@@ -226,6 +231,8 @@ int bpf_sim_run(const struct sock_filter *prog, size_t len, const struct seccomp
 	/* Jumps only go forward, so this ends within len steps. */
 	while (pc < len) {
 		const struct sock_filter *in = &prog[pc];
+		if (check_one(prog, len, pc, why) < 0)
+			return -1;
 		if (BPF_CLASS(in->code) == BPF_RET) {
 			*action = BPF_RVAL(in->code) == BPF_A ? m.a : in->k;
 			return 0;

@@ -23,7 +23,9 @@ int bpf_sim_check(const struct sock_filter *prog, size_t len, const char **why);
 
 /*
  * Run prog over data. Returns 0 and sets *action to the SECCOMP_RET_* value
- * the program returns, or -1 (with *why) if the program is malformed.
+ * the program returns, or -1 (with *why) if an instruction the run reaches
+ * is malformed; instructions it does not reach are not checked (that is
+ * bpf_sim_check's work).
  */
 int bpf_sim_run(const struct sock_filter *prog, size_t len, const struct seccomp_data *data,
 		uint32_t *action, const char **why);
