@@ -231,20 +231,23 @@ FUZZ_LIB_SRCS := src/lib/json.c src/lib/policy_json.c src/lib/policy_json_reader
 	src/lib/policy_json_keys.c src/lib/policy_json_limits.c src/lib/policy.c src/lib/error.c \
 	src/lib/classes.c src/lib/repositories.c src/lib/repository_config.c src/lib/git_config.c \
 	src/lib/proxy/allowlist.c src/lib/proxy/dest.c
-fuzz:
-	@mkdir -p $(BUILD)/fuzz
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
-		-Iinclude -iquote src/lib tests/fuzz/fuzz_policy_json.c $(FUZZ_LIB_SRCS) \
-		-o $(BUILD)/fuzz/fuzz_policy_json
-	$(BUILD)/fuzz/fuzz_policy_json -max_total_time=$(FUZZ_SECONDS)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
-		-Iinclude -iquote src/lib tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
-		src/lib/proxy/allowlist.c src/lib/error.c -o $(BUILD)/fuzz/fuzz_allowlist
-	$(BUILD)/fuzz/fuzz_allowlist -max_total_time=$(FUZZ_SECONDS)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
-		-Iinclude -iquote src/lib tests/fuzz/fuzz_git_config.c src/lib/git_config.c \
-		-o $(BUILD)/fuzz/fuzz_git_config
-	$(BUILD)/fuzz/fuzz_git_config -max_total_time=$(FUZZ_SECONDS)
+FUZZ_TARGETS := policy_json allowlist git_config
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
+	-Iinclude -iquote src/lib
+# Built again only when a source or a header changed, as the other programs.
+$(BUILD)/fuzz/fuzz_policy_json: tests/fuzz/fuzz_policy_json.c $(FUZZ_LIB_SRCS)
+$(BUILD)/fuzz/fuzz_allowlist: tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
+	src/lib/proxy/allowlist.c src/lib/error.c
+$(BUILD)/fuzz/fuzz_git_config: tests/fuzz/fuzz_git_config.c src/lib/git_config.c
+$(FUZZ_BINS): $(wildcard include/*.h src/lib/*.h src/lib/proxy/*.h)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
+
+fuzz: $(FUZZ_BINS)
+	@for t in $(FUZZ_TARGETS); do \
+		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done
 
 # A bounded run of every fuzz target, part of make check (clang needed).
 fuzz-smoke:
