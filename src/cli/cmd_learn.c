@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "learn_hosts.h"
+#include "text_escape.h"
 
 #define LEARN_MAX_RUNS 8
 /*
@@ -64,8 +65,8 @@ static void note_add(struct learned *l, const char *line)
 
 /*
  * "... (add --write ~/.npm)": the option and the path, ~ expanded.
- * False for another line, or a path procage had to escape (its text is
- * not the path).
+ * False for another line, or a path learn cannot read back (a control in
+ * it, or cut short).
  */
 static bool grant_of(const char *line, char *option, size_t osize, char *path, size_t psize)
 {
@@ -79,14 +80,21 @@ static bool grant_of(const char *line, char *option, size_t osize, char *path, s
 	snprintf(option, osize, "%.*s", (int)(space - opt), opt);
 	const char *p = space + 1;
 	size_t plen = (size_t)(line + len - 1 - p);
-	if (memchr(p, '\\', plen) || memchr(p, '"', plen))
-		return false;
+	char word[4200];
 	const char *home = getenv("HOME");
-	if (p[0] == '~' && home)
-		snprintf(path, psize, "%s%.*s", home, (int)plen - 1, p + 1);
-	else
-		snprintf(path, psize, "%.*s", (int)plen, p);
-	return path[0] == '/';
+	int n;
+	if (plen >= 2 && p[0] == '~' && p[1] == '/' && home) {
+		if (!escape_shell_read(p + 2, plen - 2, word, sizeof word))
+			return false;
+		n = snprintf(path, psize, "%s/%s", home, word);
+	} else if (plen == 1 && p[0] == '~' && home) {
+		n = snprintf(path, psize, "%s", home);
+	} else {
+		if (!escape_shell_read(p, plen, word, sizeof word))
+			return false;
+		n = snprintf(path, psize, "%s", word);
+	}
+	return n > 0 && (size_t)n < psize && path[0] == '/';
 }
 
 /*

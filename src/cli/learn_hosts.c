@@ -20,11 +20,15 @@
 #include "procage.h"
 #include "proxy/allowlist.h"
 #include "proxy/dest.h"
+#include "text_escape.h"
 
 static const char proxy_prefix[] = "connect ";
 static const char proxy_reason[] = ": not an allowed host of the proxy (--allow-host ";
 
-/* The subject of a proxy refusal line, or false for another line. */
+/*
+ * The subject of a proxy refusal line, read back from its shell quoting
+ * ('[::1]:443'), or false for another line.
+ */
 static bool proxy_subject(const char *line, char *subject, size_t size)
 {
 	size_t len = strlen(line);
@@ -32,10 +36,7 @@ static bool proxy_subject(const char *line, char *subject, size_t size)
 	    line[len - 1] != ')')
 		return false;
 	const char *start = line + sizeof proxy_prefix - 1, *end = strstr(start, proxy_reason);
-	if (!end || (size_t)(end - start) >= size)
-		return false;
-	snprintf(subject, size, "%.*s", (int)(end - start), start);
-	return true;
+	return end && escape_shell_read(start, (size_t)(end - start), subject, size);
 }
 
 /* Why an address is left to the caller, or NULL when it may be learned. */
@@ -93,8 +94,11 @@ enum learn_host learn_host_of(const char *line, char *entry, size_t esize, char 
 	else if (d.kind == DEST_NAME || !address_review(&d, why, sizeof why))
 		why[0] = '\0';
 	if (why[0]) {
-		snprintf(note, nsize, "connect %s: %s, not learned (--allow-host %s)", subject, why,
-			 entry);
+		char shown[sizeof subject * 4 + 12], flag[DEST_AUTHORITY_BUF * 4 + 12];
+		escape_shell_word(shown, sizeof shown, subject);
+		escape_shell_word(flag, sizeof flag, entry);
+		snprintf(note, nsize, "connect %s: %s, not learned (--allow-host %s)", shown, why,
+			 flag);
 		return LEARN_HOST_REVIEW;
 	}
 	if (!entry_accepted(entry)) {

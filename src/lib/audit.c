@@ -199,8 +199,8 @@ static const char *type_name(mode_t type)
  */
 static char *entry_describe(const char *what, const struct audit_entry *e)
 {
-	char *text = NULL, *path = escape_quoted_dup(e->path);
-	char *link = e->link ? escape_quoted_dup(e->link) : NULL;
+	char *text = NULL, *path = escape_shell_dup(e->path);
+	char *link = e->link ? escape_shell_dup(e->link) : NULL;
 	int n = -1;
 	if (path && (link || !e->link))
 		n = link ? asprintf(&text, "%s: %s (a symbolic link to %s)", what, path, link)

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "paths.h"
 #include "root_private.h"
+#include "text_escape.h"
 
 int denial_rules_add_grant(struct denial_rules *r, const char *path, enum procage_access access)
 {
@@ -99,14 +100,26 @@ const char *denial_op_name(enum denial_op op)
 	return "access";
 }
 
-/* path as the user would type it: ~/rest under the home. */
+/*
+ * path as the user would type it into a shell: ~/rest under the home, and
+ * quoted where a shell would read more than the name (escape_shell_word).
+ */
 static void user_path(const struct denial_rules *r, const char *path, char *out, size_t size)
 {
 	size_t h = r->home ? strlen(r->home) : 0;
-	if (h > 1 && strncmp(path, r->home, h) == 0 && (path[h] == '/' || !path[h]))
-		snprintf(out, size, "~%s", path + h);
-	else
-		snprintf(out, size, "%s", path);
+	if (h > 1 && strncmp(path, r->home, h) == 0 && (path[h] == '/' || !path[h])) {
+		/* ~ and its slash bare, for the shell to expand; the rest quoted. */
+		if (!path[h] || !path[h + 1]) {
+			snprintf(out, size, "~%s", path + h);
+			return;
+		}
+		if (size > 2) {
+			memcpy(out, "~/", 2);
+			escape_shell_word(out + 2, size - 2, path + h + 1);
+		}
+		return;
+	}
+	escape_shell_word(out, size, path);
 }
 
 /*

@@ -37,18 +37,6 @@ static bool same(const struct denial *a, const struct denial *b)
 	return strcmp(a->op, b->op) == 0 && strcmp(a->subject, b->subject) == 0;
 }
 
-/* A name as printed: bare when nothing in it needs escaping, else quoted and escaped. */
-static void name_write(char *out, size_t size, const char *name)
-{
-	char quoted[1200];
-	size_t n = escape_quoted(quoted, sizeof quoted, name);
-	bool plain = n == strlen(name) + 2 && !strpbrk(name, " ()");
-	if (plain)
-		snprintf(out, size, "%s", name);
-	else
-		snprintf(out, size, "%s", quoted);
-}
-
 /* A rule without a flag, in words. */
 static const char *rule_words(const struct denial *d)
 {
@@ -63,15 +51,15 @@ static const char *rule_words(const struct denial *d)
 
 void denial_line(const struct denial *d, char *buf, size_t size)
 {
-	char subject[1200], flag[1400], paren[1500];
-	name_write(subject, sizeof subject, d->subject);
-	/* The flag names a path or a host the cage chose too. */
-	escape_quoted(flag, sizeof flag, d->flag);
-	size_t f = strlen(flag);
-	if (f >= 2) { /* the quotes off: a flag is shown as typed */
-		memmove(flag, flag + 1, f - 2);
-		flag[f - 2] = '\0';
-	}
+	char subject[1200], paren[4400];
+	/* The name bare, or quoted as a shell would read it back (text_escape.h). */
+	escape_shell_word(subject, sizeof subject, d->subject);
+	/*
+	 * The flag is shown as typed: the path or host in it, which the cage
+	 * may have chosen, was quoted the same way when the flag was made
+	 * (denials_judge.c, supervise.c).
+	 */
+	const char *flag = d->flag;
 	if (strcmp(d->rule, "grants") == 0)
 		snprintf(paren, sizeof paren, " (add %s)", flag);
 	else if (d->flag[0] && strcmp(d->rule, "network") != 0 && strcmp(d->rule, "proxy") != 0)
@@ -103,6 +91,26 @@ static size_t json_string(char *out, size_t size, const char *text)
 	return n;
 }
 
+/*
+ * A JSON string of a flag as it is printed: already safe to show (its
+ * names were quoted as a shell reads them), so only JSON's own escapes.
+ */
+static void json_flag(char *out, size_t size, const char *flag)
+{
+	size_t n = 0;
+	out[n++] = '"';
+	for (const unsigned char *c = (const unsigned char *)flag; *c && n + 8 < size; c++) {
+		if (*c == '"' || *c == '\\')
+			out[n++] = '\\';
+		if (*c < 0x20)
+			n += (size_t)snprintf(out + n, size - n, "\\u%04x", *c);
+		else
+			out[n++] = (char)*c;
+	}
+	out[n++] = '"';
+	out[n] = '\0';
+}
+
 static void json_write(int fd, const struct denial *d)
 {
 	char op[64], subject[2900], reason[200], rule[100], flag[2900], line[7000];
@@ -112,7 +120,7 @@ static void json_write(int fd, const struct denial *d)
 	json_string(subject, sizeof subject, d->subject);
 	json_string(reason, sizeof reason, d->reason);
 	json_string(rule, sizeof rule, d->rule);
-	json_string(flag, sizeof flag, d->flag);
+	json_flag(flag, sizeof flag, d->flag);
 	int len = snprintf(line, sizeof line,
 			   "{\"denial\":{\"op\":%s,\"subject\":%s,\"reason\":%s,\"rule\":%s,"
 			   "\"flag\":%s}}\n",

@@ -155,16 +155,16 @@ struct findings {
 	size_t n;
 };
 
-/* Names are the cage's choice: quoted and escaped, one finding one line. */
+/* Names are the cage's choice: quoted as a shell reads them back, one finding one line. */
 struct quoted {
 	char *a, *b, *c;
 };
 
 static bool quote(struct quoted *q, const char *a, const char *b, const char *c)
 {
-	q->a = escape_quoted_dup(a);
-	q->b = b ? escape_quoted_dup(b) : NULL;
-	q->c = c ? escape_quoted_dup(c) : NULL;
+	q->a = escape_shell_dup(a);
+	q->b = b ? escape_shell_dup(b) : NULL;
+	q->c = c ? escape_shell_dup(c) : NULL;
 	return q->a && (q->b || !b) && (q->c || !c);
 }
 

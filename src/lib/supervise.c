@@ -15,7 +15,9 @@
 #include "error.h"
 #include "policy.h"
 #include "proxy/allowlist.h"
+#include "proxy/dest.h"
 #include "proxy/proxy.h"
+#include "text_escape.h"
 
 /* A request the proxy refused is a violation report too. */
 static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
@@ -27,13 +29,27 @@ static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
 	if (s->denial_rules && r->status == 403) {
 		struct denial d = { .op = "connect", .reason = "not an allowed host of the proxy",
 				    .rule = "proxy" };
-		const char *name = r->canonical[0] ? r->canonical : r->host;
-		snprintf(d.subject, sizeof d.subject, "%s", name);
-		/* The host without its port: what --allow-host takes. */
-		snprintf(d.flag, sizeof d.flag, "--allow-host %s", name);
-		char *colon = strrchr(d.flag, ':');
-		if (colon && r->canonical[0] && !strchr(colon, ']'))
+		char host[DEST_AUTHORITY_BUF];
+		snprintf(d.subject, sizeof d.subject, "%s", r->canonical[0] ? r->canonical : r->host);
+		/*
+		 * The host without its port: what --allow-host takes. Only a
+		 * host the proxy could read as a name or an address is offered,
+		 * quoted as a shell reads it back ('[::1]'): the cage wrote the
+		 * request, and a host such as "a;cmd" or "$(cmd)" must not
+		 * become a command line to paste. An unreadable one keeps the
+		 * proxy's reason, without a flag.
+		 */
+		snprintf(host, sizeof host, "%s", r->canonical);
+		char *colon = strrchr(host, ':');
+		if (colon && !strchr(colon, ']'))
 			*colon = '\0';
+		if (host[0]) {
+			char word[sizeof host * 4 + 12];
+			escape_shell_word(word, sizeof word, host);
+			snprintf(d.flag, sizeof d.flag, "--allow-host %s", word);
+		} else {
+			snprintf(d.reason, sizeof d.reason, "%s", r->reason);
+		}
 		/*
 		 * A listed name that resolved inward: another entry of the
 		 * name would change nothing, so the proxy's own reason is

@@ -1,5 +1,6 @@
 #include "text_escape.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,4 +63,112 @@ char *escape_quoted_dup(const char *text)
 	if (out)
 		escape_quoted(out, size, text);
 	return out;
+}
+
+/* One character of text at s: its length when it prints as itself, else 0. */
+static size_t shell_printable(const unsigned char *s)
+{
+	if (*s < 0x20 || *s == 0x7f)
+		return 0;
+	return escape_utf8_printable(s);
+}
+
+size_t escape_shell(char *out, size_t size, const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	bool quoted = false; /* inside a '...' run */
+	size_t o = 0;
+	if (size < 12) {
+		if (size)
+			out[0] = '\0';
+		return 0;
+	}
+	while (*s) {
+		bool special = *s == '\'' || *s == '\\';
+		size_t ok = special ? 0 : shell_printable(s);
+		/* the run's quote, the longest form ($'\xNN'), a cut mark and a NUL */
+		if (o + (ok ? ok : 7) + 6 > size) {
+			if (!quoted)
+				out[o++] = '\'';
+			memcpy(out + o, "...", 3);
+			o += 3;
+			quoted = true;
+			break;
+		}
+		if (ok && !quoted)
+			out[o++] = '\'';
+		else if (!ok && quoted)
+			out[o++] = '\'';
+		quoted = ok != 0;
+		if (ok) {
+			memcpy(out + o, s, ok);
+			o += ok;
+			s += ok;
+		} else if (special) {
+			out[o++] = '\\';
+			out[o++] = (char)*s++;
+		} else {
+			o += (size_t)snprintf(out + o, size - o, "$'\\x%02x'", *s++);
+		}
+	}
+	if (quoted || o == 0) {
+		if (o == 0)
+			out[o++] = '\'';
+		out[o++] = '\'';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+char *escape_shell_dup(const char *text)
+{
+	size_t size = strlen(text) * 4 + 10;
+	char *out = malloc(size);
+	if (out)
+		escape_shell(out, size, text);
+	return out;
+}
+
+size_t escape_shell_word(char *out, size_t size, const char *text)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_@%+=:,./-";
+	size_t n = strlen(text);
+	if (n && strspn(text, plain) == n && n < size) {
+		memcpy(out, text, n + 1);
+		return n;
+	}
+	return escape_shell(out, size, text);
+}
+
+bool escape_shell_read(const char *word, size_t len, char *out, size_t size)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = word[i];
+		if (c == '$' || c == '"')
+			return false;
+		if (c == '\'') {
+			const char *end = memchr(word + i + 1, '\'', len - i - 1);
+			if (!end)
+				return false;
+			size_t run = (size_t)(end - (word + i + 1));
+			if (n + run >= size)
+				return false;
+			memcpy(out + n, word + i + 1, run);
+			n += run;
+			i += run + 1;
+			continue;
+		}
+		if (c == '\\') {
+			if (++i == len)
+				return false;
+			c = word[i];
+		}
+		if (n + 1 >= size)
+			return false;
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	return true;
 }

@@ -113,9 +113,26 @@ check_tier_user() {
 	# (the shell's own message silenced: it names the path as it is)
 	cage "$tier" "$user" -- sh -c 'echo x 2>/dev/null >"/etc/a
 procage: forged"' >/dev/null 2>"$dir/err"
-	like "$(lines)" '^procage: create "/etc/a\\x0aprocage: forged": not granted \(add --write /etc\)$' \
+	like "$(lines)" "^procage: create '/etc/a'\\\$'\\\\x0a''procage: forged': not granted \\(add --write /etc\\)\$" \
 		"$what: a path with a newline is escaped, on one line"
 	is "$(grep -c '^procage: forged' "$dir/err")" 0 "$what: and forges no line"
+
+	# A name the line offers to paste (the flag) is quoted as a shell reads
+	# it back: a directory named with a command substitution, outside the
+	# grants, gives a flag that sh and bash read as that directory, and
+	# pasting it runs nothing (the substitution would make "pwned").
+	hostile="$dir/q \$(touch pwned); x"
+	mkdir -p "$hostile" "$dir/paste"
+	[ "$user" = root ] || chown 65534:65534 "$hostile" "$dir/paste"
+	cage "$tier" "$user" -- sh -c 'echo x 2>/dev/null >"$1/f"' sh "$hostile" \
+		>/dev/null 2>"$dir/err"
+	flag=$(lines | sed -n 's/^procage: create .*: not granted (add --write \(.*\))$/\1/p')
+	is "$flag" "'$hostile'" "$what: the flag names the directory in single quotes"
+	for shell in sh bash; do
+		got=$(cd "$dir/paste" && $shell -c "printf %s $flag")
+		is "$got" "$hostile" "$what: $shell reads the pasted flag back as the directory"
+	done
+	ok $([ ! -e "$dir/paste/pwned" ] && echo 0 || echo 1) "$what: and pasting it ran nothing"
 
 	# A flood of distinct refusals: a bounded number of lines, and a count.
 	cage "$tier" "$user" -- sh -c 'for d in /usr/share/*/; do echo 2>/dev/null >"${d}x"; done' \
@@ -182,6 +199,17 @@ if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1$'; then
 	like "$(grep '^procage: ' "$dir/err")" \
 		"^procage: connect blocked.example.com:80: not an allowed host of the proxy \(--allow-host blocked.example.com\)$" \
 		"a proxy refusal is printed by procage, with --allow-host"
+	# A host the cage wrote that is no host name: the proxy's reason,
+	# quoted, and no --allow-host to paste.
+	HOME=$home "$PROCAGE" run --net proxy --allow-host example.invalid -- bash -c '
+		hp=${HTTP_PROXY#http://}; hp=${hp%/}
+		exec 3<>"/dev/tcp/${hp%:*}/${hp##*:}" || exit 1
+		printf "CONNECT %s:443 HTTP/1.1\r\nHost: x\r\n\r\n" "a\$(touch\${IFS}pwned)" >&3
+		head -c 12 <&3' >/dev/null 2>"$dir/err"
+	is "$(grep '^procage: ' "$dir/err")" \
+		"procage: connect 'a\$(touch\${IFS}pwned):443': character not allowed in a host name (proxy)" \
+		"a host that is no name is named quoted, with the proxy's reason"
+	is "$(grep -c -- '--allow-host' "$dir/err")" 0 "and no --allow-host is offered for it"
 else
 	echo "# this host runs tier T2 only: the proxy refusal is not tried"
 fi

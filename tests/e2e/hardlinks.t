@@ -90,9 +90,9 @@ is "$(cat "$work/err")" "procage: audit: nothing changed in trust-handoff locati
 	2>"$work/err"; st=$?
 is "$st" 0 "--audit: a run that plants hooks in a nested repository succeeds"
 nested=$ws/vendor/lib/.git/hooks
-is "$(grep '^procage: audit: ' "$work/err")" "procage: audit: created: \"$nested\" (a directory)
-procage: audit: created: \"$nested/post-merge\" (a symbolic link to \"../../../../tools/payload.sh\")
-procage: audit: created: \"$nested/pre-commit\" (a file)" \
+is "$(grep '^procage: audit: ' "$work/err")" "procage: audit: created: '$nested' (a directory)
+procage: audit: created: '$nested/post-merge' (a symbolic link to '../../../../tools/payload.sh')
+procage: audit: created: '$nested/pre-commit' (a file)" \
 	"--audit: lists exactly the nested repository's hooks directory, hook and symlinked hook"
 
 "$PROCAGE" run -- sh -c 'echo "#!/bin/sh" > vendor/lib/.git/hooks/pre-push' 2>/dev/null
@@ -105,16 +105,16 @@ ok $([ $st -ne 0 ] && [ ! -e "$nested/pre-push" ] && echo 0 || echo 1) \
 	2>"$work/err"; st=$?
 is "$st" 0 "--audit --json: the run succeeds"
 third=$ws/third_party/x/.git/hooks
-like "$(cat "$work/err")" "^\{\"audit\":\"created: \\\\\"$third/pre-push\\\\\" \(a file\)\"\}" \
+like "$(cat "$work/err")" "^\{\"audit\":\"created: '$third/pre-push' \(a file\)\"\}" \
 	"--audit --json: each finding is a JSON line"
 
 if command -v git >/dev/null 2>&1; then
 	"$PROCAGE" run --audit --setenv GIT_CONFIG_NOSYSTEM=1 -- \
 		git init -q third_party/other 2>"$work/err"; st=$?
 	is "$st" 0 "--audit: git init of a nested repository in the run succeeds"
-	like "$(cat "$work/err")" "created: \"$ws/third_party/other/.git/config\" \(a file\)" \
+	like "$(cat "$work/err")" "created: '$ws/third_party/other/.git/config' \(a file\)" \
 		"--audit: lists the new repository's config"
-	like "$(cat "$work/err")" "created: \"$ws/third_party/other/.git/hooks\" \(a directory\)" \
+	like "$(cat "$work/err")" "created: '$ws/third_party/other/.git/hooks' \(a directory\)" \
 		"--audit: and its hooks directory"
 else
 	echo "ok $((tap_n += 1)) # SKIP git is not installed"

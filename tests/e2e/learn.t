@@ -3,7 +3,9 @@
 # no wider than needed: a path the workload did not touch is not granted,
 # a class location it touched is named with its waiver and not granted.
 # Workloads: a make build writing outside the workspace, a python test
-# run writing a state directory in the home.
+# run writing a state directory in the home, a write into a directory
+# whose name a shell would read otherwise (learn reads the quoted flag
+# back).
 . "$(dirname "$0")/lib.sh"
 command -v make >/dev/null || { echo "1..0 # SKIP make is not installed"; exit 0; }
 command -v cc >/dev/null || { echo "1..0 # SKIP no C compiler"; exit 0; }
@@ -58,4 +60,18 @@ is "$st:$out" "0:tests passed" "the tests pass with the learned policy"
 is "$(cat "$HOME/.pytool/last-run")" "ran" "and wrote their state"
 ok $(grep -q "$work/untouched" "$work/py.json" && echo 1 || echo 0) \
 	"a path the tests did not touch is not granted"
+
+# A directory whose name holds a quote, a space and a command substitution:
+# the refusal's flag quotes it, and learn reads the flag back as the name.
+odd="$work/it's a \$(dir)"
+mkdir -p "$odd"
+"$PROCAGE" learn -- sh -c 'echo x >"$1/f"' sh "$odd" >"$work/odd.json" 2>"$work/err"; st=$?
+is "$st" 0 "learn runs a write into the oddly named directory"
+granted=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["paths"]["write"][-1])' \
+	"$work/odd.json")
+is "$granted" "$odd" "the learned policy grants the directory by its name"
+rm -f "$odd/f"
+"$PROCAGE" run --policy "$work/odd.json" -- sh -c 'echo x >"$1/f"' sh "$odd" 2>"$work/err2"; st=$?
+ok $([ $st -eq 0 ] && [ -s "$odd/f" ] && echo 0 || echo 1) \
+	"the write passes with the learned policy (status $st)"
 done_testing

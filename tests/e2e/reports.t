@@ -69,8 +69,8 @@ is "$st" 0 "a run that names a hook with a newline and an escape sequence succee
 ok $(grep -q "$(printf '\033')" "$work/err" && echo 1 || echo 0) "no escape byte reaches stderr"
 ok $(grep -qx "procage: audit: nothing changed in trust-handoff locations" "$work/err" &&
 	echo 1 || echo 0) "no finding forges the 'nothing changed' line"
-like "$(cat "$work/err")" 'created: ".*/hooks/x\\x0aprocage: audit: nothing changed in trust-handoff locations\\x1b\[2J" \(a file\)' \
-	"the finding shows the name quoted, its control bytes as \\xNN"
+like "$(cat "$work/err")" "created: '.*/hooks/x'\\\$'\\\\x0a''procage: audit: nothing changed in trust-handoff locations'\\\$'\\\\x1b''\\[2J' \\(a file\\)" \
+	"the finding shows the name quoted as a shell reads it back, its control bytes as \$'\\xNN'"
 
 "$PROCAGE" run --report -- true 2>"$work/err"; st=$?
 like "$(cat "$work/err")" "procage: 0 refused calls" "a run that refuses nothing reports nothing"

@@ -111,7 +111,7 @@ vector_smuggled_gitdir() {
 	err=$(caged --on-handoff-change fail -- "cd r1 && { $(plant_store_script .git/evil); } 2>/dev/null;
 		echo 'gitdir: ../.git/evil' >src/.git" 2>&1)
 	local st=$?
-	like "$err" "trust-handoff: new gitfile: \"$base/ws/r1/src/.git\" \(gitdir: \"../.git/evil\"\)" \
+	like "$err" "trust-handoff: new gitfile: '$base/ws/r1/src/.git' \(gitdir: '../.git/evil'\)" \
 		"$tier/$user: a gitfile made in the run naming a store smuggled into .git is named at the end [canary]"
 	{ [ "$st" = 123 ]; }
 	t $? canary "and --on-handoff-change fail exits 123 (got $st)"
@@ -136,7 +136,7 @@ vector_commondir() {
 		echo ../src/common >.git/commondir; } 2>/dev/null; true" 2>&1)
 	st=$?
 	if [ "$tier" = T1 ]; then
-		like "$err" "trust-handoff: created where git reads or runs: \"$base/ws/r2/.git/commondir\"" \
+		like "$err" "trust-handoff: created where git reads or runs: '$base/ws/r2/.git/commondir'" \
 			"$tier/$user: a commondir written into .git is named at the end [canary]"
 		{ [ "$st" = 123 ]; }
 		t $? canary "and --on-handoff-change fail exits 123 (got $st)"
@@ -218,7 +218,7 @@ vector_hooks_path_missing() {
 		printf '%s' '$(payload)' >src/hooks/pre-commit && chmod +x src/hooks/pre-commit; } 2>/dev/null; true" 2>&1)
 	st=$?
 	if [ "$tier" = T1 ] && [ -e "$base/ws/r5/src/hooks" ]; then
-		like "$err" "trust-handoff: created where git reads or runs: \"$base/ws/r5/src/hooks\"" \
+		like "$err" "trust-handoff: created where git reads or runs: '$base/ws/r5/src/hooks'" \
 			"$tier/$user: a hooks directory core.hooksPath names, made in the run, is named at the end [canary]"
 		{ [ "$st" = 123 ]; }
 		t $? canary "and --on-handoff-change fail exits 123 (got $st)"
@@ -247,7 +247,7 @@ vector_hooks_missing() {
 	err=$(caged --on-handoff-change fail -- "cd r6 && printf '[core]\n\thooksPath = /nonexistent\n' >.git/config.worktree 2>/dev/null; true" 2>&1)
 	st=$?
 	if [ "$tier" = T1 ]; then
-		like "$err" "trust-handoff: created where git reads or runs: \"$base/ws/r6/.git/config.worktree\"" \
+		like "$err" "trust-handoff: created where git reads or runs: '$base/ws/r6/.git/config.worktree'" \
 			"$tier/$user: a config.worktree made in the run is named at the end [canary]"
 		{ [ "$st" = 123 ]; }
 		t $? canary "and --on-handoff-change fail exits 123 (got $st)"
@@ -274,7 +274,7 @@ vector_symlinked_hooks() {
 	[ ! -e "$base/ws/r8/.githooks/pre-commit" ]
 	t $? canary "the directory a symbolic .git/hooks names stays read-only"
 	if [ "$tier" = T1 ]; then
-		like "$err" "trust-handoff: replaced where git reads or runs: \"$base/ws/r8/.git/hooks\" \(was a symbolic link to \"../.githooks\"\)" \
+		like "$err" "trust-handoff: replaced where git reads or runs: '$base/ws/r8/.git/hooks' \(was a symbolic link to '../.githooks'\)" \
 			"$tier/$user: a symbolic .git/hooks replaced in the run is named at the end [canary]"
 		[ "$st" = 123 ]
 		t $? canary "and --on-handoff-change fail exits 123 (got $st)"
@@ -341,7 +341,7 @@ vector_new_repository() {
 	# a repository is in it take no new entries without the broker).
 	err=$(caged -- "git init -q deps/tool && printf '%s' '$(payload)' >deps/tool/.git/hooks/pre-commit" 2>&1)
 	st=$?
-	like "$err" "trust-handoff: new repository: \"$base/ws/deps/tool/.git\"" \
+	like "$err" "trust-handoff: new repository: '$base/ws/deps/tool/.git'" \
 		"$tier/$user: a repository made in the run is named at the end [canary]"
 	err=$(caged --on-handoff-change fail -- "git init -q more/x" 2>&1)
 	st=$?

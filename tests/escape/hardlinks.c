@@ -693,11 +693,11 @@ void r07_the_audit_lists_what_a_run_made_in_handoff_locations(const struct tier 
 	    "then",  "write-file", readme,	  "r07: edited again",
 	    NULL};
 	findings = audited_run(ws, &r, make_nested);
-	snprintf(e[0], sizeof e[0], "created: \"%s\" (a file)", nested_config);
-	snprintf(e[1], sizeof e[1], "created: \"%s\" (a directory)", nested_hooks);
-	snprintf(e[2], sizeof e[2], "created: \"%s\" (a symbolic link to \"%s\")", nested_link,
+	snprintf(e[0], sizeof e[0], "created: '%s' (a file)", nested_config);
+	snprintf(e[1], sizeof e[1], "created: '%s' (a directory)", nested_hooks);
+	snprintf(e[2], sizeof e[2], "created: '%s' (a symbolic link to '%s')", nested_link,
 		 link_target);
-	snprintf(e[3], sizeof e[3], "created: \"%s\" (a file)", nested_hook);
+	snprintf(e[3], sizeof e[3], "created: '%s' (a file)", nested_hook);
 	const char *made[] = {e[0], e[1], e[2], e[3]};
 	if (!check(t, did_it(&r) && findings_are(findings, made, 4), &r,
 		   "r07: the audit lists exactly the nested repository's new config, hooks "
@@ -725,10 +725,10 @@ void r07_the_audit_lists_what_a_run_made_in_handoff_locations(const struct tier 
 	char tools[PATH_MAX];
 	snprintf(tools, sizeof tools, "%s", payload);
 	*strrchr(tools, '/') = '\0';
-	snprintf(e[0], sizeof e[0], "changed: \"%s\" (a file)", config);
-	snprintf(e[1], sizeof e[1], "created: \"%s\" (a file)", new_hook);
-	snprintf(e[2], sizeof e[2], "created: \"%s\" (a directory)", tools);
-	snprintf(e[3], sizeof e[3], "created: \"%s\" (a file)", payload);
+	snprintf(e[0], sizeof e[0], "changed: '%s' (a file)", config);
+	snprintf(e[1], sizeof e[1], "created: '%s' (a file)", new_hook);
+	snprintf(e[2], sizeof e[2], "created: '%s' (a directory)", tools);
+	snprintf(e[3], sizeof e[3], "created: '%s' (a file)", payload);
 	const char *changed[] = {e[0], e[1], e[2], e[3]};
 	if (!check(t, did_it(&r) && findings_are(findings, changed, 4), &r,
 		   "r07: with trust-handoff waived, the audit lists exactly the changed "

@@ -86,11 +86,18 @@ static void judging(void)
 	expect(DENIAL_WRITE, "/tmp/run/x", NULL);
 	expect(DENIAL_WRITE, "/tmp/other", "write /tmp/other: not granted (add --write /tmp)");
 	expect(DENIAL_READ, "/home/u/proj/x y", NULL);
-	expect(DENIAL_WRITE, "/etc/a b", "write \"/etc/a b\": not granted (add --write /etc)");
+	/* Names as a shell reads them back: never "$(...)", nothing to run. */
+	expect(DENIAL_WRITE, "/etc/a b", "write '/etc/a b': not granted (add --write /etc)");
 	expect(DENIAL_WRITE, "/etc/a\nprocage: forged",
-	       "write \"/etc/a\\x0aprocage: forged\": not granted (add --write /etc)");
+	       "write '/etc/a'$'\\x0a''procage: forged': not granted (add --write /etc)");
 	expect(DENIAL_WRITE, "/e\x1b[2J/f",
-	       "write \"/e\\x1b[2J/f\": not granted (add --write /e\\x1b[2J)");
+	       "write '/e'$'\\x1b''[2J/f': not granted (add --write '/e'$'\\x1b''[2J')");
+	expect(DENIAL_WRITE, "/srv/q $(touch x); y/f",
+	       "write '/srv/q $(touch x); y/f': not granted (add --write '/srv/q $(touch x); y')");
+	expect(DENIAL_WRITE, "/home/u/.cache/it's/f",
+	       "write '/home/u/.cache/it'\\''s/f': not granted (add --write ~/.cache)");
+	expect(DENIAL_WRITE, "/home/u/.a b/f",
+	       "write '/home/u/.a b/f': not granted (add --write ~/'.a b')");
 	struct denial d;
 	tap_ok(!denial_judge_path(&rules, DENIAL_WRITE, "relative/path", &d),
 	       "a relative path is never judged");

@@ -47,7 +47,7 @@ int main(void)
 	listed("192.0.2.1:443", "not learned", "a documentation address");
 	listed("127.0.0.1:4873", "a loopback address, not learned (--allow-host 127.0.0.1:4873)",
 	       "loopback is named with its flag, not learned");
-	listed("[::1]:8080", "not learned (--allow-host [::1]:8080)", "IPv6 loopback too");
+	listed("[::1]:8080", "not learned (--allow-host '[::1]:8080')", "IPv6 loopback too");
 	listed("10.1.2.3:80", "a private address", "a private address");
 	listed("169.254.169.254:80", "not learned", "the link-local metadata address");
 	listed("localhost:3000", "the host's own name", "localhost");
