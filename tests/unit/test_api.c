@@ -548,9 +548,9 @@ static void test_handoff(void)
 		return;
 	}
 	char want_gitfile[700], want_store[700];
-	snprintf(want_gitfile, sizeof want_gitfile, "new gitfile: \"%s\" (gitdir: \"../bare.git\")",
+	snprintf(want_gitfile, sizeof want_gitfile, "new gitfile: '%s' (gitdir: '../bare.git')",
 		 gitfile);
-	snprintf(want_store, sizeof want_store, "new repository: \"%s\"", store);
+	snprintf(want_store, sizeof want_store, "new repository: '%s'", store);
 	bool named_gitfile = false, named_store = false, named_other = false;
 	for (size_t i = 0; findings && findings[i]; i++) {
 		named_gitfile |= strcmp(findings[i], want_gitfile) == 0;
