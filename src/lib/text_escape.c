@@ -56,13 +56,20 @@ size_t escape_quoted(char *out, size_t size, const char *text)
 	return o;
 }
 
-char *escape_quoted_dup(const char *text)
+/* text escaped by escape into memory of its own, room enough for any byte's longest form. */
+static char *escaped_dup(size_t (*escape)(char *, size_t, const char *), size_t per_byte,
+			 const char *text)
 {
-	size_t size = strlen(text) * 4 + 8;
+	size_t size = strlen(text) * per_byte + 12;
 	char *out = malloc(size);
 	if (out)
-		escape_quoted(out, size, text);
+		escape(out, size, text);
 	return out;
+}
+
+char *escape_quoted_dup(const char *text)
+{
+	return escaped_dup(escape_quoted, 4, text); /* \xNN */
 }
 
 /* One character of text at s: its length when it prints as itself, else 0. */
@@ -86,8 +93,12 @@ size_t escape_shell(char *out, size_t size, const char *text)
 	while (*s) {
 		bool special = *s == '\'' || *s == '\\';
 		size_t ok = special ? 0 : shell_printable(s);
-		/* the run's quote, the longest form ($'\xNN'), a cut mark and a NUL */
-		if (o + (ok ? ok : 7) + 6 > size) {
+		/*
+		 * Room for this character with the quote that may open or close a
+		 * run before it (8 for $'\xNN'), and then still for a cut mark
+		 * and the closing quote ('...'), or a closing quote, and the NUL.
+		 */
+		if (o + (ok ? ok + 1 : 8) + 6 > size) {
 			if (!quoted)
 				out[o++] = '\'';
 			memcpy(out + o, "...", 3);
@@ -122,11 +133,7 @@ size_t escape_shell(char *out, size_t size, const char *text)
 
 char *escape_shell_dup(const char *text)
 {
-	size_t size = strlen(text) * 4 + 10;
-	char *out = malloc(size);
-	if (out)
-		escape_shell(out, size, text);
-	return out;
+	return escaped_dup(escape_shell, 8, text); /* $'\xNN' and a quote closed before it */
 }
 
 size_t escape_shell_word(char *out, size_t size, const char *text)

@@ -111,6 +111,14 @@ int main(void)
 	escape_shell(small, sizeof small, "a-rather-long-name");
 	tap_ok(strlen(small) < sizeof small && strstr(small, "...'"), "shell: a cut name says so: %s",
 	       small);
+	bool fits = true;
+	for (size_t size = 12; size < 80; size++) {
+		char out[81];
+		memset(out, 'Z', sizeof out);
+		size_t n = escape_shell(out, size, "a'\x1b\\b c\x01\xc3\xa9$(x)'\x7f");
+		fits &= n == strlen(out) && n < size && out[n - 1] == '\'' && out[size] == 'Z';
+	}
+	tap_ok(fits, "shell: cut at every size, the text ends in a quote and stays within it");
 	expect_word("/home/u/.npm", "/home/u/.npm", "a plain path stays bare");
 	expect_word("", "''", "an empty word is quoted");
 	expect_word("/a b", "'/a b'", "a space is quoted");
