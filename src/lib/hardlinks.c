@@ -22,6 +22,7 @@
 #include "cage.h"
 #include "classes.h"
 #include "error.h"
+#include "text_escape.h"
 
 /* Large application data, not walked (see docs/classes.md). */
 static const char *const skipped_names[] = {
@@ -137,10 +138,14 @@ static int location_walk(struct walk *w, const struct cage_path *loc, char ***li
 	char *text = NULL;
 	if (lstat(loc->path, &st) != 0 || skipped(loc->path))
 		return 0;
-	if (S_ISLNK(st.st_mode))
-		return finding_add(list, n,
-				   asprintf(&text, "%s has become a symbolic link since the cage "
-						   "was made", loc->path) < 0 ? NULL : text);
+	if (S_ISLNK(st.st_mode)) {
+		char *shown = escape_shell_word_dup(loc->path);
+		int printed = shown ? asprintf(&text, "%s has become a symbolic link since the "
+						      "cage was made", shown)
+				    : -1;
+		free(shown);
+		return finding_add(list, n, printed < 0 ? NULL : text);
+	}
 	w->protected_only = loc->access == PROCAGE_PROTECT;
 	if (!S_ISDIR(st.st_mode))
 		return exempt(w, loc->path) ? 0 : file_note(w, loc->path, &st);
@@ -158,17 +163,23 @@ static int name_compare(const void *x, const void *y)
 	return strcmp(a->path, b->path);
 }
 
+/*
+ * The finding names a path a run may have chosen (a repository made in the
+ * workspace): quoted as a shell reads it back, as the reader may paste it
+ * into rm.
+ */
 static int finding_names(char ***list, size_t *n, const struct linked_name *name,
 			 size_t outside, const char *where)
 {
-	char *text = NULL;
-	return finding_add(list, n,
-			   asprintf(&text, "%s has %lu names, %lu of them outside the %s (a hard "
-					   "link made before the run)",
-				    name->path, (unsigned long)name->nlink, (unsigned long)outside,
-				    where) < 0
-				   ? NULL
-				   : text);
+	char *text = NULL, *shown = escape_shell_word_dup(name->path);
+	int printed = shown ? asprintf(&text,
+				       "%s has %lu names, %lu of them outside the %s (a hard "
+				       "link made before the run)",
+				       shown, (unsigned long)name->nlink, (unsigned long)outside,
+				       where)
+			    : -1;
+	free(shown);
+	return finding_add(list, n, printed < 0 ? NULL : text);
 }
 
 /*

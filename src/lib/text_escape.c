@@ -136,6 +136,11 @@ char *escape_shell_dup(const char *text)
 	return escaped_dup(escape_shell, 8, text); /* $'\xNN' and a quote closed before it */
 }
 
+char *escape_shell_word_dup(const char *text)
+{
+	return escaped_dup(escape_shell_word, 8, text);
+}
+
 size_t escape_shell_word(char *out, size_t size, const char *text)
 {
 	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -35,6 +35,8 @@ char *escape_shell_dup(const char *text);
  * _@%+=:,./- only), else as escape_shell writes it.
  */
 size_t escape_shell_word(char *out, size_t size, const char *text);
+/* The same, allocated; NULL when out of memory. */
+char *escape_shell_word_dup(const char *text);
 /*
  * The text of a word escape_shell_word wrote (len bytes at word: bare
  * text, '...' runs, \' or \\ between them) into out. False for a byte

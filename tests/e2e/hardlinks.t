@@ -63,6 +63,26 @@ rm notes/key-copy
 is "$st" 0 "with the link gone, the run goes ahead"
 is "$(cat "$work/err")" "" "and nothing is reported"
 
+# ---- a name a run chose ----------------------------------------------------
+
+# A repository a run made, in a directory named with a command
+# substitution, holds a hook hard-linked from the workspace: the refusal
+# names the hook quoted as a shell reads it back, so pasting the name
+# (into rm, say) runs nothing.
+rm -f notes/key-copy
+odd="$ws/r \$(touch pwned)"
+mkdir -p "$odd/.git/hooks" "$work/paste"
+echo "#!/bin/sh" >"$ws/payload"
+ln "$ws/payload" "$odd/.git/hooks/pre-commit"
+"$PROCAGE" run -- true 2>"$work/err"; st=$?
+is "$st" 125 "a hook with a second name in a repository the run did not make refuses the run"
+named=$(sed -n "s/^procage: \(.*\) has 2 names, 1 of them outside.*/\1/p" "$work/err")
+is "$named" "'$odd/.git/hooks/pre-commit'" "the hook is named in single quotes"
+got=$(cd "$work/paste" && sh -c "printf %s $named")
+is "$got" "$odd/.git/hooks/pre-commit" "sh reads the pasted name back as the hook"
+ok $([ ! -e "$work/paste/pwned" ] && echo 0 || echo 1) "and pasting it ran nothing"
+rm -rf "$odd" "$ws/payload"
+
 # ---- audit -----------------------------------------------------------------
 
 # On tier T2 a directory on the way to a protected path takes no new
