@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "text_escape.h"
 
 /* The file exec ran: name as given (with a '/'), else the first match in $PATH. */
 static bool command_path(const char *name, const char *cwd, char *out, size_t size)
@@ -116,6 +117,9 @@ bool cli_exec_hint(const char *command, const char *cwd, const struct procage_er
 	if (!script && !elf)
 		return false;
 	bool exists = stat(interp, &st) == 0;
+	/* A run may have written the #! line: the name as a shell reads it back. */
+	char shown[PATH_MAX * 8 + 12];
+	escape_shell_word(shown, sizeof shown, interp);
 	/* In the cage (procage exec) missing and out of sight look the same. */
 	if (caged)
 		snprintf(hint, size,
@@ -124,16 +128,16 @@ bool cli_exec_hint(const char *command, const char *cwd, const struct procage_er
 			 command, script ? "script" : "program",
 			 script ? "whose #! line names the interpreter"
 				: "whose ELF interpreter (dynamic loader) is",
-			 interp);
+			 shown);
 	else if (script)
 		snprintf(hint, size,
 			 "%s is a script whose #! line names the interpreter %s, which %s", command,
-			 interp,
+			 shown,
 			 exists ? "exists on this host but not inside the cage: grant it (--read)"
 				: "does not exist");
 	else
 		snprintf(hint, size, "%s is a program whose ELF interpreter (dynamic loader) %s %s",
-			 command, interp,
+			 command, shown,
 			 exists ? "exists on this host but not inside the cage: grant it (--read)"
 				: "does not exist: it was built for another system, or its C "
 				  "library is not installed");

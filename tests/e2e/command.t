@@ -77,13 +77,14 @@ like "$err" "hint: ./loader-missing is a program whose ELF interpreter \(dynamic
 err=$("$PROCAGE" exec --json -- ./loader-missing 2>&1); st=$?
 like "$err" '"hint":"./loader-missing is a program whose ELF interpreter \(dynamic loader\) is .*ld-procage-none.*, which the cage does not show' \
 	"exec --json carries the hint, judged from inside the cage"
-# The interpreter's name comes from a file a run may have written: shown escaped.
+# The interpreter's name comes from a file a run may have written: shown
+# quoted as a shell reads it back, its control bytes escaped.
 printf '#!/no/such/\033[2Jinterp\n' >forged.sh
 chmod +x forged.sh
 err=$("$PROCAGE" run -- ./forged.sh 2>&1)
 ok $(printf '%s' "$err" | grep -q "$(printf '\033')" && echo 1 || echo 0) \
 	"no escape byte of the #! line reaches the terminal"
-like "$err" 'names the interpreter /no/such/\\x1b\[2Jinterp' "it is shown as \\x1b"
+like "$err" "names the interpreter '/no/such/'\\\$'\\\\x1b''\\[2Jinterp'" "it is shown as \$'\\x1b'"
 err=$("$PROCAGE" run -- ./no-such-file 2>&1)
 ok $(printf '%s' "$err" | grep -q "^hint:" && echo 1 || echo 0) \
 	"control: a command that does not exist gets no interpreter hint"
