@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "text_escape.h"
 
 struct bound_socket {
 	unsigned long sock_ino; /* the socket's own inode (sockfs), unique on the host */
@@ -368,13 +369,16 @@ int sockets_bound(char ***out, size_t *n_out, struct procage_error *err)
 		int hit = socket_file_find(s, found, sizeof found);
 		if (hit == 1)
 			rc = paths_add(&paths, &n, found);
-		else if (hit == 0 && (!s->vfs || still_bound(s->sock_ino)))
+		else if (hit == 0 && (!s->vfs || still_bound(s->sock_ino))) {
+			/* Its binder chose the name: quoted as a shell reads it back. */
+			char shown[200 * 8 + 12];
+			escape_shell_word(shown, sizeof shown, s->name);
 			rc = error_set(err, -EPERM,
-				       "the Unix socket bound as \"%.200s\" (socket inode %lu) was "
-				       "bound by a relative path or moved after bind, and its file "
-				       "cannot be found to mask it: a cage with socket rules would "
-				       "reach it",
-				       s->name, s->sock_ino);
+				       "the Unix socket bound as %s (socket inode %lu) was bound by "
+				       "a relative path or moved after bind, and its file cannot be "
+				       "found to mask it: a cage with socket rules would reach it",
+				       shown, s->sock_ino);
+		}
 	}
 	list_free(&l);
 	if (rc < 0) {
