@@ -124,6 +124,19 @@ int main(void)
 	expect_word("/a b", "'/a b'", "a space is quoted");
 	expect_word("[::1]", "'[::1]'", "glob characters are quoted");
 	expect_word("~/x", "'~/x'", "a tilde is quoted (the caller writes ~ itself)");
+	static const char *const round[] = {"/plain", "/a b", "it's", "a\\b", "'", "$(x)`y`;z"};
+	bool back = true;
+	for (size_t i = 0; i < sizeof round / sizeof *round; i++) {
+		char word[256], text[256];
+		size_t n = escape_shell_word(word, sizeof word, round[i]);
+		back &= escape_shell_read(word, n, text, sizeof text) && strcmp(text, round[i]) == 0;
+	}
+	tap_ok(back, "shell: each word reads back as its name");
+	char word[256], text[256];
+	size_t n = escape_shell_word(word, sizeof word, "a\x1b" "b");
+	tap_ok(!escape_shell_read(word, n, text, sizeof text), "shell: a word with $'\\xNN' is not read back");
+	tap_ok(!escape_shell_read("'open", 5, text, sizeof text), "shell: an unclosed quote is not read back");
+	tap_ok(!escape_shell_read("'long'", 6, text, 4), "shell: nor a name longer than the room");
 	static const char *const hostile[] = {
 		"/tmp/q $(touch pwned)", "a;touch pwned", "`touch pwned`", "a'b$(touch pwned)'",
 		"x\ny$(touch pwned)", "!!$(touch pwned)", "\\'$(touch pwned)", "a\x1b[2Jb",
