@@ -70,7 +70,13 @@ static void note_add(struct learned *l, const char *line)
  */
 static bool grant_of(const char *line, char *option, size_t osize, char *path, size_t psize)
 {
-	const char *add = strstr(line, " (add --");
+	/*
+	 * The flag ends the line: the last " (add --", since the subject
+	 * before it is a name the cage chose and may spell one too.
+	 */
+	const char *add = NULL;
+	for (const char *at = strstr(line, " (add --"); at; at = strstr(at + 1, " (add --"))
+		add = at;
 	size_t len = strlen(line);
 	if (!add || len < 2 || line[len - 1] != ')')
 		return false;
