@@ -156,6 +156,9 @@ size_t escape_shell_word(char *out, size_t size, const char *text)
 bool escape_shell_read(const char *word, size_t len, char *out, size_t size)
 {
 	size_t n = 0;
+	/* escape_shell's cut mark ends a word cut short: not the name. */
+	if (len >= 4 && memcmp(word + len - 4, "...'", 4) == 0)
+		return false;
 	for (size_t i = 0; i < len; i++) {
 		char c = word[i];
 		if (c == '$' || c == '"')

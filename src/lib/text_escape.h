@@ -40,9 +40,10 @@ char *escape_shell_word_dup(const char *text);
 /*
  * The text of a word escape_shell_word wrote (len bytes at word: bare
  * text, '...' runs, \' or \\ between them) into out. False for a byte
- * written $'\xNN' (a control or a byte that is not UTF-8), for an unclosed
- * quote, and when out is too small. A word escape_shell cut short reads
- * back as its cut text, ending in "...".
+ * written $'\xNN' (a control or a byte that is not UTF-8), for a word that
+ * ends in the cut mark ("...'": it may have been cut short, and a name
+ * that truly ends so is refused with it), for an unclosed quote, and when
+ * out is too small.
  */
 bool escape_shell_read(const char *word, size_t len, char *out, size_t size);
 /*

@@ -137,6 +137,8 @@ int main(void)
 	tap_ok(!escape_shell_read(word, n, text, sizeof text), "shell: a word with $'\\xNN' is not read back");
 	tap_ok(!escape_shell_read("'open", 5, text, sizeof text), "shell: an unclosed quote is not read back");
 	tap_ok(!escape_shell_read("'long'", 6, text, 4), "shell: nor a name longer than the room");
+	n = escape_shell(word, 16, "/a rather long name");
+	tap_ok(!escape_shell_read(word, n, text, sizeof text), "shell: nor a word cut short: %s", word);
 	static const char *const hostile[] = {
 		"/tmp/q $(touch pwned)", "a;touch pwned", "`touch pwned`", "a'b$(touch pwned)'",
 		"x\ny$(touch pwned)", "!!$(touch pwned)", "\\'$(touch pwned)", "a\x1b[2Jb",
