@@ -487,9 +487,9 @@ PROCAGE_API void procage_audit_free(struct procage_audit *audit);
  * could prevent (R-07): begin before the spawn, end after the wait. The
  * findings, one line each (procage_strings_free), name every repository
  * and gitfile new within the discovery bound, every gitfile rewritten,
- * and every location git reads or runs that was absent when the run began
+ * every location git reads or runs that was absent when the run began
  * and exists now (a commondir, config.worktree, an include target, a
- * core.hooksPath directory). Empty when nothing changed, and always empty
+ * core.hooksPath directory), and what procage_handoff_add_run adds. Empty when nothing changed, and always empty
  * when the trust-handoff class is waived. It costs what the cage's own
  * repository discovery costs: no walk of the whole tree.
  */
@@ -500,6 +500,18 @@ PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage,
 PROCAGE_API int procage_handoff_end(struct procage_handoff *handoff, char ***findings,
 				    struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2);
 PROCAGE_API void procage_handoff_free(struct procage_handoff *handoff);
+/*
+ * Adds what run (of the same cage, ended, explain on) was seen making or
+ * writing where git runs or reads, at any depth: each git directory whose
+ * hooks or config it wrote, or that it made. procage_handoff_end names
+ * those that still exist and that its bounded discovery does not find (a
+ * repository deeper than the bound: protected by nothing during the run).
+ * Call it before procage_handoff_end; a run without explain adds nothing.
+ */
+struct procage_run;
+PROCAGE_API int procage_handoff_add_run(struct procage_handoff *handoff,
+					const struct procage_run *run, struct procage_error *err)
+	PROCAGE_MUST_USE PROCAGE_NONNULL(1);
 /* The cage's mode (enum procage_handoff_change), from its policy. */
 PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage);
 

@@ -539,7 +539,15 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	if (o->report)
 		cli_reports_print(run, o->json);
 	cli_denials_print(run, o->json);
+	/* What the run was seen writing where git runs, for the trust-handoff lines below. */
+	int added = procage_handoff_add_run(handoff, run, err);
 	procage_run_free(run);
+	if (added != 0) {
+		cli_report_error(err, o->json);
+		procage_audit_free(audit);
+		procage_handoff_free(handoff);
+		return EXIT_PROCAGE_FAILED;
+	}
 	if (audit)
 		cli_audit_print(audit, o->json);
 	procage_audit_free(audit);

@@ -53,6 +53,8 @@ struct denial_rules {
 	 * others may not read there is hidden without being listed.
 	 */
 	bool root_private_idmapped;
+	/* The trust-handoff class holds: changes where git runs or reads are observed. */
+	bool trust_handoff;
 };
 
 /* One refusal explained: every field plain text, not yet escaped. */

@@ -56,6 +56,7 @@ struct denial_rules *denial_rules_copy(const struct denial_rules *src)
 	r->network = src->network;
 	r->tier = src->tier;
 	r->root_private_idmapped = src->root_private_idmapped;
+	r->trust_handoff = src->trust_handoff;
 	bool ok = !src->home || (r->home = strdup(src->home));
 	for (size_t i = 0; ok && i < src->n_grants; i++)
 		ok = denial_rules_add_grant(r, src->grants[i].path, src->grants[i].access) == 0;
@@ -339,6 +340,7 @@ int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *pat
 	r->network = c->policy->network;
 	r->tier = c->tier;
 	r->root_private_idmapped = c->root_private_userns_fd >= 0;
+	r->trust_handoff = !(c->policy->waived_classes & (1u << CLASS_TRUST_HANDOFF));
 	c->denial_rules = r;
 	return 0;
 }

@@ -11,6 +11,7 @@
  * exists. Nothing changed, nothing said.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,9 @@
 #include "classes.h"
 #include "error.h"
 #include "handoff.h"
+#include "handoff_observed.h"
 #include "repositories.h"
+#include "run.h"
 #include "text_escape.h"
 
 struct procage_handoff {
@@ -31,6 +34,9 @@ struct procage_handoff {
 	char *home;
 	bool waived; /* trust-handoff waived: nothing to report */
 	struct repositories before;
+	/* The git directories runs were seen writing (handoff_observed.h), and how many more. */
+	char **observed;
+	uint64_t observed_more;
 };
 
 PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage)
@@ -47,6 +53,7 @@ PROCAGE_API void procage_handoff_free(struct procage_handoff *h)
 	free(h->trees);
 	free(h->home);
 	repositories_free(&h->before);
+	procage_strings_free(h->observed);
 	free(h);
 }
 
@@ -279,6 +286,80 @@ static int compare(const struct repositories *before, const struct repositories 
 	return rc;
 }
 
+PROCAGE_API int procage_handoff_add_run(struct procage_handoff *h, const struct procage_run *run,
+					struct procage_error *err)
+{
+	char **seen = NULL;
+	uint64_t more = 0;
+	error_clear(err);
+	if (!h || !run)
+		return error_set(err, -EINVAL, "no report or no run given");
+	/* The store is only read here; its lock is the store's own. */
+	if (h->waived || !run->supervision.reports_on || !run->supervision.denial_rules)
+		return 0;
+	if (handoff_observed_list((struct handoff_observed *)&run->supervision.handoff_observed,
+				  &seen, &more) < 0)
+		return error_set(err, -ENOMEM, "out of memory");
+	size_t n = 0, m = 0;
+	while (h->observed && h->observed[n])
+		n++;
+	while (seen[m])
+		m++;
+	char **all = realloc(h->observed, (n + m + 1) * sizeof *all);
+	if (!all) {
+		procage_strings_free(seen);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	memcpy(all + n, seen, (m + 1) * sizeof *all);
+	free(seen);
+	h->observed = all;
+	h->observed_more += more;
+	return 0;
+}
+
+static bool gitfile_at(const struct repositories *r, const char *path)
+{
+	return gitfile_known(r, path) != NULL;
+}
+
+/*
+ * The git directories runs were seen writing that are still there and
+ * that discovery did not find before or after the run (deeper than its
+ * bound): nothing protected them, and no walk names them.
+ */
+static int observed_compare(const struct procage_handoff *h, const struct repositories *after,
+			    struct findings *f)
+{
+	int rc = 0;
+	struct quoted q;
+	char *text = NULL;
+	for (size_t i = 0; rc == 0 && h->observed && h->observed[i]; i++) {
+		const char *g = h->observed[i];
+		struct stat st;
+		if (lstat(g, &st) != 0 || store_known(after, g) || store_known(&h->before, g) ||
+		    gitfile_at(after, g) || gitfile_at(&h->before, g))
+			continue;
+		int printed = quote(&q, g, NULL, NULL)
+				  ? asprintf(&text,
+					     "written where git runs or reads: %s (its hooks or "
+					     "config, or the repository itself, made or changed by "
+					     "the run deeper than procage looks for repositories: "
+					     "nothing protected it)",
+					     q.a)
+				  : -1;
+		quoted_free(&q);
+		rc = finding_add(f, text, printed);
+	}
+	if (rc == 0 && h->observed_more) {
+		int printed = asprintf(&text,
+				       "written where git runs or reads: %llu more changes, in git "
+				       "directories not named (the run wrote in too many)",
+				       (unsigned long long)h->observed_more);
+		rc = finding_add(f, text, printed);
+	}
+	return rc;
+}
+
 PROCAGE_API int procage_handoff_end(struct procage_handoff *h, char ***findings,
 				    struct procage_error *err)
 {
@@ -291,7 +372,8 @@ PROCAGE_API int procage_handoff_end(struct procage_handoff *h, char ***findings,
 	}
 	int rc = handoff_find(h, &after, err);
 	if (rc == 0) {
-		if ((rc = compare(&h->before, &after, &f)) < 0)
+		if ((rc = compare(&h->before, &after, &f)) < 0 ||
+		    (rc = observed_compare(h, &after, &f)) < 0)
 			error_set(err, rc, "out of memory");
 		repositories_free(&after);
 	}

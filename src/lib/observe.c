@@ -13,6 +13,7 @@
  * line escapes what it names.
  */
 #include "observe.h"
+#include "observe_path.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -108,91 +109,6 @@ static bool child_read_string(pid_t pid, uint64_t address, char *out, size_t siz
 	return false;
 }
 
-/* "a/./b/../c" → "a/c", in place, for an absolute path. */
-static void lexical_clean(char *path)
-{
-	char *out = path, *in = path;
-	while (*in) {
-		while (*in == '/')
-			in++;
-		char *end = strchrnul(in, '/');
-		size_t len = (size_t)(end - in);
-		if (len == 0 || (len == 1 && in[0] == '.')) {
-			in = end;
-			continue;
-		}
-		if (len == 2 && in[0] == '.' && in[1] == '.') {
-			while (out > path && *--out != '/')
-				;
-			in = end;
-			continue;
-		}
-		*out++ = '/';
-		memmove(out, in, len);
-		out += len;
-		in = end;
-	}
-	if (out == path)
-		*out++ = '/';
-	*out = '\0';
-}
-
-/*
- * The absolute path of what the process named: relative ones from its cwd
- * or the directory descriptor, then symbolic links resolved as far as the
- * path exists (the rules are canonical). False when it cannot be known.
- */
-static bool absolute_path(pid_t pid, int dirfd, const char *name, char *out, size_t size)
-{
-	char link[64], base[PATH_MAX], joined[2 * PATH_MAX];
-	if (name[0] == '/') {
-		snprintf(joined, sizeof joined, "%s", name);
-	} else {
-		if (dirfd == AT_FDCWD || dirfd < 0)
-			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-		else
-			snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
-		ssize_t n = readlink(link, base, sizeof base - 1);
-		if (n <= 0 || base[0] != '/')
-			return false;
-		base[n] = '\0';
-		snprintf(joined, sizeof joined, "%s/%s", base, name);
-	}
-	lexical_clean(joined);
-	/*
-	 * /proc/self would name the supervisor here, and what lies below
-	 * /proc is judged as /proc anyway: taken as spelled.
-	 */
-	if (strncmp(joined, "/proc/", 6) == 0 || strcmp(joined, "/proc") == 0) {
-		size_t len = strlen(joined);
-		if (len + 1 >= size)
-			return false;
-		memcpy(out, joined, len + 1);
-		return true;
-	}
-	char *real = realpath(joined, NULL);
-	if (!real) {
-		/* A new entry: its directory resolved, its name kept. */
-		char *slash = strrchr(joined, '/');
-		*slash = '\0';
-		real = realpath(joined[0] ? joined : "/", NULL);
-		if (real) {
-			char *full;
-			if (asprintf(&full, "%s/%s", strcmp(real, "/") == 0 ? "" : real,
-				     slash + 1) < 0)
-				full = NULL;
-			free(real);
-			real = full;
-		}
-		*slash = '/';
-	}
-	if (!real)
-		return false;
-	snprintf(out, size, "%s", real);
-	free(real);
-	return strlen(out) + 1 < size;
-}
-
 /* What an open does, from its flags and whether the file is there. */
 static enum denial_op open_op(uint64_t flags, bool exists)
 {
@@ -259,17 +175,22 @@ static bool routine_probe(enum denial_op op, const char *path)
 	return false;
 }
 
-static void judge_one(struct observe_context *ctx, const struct seccomp_notif *n,
-		      const struct observed_call *c, const struct observed_path *p)
+/*
+ * Judge one path of call n; a refusal is stored. When the rules let it
+ * go by, its absolute path is left in path (PATH_MAX bytes) and true is
+ * returned; a change is also shown to the trust-handoff observation.
+ */
+static bool judge_one(struct observe_context *ctx, const struct seccomp_notif *n,
+		      const struct observed_call *c, const struct observed_path *p, char *path)
 {
-	char name[PATH_MAX], path[PATH_MAX];
+	char name[PATH_MAX];
 	struct stat st;
 	struct denial d;
 	uint64_t flags = 0;
 	if (!child_read_string((pid_t)n->pid, n->data.args[p->path], name, sizeof name) || !name[0])
-		return;
+		return false;
 	if (c->open_flags != -1 && !open_flags(n, c, &flags))
-		return;
+		return false;
 	/*
 	 * Most observed calls are reads of granted files (a compiler's
 	 * headers): an absolute path the rules allow as spelled is let be
@@ -277,33 +198,49 @@ static void judge_one(struct observe_context *ctx, const struct seccomp_notif *n
 	 * hidden location then goes unexplained (it is refused all the same).
 	 */
 	if (c->open_flags != -1 && open_op(flags, true) == DENIAL_READ && name[0] == '/') {
-		snprintf(path, sizeof path, "%s", name);
-		lexical_clean(path);
+		snprintf(path, PATH_MAX, "%s", name);
+		observe_lexical_clean(path);
 		if (!denial_judge_path(ctx->rules, DENIAL_READ, path, &d))
-			return;
+			return true;
 	}
 	int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)n->data.args[p->dirfd];
-	if (!absolute_path((pid_t)n->pid, dirfd, name, path, sizeof path))
-		return;
+	if (!observe_absolute_path((pid_t)n->pid, dirfd, name, path, PATH_MAX))
+		return false;
 	bool exists = lstat(path, &st) == 0;
 	enum denial_op op = c->open_flags != -1 ? open_op(flags, exists) : p->op;
 	if (op == DENIAL_CREATE && exists && strcmp(c->call, "creat") == 0)
 		op = DENIAL_WRITE; /* creat truncates what is there */
 	else if (op == DENIAL_CREATE && exists && p == &c->paths[0])
-		return; /* EEXIST before any right is looked at */
+		return false; /* EEXIST before any right is looked at */
 	if (!reaches_landlock(op, path, exists) || routine_probe(op, path))
-		return;
-	if (denial_judge_path(ctx->rules, op, path, &d))
+		return false;
+	if (denial_judge_path(ctx->rules, op, path, &d)) {
 		denial_store_add(ctx->store, &d);
+		return false;
+	}
+	if (ctx->handoff)
+		handoff_observed_change(ctx->handoff, op, path, exists);
+	return true;
 }
 
 void observe_judge(struct observe_context *ctx, const struct seccomp_notif *n, const char *call)
 {
+	char paths[2][PATH_MAX];
+	bool let[2] = {false, false};
 	const struct observed_call *c = observed_find(call);
 	if (!c || !ctx->rules)
 		return;
 	for (int i = 0; i < 2 && c->paths[i].path >= 0; i++)
-		judge_one(ctx, n, c, &c->paths[i]);
+		let[i] = judge_one(ctx, n, c, &c->paths[i], paths[i]);
+	/*
+	 * A rename moves what the observation kept below its source (if it
+	 * succeeds: both names are kept). An exchange moves both ways.
+	 */
+	if (ctx->handoff && let[0] && let[1] && strncmp(call, "rename", 6) == 0) {
+		handoff_observed_rename(ctx->handoff, paths[0], paths[1]);
+		if (strcmp(call, "renameat2") == 0 && (n->data.args[4] & RENAME_EXCHANGE))
+			handoff_observed_rename(ctx->handoff, paths[1], paths[0]);
+	}
 }
 
 void observe_refused(struct observe_context *ctx, const struct seccomp_notif *n, const char *call)

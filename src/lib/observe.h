@@ -10,10 +10,13 @@
 #include <stdbool.h>
 
 #include "denials.h"
+#include "handoff_observed.h"
 
 struct observe_context {
 	const struct denial_rules *rules; /* or NULL: nothing observed */
 	struct denial_store *store;
+	/* The changes the rules let go by, for the trust-handoff report; or NULL. */
+	struct handoff_observed *handoff;
 };
 
 /* Is call one the observe variants hand over for a look? */

@@ -22,9 +22,9 @@
  * or a grandchild is found, as an editor's workspace scan finds it.
  * Nothing deeper is read, and no directory named node_modules is entered
  * below a tree's root (editors skip it too): an existing repository deeper
- * than this or inside node_modules is not protected, and one made there
- * during the run is not named by the end-of-run report (THREAT_MODEL.md
- * R-07).
+ * than this or inside node_modules is not protected; what a run writes
+ * where git runs there is named only through its observed calls
+ * (handoff_observed.h, THREAT_MODEL.md R-07).
  */
 #define REPOSITORY_SCAN_DEPTH 2
 

@@ -98,13 +98,16 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	s->json_fd = json_fd;
 	report_store_init(&s->reports, s->json_fd);
 	denial_store_init(&s->denials, s->json_fd);
+	handoff_observed_init(&s->handoff_observed);
 	s->reports_on = true;
-	struct observe_context observe = { NULL, &s->denials };
+	struct observe_context observe = { NULL, &s->denials, NULL };
 	if (cage->denial_rules &&
 	    (!(s->denial_rules = denial_rules_copy(cage->denial_rules)) ||
 	     (tmpdir && denial_rules_add_grant(s->denial_rules, tmpdir, PROCAGE_WRITE) < 0)))
 		rc = error_set(err, -ENOMEM, "starting the supervisor: out of memory");
 	observe.rules = s->denial_rules;
+	if (s->denial_rules && s->denial_rules->trust_handoff)
+		observe.handoff = &s->handoff_observed;
 	struct broker_net_config net = { .mode = cage->net_broker };
 	/* The granted sockets' files as they are when the run starts. */
 	net.unix_paths = cage->unix_brokered;
@@ -176,6 +179,7 @@ void supervision_release(struct run_supervision *s)
 	supervision_stop(s);
 	report_store_destroy(&s->reports);
 	denial_store_destroy(&s->denials);
+	handoff_observed_destroy(&s->handoff_observed);
 	denial_rules_free(s->denial_rules);
 	s->denial_rules = NULL;
 	s->reports_on = false;

@@ -8,6 +8,7 @@
 #define PROCAGE_SUPERVISE_H
 
 #include "denials.h"
+#include "handoff_observed.h"
 #include "net_admission.h"
 #include "notify.h"
 #include "report.h"
@@ -31,6 +32,8 @@ struct run_supervision {
 	/* Refusals explained (the cage's explain option): its own rules, or NULL. */
 	struct denial_rules *denial_rules;
 	struct denial_store denials;
+	/* What the observation saw written where git runs or reads (handoff_observed.h). */
+	struct handoff_observed handoff_observed;
 };
 
 /*

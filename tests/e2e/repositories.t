@@ -355,6 +355,50 @@ vector_new_repository() {
 	clean
 }
 
+# Repositories deeper than discovery reaches (three levels below the
+# workspace; inside node_modules): nothing protects them during the run,
+# but with explain on (the default) the observer sees every write where
+# git runs or reads, at any depth, and the end-of-run report names the
+# repository, also one made within reach and moved deeper afterwards.
+vector_deep_repository() {
+	fresh deep/a/b/r
+	[ "$user" = root ] || chown -R 65534:65534 "$base/ws/deep"
+	local err st deep="$base/ws/deep/a/b"
+	err=$(caged --on-handoff-change fail -- "printf '%s' '$(payload)' >deep/a/b/r/.git/hooks/pre-commit
+		git init -q deps/node_modules/p; git init -q more/moved && mv more/moved deep/a/b/moved; true" 2>&1)
+	st=$?
+	like "$err" "trust-handoff: written where git runs or reads: '$deep/r/.git'" \
+		"$tier/$user: a hook written in a repository deeper than discovery is named at the end [canary]"
+	like "$err" "trust-handoff: written where git runs or reads: '$base/ws/deps/node_modules/p/.git'" \
+		"$tier/$user: a repository made inside node_modules is named at the end [canary]"
+	like "$err" "trust-handoff: written where git runs or reads: '$deep/moved/.git'" \
+		"$tier/$user: a repository made within reach and moved deeper is named where it went [canary]"
+	{ [ "$st" = 123 ]; }
+	t $? canary "and --on-handoff-change fail exits 123 (got $st)"
+	# The same through names the supervisor would read as its own: a
+	# descriptor's /dev/fd/N, a link to /proc/self/fd/N, /proc/PID/fd/N
+	# (the run's own PID namespace on tier T1), /proc/thread-self/fd/N.
+	local via
+	for via in d1 d2 d3 d4; do
+		fresh "deep/a/b/$via"
+	done
+	[ "$user" = root ] || chown -R 65534:65534 "$base/ws/deep"
+	err=$(caged -- "exec 3<deep/a/b/d1/.git/hooks 4<deep/a/b/d2/.git/hooks 5<deep/a/b/d3/.git/hooks 6<deep/a/b/d4/.git
+		echo x >/dev/fd/3/pre-commit; ln -s /proc/self/fd/4 more/l && echo x >more/l/pre-push
+		echo x >/proc/\$\$/fd/5/post-merge; echo x >/proc/thread-self/fd/6/config; rm -f more/l; true" 2>&1)
+	for via in d1 d2 d3 d4; do
+		like "$err" "trust-handoff: written where git runs or reads: '$deep/$via/.git'" \
+			"$tier/$user: a write through a descriptor's name in /proc or /dev/fd ($via) is named [canary]"
+	done
+	err=$(caged --on-handoff-change fail -- "cat deep/a/b/r/.git/config >/dev/null &&
+		git -C deep/a/b/r log --oneline >/dev/null && echo x >deep/a/b/r/file" 2>&1)
+	st=$?
+	{ [ "$st" = 0 ] && [ -z "$err" ]; }
+	t $? control "a run that reads the deep repository and writes its work tree says nothing (status $st: $err)"
+	rm -rf "$base/ws/deep" "$base/ws/deps/node_modules" "$base/ws/more/moved"
+	clean
+}
+
 # Everyday git in a linked worktree and in a submodule (the working
 # directory), whose stores lie outside it: granted, with their hooks and
 # config still read-only. On tier T2 the lock files and new entries of the
@@ -420,6 +464,7 @@ scenario() {
 	vector_global_config
 	vector_store_as_tree
 	vector_new_repository
+	vector_deep_repository
 	usable_worktree_and_submodule
 }
 

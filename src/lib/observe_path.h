@@ -1,0 +1,25 @@
+/*
+ * The paths a caged process names, as the supervisor's observer judges
+ * them: made absolute from the process's cwd or directory descriptor, and
+ * their symbolic links followed as the kernel follows them for that
+ * process (observe_path.c).
+ */
+#ifndef PROCAGE_OBSERVE_PATH_H
+#define PROCAGE_OBSERVE_PATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* "a/./b/../c" → "a/c", in place, for an absolute path. */
+void observe_lexical_clean(char *path);
+/*
+ * The absolute path of what process pid named (name, relative to its cwd
+ * when dirfd is AT_FDCWD or negative, else to its descriptor dirfd) in
+ * out (size bytes): symbolic links followed as far as the path exists, a
+ * path that leads below /proc as spelled (judged as /proc). False when it
+ * cannot be known.
+ */
+bool observe_absolute_path(pid_t pid, int dirfd, const char *name, char *out, size_t size);
+
+#endif
