@@ -570,7 +570,8 @@ PROCAGE_API int procage_policy_set_reports(struct procage_policy *policy, int on
  * supervisor, which judges each against the cage's rules and keeps the
  * distinct ones the rules refuse, with the rule or class and the flag that
  * would allow it (procage_run_denials); refused IP sockets and the proxy's
- * refusals too. The observation grants nothing: the call then goes on as
+ * refusals too; and what it lets go by where git runs or reads, for
+ * procage_handoff_add_run. The observation grants nothing: the call then goes on as
  * without it, and Landlock, the masks and the filter decide. Exec mode
  * (procage_exec) has no supervisor and does not observe, nor does a host
  * without seccomp user notification.
