@@ -180,6 +180,7 @@ int main(int argc, char **argv)
 	    {"r45", r45_no_missing_startup_file_is_made_beside_a_protected_one},
 	    {"r45", r45_a_brokered_listing_shows_names_never_contents},
 	    {"r46", r46_the_observer_grants_nothing},
+	    {"r47", r47_a_crash_reaches_no_core_dump_helper},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

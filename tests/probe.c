@@ -57,7 +57,7 @@
  *   mount-setattr-rw, setns: EPERM, EACCES
  *   chmod, fchmod-ro, fchmodat2, setflags-ro, fssetxattr-ro: the file
  *     errnos; setxattr, fsetxattr-ro, removexattr: those and EOPNOTSUPP
- *   listmount, statmount, shm-*, msg-*, prlimit, setpriority, setaffinity,
+ *   listmount, statmount, shm-*, msg-*, prlimit, core-limit, setpriority, setaffinity,
  *     ioprio, setscheduler: EPERM, EACCES, ENOSYS (tests/probe/targets.c)
  *
  * Kept free of the library and of sanitizers: what it measures is the cage.
@@ -270,6 +270,9 @@ static const struct action actions[] = {
     {"msg-recv", 1, 1, do_msg, "key:K|id:N: take a message from a SysV queue, print it"},
     {"msg-send", 2, 2, do_msg, "key:K|id:N TEXT: put a message on a SysV queue"},
     {"prlimit", 4, 4, do_prlimit, "PID RESOURCE SOFT HARD: prlimit(2) on PID (0: self)"},
+    {"core-limit", 2, 2, do_core_limit, "SOFT HARD: set the core dump limit, print it read back"},
+    {"core-limit-lowered", 2, 2, do_core_limit_lowered,
+     "SOFT HARD: set the core dump limit; refused when it reads back unchanged"},
     {"setpriority", 2, 2, do_setpriority, "PID NICE: setpriority(PRIO_PROCESS, PID)"},
     {"setaffinity", 2, 2, do_setaffinity, "PID CPU: sched_setaffinity to that CPU only"},
     {"ioprio", 2, 2, do_ioprio, "PID LEVEL: ioprio_set(best effort, LEVEL)"},

@@ -30,6 +30,7 @@
 #endif
 
 #include <errno.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
@@ -249,6 +250,38 @@ static int add_pid_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts
 }
 
 /*
+ * The core dump limit stays the one the plan set (plan.c,
+ * plan_core_limit): a change of it succeeds and changes nothing, so that a
+ * program lowering it to 0 (a sanitizer's runtime, `ulimit -c 0`) runs on;
+ * prlimit64 asked for the old value in the same call is refused, since it
+ * could only be answered by setting. The resource is compared on the 32
+ * bits the kernel reads.
+ */
+static int add_core_limit_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+				struct procage_error *err)
+{
+	const struct scmp_arg_cmp set[] = {
+		SCMP_CMP(0, SCMP_CMP_MASKED_EQ, 0xffffffffu, RLIMIT_CORE),
+	};
+	const struct scmp_arg_cmp set_only[] = {
+		SCMP_CMP(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, RLIMIT_CORE),
+		SCMP_CMP(2, SCMP_CMP_NE, 0),
+		SCMP_CMP(3, SCMP_CMP_EQ, 0),
+	};
+	const struct scmp_arg_cmp set_and_get[] = {
+		SCMP_CMP(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, RLIMIT_CORE),
+		SCMP_CMP(2, SCMP_CMP_NE, 0),
+		SCMP_CMP(3, SCMP_CMP_NE, 0),
+	};
+	int rc = add_rule_action(ctx, SCMP_ACT_ERRNO(0), "setrlimit", 1, set, err);
+	if (rc == 0)
+		rc = add_rule_action(ctx, SCMP_ACT_ERRNO(0), "prlimit64", 3, set_only, err);
+	if (rc == 0)
+		rc = add_rule(ctx, opts, "prlimit64", EPERM, 3, set_and_get, err);
+	return rc;
+}
+
+/*
  * The calls whose arguments a hand-written block tests: every call of them
  * goes to the block (see seccomp_handwritten.h).
  */
@@ -452,6 +485,8 @@ int seccomp_build_program(const struct seccomp_options *opts, struct sock_fprog 
 		rc = add_ioctl_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = add_pid_rules(ctx, opts, err);
+	if (rc == 0)
+		rc = add_core_limit_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = add_seccomp_rules(ctx, opts, err);
 	if (rc == 0)

@@ -270,6 +270,13 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		step = PROCAGE_STEP_LANDLOCK;
 		goto fail;
 	}
+	/* Before the filter, which keeps the run from changing it. */
+	if (plan->core_limit_set && setrlimit(RLIMIT_CORE, &plan->core_limit) != 0) {
+		rc = -errno;
+		step = PROCAGE_STEP_RLIMITS;
+		index = PLAN_CORE_LIMIT_INDEX;
+		goto fail;
+	}
 	if ((rc = step_seccomp(plan)) < 0) {
 		step = PROCAGE_STEP_SECCOMP;
 		goto fail;

@@ -132,6 +132,29 @@ static int plan_root_private_tree(const struct procage_cage *cage, struct plan *
 	return 0;
 }
 
+/*
+ * No core dump leaves the run unless the policy asks for one. A
+ * core_pattern that pipes to a helper (systemd-coredump, apport) has the
+ * kernel run it as root outside every namespace, on the run's memory and
+ * its /proc, whatever RLIMIT_CORE is but 1: the kernel's "none" for a
+ * pipe, and for a file less than any core. So the run's limit is 1 (a
+ * policy's 0 too), and the filter keeps it from changing it
+ * (seccomp_rules.c). Where the caller's own hard limit is 0, 1 cannot be
+ * set: 0 stays (THREAT_MODEL.md R-47).
+ */
+static void plan_core_limit(const struct procage_cage *cage, struct plan *plan)
+{
+	const struct policy_rlimit *l = &cage->policy->rlimits[RLIMIT_CORE];
+	struct rlimit now;
+	if (l->set && l->soft > 0) {
+		plan->core_limit = (struct rlimit){ (rlim_t)l->soft, (rlim_t)l->hard };
+		plan->core_limit_set = true;
+	} else if (getrlimit(RLIMIT_CORE, &now) == 0 && now.rlim_max >= 1) {
+		plan->core_limit = (struct rlimit){ 1, 1 };
+		plan->core_limit_set = true;
+	}
+}
+
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err)
 {
@@ -189,12 +212,13 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 
 	for (int r = 0; r < RLIM_NLIMITS; r++) {
 		const struct policy_rlimit *l = &cage->policy->rlimits[r];
-		if (!l->set)
+		if (!l->set || r == RLIMIT_CORE)
 			continue;
 		plan->rlimits[plan->n_rlimits++] = (struct plan_rlimit){
 			r, { (rlim_t)l->soft, (rlim_t)l->hard }
 		};
 	}
+	plan_core_limit(cage, plan);
 
 	/* The ruleset and the status pipe must survive the descriptor step. */
 	int ruleset = plan_ruleset(cage, plan, err);

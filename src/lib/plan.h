@@ -15,6 +15,9 @@
 /* The most descriptors a spawn maps besides 0, 1 and 2. */
 #define PLAN_MAX_FDS 128
 
+/* The failure index of the core limit, set apart from the other limits. */
+#define PLAN_CORE_LIMIT_INDEX RLIM_NLIMITS
+
 struct plan_rlimit {
 	int resource;
 	struct rlimit limit;
@@ -72,6 +75,13 @@ struct plan {
 	char *const *envp;
 	struct plan_rlimit rlimits[RLIM_NLIMITS];
 	size_t n_rlimits;
+	/*
+	 * Set before the filter, which keeps it from changing (plan.c,
+	 * plan_core_limit); a failure to set it is reported with the index
+	 * PLAN_CORE_LIMIT_INDEX.
+	 */
+	struct rlimit core_limit;
+	bool core_limit_set;
 	const struct procage_fd_map *fds;
 	size_t n_fds;
 	int fd_scratch_base;  /* above every target and every plan descriptor */

@@ -77,6 +77,11 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 		return error_set_sys(err, f->err, f->step, "step %s: passing descriptor %d as %d",
 				     step, plan->fds[f->index].parent_fd,
 				     plan->fds[f->index].child_fd);
+	if (f->step == PROCAGE_STEP_RLIMITS && f->index == PLAN_CORE_LIMIT_INDEX)
+		return error_set_sys(err, f->err, f->step,
+				     "step %s: setting resource limit core to %llu (no core dump "
+				     "leaves the run)",
+				     step, (unsigned long long)plan->core_limit.rlim_cur);
 	if (f->step == PROCAGE_STEP_RLIMITS && f->index >= 0)
 		return error_set_sys(err, f->err, f->step, "step %s: setting resource limit %s",
 				     step, policy_rlimit_name(plan->rlimits[f->index].resource));

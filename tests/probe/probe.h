@@ -158,6 +158,8 @@ int do_shm(char **args);
 int do_shm_private(char **args);
 int do_msg(char **args);
 int do_prlimit(char **args);
+int do_core_limit(char **args);
+int do_core_limit_lowered(char **args);
 int do_setpriority(char **args);
 int do_setaffinity(char **args);
 int do_ioprio(char **args);

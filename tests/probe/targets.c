@@ -272,6 +272,51 @@ int do_prlimit(char **args)
 	return PROBE_DID_IT;
 }
 
+/*
+ * core-limit SOFT HARD: set the core dump limit as a program does
+ * (setrlimit, which is prlimit64 without the old value), then print it as
+ * read back, and whether prlimit64 setting it and reading the old value
+ * in one call worked ("prlimit refused ERRNO"). Each way a process lowers
+ * its core limit to 0, where a core_pattern pipe helper runs on a crash.
+ */
+int do_core_limit(char **args)
+{
+	long soft, hard;
+	if (!parse_int(args[0], &soft) || !parse_int(args[1], &hard))
+		return usage_error("core-limit wants SOFT HARD, got", args[0]);
+	struct rlimit want = {(rlim_t)soft, (rlim_t)hard}, now;
+	struct rlimit64 want64 = {(rlim64_t)soft, (rlim64_t)hard}, old64;
+	int set = setrlimit(RLIMIT_CORE, &want) == 0 ? 0 : errno;
+	int both = prlimit64(0, RLIMIT_CORE, &want64, &old64) == 0 ? 0 : errno;
+	if (getrlimit(RLIMIT_CORE, &now) != 0)
+		return failed(REFUSE_SYSCALL, "getrlimit", "RLIMIT_CORE");
+	printf("core limit %llu %llu (setrlimit %s, prlimit %s)\n",
+	       (unsigned long long)now.rlim_cur, (unsigned long long)now.rlim_max,
+	       set ? strerror(set) : "returned 0", both ? strerror(both) : "returned 0");
+	return PROBE_DID_IT;
+}
+
+/*
+ * core-limit-lowered SOFT HARD: did_it when the core dump limit, set to
+ * SOFT HARD through setrlimit, reads back so; refused when it did not
+ * change (for exec mode, whose output is not kept).
+ */
+int do_core_limit_lowered(char **args)
+{
+	long soft, hard;
+	if (!parse_int(args[0], &soft) || !parse_int(args[1], &hard))
+		return usage_error("core-limit-lowered wants SOFT HARD, got", args[0]);
+	struct rlimit want = {(rlim_t)soft, (rlim_t)hard}, now;
+	if (setrlimit(RLIMIT_CORE, &want) != 0 || getrlimit(RLIMIT_CORE, &now) != 0)
+		return failed(REFUSE_SYSCALL, "setrlimit", "RLIMIT_CORE");
+	if (now.rlim_cur != want.rlim_cur || now.rlim_max != want.rlim_max) {
+		fprintf(stderr, "probe: core-limit-lowered: the limit reads back %llu %llu\n",
+			(unsigned long long)now.rlim_cur, (unsigned long long)now.rlim_max);
+		return PROBE_REFUSED;
+	}
+	return PROBE_DID_IT;
+}
+
 /* setpriority PID NICE (PRIO_PROCESS) */
 int do_setpriority(char **args)
 {
