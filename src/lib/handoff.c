@@ -336,8 +336,11 @@ static int observed_compare(const struct procage_handoff *h, const struct reposi
 	for (size_t i = 0; rc == 0 && h->observed && h->observed[i]; i++) {
 		const char *g = h->observed[i];
 		struct stat st;
-		if (lstat(g, &st) != 0 || store_known(after, g) || store_known(&h->before, g) ||
-		    gitfile_at(after, g) || gitfile_at(&h->before, g))
+		bool named = false; /* by an earlier run added to the report */
+		for (size_t j = 0; j < i && !named; j++)
+			named = strcmp(h->observed[j], g) == 0;
+		if (named || lstat(g, &st) != 0 || store_known(after, g) ||
+		    store_known(&h->before, g) || gitfile_at(after, g) || gitfile_at(&h->before, g))
 			continue;
 		int printed = quote(&q, g, NULL, NULL)
 				  ? asprintf(&text,

@@ -565,6 +565,60 @@ static void test_handoff(void)
 	procage_cage_free(c);
 }
 
+/*
+ * A repository deeper than discovery reaches, written by two runs of one
+ * cage with explain on: procage_handoff_add_run passes what each was seen
+ * writing, and the report names the repository once.
+ */
+static void test_handoff_deep(void)
+{
+	struct procage_policy *p = NULL;
+	struct procage_cage *c = NULL;
+	struct procage_handoff *h = NULL;
+	struct procage_error err;
+	char **findings = NULL, repo[600], cmd[2048], want[700];
+	tap_ok(procage_handoff_add_run(null_pointer, null_pointer, NULL) == -EINVAL,
+	       "handoff_add_run: no report, NULL err");
+	snprintf(repo, sizeof repo, "%s/deep/a/b/r", workspace);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/.git/hooks' '%s/.git/objects' '%s/.git/refs'", repo,
+		 repo, repo);
+	int rc = system(cmd) == 0 ? 0 : -1;
+	if (rc == 0 && (procage_policy_new_default(workspace, &p, &err) != 0 ||
+			procage_policy_set_explain(p, 1, &err) != 0 ||
+			procage_cage_new(p, &c, &err) != 0))
+		rc = -1;
+	procage_policy_free(p);
+	if (rc == 0)
+		rc = procage_handoff_begin(c, &h, &err);
+	snprintf(cmd, sizeof cmd, "echo x >'%s/.git/hooks/pre-commit'", repo);
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv };
+	for (int i = 0; rc == 0 && i < 2; i++) {
+		struct procage_run *r = NULL;
+		int status = -1;
+		if ((rc = procage_spawn(c, &o, &r, &err)) == 0 &&
+		    (rc = procage_run_wait(r, &status, &err)) == 0)
+			rc = procage_handoff_add_run(h, r, &err);
+		procage_run_free(r);
+	}
+	if (rc == 0)
+		rc = procage_handoff_end(h, &findings, &err);
+	size_t named = 0;
+	snprintf(want, sizeof want, "written where git runs or reads: '%s/.git' (", repo);
+	for (size_t i = 0; rc == 0 && findings && findings[i]; i++) {
+		named += strncmp(findings[i], want, strlen(want)) == 0;
+		tap_diag("finding: %s", findings[i]);
+	}
+	tap_ok(rc == 0 && named == 1,
+	       "two runs writing a hook of a repository beyond discovery: named once (%s)",
+	       rc ? err.message : "ok");
+	procage_strings_free(findings);
+	procage_handoff_free(h);
+	procage_cage_free(c);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/deep'", workspace);
+	tap_ok(system(cmd) == 0, "the deep repository is removed");
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -586,6 +640,7 @@ int main(void)
 	test_utf8_cut();
 	test_home_and_tmp_base();
 	test_handoff();
+	test_handoff_deep();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();
 }
