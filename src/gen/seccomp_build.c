@@ -30,7 +30,6 @@
 #endif
 
 #include <errno.h>
-#include <sys/resource.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
@@ -39,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -317,11 +317,6 @@ PROCAGE_API int procage_handoff_add_run(struct procage_handoff *h, const struct 
 	return 0;
 }
 
-static bool gitfile_at(const struct repositories *r, const char *path)
-{
-	return gitfile_known(r, path) != NULL;
-}
-
 /*
  * The git directories runs were seen writing that are still there and
  * that discovery did not find before or after the run (deeper than its
@@ -340,7 +335,8 @@ static int observed_compare(const struct procage_handoff *h, const struct reposi
 		for (size_t j = 0; j < i && !named; j++)
 			named = strcmp(h->observed[j], g) == 0;
 		if (named || lstat(g, &st) != 0 || store_known(after, g) ||
-		    store_known(&h->before, g) || gitfile_at(after, g) || gitfile_at(&h->before, g))
+		    store_known(&h->before, g) || gitfile_known(after, g) ||
+		    gitfile_known(&h->before, g))
 			continue;
 		int printed = quote(&q, g, NULL, NULL)
 				  ? asprintf(&text,

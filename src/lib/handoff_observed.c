@@ -37,18 +37,22 @@ static bool exists_in(const char *dir, const char *name)
 	       lstat(path, &st) == 0;
 }
 
+/* name is in dir, or is the entry being made there (made). */
+static bool present(const char *dir, const char *name, const char *made)
+{
+	return strcmp(made, name) == 0 || exists_in(dir, name);
+}
+
 /*
  * Would git take dir for a store (setup.c, is_git_directory): HEAD, with
- * objects and refs or with a commondir? completing (or NULL) is an entry
- * being made there, counted as present.
+ * objects and refs or with a commondir? made, the entry the change makes
+ * or writes there, counts as present.
  */
-static bool looks_like_gitdir(const char *dir, const char *completing)
+static bool looks_like_gitdir(const char *dir, const char *made)
 {
-	bool head = (completing && strcmp(completing, "HEAD") == 0) || exists_in(dir, "HEAD");
-	bool objects =
-	    (completing && strcmp(completing, "objects") == 0) || exists_in(dir, "objects");
-	bool refs = (completing && strcmp(completing, "refs") == 0) || exists_in(dir, "refs");
-	return head && ((objects && refs) || exists_in(dir, "commondir"));
+	return present(dir, "HEAD", made) &&
+	       ((present(dir, "objects", made) && present(dir, "refs", made)) ||
+		present(dir, "commondir", made));
 }
 
 /* The files of a git directory git reads as config or follows as its common directory. */
@@ -100,14 +104,14 @@ static bool gitdir_of_change(const char *path, bool existed, char *out, size_t s
 	snprintf(dir, sizeof dir, "%.*s", (int)(dir_len ? dir_len : 1), path);
 	bool store_entry =
 	    strcmp(last, "HEAD") == 0 || strcmp(last, "objects") == 0 || strcmp(last, "refs") == 0;
-	if ((config_name(last, strlen(last)) && looks_like_gitdir(dir, NULL)) ||
-	    (store_entry && !existed && looks_like_gitdir(dir, last)))
+	if ((config_name(last, strlen(last)) || (store_entry && !existed)) &&
+	    looks_like_gitdir(dir, last))
 		return snprintf(out, size, "%s", dir) < (int)size;
 	if (hooks && hooks > path + 1) {
 		size_t len = (size_t)(hooks - path) - 1;
 		if (len < sizeof dir) {
 			snprintf(dir, sizeof dir, "%.*s", (int)len, path);
-			if (looks_like_gitdir(dir, NULL))
+			if (looks_like_gitdir(dir, "hooks"))
 				return snprintf(out, size, "%s", dir) < (int)size;
 		}
 	}

@@ -194,7 +194,10 @@ bool observe_absolute_path(pid_t pid, int dirfd, const char *name, char *out, si
 		base[n] = '\0';
 		snprintf(joined, sizeof joined, "%s/%s", base, name);
 	}
-	observe_lexical_clean(joined);
+	/*
+	 * Not cleaned before: ".." after a link goes up from the link's
+	 * target, as the kernel takes it, not from the link.
+	 */
 	if (!cage_realpath(pid, joined, out, size))
 		return false;
 	/*
@@ -202,6 +205,7 @@ bool observe_absolute_path(pid_t pid, int dirfd, const char *name, char *out, si
 	 * a process, as the supervisor reaches it, is no name of the run's).
 	 */
 	if (strncmp(out, "/proc/", 6) == 0 || strcmp(out, "/proc") == 0) {
+		observe_lexical_clean(joined);
 		size_t len = strlen(joined);
 		if (len + 1 >= size)
 			return false;

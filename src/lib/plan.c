@@ -139,7 +139,7 @@ static int plan_root_private_tree(const struct procage_cage *cage, struct plan *
  * its /proc, whatever RLIMIT_CORE is but 1: the kernel's "none" for a
  * pipe, and for a file less than any core. So the run's limit is 1 (a
  * policy's 0 too), and the filter keeps it from changing it
- * (seccomp_rules.c). Where the caller's own hard limit is 0, 1 cannot be
+ * (seccomp_build.c). Where the caller's own hard limit is 0, 1 cannot be
  * set: 0 stays (THREAT_MODEL.md R-47).
  */
 static void plan_core_limit(const struct procage_cage *cage, struct plan *plan)

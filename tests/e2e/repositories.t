@@ -390,6 +390,13 @@ vector_deep_repository() {
 		like "$err" "trust-handoff: written where git runs or reads: '$deep/$via/.git'" \
 			"$tier/$user: a write through a descriptor's name in /proc or /dev/fd ($via) is named [canary]"
 	done
+	# ".." after a link goes up from the link's target, not from the link.
+	fresh deep/a/b/d5
+	[ "$user" = root ] || chown -R 65534:65534 "$base/ws/deep"
+	err=$(caged -- "ln -s ../deep/a/b/d5/.git/objects more/o && echo x >more/o/../hooks/pre-commit
+		rm -f more/o; true" 2>&1)
+	like "$err" "trust-handoff: written where git runs or reads: '$deep/d5/.git'" \
+		"$tier/$user: a write through a link and .. is named where the kernel wrote it [canary]"
 	err=$(caged --on-handoff-change fail -- "cat deep/a/b/r/.git/config >/dev/null &&
 		git -C deep/a/b/r log --oneline >/dev/null && echo x >deep/a/b/r/file" 2>&1)
 	st=$?

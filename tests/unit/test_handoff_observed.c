@@ -128,6 +128,12 @@ int main(void)
 	handoff_observed_change(&o, DENIAL_CREATE, at("wt/config.worktree"), false);
 	expect(&o, "bare store2 wt",
 	       "a worktree's git directory (HEAD and commondir) is a store too");
+	make_dir("wt2");
+	make_file("wt2/HEAD");
+	handoff_observed_change(&o, DENIAL_CREATE, at("wt2/config.worktree"), false);
+	handoff_observed_change(&o, DENIAL_CREATE, at("wt2/commondir"), false);
+	expect(&o, "bare store2 wt wt2",
+	       "the commondir that makes a worktree's git directory keeps it");
 
 	/* Renames: what is kept below the source is kept below the target too. */
 	handoff_observed_destroy(&o);
