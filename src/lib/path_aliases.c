@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,29 +45,67 @@ void path_strings_free(char **list, size_t n)
 	free(list);
 }
 
-static int links_walk(char *path, size_t len, int depth, char ***targets, size_t *n)
+/*
+ * The entry's type: the directory listing's own where the file system
+ * gives one (most do), else an lstat. Returns false when the entry is gone.
+ */
+static bool entry_type(DIR *d, const struct dirent *e, mode_t *type)
 {
-	DIR *d = opendir(path);
+	struct stat st;
+	switch (e->d_type) {
+	case DT_LNK:
+		*type = S_IFLNK;
+		return true;
+	case DT_DIR:
+		*type = S_IFDIR;
+		return true;
+	case DT_UNKNOWN:
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			return false;
+		*type = st.st_mode & S_IFMT;
+		return true;
+	default:
+		*type = S_IFREG; /* neither followed nor walked */
+		return true;
+	}
+}
+
+/*
+ * Walks the directory open as fd (taken). A directory below is opened
+ * from its parent without following a link, so a directory swapped for
+ * a link while the walk runs leads nowhere.
+ */
+static int links_walk(int fd, char *path, size_t len, int depth, char ***targets, size_t *n)
+{
+	DIR *d = fdopendir(fd);
 	int rc = 0;
-	if (!d) /* unreadable to us, or gone: not to the caged process either */
-		return error_walk_passable(errno) ? 0 : -errno;
+	if (!d) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
 	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-		struct stat st;
+		mode_t type;
 		size_t l = strlen(e->d_name);
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-		    len + 1 + l >= PATH_MAX ||
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		    len + 1 + l >= PATH_MAX || !entry_type(d, e, &type))
 			continue;
 		path[len] = '/';
 		memcpy(path + len + 1, e->d_name, l + 1);
-		if (S_ISLNK(st.st_mode)) {
+		if (type == S_IFLNK) {
 			char *target = realpath(path, NULL);
 			/* A dangling link names nothing to hide yet. */
 			if (target)
 				rc = path_strings_add(targets, n, target);
 			free(target);
-		} else if (S_ISDIR(st.st_mode) && depth < LINK_WALK_DEPTH) {
-			rc = links_walk(path, len + 1 + l, depth + 1, targets, n);
+		} else if (type == S_IFDIR && depth < LINK_WALK_DEPTH) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				rc = links_walk(sub, path, len + 1 + l, depth + 1, targets, n);
+			else if (!error_walk_passable(errno))
+				rc = -errno;
+			/* unreadable to us, or gone: not to the caged process either */
 		}
 	}
 	path[len] = '\0';
@@ -77,13 +116,14 @@ static int links_walk(char *path, size_t len, int depth, char ***targets, size_t
 int link_targets_in(const char *hidden_dir, char ***targets, size_t *n)
 {
 	char path[PATH_MAX];
-	struct stat st;
 	*targets = NULL;
 	*n = 0;
-	if (lstat(hidden_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return 0;
+	/* A file, a link or nothing there: no directory to walk. */
+	int fd = open(hidden_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return error_walk_passable(errno) ? 0 : -errno;
 	snprintf(path, sizeof path, "%s", hidden_dir);
-	int rc = links_walk(path, strlen(path), 0, targets, n);
+	int rc = links_walk(fd, path, strlen(path), 0, targets, n);
 	if (rc < 0) {
 		path_strings_free(*targets, *n);
 		*targets = NULL;
@@ -257,8 +297,9 @@ int mount_aliases_of(const struct mount_table *t, const char *path, char ***alia
 	int rc = 0;
 	*aliases = NULL;
 	*n = 0;
+	bool looked = false; /* path's inode, looked up at the first other spelling */
 	const struct mount_entry *home = mount_inner(t, path, inner, sizeof inner);
-	if (!home || lstat(path, &want) != 0)
+	if (!home)
 		return 0;
 	for (size_t i = 0; rc == 0 && i < t->n; i++) {
 		const struct mount_entry *m = &t->items[i];
@@ -269,9 +310,16 @@ int mount_aliases_of(const struct mount_table *t, const char *path, char ***alia
 			     strcmp(m->point, "/") == 0 && rest[0] ? "" : m->point,
 			     rest) >= (int)sizeof spelling)
 			continue;
+		if (strcmp(spelling, path) == 0)
+			continue;
+		if (!looked) {
+			if (lstat(path, &want) != 0)
+				return 0;
+			looked = true;
+		}
 		/* Only a spelling that reaches the same inode now is an alias. */
-		if (strcmp(spelling, path) != 0 && lstat(spelling, &st) == 0 &&
-		    st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+		if (lstat(spelling, &st) == 0 && st.st_dev == want.st_dev &&
+		    st.st_ino == want.st_ino)
 			rc = path_strings_add(aliases, n, spelling);
 	}
 	return rc;
