@@ -510,6 +510,9 @@ static int terminal_refusal(const struct procage_policy *policy, struct procage_
 static int cgroup_refusal(const struct procage_policy *policy, const struct procage_host_facts *f,
 			  struct procage_error *err)
 {
+	if (!policy->cgroup_memory && !policy->cgroup_pids)
+		return 0;
+	f = host_facts_with_cgroup();
 	bool memory = policy->cgroup_memory && !f->cgroup_memory;
 	bool pids = policy->cgroup_pids && !f->cgroup_pids;
 	if (!memory && !pids)

@@ -88,7 +88,7 @@ static int note_append(char ***list, size_t *n, const char *text)
  */
 static int fit_up_front(struct procage_policy *p, char ***list, size_t *n)
 {
-	const struct procage_host_facts *f = host_facts_get();
+	const struct procage_host_facts *f = host_facts_with_cgroup();
 	char text[600];
 	int rc = 0;
 	if (p->terminal == PROCAGE_TERMINAL_NEW_PTY) {

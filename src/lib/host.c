@@ -238,7 +238,6 @@ static void host_measure(struct procage_host_facts *f)
 	f->apparmor_restricts_userns =
 		file_contains_word("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1");
 	userns_measure(f);
-	cgroup_measure(f);
 
 	if (f->landlock_abi < 1 || !f->seccomp_filter)
 		f->tier = PROCAGE_TIER_UNSUPPORTED;
@@ -271,12 +270,36 @@ const struct procage_host_facts *host_facts_get(void)
 	return &measured;
 }
 
+/*
+ * The cgroup subtree is looked for only when something needs it (a policy
+ * with limits of the whole run, fit, the facts handed out): reading the
+ * mount table and the cgroup files took a third of the probe's time, and
+ * most runs set no such limit. Until then the cgroup fields stay zero,
+ * which reads as "no subtree": a reader that forgot this function
+ * refuses limits rather than run without them.
+ */
+static atomic_bool cgroup_done;
+
+const struct procage_host_facts *host_facts_with_cgroup(void)
+{
+	const struct procage_host_facts *f = host_facts_get();
+	if (!atomic_load(&cgroup_done)) {
+		pthread_mutex_lock(&measuring);
+		if (!atomic_load(&cgroup_done)) {
+			cgroup_measure(&measured);
+			atomic_store(&cgroup_done, true);
+		}
+		pthread_mutex_unlock(&measuring);
+	}
+	return f;
+}
+
 PROCAGE_API int procage_host_facts(struct procage_host_facts *out, struct procage_error *err)
 {
 	error_clear(err);
 	if (!out)
 		return error_set(err, -EINVAL, "no place for the host facts given");
-	*out = *host_facts_get();
+	*out = *host_facts_with_cgroup();
 	return 0;
 }
 

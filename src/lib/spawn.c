@@ -136,8 +136,8 @@ static int spawn_cgroup(const struct procage_cage *cage, struct spawn_state *s,
 	const struct procage_policy *p = cage->policy;
 	if (!p->cgroup_memory && !p->cgroup_pids)
 		return 0;
-	int rc = cgroup_create(host_facts_get(), p->cgroup_memory, p->cgroup_pids, &s->cgroup_dir,
-			       &s->plan.cgroup_procs_fd, err);
+	int rc = cgroup_create(host_facts_with_cgroup(), p->cgroup_memory, p->cgroup_pids,
+			       &s->cgroup_dir, &s->plan.cgroup_procs_fd, err);
 	s->plan.cgroup_dir = s->cgroup_dir;
 	return rc;
 }
