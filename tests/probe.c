@@ -57,8 +57,8 @@
  *   mount-setattr-rw, setns: EPERM, EACCES
  *   chmod, fchmod-ro, fchmodat2, setflags-ro, fssetxattr-ro: the file
  *     errnos; setxattr, fsetxattr-ro, removexattr: those and EOPNOTSUPP
- *   listmount, statmount, shm-*, msg-*, prlimit, core-limit, setpriority, setaffinity,
- *     ioprio, setscheduler: EPERM, EACCES, ENOSYS (tests/probe/targets.c)
+ *   listmount, statmount, shm-*, msg-*, mq-*, prlimit, core-limit, setpriority,
+ *     setaffinity, ioprio, setscheduler: EPERM, EACCES, ENOSYS (tests/probe/targets.c)
  *
  * Kept free of the library and of sanitizers: what it measures is the cage.
  */
@@ -269,6 +269,9 @@ static const struct action actions[] = {
     {"shm-private", 1, 1, do_shm_private, "TEXT: TEXT through a segment of our own"},
     {"msg-recv", 1, 1, do_msg, "key:K|id:N: take a message from a SysV queue, print it"},
     {"msg-send", 2, 2, do_msg, "key:K|id:N TEXT: put a message on a SysV queue"},
+    {"mq-recv", 1, 1, do_mq, "NAME: take a message from a POSIX queue, print it"},
+    {"mq-unlink", 1, 1, do_mq, "NAME: remove a POSIX queue"},
+    {"mq-create", 1, 1, do_mq, "NAME: make a new POSIX queue (O_EXCL, 0666)"},
     {"prlimit", 4, 4, do_prlimit, "PID RESOURCE SOFT HARD: prlimit(2) on PID (0: self)"},
     {"core-limit", 2, 2, do_core_limit, "SOFT HARD: set the core dump limit, print it read back"},
     {"core-limit-lowered", 2, 2, do_core_limit_lowered,

@@ -213,7 +213,8 @@ static int add_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
 
 /*
  * Every variant's refused calls, setsid where sessions are locked, and
- * SysV IPC where the run shares the host's IPC namespace.
+ * SysV IPC and message queues where the run shares the host's IPC
+ * namespace.
  */
 static int add_refused_calls(scmp_filter_ctx ctx, const struct seccomp_options *opts,
 			     struct procage_error *err)
@@ -222,7 +223,7 @@ static int add_refused_calls(scmp_filter_ctx ctx, const struct seccomp_options *
 	if (rc == 0 && opts->lock_sessions)
 		rc = add_calls(ctx, opts, seccomp_session_calls, seccomp_n_session_calls, err);
 	if (rc == 0 && !opts->own_ipc_namespace)
-		rc = add_calls(ctx, opts, seccomp_sysv_calls, seccomp_n_sysv_calls, err);
+		rc = add_calls(ctx, opts, seccomp_host_ipc_calls, seccomp_n_host_ipc_calls, err);
 	return rc;
 }
 

@@ -109,7 +109,7 @@ static void write_names(FILE *out)
 	for (size_t a = 0; a < sizeof arches / sizeof *arches; a++) {
 		write_call_rows(out, arches[a], seccomp_refused_calls, seccomp_n_refused_calls);
 		write_call_rows(out, arches[a], seccomp_session_calls, seccomp_n_session_calls);
-		write_call_rows(out, arches[a], seccomp_sysv_calls, seccomp_n_sysv_calls);
+		write_call_rows(out, arches[a], seccomp_host_ipc_calls, seccomp_n_host_ipc_calls);
 		for (size_t i = 0; i < seccomp_n_handoffs; i++)
 			write_name_row(out, arches[a], seccomp_handoffs[i].name, EPERM);
 		for (size_t i = 0; i < seccomp_n_pid_calls; i++)

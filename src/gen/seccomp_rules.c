@@ -146,7 +146,7 @@ const struct seccomp_new_call seccomp_refused_new_calls[] = {
 };
 const size_t seccomp_n_refused_new_calls = N_ELEMS(seccomp_refused_new_calls);
 
-const struct seccomp_refused_call seccomp_sysv_calls[] = {
+const struct seccomp_refused_call seccomp_host_ipc_calls[] = {
 	{ "shmget", EPERM },   { "shmat", EPERM },   { "shmdt", EPERM },
 	{ "shmctl", EPERM },   { "semget", EPERM },  { "semop", EPERM },
 	{ "semtimedop", EPERM }, { "semtimedop_time64", EPERM }, { "semctl", EPERM },
@@ -154,8 +154,16 @@ const struct seccomp_refused_call seccomp_sysv_calls[] = {
 	{ "msgctl", EPERM },
 	/* i386's multiplexer carries every SysV call in its first argument. */
 	{ "ipc", EPERM },
+	/*
+	 * POSIX message queues live in the IPC namespace too. Landlock judges
+	 * the open of one and nothing else: mq_unlink removed a host queue,
+	 * and mq_open with O_CREAT made one before its open was refused.
+	 */
+	{ "mq_open", EPERM },	{ "mq_unlink", EPERM }, { "mq_timedsend", EPERM },
+	{ "mq_timedsend_time64", EPERM }, { "mq_timedreceive", EPERM },
+	{ "mq_timedreceive_time64", EPERM }, { "mq_notify", EPERM }, { "mq_getsetattr", EPERM },
 };
-const size_t seccomp_n_sysv_calls = N_ELEMS(seccomp_sysv_calls);
+const size_t seccomp_n_host_ipc_calls = N_ELEMS(seccomp_host_ipc_calls);
 
 const struct seccomp_new_call seccomp_i386_sysv_calls[] = {
 	{ "semget", 393, EPERM }, { "semctl", 394, EPERM }, { "shmget", 395, EPERM },

@@ -32,12 +32,13 @@ extern const struct seccomp_refused_call seccomp_session_calls[];
 extern const size_t seccomp_n_session_calls;
 
 /*
- * System V IPC, refused unless the run has an IPC namespace of its own
- * (option own_ipc_namespace): otherwise its objects are the host's, found
- * by key or by id, and guarded only by their owner's mode bits.
+ * System V IPC and POSIX message queues, refused unless the run has an IPC
+ * namespace of its own (option own_ipc_namespace): otherwise their objects
+ * are the host's, found by key, id or name, and guarded only by their
+ * owner's mode bits.
  */
-extern const struct seccomp_refused_call seccomp_sysv_calls[];
-extern const size_t seccomp_n_sysv_calls;
+extern const struct seccomp_refused_call seccomp_host_ipc_calls[];
+extern const size_t seccomp_n_host_ipc_calls;
 
 /*
  * A refusal with this errno goes to the supervisor in the report variants

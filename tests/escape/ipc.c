@@ -1,14 +1,16 @@
 /*
- * System V IPC of host processes. Its objects are found by key or by id
- * and guarded only by their mode bits, which the same user passes. On
- * tier T1 the run has an IPC namespace of its own, where the host's
- * objects do not exist; on tier T2 (and wherever the run shares the host's
- * IPC namespace) the filter refuses every SysV call. The test makes a
- * 0600 segment holding a secret and a queue holding a message; judged from
- * outside: the segment's text, the queue's message count, what the probe
- * printed.
+ * System V IPC of host processes, and POSIX message queues. Their objects
+ * are found by key, id or name and guarded only by their mode bits, which
+ * the same user passes. On tier T1 the run has an IPC namespace of its
+ * own, where the host's objects do not exist; on tier T2 (and wherever
+ * the run shares the host's IPC namespace) the filter refuses every SysV
+ * and message queue call. The test makes a 0600 segment holding a secret
+ * and queues holding a message; judged from outside: the segment's text,
+ * the queues' message counts and existence, what the probe printed.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ipc.h>
@@ -184,5 +186,90 @@ void r43_the_runs_own_sysv_objects(const struct tier *t)
 	check(t, did_it(&r) && strstr(r.out, "own-segment"), &r,
 	      "ipc: control: without the cage a private segment works");
 out:
+	caged_ws_free(ws);
+}
+
+/* The host's POSIX queue NAME: how many messages it holds, or -1 when it is not there. */
+static long mq_held(const char *name)
+{
+	struct mq_attr attr;
+	mqd_t q = mq_open(name, O_RDONLY | O_NONBLOCK);
+	if (q == (mqd_t)-1)
+		return -1;
+	long n = mq_getattr(q, &attr) == 0 ? attr.mq_curmsgs : -1;
+	mq_close(q);
+	return n;
+}
+
+/* A 0600 queue of this test's own, holding one message. */
+static bool mq_make(const struct tier *t, const char *name)
+{
+	struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = 64};
+	mq_unlink(name); /* a queue left by an earlier test of this pid */
+	mqd_t q = mq_open(name, O_CREAT | O_EXCL | O_WRONLY, 0600, &attr);
+	bool ok = q != (mqd_t)-1 && mq_send(q, IPC_SECRET, sizeof IPC_SECRET, 0) == 0;
+	if (q != (mqd_t)-1)
+		mq_close(q);
+	return fixture(t, ok, "ipc: a 0600 POSIX queue %s with a message (%s)", name,
+		       strerror(errno));
+}
+
+/*
+ * POSIX message queues live in the IPC namespace too, and Landlock judges
+ * only the open of one: the queue's removal, and its making, which comes
+ * before the open, were left to the mode bits on tier T2.
+ */
+void r43_host_posix_queues_are_out_of_reach(const struct tier *t)
+{
+	char held[64], made[64];
+	snprintf(held, sizeof held, "/procage-r43-%d", (int)getpid());
+	snprintf(made, sizeof made, "/procage-r43-%d-made", (int)getpid());
+	mq_unlink(made);
+	struct caged_ws *ws = workspace(t, "ipc");
+	if (!ws || cage_refused_here(t, ws, "ipc") || !mq_make(t, held))
+		goto out;
+
+	struct caged_result r = run_caged(ws, NULL, "mq-recv", held, NULL);
+	check(t, out_of_reach(t, &r) && mq_held(held) == 1 && !strstr(r.out, IPC_SECRET), &r,
+	      "ipc: a host POSIX queue's message cannot be taken (%ld queued)", mq_held(held));
+	r = run_caged(ws, NULL, "mq-unlink", held, NULL);
+	check(t, out_of_reach(t, &r) && mq_held(held) == 1, &r,
+	      "ipc: a host POSIX queue cannot be removed (%s)",
+	      mq_held(held) < 0 ? "it is gone" : "it is there");
+	r = run_caged(ws, NULL, "mq-create", made, NULL);
+	check(t, out_of_reach(t, &r) && mq_held(made) < 0, &r,
+	      "ipc: no POSIX queue is made in the host's namespace (%s)",
+	      mq_held(made) < 0 ? "none is there" : "one is there");
+	mq_unlink(made);
+
+	struct procage_error err;
+	char why[600] = "";
+	if (fixture(t,
+		    procage_policy_set_private_tmp(ws->policy, false, &err) == 0 &&
+			caged_ws_hold_cage(ws, why, sizeof why) == 0,
+		    "ipc: a cage for exec mode (%s)", why)) {
+		const char *unlink_argv[] = {"mq-unlink", held, NULL};
+		const char *create_argv[] = {"mq-create", made, NULL};
+		r = run_exec_mode(ws, unlink_argv);
+		struct caged_result r2 = run_exec_mode(ws, create_argv);
+		check(t,
+		      out_of_reach(t, &r) && out_of_reach(t, &r2) && mq_held(held) == 1 &&
+			  mq_held(made) < 0,
+		      &r, "ipc: in exec mode a host POSIX queue is neither removed nor made");
+		mq_unlink(made);
+		caged_ws_drop_cage(ws);
+	}
+
+	if (!fixture(t, mq_held(held) == 1 || mq_make(t, held), "ipc: the POSIX queue reset"))
+		goto out;
+	r = run_uncaged(ws, NULL, "mq-recv", held, "then", "mq-create", made, NULL);
+	check(t, did_it(&r) && strstr(r.out, IPC_SECRET) && mq_held(held) == 0 && mq_held(made) == 0,
+	      &r, "ipc: control: without the cage the same user takes the message and makes a queue");
+	r = run_uncaged(ws, NULL, "mq-unlink", held, NULL);
+	check(t, did_it(&r) && mq_held(held) < 0, &r,
+	      "ipc: control: without the cage the same user removes the queue");
+out:
+	mq_unlink(held);
+	mq_unlink(made);
 	caged_ws_free(ws);
 }

@@ -1,7 +1,7 @@
 /*
  * The probe's actions on what Landlock does not see: a file's metadata
- * (mode bits, extended attributes, inode flags), System V IPC objects,
- * other processes named by pid, and the mount table.
+ * (mode bits, extended attributes, inode flags), System V IPC objects and
+ * POSIX message queues, other processes named by pid, and the mount table.
  *
  * Refusals: the file errnos (EACCES, EPERM, EROFS), and EOPNOTSUPP for
  * the extended attribute calls (the cage answers them so; the run without
@@ -14,6 +14,7 @@
 
 #include <linux/fs.h>
 #include <linux/ioprio.h>
+#include <mqueue.h>
 #include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/shm.h>
@@ -242,6 +243,39 @@ int do_msg(char **args)
 		return failed(REFUSE_SYSCALL, "msgrcv", args[0]);
 	m.text[n] = '\0';
 	printf("%s\n", m.text);
+	return PROBE_DID_IT;
+}
+
+/*
+ * POSIX message queues, by name: mq-recv NAME takes a message without
+ * waiting and prints it, mq-unlink NAME removes the queue, mq-create NAME
+ * makes a new one (O_EXCL, mode 0666) and closes it.
+ */
+int do_mq(char **args)
+{
+	const char *name = args[0];
+	if (strcmp(action_name, "mq-unlink") == 0)
+		return mq_unlink(name) == 0 ? PROBE_DID_IT : failed(REFUSE_SYSCALL, "mq_unlink", name);
+	if (strcmp(action_name, "mq-create") == 0) {
+		struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = 64};
+		mqd_t q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0666, &attr);
+		if (q == (mqd_t)-1)
+			return failed(REFUSE_SYSCALL, "mq_open(O_CREAT)", name);
+		mq_close(q);
+		return PROBE_DID_IT;
+	}
+	mqd_t q = mq_open(name, O_RDONLY | O_NONBLOCK);
+	if (q == (mqd_t)-1)
+		return failed(REFUSE_SYSCALL, "mq_open", name);
+	char text[64 + 1];
+	ssize_t n = mq_receive(q, text, sizeof text - 1, NULL);
+	int e = errno;
+	mq_close(q);
+	errno = e;
+	if (n < 0)
+		return failed(REFUSE_SYSCALL, "mq_receive", name);
+	text[n] = '\0';
+	printf("%s\n", text);
 	return PROBE_DID_IT;
 }
 

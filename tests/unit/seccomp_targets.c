@@ -178,7 +178,10 @@ void test_metadata(void)
 
 static const char *const sysv_calls[] = {
     "shmget",	  "shmat",  "shmdt",  "shmctl", "semget", "semop", "semctl",
-    "semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl", "ipc",   "semtimedop_time64"};
+    "semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl", "ipc",   "semtimedop_time64",
+    /* POSIX message queues: the same namespace */
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64", "mq_timedreceive",
+    "mq_timedreceive_time64", "mq_notify", "mq_getsetattr"};
 
 void test_sysv_ipc(void)
 {
