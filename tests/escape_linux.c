@@ -132,6 +132,7 @@ int main(int argc, char **argv)
 	    {"r09", r09_unix_sockets_reach_only_their_paths},
 	    {"r09", r09_sockets_are_found_by_inode_not_by_name},
 	    {"r10", r10_runs_do_not_share_temporary_files},
+	    {"r10", r10_a_private_tmpdir_the_run_locked_is_removed},
 	    {"r21", r21_an_inherited_descriptor_does_not_reach_the_child},
 	    {"r22", r22_terminal_input_injection_is_refused},
 	    {"r23", r23_descendants_die_with_the_run},

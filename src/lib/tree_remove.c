@@ -19,6 +19,10 @@
 
 #include "reaper_raw.h"
 
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
 /* A bound on the steps of one walk: a tree that needs more is reported left. */
 #define TREE_MAX_STEPS (1L << 26)
 
@@ -107,13 +111,35 @@ static REAPER_RAW int name_of_inode(int dir, unsigned long long ino, char *name)
 	}
 }
 
+/*
+ * Give the owner's rights back to the directory name in dir, which the run
+ * left unreadable (mode 0): without them it cannot be opened to be
+ * emptied. Never through a link: fchmodat2 refuses one (AT_SYMLINK_NOFOLLOW,
+ * Linux 6.6); before it, the entry is checked to be a directory first, and
+ * nothing of the run is left to swap it in between.
+ */
+static REAPER_RAW void owner_rights_restore(int dir, const char *name)
+{
+	struct stat st;
+	long rc = raw_syscall4(SYS_fchmodat2, dir, name, 0700, AT_SYMLINK_NOFOLLOW);
+	if (rc != -ENOSYS)
+		return;
+	if (raw_syscall4(SYS_newfstatat, dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode))
+		raw_syscall3(SYS_fchmodat, dir, name, 0700);
+}
+
 /* Open name in dir as a directory on dev, restoring the owner's rights; fd or -errno. */
 static REAPER_RAW long enter(int dir, const char *name, unsigned long long dev,
 			     unsigned long long *ino)
 {
 	struct stat st;
-	long sub = raw_syscall4(SYS_openat, dir, name,
-				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	long sub = raw_syscall4(SYS_openat, dir, name, flags, 0);
+	if (sub == -EACCES) {
+		owner_rights_restore(dir, name);
+		sub = raw_syscall4(SYS_openat, dir, name, flags, 0);
+	}
 	if (sub < 0)
 		return sub;
 	if (raw_syscall2(SYS_fstat, sub, &st) != 0 || (unsigned long long)st.st_dev != dev) {

@@ -187,6 +187,7 @@ void r09_daemons_are_unreachable_without_network_access(const struct tier *t);
 void r09_unix_sockets_reach_only_their_paths(const struct tier *t);
 void r09_sockets_are_found_by_inode_not_by_name(const struct tier *t);
 void r10_runs_do_not_share_temporary_files(const struct tier *t);
+void r10_a_private_tmpdir_the_run_locked_is_removed(const struct tier *t);
 void r21_an_inherited_descriptor_does_not_reach_the_child(const struct tier *t);
 void r24_secret_variables_do_not_reach_the_child(const struct tier *t);
 void r25_other_processes_are_opaque(const struct tier *t);

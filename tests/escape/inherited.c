@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -298,5 +299,47 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (hold[i] >= 0)
 			close(hold[i]);
+	caged_ws_free(ws);
+}
+
+/*
+ * A run may take its own rights away in its TMPDIR: a directory it made,
+ * and one inside it, left with mode 0 and a file below. The removal after
+ * the run gives the owner's rights back before it enters each directory,
+ * so nothing of the run stays on the host. (Tier T1: the TMPDIR is a
+ * tmpfs in the run's mount namespace, never on the host; root passes the
+ * modes anyway: the check bites for the other users on tier T2.)
+ */
+void r10_a_private_tmpdir_the_run_locked_is_removed(const struct tier *t)
+{
+	char top[96], inner[128], file[160], host_top[PATH_MAX + 96];
+	struct caged_ws *ws = workspace(t, "r10");
+	if (!ws || cage_refused_here(t, ws, "r10"))
+		goto out;
+	snprintf(top, sizeof top, "$TMPDIR/procage-r10-locked-%d", (int)getpid());
+	snprintf(inner, sizeof inner, "%s/inner", top);
+	snprintf(file, sizeof file, "%s/left", inner);
+	struct caged_result r =
+	    run_caged(ws, NULL, "mkdir", top, "then", "mkdir", inner, "then", "write-file", file,
+		      "left by the run", "then", "chmod", inner, "0", "then", "chmod", top, "0", NULL);
+	snprintf(host_top, sizeof host_top, "%s/procage-r10-locked-%d",
+		 r.tmpdir[0] ? r.tmpdir : ws->base, (int)getpid());
+	bool gone = tier_is_t1(t) ? !caged_path_exists(host_top) : !caged_path_exists(r.tmpdir);
+	check(t, did_it(&r) && r.tmpdir[0] && gone, &r,
+	      "r10: a private TMPDIR whose run left directories of mode 0 in it is gone after "
+	      "the run (%s)",
+	      r.tmpdir[0] ? r.tmpdir : "no private TMPDIR");
+	/* What a failure (or the run without the cage) left: the owner's rights back, removed. */
+	char inner_host[PATH_MAX + 128], file_host[PATH_MAX + 160];
+	snprintf(inner_host, sizeof inner_host, "%s/inner", host_top);
+	snprintf(file_host, sizeof file_host, "%s/left", inner_host);
+	chmod(host_top, 0700);
+	chmod(inner_host, 0700);
+	unlink(file_host);
+	rmdir(inner_host);
+	rmdir(host_top);
+	if (!tier_is_t1(t) && r.caged && r.tmpdir[0])
+		rmdir(r.tmpdir); /* the run's own directory, never a shared one */
+out:
 	caged_ws_free(ws);
 }
