@@ -539,11 +539,15 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	if (o->report)
 		cli_reports_print(run, o->json);
 	cli_denials_print(run, o->json);
-	/* What the run was seen writing where git runs, for the trust-handoff lines below. */
-	int added = procage_handoff_add_run(handoff, run, err);
+	/*
+	 * What the run was seen writing where git runs, for the trust-handoff
+	 * lines below; its error apart, so that the run's own (in err) is kept.
+	 */
+	struct procage_error added_err;
+	int added = procage_handoff_add_run(handoff, run, &added_err);
 	procage_run_free(run);
 	if (added != 0) {
-		cli_report_error(err, o->json);
+		cli_report_error(&added_err, o->json);
 		procage_audit_free(audit);
 		procage_handoff_free(handoff);
 		return EXIT_PROCAGE_FAILED;

@@ -95,4 +95,26 @@ else
 fi
 
 left_kill
+
+# The run's reaper killed from outside: procage says what happened (the
+# message is the library's, never an empty line), and no process of the
+# run is left (tier T1: the reaper is the run's PID 1, and the kernel ends
+# the rest with it).
+"$PROCAGE" run -- sh -c 'exec sleep 300' 2>"$work/reaper.err" &
+pid=$!
+wait_until 60 some_left
+ok $? "a run of one sleep is up"
+reaper_of() { ps -o pid=,comm= --ppid "$pid" | awk '$2 == "procage-reaper" { print $1 }'; }
+reaper=$(reaper_of)
+[ -n "$reaper" ] && kill -KILL "$reaper"
+ok $? "its reaper ($reaper) is killed from outside"
+wait "$pid"; st=$?
+is "$st" 125 "procage ends with its own failure status"
+like "$(cat "$work/reaper.err")" "^procage: .*reaper ended without reporting" \
+	"and says that the run's reaper ended without reporting"
+if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1'; then
+	wait_until 30 none_left
+	ok $? "no process of the run is left (T1)"
+fi
+left_kill
 done_testing
