@@ -367,26 +367,60 @@ static int locations_add_pattern(struct class_locations *out, char *path, size_t
 	return rc;
 }
 
+/* The row's location below base_path (NULL: the row's path is absolute). */
+static int row_add_at(struct class_locations *out, const char *base_path, const char *rel,
+		      const struct class_row *row)
+{
+	char path[PATH_MAX];
+	if (!base_path)
+		snprintf(path, sizeof path, "%s", rel);
+	else if (snprintf(path, sizeof path, "%s/%s", base_path, rel) >= (int)sizeof path)
+		return 0;
+	if (!strchr(rel, '*'))
+		return locations_add(out, path, row);
+	/* Only the row's own part is a pattern, never the base. */
+	size_t len = (size_t)snprintf(path, sizeof path, "%s", base_path ? base_path : "");
+	return locations_add_pattern(out, path, len, rel, row);
+}
+
+/*
+ * Where the caller's environment moves an XDG base directory, programs
+ * outside the cage read a home row's file below it instead: with
+ * $XDG_CONFIG_HOME set, git reads $XDG_CONFIG_HOME/git/config and the
+ * desktop starts $XDG_CONFIG_HOME/autostart. Both spellings are kept. (A
+ * value that is not absolute is invalid, and ignored by those programs.)
+ */
+static const struct {
+	const char *home_part;
+	const char *variable;
+} xdg_moves[] = {
+	{ ".config/", "XDG_CONFIG_HOME" },
+	{ ".local/share/", "XDG_DATA_HOME" },
+	{ ".local/state/", "XDG_STATE_HOME" },
+	{ ".cache/", "XDG_CACHE_HOME" },
+};
+
+static int row_add_moved(struct class_locations *out, const struct class_row *row)
+{
+	for (size_t i = 0; i < sizeof xdg_moves / sizeof *xdg_moves; i++) {
+		size_t len = strlen(xdg_moves[i].home_part);
+		const char *base = getenv(xdg_moves[i].variable);
+		if (strncmp(row->path, xdg_moves[i].home_part, len) == 0 && base && base[0] == '/')
+			return row_add_at(out, base, row->path + len, row);
+	}
+	return 0;
+}
+
 static int rows_add_for_base(struct class_locations *out, unsigned waived, enum class_base base,
 			     const char *base_path)
 {
-	char path[PATH_MAX];
 	for (size_t i = 0; i < sizeof class_rows / sizeof *class_rows; i++) {
 		const struct class_row *row = &class_rows[i];
 		if (row->base != base || (waived & (1u << row->cls)))
 			continue;
-		if (base == BASE_SYSTEM)
-			snprintf(path, sizeof path, "%s", row->path);
-		else if (snprintf(path, sizeof path, "%s/%s", base_path, row->path) >= (int)sizeof path)
-			continue;
-		int rc;
-		if (strchr(row->path, '*')) {
-			/* Only the row's own part is a pattern, never the base. */
-			size_t len = (size_t)snprintf(path, sizeof path, "%s", base_path);
-			rc = locations_add_pattern(out, path, len, row->path, row);
-		} else {
-			rc = locations_add(out, path, row);
-		}
+		int rc = row_add_at(out, base == BASE_SYSTEM ? NULL : base_path, row->path, row);
+		if (rc == 0 && base == BASE_HOME)
+			rc = row_add_moved(out, row);
 		if (rc < 0)
 			return rc;
 	}

@@ -508,6 +508,69 @@ out:
 	caged_ws_free(ws);
 }
 
+/*
+ * The caller's $XDG_CONFIG_HOME moved into the writable workspace (a
+ * dotfiles checkout): the desktop starts its autostart entries and
+ * systemd its user units from there, git reads its git/config. Each is
+ * kept read-only at the moved place as at ~/.config.
+ */
+void r23_a_moved_xdg_config_home_is_kept(const struct tier *t)
+{
+	static const struct {
+		const char *path, *what;
+	} plants[] = {
+		{ "autostart/r23.desktop", "an autostart entry" },
+		{ "systemd/user/r23.service", "a systemd user unit" },
+		{ "git/config", "a change to git's configuration" },
+	};
+	char xdg[PATH_MAX], path[PATH_MAX];
+	const char *before = getenv("XDG_CONFIG_HOME");
+	char *saved = before ? strdup(before) : NULL;
+	struct caged_result r;
+	struct caged_ws *ws = workspace(t, "r23");
+	if (!ws || !path_join(t, xdg, ws->rw, "dotfiles/config"))
+		goto out;
+	bool made = path_join(t, path, xdg, "autostart") && make_dirs(path) &&
+		    path_join(t, path, xdg, "systemd/user") && make_dirs(path) &&
+		    path_join(t, path, xdg, "git") && make_dirs(path) &&
+		    path_join(t, path, xdg, "git/config") && put_file(path, "[user]\n\tname = me\n") &&
+		    path_join(t, path, xdg, "unlisted.conf") && put_file(path, "theirs");
+	if (!fixture(t, made, "r23: a moved XDG_CONFIG_HOME in the workspace (%s)", xdg))
+		goto out;
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	if (cage_refused_here(t, ws, "r23"))
+		goto out;
+	for (size_t i = 0; i < sizeof plants / sizeof *plants; i++) {
+		if (!path_join(t, path, xdg, plants[i].path))
+			goto out;
+		bool existed = caged_path_exists(path);
+		r = run_caged(ws, NULL, "write-file", path, "[Service]\nExecStart=/bin/true\n", NULL);
+		check(t,
+		      refused(&r) && caged_path_exists(path) == existed &&
+			  (!existed || file_is(path, "[user]\n\tname = me\n")),
+		      &r, "r23: %s cannot be planted in $XDG_CONFIG_HOME (%s)", plants[i].what,
+		      plants[i].path);
+	}
+	if (path_join(t, path, xdg, "unlisted.conf")) {
+		r = run_caged(ws, NULL, "write-file", path, "mine", NULL);
+		/* An existing file: on tier T2 this directory takes no new entry (entry grants). */
+		check(t, did_it(&r) && file_is(path, "mine"), &r,
+		      "r23: control: the rest of the moved XDG_CONFIG_HOME is writable in the cage");
+	}
+	if (path_join(t, path, xdg, plants[0].path)) {
+		r = run_uncaged(ws, NULL, "write-file", path, "[Desktop Entry]\n", NULL);
+		check(t, did_it(&r) && caged_path_exists(path), &r,
+		      "r23: control: without the cage the autostart entry is written");
+	}
+out:
+	if (saved)
+		setenv("XDG_CONFIG_HOME", saved, 1);
+	else
+		unsetenv("XDG_CONFIG_HOME");
+	free(saved);
+	caged_ws_free(ws);
+}
+
 void r23_concurrent_runs_are_separate(const struct tier *t)
 {
 	enum { RUNS = 4 };

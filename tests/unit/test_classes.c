@@ -147,6 +147,69 @@ static void test_expand(void)
 }
 
 /*
+ * The caller's XDG base directories moved out of the home: a home row
+ * under ~/.config (~/.local/share, ...) is kept at the moved place too,
+ * where programs outside the cage read it; a value that is not absolute
+ * is ignored, as those programs ignore it.
+ */
+static void test_xdg_moved(void)
+{
+	static const char *const dirs[] = { "home", "home/.config", "home/.config/autostart",
+					    "config", "config/autostart", "config/gh", "config/git",
+					    "data", "data/systemd", "state" };
+	static const char *const files[] = { "config/git/config", "config/unlisted" };
+	static const char *const variables[] = { "XDG_CONFIG_HOME", "XDG_DATA_HOME" };
+	char *saved[2];
+	struct class_locations l;
+	struct procage_error err;
+	char home[600], config[600], data[600];
+
+	root_make();
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		make(dirs[i], true);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		make(files[i], false);
+	snprintf(home, sizeof home, "%s/home", root);
+	snprintf(config, sizeof config, "%s/config", root);
+	snprintf(data, sizeof data, "%s/data", root);
+	for (int i = 0; i < 2; i++) {
+		const char *v = getenv(variables[i]);
+		saved[i] = v ? strdup(v) : NULL;
+	}
+	setenv("XDG_CONFIG_HOME", config, 1);
+	setenv("XDG_DATA_HOME", data, 1);
+	tap_ok(classes_expand(0, home, NULL, NULL, 0, &l, &err) == 0, "classes expand");
+	const struct class_location *c = find(&l, "config/autostart");
+	tap_ok(c && c->cls == CLASS_PERSISTENCE && c->deny == PROCAGE_PROTECT,
+	       "$XDG_CONFIG_HOME/autostart is read-only persistence");
+	c = find(&l, "config/gh");
+	tap_ok(c && c->cls == CLASS_SECRETS && c->deny == PROCAGE_HIDE,
+	       "$XDG_CONFIG_HOME/gh (the GitHub CLI's tokens) is hidden");
+	tap_ok(find(&l, "config/git") != NULL, "$XDG_CONFIG_HOME/git is kept read-only");
+	tap_ok(find(&l, "data/systemd") != NULL, "$XDG_DATA_HOME/systemd is kept read-only");
+	tap_ok(find(&l, "home/.config/autostart") != NULL, "~/.config/autostart is kept as well");
+	tap_ok(find(&l, "config/unlisted") == NULL && find(&l, "config") == NULL,
+	       "the rest of $XDG_CONFIG_HOME is not a class location");
+	class_locations_free(&l);
+
+	setenv("XDG_CONFIG_HOME", "config", 1); /* relative: invalid */
+	unsetenv("XDG_DATA_HOME");
+	tap_ok(classes_expand(0, home, NULL, NULL, 0, &l, &err) == 0 &&
+		       !find(&l, "config/autostart") && !find(&l, "data/systemd") &&
+		       find(&l, "home/.config/autostart"),
+	       "a relative $XDG_CONFIG_HOME, and an unset $XDG_DATA_HOME, add nothing");
+	class_locations_free(&l);
+	for (int i = 0; i < 2; i++) {
+		if (saved[i])
+			setenv(variables[i], saved[i], 1);
+		else
+			unsetenv(variables[i]);
+		free(saved[i]);
+	}
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
+/*
  * Rows with a '*' (snap and flatpak profiles) match what exists; the home
  * itself is never read as a pattern, even when its name holds '*' or '['.
  */
@@ -425,6 +488,7 @@ int main(void)
 	test_documentation();
 	test_expand();
 	test_patterns();
+	test_xdg_moved();
 	test_names();
 	test_root_private_walk();
 	test_hardlinks_walk();
