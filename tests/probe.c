@@ -242,6 +242,8 @@ static const struct action actions[] = {
      "PATH: connect to /proc/self/fd/N of an O_PATH descriptor of PATH"},
     {"unix-dgram-send", 1, 1, do_unix_dgram_send,
      "PATH: one datagram to the Unix datagram socket at PATH (sendto)"},
+    {"unix-dgram-handover", 1, 1, do_unix_dgram_send,
+     "PATH: the same by sendmsg with the flags of the cage's listener hand-over"},
     {"env-to-file", 2, 2, do_env_to_file, "NAME PATH: write $NAME into PATH"},
     {"sendmsg-swap", 3, 3, do_sendmsg_swap,
      "ADDR PORT N: N sendmsg to ADDR while a thread swaps the descriptor's socket"},

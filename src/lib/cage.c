@@ -650,6 +650,7 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		so.net_broker = c->net_broker != BROKER_NET_NONE || c->unix_brokered;
 		/* Tier T2: Unix sockets made, their connects judged by the broker. */
 		so.unix_sockets = so.unix_sockets || c->unix_brokered;
+		c->seccomp_handover_open = so.net_broker;
 		if (rc == 0)
 			rc = seccomp_program_build(&so, &c->seccomp, err);
 	}

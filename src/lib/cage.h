@@ -26,6 +26,12 @@ struct procage_cage {
 	size_t n_examined;
 	struct sock_fprog seccomp;
 	struct sock_fprog seccomp_unbrokered; /* the same without the broker (exec mode) */
+	/*
+	 * seccomp lets the listener hand-over's sendmsg through unbrokered
+	 * (the network broker variants): the child stacks
+	 * seccomp_handover_closed once it is made.
+	 */
+	bool seccomp_handover_open;
 	/* T2: where the supervisor makes the cage's new entries (broker_zones.h). */
 	struct broker_zones zones;
 	/* T2: chmod, chown and utimes go to the supervisor's broker (broker_meta.h). */

@@ -220,7 +220,10 @@ static int step_seccomp(const struct plan *plan)
 		return seccomp_program_install(plan->seccomp);
 	close_unneeded(plan);
 	int listener = seccomp_program_install_listener(plan->seccomp);
-	return listener < 0 ? listener : listener_hand_over(plan->reaper_socket, listener);
+	int rc = listener < 0 ? listener : listener_hand_over(plan->reaper_socket, listener);
+	if (rc == 0 && plan->seccomp_after_handover)
+		rc = seccomp_program_install(plan->seccomp_after_handover);
+	return rc;
 }
 
 int child_steps(const struct plan *plan, struct child_failure *f)

@@ -21,6 +21,7 @@
 #include "landlock.h"
 #include "namespaces.h"
 #include "root_private.h"
+#include "seccomp.h"
 
 static int fd_map_check(const struct procage_spawn_opts *opts, int *max_target,
 			struct procage_error *err)
@@ -180,6 +181,8 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->holds_setpcap = caller_holds_setpcap();
 	/* The broker's calls reach the supervisor on the same listener. */
 	plan->seccomp_report = cage->policy->reports || cage_brokered(cage) || cage->denial_rules;
+	plan->seccomp_after_handover =
+		plan->seccomp_report && cage->seccomp_handover_open ? &seccomp_handover_closed : NULL;
 	/* Tier T2 has no namespace for it: the caller's process listens (spawn.c). */
 	plan->proxy_port = cage->policy->network == PROCAGE_NET_PROXY &&
 				   cage->tier == PROCAGE_TIER_T1

@@ -69,6 +69,8 @@ struct plan {
 	 */
 	bool landlock_per_run;
 	const struct sock_fprog *seccomp;
+	/* Installed over it once the listener is handed over, or NULL (seccomp.h). */
+	const struct sock_fprog *seccomp_after_handover;
 	const char *cwd; /* canonical; entered after the mounts, never inherited */
 	const char *exec_path;
 	char *const *argv;

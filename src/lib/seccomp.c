@@ -11,7 +11,10 @@
 #include "seccomp.h"
 
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,6 +44,36 @@ int seccomp_program_build(const struct seccomp_options *opts, struct sock_fprog 
 	return error_set(err, -EOPNOTSUPP, "seccomp filter: only the x86 ABIs are supported");
 #endif
 }
+
+#define HANDOVER_X32_SENDMSG (0x40000000u | 518u) /* __X32_SYSCALL_BIT | x32's sendmsg */
+#define HANDOVER_X86_64_SENDMSG 46u
+#define HANDOVER_I386_SENDMSG 370u
+#define HANDOVER_LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+/* The flags argument's low 32 bits (little-endian): a compare on them covers the whole register's. */
+#define HANDOVER_FLAGS_LOW offsetof(struct seccomp_data, args[2])
+
+static const struct sock_filter handover_closed[] = {
+	HANDOVER_LOAD(arch),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 4),
+	HANDOVER_LOAD(nr),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, HANDOVER_X86_64_SENDMSG, 6, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, HANDOVER_X32_SENDMSG, 5, 0),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 2),
+	HANDOVER_LOAD(nr),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, HANDOVER_I386_SENDMSG, 1, 0),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, HANDOVER_FLAGS_LOW),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_HANDOVER_SEND_FLAGS, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+/* Read-only: the kernel copies the program it installs. */
+const struct sock_fprog seccomp_handover_closed = {
+	.len = sizeof handover_closed / sizeof *handover_closed,
+	.filter = (struct sock_filter *)handover_closed,
+};
 
 void seccomp_program_free(struct sock_fprog *prog)
 {

@@ -105,6 +105,16 @@ int seccomp_program_build(const struct seccomp_options *opts, struct sock_fprog 
 void seccomp_program_free(struct sock_fprog *prog);
 
 /*
+ * Installed over the filter once the hand-over is made, where the filter
+ * let it through (the network broker variants): it refuses (EPERM) every
+ * sendmsg with the hand-over's flags from then on, on the three x86 ABIs.
+ * A stacked filter's ERRNO outranks the first one's ALLOW; without it, a
+ * Unix datagram sent so (Unix sockets ignore MSG_PROBE) reached any
+ * socket by path past the broker. No program sends with those flags.
+ */
+extern const struct sock_fprog seccomp_handover_closed;
+
+/*
  * Child side, system calls only: install prog on the calling thread.
  * Needs no_new_privs set first. Returns 0 or a negative errno.
  */

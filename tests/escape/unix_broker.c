@@ -173,6 +173,13 @@ static void canaries(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 	      "r34u: a datagram sent (sendto) to a service's datagram socket arrives nowhere "
 	      "(%d arrived)",
 	      arrived);
+	/* The flags the broker variants let through unbrokered, once, for the hand-over. */
+	r = run_caged(ws, NULL, "unix-dgram-handover", f->service_dgram, NULL);
+	arrived = datagrams_within(f->service_dgram_fd, 0);
+	check(t, refused(&r) && arrived == 0, &r,
+	      "r34u: a datagram sent by sendmsg with the listener hand-over's flags to a "
+	      "service's datagram socket arrives nowhere (%d arrived)",
+	      arrived);
 	char abstract[64];
 	snprintf(abstract, sizeof abstract, "procage-r34u-%d", (int)getpid());
 	int bus = listen_abstract(abstract);

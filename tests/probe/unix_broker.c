@@ -84,6 +84,11 @@ int do_connect_unix_opath(char **args)
 }
 
 /* unix-dgram-send PATH: one datagram to the Unix datagram socket at PATH (sendto). */
+/*
+ * unix-dgram-send: sendto. unix-dgram-handover: sendmsg with the flags of
+ * the cage's own listener hand-over (MSG_NOSIGNAL | MSG_PROBE), which Unix
+ * sockets ignore.
+ */
 int do_unix_dgram_send(char **args)
 {
 	struct sockaddr_un a;
@@ -93,9 +98,13 @@ int do_unix_dgram_send(char **args)
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return failed(REFUSE_CONNECT, "socket", args[0]);
-	int rc = sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&a, len) == 1
-			 ? PROBE_DID_IT
-			 : failed(REFUSE_CONNECT, "sendto", args[0]);
+	bool handover = strcmp(action_name, "unix-dgram-handover") == 0;
+	struct iovec iov = {"x", 1};
+	struct msghdr mh = {.msg_name = &a, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t sent = handover ? sendmsg(fd, &mh, MSG_NOSIGNAL | 0x10 /* MSG_PROBE */)
+				: sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&a, len);
+	int rc = sent == 1 ? PROBE_DID_IT
+			   : failed(REFUSE_CONNECT, handover ? "sendmsg" : "sendto", args[0]);
 	close(fd);
 	return rc;
 }

@@ -7,9 +7,14 @@
 #include "seccomp_rules.h"
 #include "seccomp_sim.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <string.h>
+#include <sys/socket.h>
+
+#include "bpf_sim.h"
+#include "seccomp.h"
 
 static bool variant_broker(int v)
 {
@@ -155,6 +160,61 @@ void test_net_broker_calls(void)
 		sim_ok(notify_call_brokered(rows[i].arch, rows[i].nr),
 		       "%#x/%d (%s) is the broker's", rows[i].arch, rows[i].nr,
 		       notify_call_name(rows[i].arch, rows[i].nr));
+}
+
+/*
+ * The hand-over's sendmsg, which the network broker variants let through
+ * unbrokered, is refused by the filter stacked after it, on every ABI
+ * (sendmsg is 370 on i386), whatever the flags' upper half; nothing else
+ * changes.
+ */
+void test_handover_closed(void)
+{
+	const struct sock_fprog *p = &seccomp_handover_closed;
+	const char *why = NULL;
+	const uint32_t eperm = SECCOMP_RET_ERRNO | EPERM;
+	sim_ok(bpf_sim_check(p->filter, p->len, &why) == 0, "the hand-over's closing filter is "
+	       "well formed (%s)", why ? why : "checked");
+	for (size_t a = 0; a < N_ELEMS(abis); a++) {
+		const struct abi *abi = &abis[a];
+		long sendmsg = abi->audit_arch == AUDIT_ARCH_I386 ? 370 : abi_nr(abi, "sendmsg");
+		uint64_t upper = abi->audit_arch == AUDIT_ARCH_X86_64 && !abi->x32 ? 1ull << 32 : 0;
+		static const struct {
+			uint64_t flags;
+			bool refused;
+			const char *what;
+		} cases[] = {
+			{SECCOMP_HANDOVER_SEND_FLAGS, true, "the hand-over's flags"},
+			{0, false, "no flags"},
+			{MSG_NOSIGNAL, false, "MSG_NOSIGNAL alone"},
+			{0x10 /* MSG_PROBE */, false, "MSG_PROBE alone"},
+			{SECCOMP_HANDOVER_SEND_FLAGS | MSG_DONTWAIT, false, "the flags and one more"},
+		};
+		for (size_t i = 0; i < N_ELEMS(cases); i++) {
+			uint32_t got = run_nr(p, abi->audit_arch, sendmsg, ARGS(3, 0x2000, cases[i].flags));
+			sim_ok(got == (cases[i].refused ? eperm : SECCOMP_RET_ALLOW),
+			       "%s: sendmsg with %s is %s after the hand-over (%#x)", abi->name,
+			       cases[i].what, cases[i].refused ? "refused" : "left alone", got);
+		}
+		if (upper)
+			sim_ok(run_nr(p, abi->audit_arch, sendmsg,
+				      ARGS(3, 0x2000, SECCOMP_HANDOVER_SEND_FLAGS | upper)) == eperm,
+			       "%s: the hand-over's flags with the upper half set are refused too",
+			       abi->name);
+		static const char *const others[] = {"sendto", "sendmmsg", "write", "recvmsg"};
+		for (size_t i = 0; i < N_ELEMS(others); i++) {
+			long nr = abi_nr(abi, others[i]);
+			if (nr >= 0)
+				sim_ok(run_nr(p, abi->audit_arch, nr,
+					      ARGS(3, 0x2000, SECCOMP_HANDOVER_SEND_FLAGS,
+						   SECCOMP_HANDOVER_SEND_FLAGS)) == SECCOMP_RET_ALLOW,
+				       "%s: %s with the same flags is left alone", abi->name,
+				       others[i]);
+		}
+	}
+	sim_ok(run_nr(p, AUDIT_ARCH_AARCH64, 211 /* its sendmsg */,
+		      ARGS(3, 0x2000, SECCOMP_HANDOVER_SEND_FLAGS)) == SECCOMP_RET_ALLOW,
+	       "another audit arch is left to the first filter (which refuses it)");
 }
 
 void test_broker_calls(void)

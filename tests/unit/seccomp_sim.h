@@ -72,6 +72,7 @@ void test_report_names(void);
 /* seccomp_broker.c: the calls the broker variants send to the supervisor. */
 void test_broker_calls(void);
 void test_net_broker_calls(void);
+void test_handover_closed(void);
 /* seccomp_kernel.c: the programs installed in children on the real kernel. */
 void test_kernel(void);
 void test_kernel_variants(void);

@@ -558,6 +558,7 @@ int main(void)
 	test_report_names();
 	test_broker_calls();
 	test_net_broker_calls();
+	test_handover_closed();
 	if (kernel_checks) {
 		test_kernel();
 		test_kernel_variants();
