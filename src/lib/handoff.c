@@ -37,6 +37,7 @@ struct procage_handoff {
 	/* The git directories runs were seen writing (handoff_observed.h), and how many more. */
 	char **observed;
 	uint64_t observed_more;
+	uint64_t observed_unseen; /* calls the observer could not look at */
 };
 
 PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage)
@@ -290,7 +291,7 @@ PROCAGE_API int procage_handoff_add_run(struct procage_handoff *h, const struct 
 					struct procage_error *err)
 {
 	char **seen = NULL;
-	uint64_t more = 0;
+	uint64_t more = 0, unseen = 0;
 	error_clear(err);
 	if (!h || !run)
 		return error_set(err, -EINVAL, "no report or no run given");
@@ -298,7 +299,7 @@ PROCAGE_API int procage_handoff_add_run(struct procage_handoff *h, const struct 
 	if (h->waived || !run->supervision.reports_on || !run->supervision.denial_rules)
 		return 0;
 	if (handoff_observed_list((struct handoff_observed *)&run->supervision.handoff_observed,
-				  &seen, &more) < 0)
+				  &seen, &more, &unseen) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
 	size_t n = 0, m = 0;
 	while (h->observed && h->observed[n])
@@ -314,6 +315,7 @@ PROCAGE_API int procage_handoff_add_run(struct procage_handoff *h, const struct 
 	free(seen);
 	h->observed = all;
 	h->observed_more += more;
+	h->observed_unseen += unseen;
 	return 0;
 }
 
@@ -354,6 +356,16 @@ static int observed_compare(const struct procage_handoff *h, const struct reposi
 				       "written where git runs or reads: %llu more changes, in git "
 				       "directories not named (the run wrote in too many)",
 				       (unsigned long long)h->observed_more);
+		rc = finding_add(f, text, printed);
+	}
+	if (rc == 0 && h->observed_unseen) {
+		int printed = asprintf(&text,
+				       "not looked at: %llu of the run's calls that may write files, "
+				       "made by a process procage could not read (made non-dumpable, "
+				       "or running a program it may not read): a repository they "
+				       "wrote deeper than procage looks for repositories would not be "
+				       "named",
+				       (unsigned long long)h->observed_unseen);
 		rc = finding_add(f, text, printed);
 	}
 	return rc;

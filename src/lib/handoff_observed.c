@@ -142,6 +142,13 @@ void handoff_observed_change(struct handoff_observed *o, enum denial_op op, cons
 	pthread_mutex_unlock(&o->lock);
 }
 
+void handoff_observed_unseen(struct handoff_observed *o)
+{
+	pthread_mutex_lock(&o->lock);
+	o->unseen++;
+	pthread_mutex_unlock(&o->lock);
+}
+
 void handoff_observed_rename(struct handoff_observed *o, const char *from, const char *to)
 {
 	char moved[PATH_MAX];
@@ -156,7 +163,8 @@ void handoff_observed_rename(struct handoff_observed *o, const char *from, const
 	pthread_mutex_unlock(&o->lock);
 }
 
-int handoff_observed_list(struct handoff_observed *o, char ***out, uint64_t *more)
+int handoff_observed_list(struct handoff_observed *o, char ***out, uint64_t *more,
+			  uint64_t *unseen)
 {
 	pthread_mutex_lock(&o->lock);
 	char **list = calloc(o->n + 1, sizeof *list);
@@ -164,6 +172,7 @@ int handoff_observed_list(struct handoff_observed *o, char ***out, uint64_t *mor
 	for (size_t i = 0; ok && i < o->n; i++)
 		ok = (list[i] = strdup(o->gitdirs[i])) != NULL;
 	*more = o->more;
+	*unseen = o->unseen;
 	pthread_mutex_unlock(&o->lock);
 	if (!ok) {
 		for (size_t i = 0; list && list[i]; i++)

@@ -33,6 +33,12 @@ struct handoff_observed {
 	char *gitdirs[HANDOFF_OBSERVED_KEPT]; /* canonical */
 	size_t n;
 	uint64_t more; /* changes seen past the bound, in git directories not kept */
+	/*
+	 * Calls that may change a file which the supervisor could not look
+	 * at: their process may not be read (made non-dumpable, or running
+	 * a file it may not read; tier T2, a caller other than root).
+	 */
+	uint64_t unseen;
 };
 
 void handoff_observed_init(struct handoff_observed *o);
@@ -44,12 +50,16 @@ void handoff_observed_destroy(struct handoff_observed *o);
  */
 void handoff_observed_change(struct handoff_observed *o, enum denial_op op, const char *path,
 			     bool existed);
+/* A call that may change a file was let go by unseen (its process could not be read). */
+void handoff_observed_unseen(struct handoff_observed *o);
 /* A rename of from to to was let go by: what is kept below from is kept below to too. */
 void handoff_observed_rename(struct handoff_observed *o, const char *from, const char *to);
 /*
  * The git directories kept, copied: a NULL-terminated list in *out
- * (procage_strings_free) and the count not kept in *more. -ENOMEM.
+ * (procage_strings_free), the count not kept in *more and the unseen
+ * calls in *unseen. -ENOMEM.
  */
-int handoff_observed_list(struct handoff_observed *o, char ***out, uint64_t *more);
+int handoff_observed_list(struct handoff_observed *o, char ***out, uint64_t *more,
+			  uint64_t *unseen);
 
 #endif

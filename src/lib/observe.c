@@ -15,6 +15,7 @@
 #include "observe.h"
 #include "observe_path.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
@@ -91,8 +92,10 @@ bool observe_call_known(const char *call)
 static bool child_read_string(pid_t pid, uint64_t address, char *out, size_t size)
 {
 	size_t done = 0;
-	if (!address)
+	if (!address) {
+		errno = EFAULT;
 		return false;
+	}
 	while (done + 1 < size) {
 		uint64_t at = address + done;
 		size_t chunk = 4096 - (size_t)(at & 4095);
@@ -106,6 +109,7 @@ static bool child_read_string(pid_t pid, uint64_t address, char *out, size_t siz
 			return true;
 		done += (size_t)n;
 	}
+	errno = ENAMETOOLONG;
 	return false;
 }
 
@@ -176,6 +180,24 @@ static bool routine_probe(enum denial_op op, const char *path)
 }
 
 /*
+ * Call n could not be looked at, for e (errno): when the supervisor may
+ * not read its process and the call may write, the trust-handoff report
+ * counts it. (A bad pointer or a name too long fails in the kernel too.)
+ */
+static void unseen_note(struct observe_context *ctx, const struct seccomp_notif *n,
+			const struct observed_call *c, const struct observed_path *p, int e)
+{
+	if (!ctx->handoff || (e != EPERM && e != EACCES))
+		return;
+	if (c->open_flags >= 0 &&
+	    open_op((uint32_t)n->data.args[c->open_flags], false) == DENIAL_READ)
+		return;
+	if (c->open_flags == -1 && p->op != DENIAL_CREATE && p->op != DENIAL_WRITE)
+		return; /* a removal */
+	handoff_observed_unseen(ctx->handoff);
+}
+
+/*
  * Judge one path of call n; a refusal is stored. When the rules let it
  * go by, its absolute path is left in path (PATH_MAX bytes) and true is
  * returned; a change is also shown to the trust-handoff observation.
@@ -187,10 +209,16 @@ static bool judge_one(struct observe_context *ctx, const struct seccomp_notif *n
 	struct stat st;
 	struct denial d;
 	uint64_t flags = 0;
-	if (!child_read_string((pid_t)n->pid, n->data.args[p->path], name, sizeof name) || !name[0])
+	if (!child_read_string((pid_t)n->pid, n->data.args[p->path], name, sizeof name)) {
+		unseen_note(ctx, n, c, p, errno);
 		return false;
-	if (c->open_flags != -1 && !open_flags(n, c, &flags))
+	}
+	if (!name[0])
 		return false;
+	if (c->open_flags != -1 && !open_flags(n, c, &flags)) {
+		unseen_note(ctx, n, c, p, errno);
+		return false;
+	}
 	/*
 	 * Most observed calls are reads of granted files (a compiler's
 	 * headers): an absolute path the rules allow as spelled is let be
@@ -204,8 +232,11 @@ static bool judge_one(struct observe_context *ctx, const struct seccomp_notif *n
 			return true;
 	}
 	int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)n->data.args[p->dirfd];
-	if (!observe_absolute_path((pid_t)n->pid, dirfd, name, path, PATH_MAX))
+	errno = 0;
+	if (!observe_absolute_path((pid_t)n->pid, dirfd, name, path, PATH_MAX)) {
+		unseen_note(ctx, n, c, p, errno);
 		return false;
+	}
 	bool exists = lstat(path, &st) == 0;
 	enum denial_op op = c->open_flags != -1 ? open_op(flags, exists) : p->op;
 	if (op == DENIAL_CREATE && exists && strcmp(c->call, "creat") == 0)

@@ -397,6 +397,20 @@ vector_deep_repository() {
 		rm -f more/o; true" 2>&1)
 	like "$err" "trust-handoff: written where git runs or reads: '$deep/d5/.git'" \
 		"$tier/$user: a write through a link and .. is named where the kernel wrote it [canary]"
+	# A process procage may not read (running a program it may not read
+	# makes it non-dumpable, which keeps a supervisor other than root from
+	# its calls on tier T2): what it writes is named, or counted as not
+	# looked at, and either fails the run here.
+	fresh deep/a/b/x
+	cp "$(command -v sh)" "$base/ws/more/xsh" && chmod 0111 "$base/ws/more/xsh"
+	[ "$user" = root ] || chown -R 65534:65534 "$base/ws/deep" "$base/ws/more/xsh"
+	err=$(caged --on-handoff-change fail -- "more/xsh -c 'echo x >deep/a/b/x/.git/hooks/pre-commit'" 2>&1)
+	st=$?
+	like "$err" "trust-handoff: (written where git runs or reads: '$deep/x/.git'|not looked at: [0-9]+ of the run's calls)" \
+		"$tier/$user: a hook written by a process procage may not read is named or counted [canary]"
+	{ [ "$st" = 123 ]; }
+	t $? canary "and --on-handoff-change fail exits 123 for it (got $st)"
+	rm -f "$base/ws/more/xsh"
 	err=$(caged --on-handoff-change fail -- "cat deep/a/b/r/.git/config >/dev/null &&
 		git -C deep/a/b/r log --oneline >/dev/null && echo x >deep/a/b/r/file" 2>&1)
 	st=$?

@@ -49,8 +49,9 @@ static void kept(struct handoff_observed *o, char *out, size_t size, uint64_t *m
 {
 	char **list = NULL;
 	size_t len = strlen(dir), used = 0;
+	uint64_t unseen;
 	out[0] = '\0';
-	if (handoff_observed_list(o, &list, more) != 0)
+	if (handoff_observed_list(o, &list, more, &unseen) != 0)
 		return;
 	for (size_t i = 0; list[i]; i++) {
 		const char *name = strncmp(list[i], dir, len) == 0 ? list[i] + len + 1 : list[i];
@@ -164,6 +165,20 @@ int main(void)
 	tap_ok(o.n == HANDOFF_OBSERVED_KEPT && more == 16,
 	       "past %d only a count grows (kept %zu, %llu more)", HANDOFF_OBSERVED_KEPT, o.n,
 	       (unsigned long long)more);
+	handoff_observed_destroy(&o);
+
+	/* Calls the supervisor could not look at are counted, apart from what is kept. */
+	handoff_observed_init(&o);
+	handoff_observed_unseen(&o);
+	handoff_observed_unseen(&o);
+	char **list = NULL;
+	uint64_t unseen = 0;
+	more = 1;
+	int listed = handoff_observed_list(&o, &list, &more, &unseen);
+	tap_ok(listed == 0 && list && !list[0] && more == 0 && unseen == 2,
+	       "two calls not looked at are counted (%llu), and nothing is kept for them",
+	       (unsigned long long)unseen);
+	procage_strings_free(list);
 	handoff_observed_destroy(&o);
 
 	char cmd[PATH_MAX + 16];
