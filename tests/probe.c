@@ -274,6 +274,8 @@ static const struct action actions[] = {
     {"mq-recv", 1, 1, do_mq, "NAME: take a message from a POSIX queue, print it"},
     {"mq-unlink", 1, 1, do_mq, "NAME: remove a POSIX queue"},
     {"mq-create", 1, 1, do_mq, "NAME: make a new POSIX queue (O_EXCL, 0666)"},
+    {"pshm-read", 1, 1, do_posix_shm, "NAME: print what a POSIX shared memory segment holds"},
+    {"pshm-create", 1, 1, do_posix_shm, "NAME: make a new POSIX shared memory segment (O_EXCL)"},
     {"prlimit", 4, 4, do_prlimit, "PID RESOURCE SOFT HARD: prlimit(2) on PID (0: self)"},
     {"core-limit", 2, 2, do_core_limit, "SOFT HARD: set the core dump limit, print it read back"},
     {"core-limit-lowered", 2, 2, do_core_limit_lowered,

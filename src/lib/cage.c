@@ -613,9 +613,16 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (rc == 0 && policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
 		where = policy_key_position(policy, policy->tmp_base ? "tmp_base" : "paths");
 	}
-	/* Tier T1: tmp_base is the run's own tmpfs (T2: the run's directory in it, at spawn). */
+	if (rc == 0)
+		rc = cage_choose_shm(c, err);
+	/*
+	 * Tier T1: tmp_base and shm_mount are tmpfs mounts of the run's own
+	 * (T2: the run's directory in tmp_base, at spawn).
+	 */
 	if (rc == 0 && c->denial_rules && c->tmp_base && c->tmp_mounted &&
-	    denial_rules_add_grant(c->denial_rules, c->tmp_base, PROCAGE_WRITE) < 0)
+	    (denial_rules_add_grant(c->denial_rules, c->tmp_base, PROCAGE_WRITE) < 0 ||
+	     (c->shm_mount &&
+	      denial_rules_add_grant(c->denial_rules, c->shm_mount, PROCAGE_WRITE) < 0)))
 		rc = error_set(err, -ENOMEM, "out of memory");
 	if (rc == 0) {
 		struct seccomp_options so = {
@@ -698,6 +705,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	broker_zones_free(&c->zones);
 	free(c->unlistable_first);
 	free(c->tmp_base);
+	free(c->shm_mount);
 	allowlist_free(c->allowlist);
 	handoff_snapshot_free(c->handoff_snapshot);
 	procage_policy_free(c->policy);

@@ -12,6 +12,9 @@
 #include "paths.h"
 #include "policy.h"
 
+/* Where POSIX shared memory and semaphores live (glibc's shm_open, sem_open). */
+#define CAGE_SHM_DIR "/dev/shm"
+
 struct procage_cage {
 	struct procage_policy *policy; /* the cage's own copy */
 	int tier;
@@ -55,6 +58,12 @@ struct procage_cage {
 	 */
 	char *tmp_base;
 	bool tmp_mounted; /* tier T1: tmp_base is covered by a tmpfs per run */
+	/*
+	 * Tier T1 with tmp_mounted: the host's POSIX shared memory directory
+	 * (/dev/shm, canonical), covered by a tmpfs of the run's own too; or
+	 * NULL (cage_choose_shm).
+	 */
+	char *shm_mount;
 	bool own_proc;    /* tier T1, not a root caller: the run's own /proc readable */
 	/*
 	 * The Landlock ruleset of the cage's grants, made once, or -1 when
@@ -108,6 +117,12 @@ bool cage_run_rules_needed(const struct procage_cage *c);
  * can (cage_tmp.c).
  */
 int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err);
+/*
+ * Tier T1, private temporary directory mounted: c->shm_mount, the host's
+ * shared memory directory the run gets its own of, unless a grant reaches
+ * into or holds it (cage_tmp.c).
+ */
+int cage_choose_shm(struct procage_cage *c, struct procage_error *err);
 
 /* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
 int cage_make(const struct procage_policy *policy, struct procage_cage **out,

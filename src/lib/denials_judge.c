@@ -292,6 +292,15 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 	if (granted(r, op, path))
 		return false;
 	set(out, op, path, "not granted");
+	/*
+	 * Granting the host's shared memory would hand the run every other
+	 * program's segments: no flag is offered for it (cage_choose_shm).
+	 */
+	if (path_within(path, CAGE_SHM_DIR)) {
+		snprintf(out->rule, sizeof out->rule, "shared-memory");
+		snprintf(out->group, sizeof out->group, "%s", CAGE_SHM_DIR);
+		return true;
+	}
 	snprintf(out->rule, sizeof out->rule, "grants");
 	suggested_directory(r, path, dir, sizeof dir);
 	snprintf(out->flag, sizeof out->flag, "%s %s", op_writes(op) ? "--write" : "--read", dir);

@@ -42,6 +42,10 @@ static const char *rule_words(const struct denial *d)
 {
 	if (strcmp(d->rule, "policy") == 0)
 		return "the policy's own rule";
+	if (strcmp(d->rule, "shared-memory") == 0)
+		return "the host's shared memory, every program's of the user; a run on tier T1 "
+		       "with a private temporary directory and no grant around /dev/shm has its "
+		       "own";
 	if (strcmp(d->rule, "mount-alias") == 0)
 		return strcmp(d->reason, "hidden") == 0
 			       ? "a mount of a hidden location"

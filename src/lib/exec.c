@@ -9,8 +9,8 @@
  * On tier T1 the namespaces are unshared (a user namespace needs a
  * single-threaded process); a PID namespace would only hold the caller's
  * children, not the caller, so exec mode has none, and no /proc of its
- * own. Its private temporary directory is a tmpfs in its mount namespace,
- * as a run's: gone with the last process that holds the namespace, with
+ * own. Its private temporary directory (and shared memory) is a tmpfs in
+ * its mount namespace, as a run's: gone with the last process that holds the namespace, with
  * nothing to remove.
  */
 #include <errno.h>
@@ -76,10 +76,11 @@ static int exec_tmp_mount(struct plan *plan, const char *tmp, uint64_t rights,
 	return rc;
 }
 
-/* The namespaces, the id maps, the mounts and the tmpfs, in this process. */
-static int exec_namespaces(struct plan *plan, const char *tmp, uint64_t tmp_rights,
+/* The namespaces, the id maps, the mounts and the tmpfs mounts, in this process. */
+static int exec_namespaces(struct plan *plan, const struct procage_cage *cage,
 			   struct child_failure *f)
 {
+	const char *tmp = cage->tmp_mounted ? cage->tmp_base : NULL;
 	int rc;
 	*f = (struct child_failure){ PROCAGE_STEP_NAMESPACES, 0, -1 };
 	if (unshare((int)plan->clone_namespaces) != 0) {
@@ -101,7 +102,10 @@ static int exec_namespaces(struct plan *plan, const char *tmp, uint64_t tmp_righ
 		f->err = -rc;
 		return rc;
 	}
-	return tmp ? exec_tmp_mount(plan, tmp, tmp_rights, f) : 0;
+	if (tmp && (rc = exec_tmp_mount(plan, tmp, cage->landlock.handled_fs, f)) < 0)
+		return rc;
+	return cage->shm_mount ? exec_tmp_mount(plan, cage->shm_mount, cage->landlock.handled_fs, f)
+			       : 0;
 }
 
 PROCAGE_API int procage_exec(const struct procage_cage *cage,
@@ -135,8 +139,7 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	s.plan.private_proc = false;
 	s.plan.proc_rights = 0;
 
-	const char *tmp = cage->tmp_mounted ? cage->tmp_base : NULL;
-	if (s.plan.clone_namespaces && exec_namespaces(&s.plan, tmp, cage->landlock.handled_fs, &f) < 0) {
+	if (s.plan.clone_namespaces && exec_namespaces(&s.plan, cage, &f) < 0) {
 		if (f.step == PROCAGE_STEP_NAMESPACES && f.err == EINVAL)
 			rc = error_set_sys(err, f.err, f.step,
 					   "step namespaces: exec mode on tier T1 needs a "

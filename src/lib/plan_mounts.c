@@ -202,14 +202,15 @@ static void writable_add(struct plan_writable *w, size_t *n, const char *path)
 
 /*
  * The trees that stay writable: every write grant on a directory or a
- * regular file, and the run's temporary directory. Devices, pipes and
- * sockets are written through read-only mounts too, so their grants need
+ * regular file, the run's temporary directory and its shared memory.
+ * Devices, pipes and sockets are written through read-only mounts too, so
+ * their grants need
  * no writable mount (which would only let their owner change their mode).
  */
 static int writable_build(const struct procage_cage *cage, const char *tmpdir, struct plan *plan,
 			  struct procage_error *err)
 {
-	struct plan_writable *w = calloc(cage->n_grants + 1, sizeof *w);
+	struct plan_writable *w = calloc(cage->n_grants + 2, sizeof *w);
 	size_t n = 0;
 	if (!w)
 		return error_set(err, -ENOMEM, "out of memory");
@@ -229,6 +230,8 @@ static int writable_build(const struct procage_cage *cage, const char *tmpdir, s
 	}
 	if (tmpdir)
 		writable_add(w, &n, tmpdir);
+	if (cage->shm_mount)
+		writable_add(w, &n, cage->shm_mount);
 	/* A writable root leaves nothing to make read-only. */
 	plan->read_only_mounts = !(n == 1 && strcmp(w[0].path, "/") == 0);
 	plan->writable = w;

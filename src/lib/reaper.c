@@ -353,14 +353,14 @@ static void kill_means_open(const struct plan *plan, struct reaper *r)
 }
 
 /*
- * Tier T1: the run's private temporary directory, a tmpfs laid over
- * tmp_mount after the masks (one may lie below it), granted here as the
- * caller grants the rest. It lives as long as the run's mount namespace:
- * nothing is left to remove, whatever ends the run.
+ * Tier T1: the run's private temporary directory (and shared memory), a
+ * tmpfs laid over path after the masks (one may lie below it), granted
+ * here as the caller grants the rest. It lives as long as the run's mount
+ * namespace: nothing is left to remove, whatever ends the run.
  */
-static int tmp_mount_make(const struct reaper_start *start)
+static int tmp_mount_make(const struct reaper_start *start, const char *path)
 {
-	int mnt = namespaces_private_tmp_mount(start->tmp_mount);
+	int mnt = namespaces_private_tmp_mount(path);
 	if (mnt < 0)
 		return mnt;
 	int rc = run_rule_add(start->plan, mnt, start->tmp_rights);
@@ -394,7 +394,8 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, -1);
 		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
-		if (start->tmp_mount && (rc = tmp_mount_make(start)) < 0)
+		if ((start->tmp_mount && (rc = tmp_mount_make(start, start->tmp_mount)) < 0) ||
+		    (start->shm_mount && (rc = tmp_mount_make(start, start->shm_mount)) < 0))
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
 		/*
 		 * Last, once nothing more is mounted. A run with a cgroup keeps

@@ -60,13 +60,15 @@ struct reaper_handle {
  * temporary directory, granted tmp_rights. Tier T2: the reaper makes it
  * (tmp_name in tmp_base) and removes it; tmp_name NULL for none. Tier
  * T1: tmp_mount, when not NULL, is the directory it covers with a tmpfs
- * of the run's own in the run's mount namespace (nothing on the host).
+ * of the run's own in the run's mount namespace (nothing on the host), and
+ * shm_mount, when not NULL, the shared memory directory it covers so.
  */
 struct reaper_start {
 	struct plan *plan;
 	const char *tmp_base;
 	const char *tmp_name;
 	const char *tmp_mount;
+	const char *shm_mount;
 	uint64_t tmp_rights;
 };
 

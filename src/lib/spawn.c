@@ -277,6 +277,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 				      .tmp_base = cage->tmp_base,
 				      .tmp_name = s.tmpdir_name,
 				      .tmp_mount = cage->tmp_mounted ? cage->tmp_base : NULL,
+				      .shm_mount = cage->shm_mount,
 				      .tmp_rights = cage->landlock.handled_fs };
 	rc = reaper_launch(&start, s.status_read, &reaper, &failure, err);
 	if (rc == 1)

@@ -1,7 +1,8 @@
 # procage run explains every file and network refusal after the run, one
 # line each (what, which rule or class, the flag that would allow it), on
 # both tiers, as root and as uid 65534: a write outside the grants, a read
-# of a hidden file, a write to .git/config and git rewriting it (remote
+# of a hidden file, shared memory (the run's own on tier T1, the host's
+# refused on T2), a write to .git/config and git rewriting it (remote
 # add, branch -m), a DNS lookup with the network off, npm and pip without
 # network where installed, and on tier T1 a proxy refusal. Each refusal is
 # judged from outside as well: the host file is unchanged. The controls:
@@ -84,6 +85,25 @@ check_tier_user() {
 	ok $([ -e "$home/.npm/cache-entry" ] && echo 0 || echo 1) \
 		"$what: with --write ~/.npm the same write is made"
 	is "$(lines)" "" "$what: and no line is printed"
+
+	# POSIX shared memory (/dev/shm, every program's of the user): a run
+	# on T1 has its own; on T2 the host's is refused, and no flag that
+	# would grant it is offered.
+	shm="procage-e2e-$tier-$user-$$"
+	cage "$tier" "$user" -- sh -c 'echo x >"/dev/shm/$1" && cat "/dev/shm/$1"' sh "$shm" \
+		>"$dir/out" 2>"$dir/err"
+	if [ "$tier" = T1 ]; then
+		is "$(cat "$dir/out")" x "$what: the run has shared memory of its own"
+		is "$(lines)" "" "$what: and no line is printed"
+	else
+		like "$(lines)" "^procage: create /dev/shm/$shm: not granted \(the host's shared memory, every program's of the user;" \
+			"$what: a segment in the host's shared memory is refused, saying whose it is"
+		! lines | grep -q -- '--write /dev/shm'
+		ok $? "$what: and no grant of it is offered"
+	fi
+	[ ! -e "/dev/shm/$shm" ]
+	ok $? "$what: nothing is left in the host's /dev/shm"
+	rm -f "/dev/shm/$shm"
 
 	# A read of a hidden file: its class and the waiver of its location.
 	cage "$tier" "$user" -- sh -c 'cat "$HOME/.ssh/id_ed25519"' >"$dir/out" 2>"$dir/err"

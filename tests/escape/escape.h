@@ -235,6 +235,7 @@ void r28_the_mount_table_is_not_listed(const struct tier *t);
 void r43_host_sysv_objects_are_out_of_reach(const struct tier *t);
 void r43_the_runs_own_sysv_objects(const struct tier *t);
 void r43_host_posix_queues_are_out_of_reach(const struct tier *t);
+void r43_host_posix_shared_memory_is_out_of_reach(const struct tier *t);
 /* core_dumps.c: the host's core dump helper */
 void r47_a_crash_reaches_no_core_dump_helper(const struct tier *t);
 /* pid_targets.c: other processes' limits and scheduling by pid */

@@ -4,9 +4,11 @@
  * the same user passes. On tier T1 the run has an IPC namespace of its
  * own, where the host's objects do not exist; on tier T2 (and wherever
  * the run shares the host's IPC namespace) the filter refuses every SysV
- * and message queue call. The test makes a 0600 segment holding a secret
- * and queues holding a message; judged from outside: the segment's text,
- * the queues' message counts and existence, what the probe printed.
+ * and message queue call. POSIX shared memory is files in /dev/shm: on
+ * tier T1 the run has a /dev/shm of its own. The test makes 0600 segments
+ * holding a secret and queues holding a message; judged from outside: the
+ * segments' text, the queues' message counts, what exists on the host, what
+ * the probe printed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/shm.h>
 #include <unistd.h>
@@ -271,5 +274,84 @@ void r43_host_posix_queues_are_out_of_reach(const struct tier *t)
 out:
 	mq_unlink(held);
 	mq_unlink(made);
+	caged_ws_free(ws);
+}
+
+/* A 0600 POSIX shared memory segment of this test's own, holding the secret. */
+static bool pshm_make(const struct tier *t, const char *name)
+{
+	shm_unlink(name); /* one left by an earlier test of this pid */
+	int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+	bool ok = fd >= 0 && write(fd, IPC_SECRET, sizeof IPC_SECRET - 1) ==
+				     (ssize_t)(sizeof IPC_SECRET - 1);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	return fixture(t, ok, "ipc: a 0600 POSIX shared memory segment %s (%s)", name, strerror(e));
+}
+
+/* Is there a segment of that name in the host's /dev/shm? */
+static bool pshm_there(const char *name)
+{
+	int fd = shm_open(name, O_RDONLY, 0);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * POSIX shared memory and semaphores are files in /dev/shm, one directory
+ * for every program of the user: the run must reach none of the host's
+ * segments and leave none there. On tier T1 it has a /dev/shm of its own,
+ * where its segments work (Python's multiprocessing needs them); on tier
+ * T2 nothing grants the host's.
+ */
+void r43_host_posix_shared_memory_is_out_of_reach(const struct tier *t)
+{
+	char held[64], made[64];
+	bool t1 = tier_is_t1(t);
+	snprintf(held, sizeof held, "/procage-r43-%d-shm", (int)getpid());
+	snprintf(made, sizeof made, "/procage-r43-%d-shm-made", (int)getpid());
+	shm_unlink(made);
+	struct caged_ws *ws = workspace(t, "ipc");
+	if (!ws || cage_refused_here(t, ws, "ipc") || !pshm_make(t, held))
+		goto out;
+
+	struct caged_result r = run_caged(ws, NULL, "pshm-read", held, NULL);
+	check(t, out_of_reach(t, &r) && !strstr(r.out, IPC_SECRET), &r,
+	      "ipc: a host POSIX shared memory segment cannot be read");
+	r = run_caged(ws, NULL, "pshm-create", made, "then", "pshm-read", made, NULL);
+	bool own = t1 ? did_it(&r) && strstr(r.out, "made") : out_of_reach(t, &r);
+	check(t, own && !pshm_there(made), &r, "ipc: %s, and none is left in the host's /dev/shm (%s)",
+	      t1 ? "the run's own segments work" : "no segment can be made",
+	      pshm_there(made) ? "one is there" : "none is there");
+	shm_unlink(made);
+
+	/* Exec mode: T2 has no private temporary directory there. */
+	struct procage_error err;
+	char why[600] = "";
+	if (fixture(t,
+		    procage_policy_set_private_tmp(ws->policy, t1, &err) == 0 &&
+			caged_ws_hold_cage(ws, why, sizeof why) == 0,
+		    "ipc: a cage for exec mode (%s)", why)) {
+		const char *read_argv[] = {"pshm-read", held, NULL};
+		const char *create_argv[] = {"pshm-create", made, NULL};
+		r = run_exec_mode(ws, read_argv);
+		struct caged_result r2 = run_exec_mode(ws, create_argv);
+		check(t,
+		      out_of_reach(t, &r) && !strstr(r.out, IPC_SECRET) &&
+			  (t1 ? did_it(&r2) : out_of_reach(t, &r2)) && !pshm_there(made),
+		      &r, "ipc: in exec mode a host segment is not read and none is left");
+		shm_unlink(made);
+		caged_ws_drop_cage(ws);
+	}
+
+	r = run_uncaged(ws, NULL, "pshm-read", held, "then", "pshm-create", made, NULL);
+	check(t, did_it(&r) && strstr(r.out, IPC_SECRET) && pshm_there(made), &r,
+	      "ipc: control: without the cage the same user reads the segment and leaves one");
+out:
+	shm_unlink(held);
+	shm_unlink(made);
 	caged_ws_free(ws);
 }

@@ -158,6 +158,7 @@ int do_shm(char **args);
 int do_shm_private(char **args);
 int do_msg(char **args);
 int do_mq(char **args);
+int do_posix_shm(char **args);
 int do_prlimit(char **args);
 int do_core_limit(char **args);
 int do_core_limit_lowered(char **args);

@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/ioprio.h>
 #include <mqueue.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/shm.h>
@@ -276,6 +277,30 @@ int do_mq(char **args)
 		return failed(REFUSE_SYSCALL, "mq_receive", name);
 	text[n] = '\0';
 	printf("%s\n", text);
+	return PROBE_DID_IT;
+}
+
+/*
+ * POSIX shared memory, by name (files in /dev/shm): pshm-read NAME prints
+ * what the segment holds, pshm-create NAME makes a new one (O_EXCL, 0600)
+ * holding "made".
+ */
+int do_posix_shm(char **args)
+{
+	const char *name = args[0];
+	char text[64 + 1] = "";
+	bool create = strcmp(action_name, "pshm-create") == 0;
+	int fd = shm_open(name, create ? O_CREAT | O_EXCL | O_RDWR : O_RDONLY, 0600);
+	if (fd < 0)
+		return failed(REFUSE_FILE, create ? "shm_open(O_CREAT)" : "shm_open", name);
+	ssize_t n = create ? write(fd, "made", 4) : read(fd, text, sizeof text - 1);
+	int e = errno;
+	close(fd);
+	errno = e;
+	if (n < 0)
+		return failed(REFUSE_FILE, create ? "write" : "read", name);
+	if (!create)
+		printf("%.*s\n", (int)n, text);
 	return PROBE_DID_IT;
 }
 

@@ -235,6 +235,52 @@ static void test_private_tmp_base(void)
 	free(saved);
 }
 
+/*
+ * Tier T1 gives a run a /dev/shm of its own with its private temporary
+ * directory, unless a grant lies at, in or above it; T2 never.
+ */
+static void test_private_shm(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = procage_policy_new();
+	struct procage_cage *c = NULL;
+	char *shm = realpath(CAGE_SHM_DIR, NULL);
+	procage_policy_allow(p, ws("tree"), PROCAGE_WRITE, &err);
+	int rc = procage_cage_new(p, &c, &err);
+	bool t1 = rc == 0 && c->tier == PROCAGE_TIER_T1;
+	if (!shm) {
+		tap_skip("this host has no %s", CAGE_SHM_DIR);
+		tap_skip("this host has no %s", CAGE_SHM_DIR);
+		tap_skip("this host has no %s", CAGE_SHM_DIR);
+	} else {
+		tap_ok(rc == 0 && (t1 ? c->shm_mount && strcmp(c->shm_mount, shm) == 0
+				      : c->shm_mount == NULL),
+		       "%s: a run's shared memory is %s (%s)", t1 ? "T1" : "T2",
+		       t1 ? "its own" : "the host's, not granted",
+		       rc ? err.message : c->shm_mount ? c->shm_mount : "none");
+		procage_cage_free(c);
+		c = NULL;
+		procage_policy_allow(p, "/dev", PROCAGE_READ, &err);
+		rc = procage_cage_new(p, &c, &err);
+		tap_ok(rc == 0 && c->shm_mount == NULL,
+		       "a grant above %s keeps the host's there (%s)", shm,
+		       rc ? err.message : c->shm_mount ? c->shm_mount : "none");
+		procage_cage_free(c);
+		c = NULL;
+		procage_policy_free(p);
+		p = procage_policy_new();
+		procage_policy_allow(p, ws("tree"), PROCAGE_WRITE, &err);
+		procage_policy_set_private_tmp(p, false, &err);
+		rc = procage_cage_new(p, &c, &err);
+		tap_ok(rc == 0 && c->shm_mount == NULL,
+		       "without private tmp the host's is kept (%s)",
+		       rc ? err.message : c->shm_mount ? c->shm_mount : "none");
+	}
+	procage_cage_free(c);
+	procage_policy_free(p);
+	free(shm);
+}
+
 static void test_plan(void)
 {
 	struct procage_error err;
@@ -374,6 +420,7 @@ int main(void)
 	test_plan_no_grants();
 	test_rlimit_refusal();
 	test_private_tmp_base();
+	test_private_shm();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();
 }
