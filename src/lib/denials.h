@@ -62,7 +62,9 @@ struct denial {
 	char op[16];	   /* "write", "read", "connect", ... */
 	char subject[512]; /* the path or the host */
 	char reason[64];   /* "not granted", "hidden", "read-only", "network is off" */
-	char rule[32]; /* "grants", a class's name, "policy", "network", "proxy", "shared-memory" */
+	/* "grants", a class's name, "policy", "network", "proxy", "shared-memory",
+	 * "devices", "disks", "terminals" */
+	char rule[32];
 	/*
 	 * What makes refusals the same line: the location of a class or
 	 * rule (every path below /proc is one), the flag for ungranted paths

@@ -270,6 +270,39 @@ static bool root_private_refuses(const char *path)
 	return stat(path, &st) == 0 && !(st.st_mode & S_IROTH);
 }
 
+/*
+ * A refusal below /dev (out already says "not granted"). Devices are
+ * granted one by one: a grant of /dev or of a directory in it would hand
+ * the run the host's disks (a root caller owns them), cameras and sound,
+ * and /dev/pts holds the user's terminals, whose input a run could read.
+ * A disk's block device holds every file of its file systems, hidden ones
+ * too. So the flag offered names the device itself, and none is offered
+ * for /dev whole, for the terminals, for a disk, or for making or removing
+ * an entry.
+ */
+static bool judge_device(const struct denial_rules *r, enum denial_op op, const char *path,
+			 struct denial *out)
+{
+	char device[4096];
+	struct stat st;
+	bool terminals = path_within(path, "/dev/pts");
+	bool disk = stat(path, &st) == 0 && S_ISBLK(st.st_mode);
+	if (terminals || disk || strcmp(path, "/dev") == 0 || op == DENIAL_CREATE ||
+	    op == DENIAL_REMOVE) {
+		snprintf(out->rule, sizeof out->rule, "%s",
+			 terminals ? "terminals" : disk ? "disks" : "devices");
+		snprintf(out->group, sizeof out->group, "%s",
+			 terminals ? "/dev/pts" : disk ? path : "/dev");
+		return true;
+	}
+	snprintf(out->rule, sizeof out->rule, "grants");
+	user_path(r, path, device, sizeof device);
+	snprintf(out->flag, sizeof out->flag, "%s %s", op_writes(op) ? "--write" : "--read",
+		 device);
+	snprintf(out->group, sizeof out->group, "%s", out->flag);
+	return true;
+}
+
 bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const char *path,
 		       struct denial *out)
 {
@@ -301,6 +334,8 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 		snprintf(out->group, sizeof out->group, "%s", CAGE_SHM_DIR);
 		return true;
 	}
+	if (path_within(path, "/dev"))
+		return judge_device(r, op, path, out);
 	snprintf(out->rule, sizeof out->rule, "grants");
 	suggested_directory(r, path, dir, sizeof dir);
 	snprintf(out->flag, sizeof out->flag, "%s %s", op_writes(op) ? "--write" : "--read", dir);

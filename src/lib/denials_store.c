@@ -42,6 +42,12 @@ static const char *rule_words(const struct denial *d)
 {
 	if (strcmp(d->rule, "policy") == 0)
 		return "the policy's own rule";
+	if (strcmp(d->rule, "devices") == 0)
+		return "the host's devices: granted one by one, never /dev whole";
+	if (strcmp(d->rule, "disks") == 0)
+		return "a disk: reading it reads every file on it, hidden ones too; no grant is offered";
+	if (strcmp(d->rule, "terminals") == 0)
+		return "the user's terminals, whose input a run could read: no grant is offered";
 	if (strcmp(d->rule, "shared-memory") == 0)
 		return "the host's shared memory, every program's of the user; a run on tier T1 "
 		       "with a private temporary directory and no grant around /dev/shm has its "

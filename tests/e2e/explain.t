@@ -2,7 +2,8 @@
 # line each (what, which rule or class, the flag that would allow it), on
 # both tiers, as root and as uid 65534: a write outside the grants, a read
 # of a hidden file, shared memory (the run's own on tier T1, the host's
-# refused on T2), a write to .git/config and git rewriting it (remote
+# refused on T2), devices (a flag for the device, none for /dev or the
+# terminals), a write to .git/config and git rewriting it (remote
 # add, branch -m), a DNS lookup with the network off, npm and pip without
 # network where installed, and on tier T1 a proxy refusal. Each refusal is
 # judged from outside as well: the host file is unchanged. The controls:
@@ -104,6 +105,19 @@ check_tier_user() {
 	[ ! -e "/dev/shm/$shm" ]
 	ok $? "$what: nothing is left in the host's /dev/shm"
 	rm -f "/dev/shm/$shm"
+
+	# Devices: the flag offered names the device itself, never /dev; none
+	# for /dev whole or for the terminals of /dev/pts.
+	cage "$tier" "$user" -- sh -c 'ls /dev >/dev/null 2>&1; ls /dev/pts >/dev/null 2>&1
+		exec 3<>/dev/ptmx' >/dev/null 2>"$dir/err"
+	like "$(lines)" "^procage: write /dev/ptmx: not granted \(add --write /dev/ptmx\)$" \
+		"$what: a device refused offers a grant of that device"
+	like "$(lines)" "^procage: read /dev: not granted \(the host's devices: granted one by one" \
+		"$what: a listing of /dev offers no grant of /dev"
+	like "$(lines)" "^procage: read /dev/pts: not granted \(the user's terminals" \
+		"$what: a listing of the terminals offers no grant of them"
+	! lines | grep -Eq -- "--(read|write) /dev(/pts)?\)"
+	ok $? "$what: no grant of /dev or /dev/pts is offered"
 
 	# A read of a hidden file: its class and the waiver of its location.
 	cage "$tier" "$user" -- sh -c 'cat "$HOME/.ssh/id_ed25519"' >"$dir/out" 2>"$dir/err"
