@@ -135,6 +135,7 @@ int main(int argc, char **argv)
 	    {"r10", r10_a_private_tmpdir_the_run_locked_is_removed},
 	    {"r21", r21_an_inherited_descriptor_does_not_reach_the_child},
 	    {"r22", r22_terminal_input_injection_is_refused},
+	    {"r22", r22_the_users_terminals_are_out_of_reach},
 	    {"r23", r23_descendants_die_with_the_run},
 	    {"r23", r23_a_double_forked_descendant_dies_with_the_run},
 	    {"r23", r23_descendants_of_an_exited_child_die_with_the_run},

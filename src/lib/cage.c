@@ -526,7 +526,7 @@ static int cgroup_refusal(const struct procage_policy *policy, const struct proc
 
 bool cage_run_rules_needed(const struct procage_cage *c)
 {
-	if (c->tmp_base)
+	if (c->tmp_base || c->pts_private != CAGE_PTS_HOST)
 		return true;
 	/*
 	 * A run with a /proc of its own (plan.c) gets a grant on it when the
@@ -615,6 +615,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	}
 	if (rc == 0)
 		rc = cage_choose_shm(c, err);
+	if (rc == 0)
+		cage_choose_pts(c);
 	/*
 	 * Tier T1: tmp_base and shm_mount are tmpfs mounts of the run's own
 	 * (T2: the run's directory in tmp_base, at spawn).
@@ -623,6 +625,10 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	    (denial_rules_add_grant(c->denial_rules, c->tmp_base, PROCAGE_WRITE) < 0 ||
 	     (c->shm_mount &&
 	      denial_rules_add_grant(c->denial_rules, c->shm_mount, PROCAGE_WRITE) < 0)))
+		rc = error_set(err, -ENOMEM, "out of memory");
+	if (rc == 0 && c->denial_rules && c->pts_private != CAGE_PTS_HOST &&
+	    (denial_rules_add_grant(c->denial_rules, CAGE_PTS_DIR, PROCAGE_WRITE) < 0 ||
+	     denial_rules_add_grant(c->denial_rules, CAGE_PTMX, PROCAGE_WRITE) < 0))
 		rc = error_set(err, -ENOMEM, "out of memory");
 	if (rc == 0) {
 		struct seccomp_options so = {

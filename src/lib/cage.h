@@ -14,6 +14,16 @@
 
 /* Where POSIX shared memory and semaphores live (glibc's shm_open, sem_open). */
 #define CAGE_SHM_DIR "/dev/shm"
+/* Where pseudo-terminals are made (openpty) and live. */
+#define CAGE_PTMX "/dev/ptmx"
+#define CAGE_PTS_DIR "/dev/pts"
+
+/* Tier T1: a devpts instance of the run's own (cage_choose_pts). */
+enum cage_pts {
+	CAGE_PTS_HOST,      /* none: the host's /dev/pts, granted or not */
+	CAGE_PTS_ONLY,      /* over /dev/pts; /dev/ptmx is a link into it */
+	CAGE_PTS_WITH_PTMX, /* over /dev/pts, and its ptmx over /dev/ptmx */
+};
 
 struct procage_cage {
 	struct procage_policy *policy; /* the cage's own copy */
@@ -64,6 +74,7 @@ struct procage_cage {
 	 * NULL (cage_choose_shm).
 	 */
 	char *shm_mount;
+	enum cage_pts pts_private;
 	bool own_proc;    /* tier T1, not a root caller: the run's own /proc readable */
 	/*
 	 * The Landlock ruleset of the cage's grants, made once, or -1 when
@@ -117,12 +128,18 @@ bool cage_run_rules_needed(const struct procage_cage *c);
  * can (cage_tmp.c).
  */
 int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err);
+/* The granted path that contains path (itself included), or NULL. */
+const char *cage_grant_containing(const struct procage_cage *c, const char *path);
+/* A granted path that path contains (itself excluded), or NULL. */
+const char *cage_grant_within(const struct procage_cage *c, const char *path);
 /*
  * Tier T1, private temporary directory mounted: c->shm_mount, the host's
  * shared memory directory the run gets its own of, unless a grant reaches
- * into or holds it (cage_tmp.c).
+ * into or holds it (cage_dev.c).
  */
 int cage_choose_shm(struct procage_cage *c, struct procage_error *err);
+/* Tier T1: c->pts_private, unless a grant reaches /dev/pts or /dev/ptmx (cage_dev.c). */
+void cage_choose_pts(struct procage_cage *c);
 
 /* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
 int cage_make(const struct procage_policy *policy, struct procage_cage **out,

@@ -11,8 +11,7 @@
 #include "error.h"
 #include "paths.h"
 
-/* The granted path that contains path, or NULL. */
-static const char *grant_containing(const struct procage_cage *c, const char *path)
+const char *cage_grant_containing(const struct procage_cage *c, const char *path)
 {
 	for (size_t i = 0; i < c->n_grants; i++)
 		if (path_within(path, c->grants[i].path))
@@ -20,8 +19,7 @@ static const char *grant_containing(const struct procage_cage *c, const char *pa
 	return NULL;
 }
 
-/* A granted path that path contains (itself excluded), or NULL. */
-static const char *grant_within(const struct procage_cage *c, const char *path)
+const char *cage_grant_within(const struct procage_cage *c, const char *path)
 {
 	for (size_t i = 0; i < c->n_grants; i++)
 		if (path_within(c->grants[i].path, path) && strcmp(c->grants[i].path, path) != 0)
@@ -44,8 +42,8 @@ static char *tmp_base_usable(const struct procage_cage *c, const char *candidate
 	char *base;
 	if (!candidate || candidate[0] != '/' || !(base = realpath(candidate, NULL)))
 		return NULL;
-	const char *above = grant_containing(c, base);
-	const char *below = c->tier == PROCAGE_TIER_T1 ? grant_within(c, base) : NULL;
+	const char *above = cage_grant_containing(c, base);
+	const char *below = c->tier == PROCAGE_TIER_T1 ? cage_grant_within(c, base) : NULL;
 	if (!above && !below && stat(base, &st) == 0 && S_ISDIR(st.st_mode))
 		return base;
 	if (above || below)
@@ -108,35 +106,4 @@ int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err)
 			 "/tmp in the granted %s, so other runs could reach them; set TMPDIR to a "
 			 "directory outside the granted paths or turn private tmp off",
 			 granted_by[0], granted_by[1]);
-}
-
-/*
- * POSIX shared memory and semaphores (shm_open, sem_open: Python's
- * multiprocessing, Chromium, PulseAudio clients) are files in /dev/shm,
- * one directory for every program of the user: granting it would hand the
- * run the segments of the user's other programs to read and write. Tier
- * T1 lays a tmpfs of the run's own over it, as over the temporary
- * directory. A grant at, in or around it is the caller's choice of the
- * host's directory, which the tmpfs would hide or change: then nothing is
- * laid (nor where the temporary directory is there already).
- */
-int cage_choose_shm(struct procage_cage *c, struct procage_error *err)
-{
-	struct stat st;
-	if (!c->tmp_mounted)
-		return 0;
-	char *shm = realpath(CAGE_SHM_DIR, NULL);
-	if (!shm) {
-		if (errno == ENOMEM)
-			return error_set(err, -ENOMEM, "out of memory");
-		return 0; /* none on this host: nothing to share */
-	}
-	if (stat(shm, &st) != 0 || !S_ISDIR(st.st_mode) || grant_containing(c, shm) ||
-	    grant_within(c, shm) || path_within(shm, c->tmp_base) ||
-	    path_within(c->tmp_base, shm)) {
-		free(shm);
-		return 0;
-	}
-	c->shm_mount = shm;
-	return 0;
 }

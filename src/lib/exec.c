@@ -10,7 +10,7 @@
  * single-threaded process); a PID namespace would only hold the caller's
  * children, not the caller, so exec mode has none, and no /proc of its
  * own. Its private temporary directory (and shared memory) is a tmpfs in
- * its mount namespace, as a run's: gone with the last process that holds the namespace, with
+ * its mount namespace, and its terminals a devpts there, as a run's: gone with the last process that holds the namespace, with
  * nothing to remove.
  */
 #include <errno.h>
@@ -76,7 +76,10 @@ static int exec_tmp_mount(struct plan *plan, const char *tmp, uint64_t rights,
 	return rc;
 }
 
-/* The namespaces, the id maps, the mounts and the tmpfs mounts, in this process. */
+/*
+ * The namespaces, the id maps, the mounts, the tmpfs mounts and the
+ * devpts, in this process.
+ */
 static int exec_namespaces(struct plan *plan, const struct procage_cage *cage,
 			   struct child_failure *f)
 {
@@ -102,10 +105,21 @@ static int exec_namespaces(struct plan *plan, const struct procage_cage *cage,
 		f->err = -rc;
 		return rc;
 	}
+	f->step = PROCAGE_STEP_MOUNTS;
 	if (tmp && (rc = exec_tmp_mount(plan, tmp, cage->landlock.handled_fs, f)) < 0)
 		return rc;
-	return cage->shm_mount ? exec_tmp_mount(plan, cage->shm_mount, cage->landlock.handled_fs, f)
-			       : 0;
+	if (cage->shm_mount &&
+	    (rc = exec_tmp_mount(plan, cage->shm_mount, cage->landlock.handled_fs, f)) < 0)
+		return rc;
+	if (!cage->pts_private)
+		return 0;
+	rc = namespaces_private_pts_lay(CAGE_PTS_DIR,
+					cage->pts_private == CAGE_PTS_WITH_PTMX ? CAGE_PTMX : NULL,
+					plan->landlock_per_run ? plan->landlock_fd : -1,
+					cage->landlock.handled_fs);
+	if (rc < 0)
+		f->err = -rc;
+	return rc;
 }
 
 PROCAGE_API int procage_exec(const struct procage_cage *cage,

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "landlock.h"
 #include "root_private.h"
 #include "syscalls.h"
 
@@ -99,6 +100,19 @@ static int mount_target_open(const char *path)
 	};
 	int fd = sys_openat2(AT_FDCWD, path, &how);
 	return fd < 0 ? -errno : fd;
+}
+
+/* Attach the detached mount mnt over path (opened without following a link). */
+static int move_onto(int mnt, const char *path)
+{
+	int target = mount_target_open(path), rc = 0;
+	if (target < 0)
+		return target;
+	if (sys_move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
+	    0)
+		rc = -errno;
+	close(target);
+	return rc;
 }
 
 static int mount_apply(int mask_source, const struct plan_mount *m)
@@ -198,20 +212,69 @@ int namespaces_private_tmp_mount(const char *path)
 	if (rc < 0)
 		return rc;
 	/* Canonical when the cage was made: a link now would carry the mount elsewhere. */
-	int target = mount_target_open(path);
-	if (target < 0) {
-		close(mnt);
-		return target;
-	}
-	if (sys_move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
-	    0)
-		rc = -errno;
-	close(target);
+	rc = move_onto(mnt, path);
 	if (rc < 0) {
 		close(mnt);
 		return rc;
 	}
 	return mnt;
+}
+
+/*
+ * Terminals made in this instance are the run's alone: ptmx open to all
+ * of the run (0666, as the host's /dev/ptmx), each terminal its maker's
+ * (0620). A new instance is what the kernel makes for every devpts mount
+ * since Linux 4.7.
+ */
+static int private_pts_mount(const char *pts_dir, const char *ptmx, int *root_fd, int *ptmx_fd)
+{
+	int fs = sys_fsopen("devpts", FSOPEN_CLOEXEC), mnt = -1, tree = -1, rc = 0;
+	*root_fd = *ptmx_fd = -1;
+	if (fs < 0)
+		return -errno;
+	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0620", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
+	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) < 0)
+		rc = -errno;
+	close(fs);
+	if (rc == 0 && ptmx &&
+	    (tree = sys_open_tree(mnt, "ptmx", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = move_onto(mnt, pts_dir);
+	if (rc == 0 && ptmx)
+		rc = move_onto(tree, ptmx);
+	if (rc < 0) {
+		if (mnt >= 0)
+			close(mnt);
+		if (tree >= 0)
+			close(tree);
+		return rc;
+	}
+	*root_fd = mnt;
+	*ptmx_fd = tree;
+	return 0;
+}
+
+int namespaces_private_pts_lay(const char *pts_dir, const char *ptmx, int ruleset_fd,
+			       uint64_t handled)
+{
+	const uint64_t terminal_rights = LANDLOCK_ACCESS_FS_READ_FILE |
+					 LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	int root, tree;
+	if (ruleset_fd < 0)
+		return -EPERM;
+	if (private_pts_mount(pts_dir, ptmx, &root, &tree) < 0)
+		return 0;
+	int rc = landlock_ruleset_add_fd(ruleset_fd, root,
+					 (terminal_rights | LANDLOCK_ACCESS_FS_READ_DIR) & handled);
+	if (rc == 0 && tree >= 0)
+		rc = landlock_ruleset_add_fd(ruleset_fd, tree, terminal_rights & handled);
+	close(root);
+	if (tree >= 0)
+		close(tree);
+	return rc;
 }
 
 static void writable_close(const struct plan *plan)

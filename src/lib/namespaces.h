@@ -42,6 +42,17 @@ int namespaces_root_private_attach(const struct plan *plan);
 int namespaces_private_tmp_mount(const char *path);
 
 /*
+ * Reaper or exec side (T1), system calls only: a devpts instance of the
+ * run's own over pts_dir, and when ptmx is not NULL its ptmx over ptmx,
+ * granted in ruleset_fd (of the rights handled) to read, write and steer.
+ * A devpts that cannot be laid leaves the host's /dev/pts, which no rule
+ * grants: the run cannot make terminals and reaches none of the user's,
+ * so that is not an error. 0 or a negative errno (-EPERM: no ruleset).
+ */
+int namespaces_private_pts_lay(const char *pts_dir, const char *ptmx, int ruleset_fd,
+			       uint64_t handled);
+
+/*
  * System calls only (T1): every mount read-only but the plan's writable
  * trees, in a new mount namespace of the caller's own when own_namespace
  * (the target, when its reaper must keep a writable view), else in the

@@ -395,7 +395,11 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
 		if ((start->tmp_mount && (rc = tmp_mount_make(start, start->tmp_mount)) < 0) ||
-		    (start->shm_mount && (rc = tmp_mount_make(start, start->shm_mount)) < 0))
+		    (start->shm_mount && (rc = tmp_mount_make(start, start->shm_mount)) < 0) ||
+		    (start->pts_dir &&
+		     (rc = namespaces_private_pts_lay(
+			      start->pts_dir, start->pts_ptmx,
+			      plan->landlock_per_run ? plan->landlock_fd : -1, start->tmp_rights)) < 0))
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
 		/*
 		 * Last, once nothing more is mounted. A run with a cgroup keeps

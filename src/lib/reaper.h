@@ -70,6 +70,9 @@ struct reaper_start {
 	const char *tmp_mount;
 	const char *shm_mount;
 	uint64_t tmp_rights;
+	/* T1: a devpts of the run's own over pts_dir (and its ptmx over pts_ptmx), or NULL. */
+	const char *pts_dir;
+	const char *pts_ptmx;
 };
 
 /*

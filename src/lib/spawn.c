@@ -278,6 +278,9 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 				      .tmp_name = s.tmpdir_name,
 				      .tmp_mount = cage->tmp_mounted ? cage->tmp_base : NULL,
 				      .shm_mount = cage->shm_mount,
+				      .pts_dir = cage->pts_private ? CAGE_PTS_DIR : NULL,
+				      .pts_ptmx =
+					  cage->pts_private == CAGE_PTS_WITH_PTMX ? CAGE_PTMX : NULL,
 				      .tmp_rights = cage->landlock.handled_fs };
 	rc = reaper_launch(&start, s.status_read, &reaper, &failure, err);
 	if (rc == 1)

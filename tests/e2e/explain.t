@@ -3,7 +3,7 @@
 # both tiers, as root and as uid 65534: a write outside the grants, a read
 # of a hidden file, shared memory (the run's own on tier T1, the host's
 # refused on T2), devices (a flag for the device, none for /dev or the
-# terminals), a write to .git/config and git rewriting it (remote
+# terminals; on T1 the run's own terminals), a write to .git/config and git rewriting it (remote
 # add, branch -m), a DNS lookup with the network off, npm and pip without
 # network where installed, and on tier T1 a proxy refusal. Each refusal is
 # judged from outside as well: the host file is unchanged. The controls:
@@ -107,15 +107,21 @@ check_tier_user() {
 	rm -f "/dev/shm/$shm"
 
 	# Devices: the flag offered names the device itself, never /dev; none
-	# for /dev whole or for the terminals of /dev/pts.
+	# for /dev whole or for the terminals of /dev/pts. On T1 the run has
+	# terminals of its own: /dev/ptmx and /dev/pts are its devpts.
 	cage "$tier" "$user" -- sh -c 'ls /dev >/dev/null 2>&1; ls /dev/pts >/dev/null 2>&1
 		exec 3<>/dev/ptmx' >/dev/null 2>"$dir/err"
-	like "$(lines)" "^procage: write /dev/ptmx: not granted \(add --write /dev/ptmx\)$" \
-		"$what: a device refused offers a grant of that device"
 	like "$(lines)" "^procage: read /dev: not granted \(the host's devices: granted one by one" \
 		"$what: a listing of /dev offers no grant of /dev"
-	like "$(lines)" "^procage: read /dev/pts: not granted \(the user's terminals" \
-		"$what: a listing of the terminals offers no grant of them"
+	if [ "$tier" = T1 ]; then
+		! lines | grep -Eq -- "/dev/(ptmx|pts)"
+		ok $? "$what: the run's own /dev/ptmx and /dev/pts are not refused"
+	else
+		like "$(lines)" "^procage: write /dev/ptmx: not granted \(add --write /dev/ptmx\)$" \
+			"$what: a device refused offers a grant of that device"
+		like "$(lines)" "^procage: read /dev/pts: not granted \(the user's terminals" \
+			"$what: a listing of the terminals offers no grant of them"
+	fi
 	! lines | grep -Eq -- "--(read|write) /dev(/pts)?\)"
 	ok $? "$what: no grant of /dev or /dev/pts is offered"
 

@@ -203,6 +203,7 @@ void r34_a_socket_bound_later_is_refused(const struct tier *t);
 void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t);
 /* lifetime.c: the terminal and outliving the run */
 void r22_terminal_input_injection_is_refused(const struct tier *t);
+void r22_the_users_terminals_are_out_of_reach(const struct tier *t);
 void r23_descendants_die_with_the_run(const struct tier *t);
 void r23_a_double_forked_descendant_dies_with_the_run(const struct tier *t);
 void r23_descendants_of_an_exited_child_die_with_the_run(const struct tier *t);

@@ -1,5 +1,5 @@
 /*
- * The terminal (R-22) and outliving the run (R-23).
+ * Outliving the run (R-23).
  *
  * R-23: every process a run starts dies with the run, in both lifetimes.
  * The probe leaves a process behind ("descendant MODE TOKEN": a child, an
@@ -9,12 +9,6 @@
  * outlives the probe (the control), and the test kills it. Persistence:
  * with HOME in the writable workspace, a user unit or an autostart entry
  * cannot be planted.
- *
- * R-22: the test makes a pseudo-terminal pair and gives the probe the
- * terminal side as its standard input; the probe tries to make it its
- * controlling terminal and push input into it (TIOCSTI, with and without
- * bits above the command's 32, and TIOCLINUX). What reaches the test's
- * side (the echo of pushed input) is read there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -627,112 +621,3 @@ out:
 }
 
 /* ---- R-22 -------------------------------------------------------------- */
-
-struct pty {
-	int master, slave;
-};
-
-static bool pty_open(const struct tier *t, struct pty *p)
-{
-	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	p->slave = -1;
-	if (p->master >= 0 && grantpt(p->master) == 0 && unlockpt(p->master) == 0) {
-		const char *name = ptsname(p->master);
-		if (name)
-			p->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	}
-	return fixture(t, p->slave >= 0, "r22: a pseudo-terminal pair (%s)", strerror(errno));
-}
-
-static void pty_close(struct pty *p)
-{
-	if (p->master >= 0)
-		close(p->master);
-	if (p->slave >= 0)
-		close(p->slave);
-	p->master = p->slave = -1;
-}
-
-/* What reaches the test's side within a short time (the terminal's echo). */
-static void pty_drain(const struct pty *p, char *buf, size_t size)
-{
-	size_t len = 0;
-	struct pollfd pf = { p->master, POLLIN, 0 };
-	while (len + 1 < size && poll(&pf, 1, 200) == 1) {
-		ssize_t n = read(p->master, buf + len, size - 1 - len);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-}
-
-/* The probe with the terminal as its standard input (and output, with out). */
-static struct caged_result pty_run(struct caged_ws *ws, const struct pty *p, bool caged, bool out,
-				   const char *action, const char *a1, const char *a2,
-				   const char *a3)
-{
-	struct procage_fd_map maps[2] = { { p->slave, 0 }, { p->slave, 1 } };
-	struct caged_opts o = { .fds = maps, .n_fds = out ? 2 : 1 };
-	const char *args[] = { action, a1, a2, a3, NULL };
-	return caged ? run_caged_argv(ws, &o, args) : run_uncaged_argv(ws, &o, args);
-}
-
-void r22_terminal_input_injection_is_refused(const struct tier *t)
-{
-	char seen[4096];
-	struct pty p = { -1, -1 };
-	struct caged_result r;
-	struct caged_ws *ws = workspace(t, "r22");
-	if (!ws || cage_refused_here(t, ws, "r22"))
-		goto out;
-	for (size_t i = 0; i < 2; i++) {
-		enum procage_lifetime l = lifetimes[i];
-		if (!policy_lifetime(t, ws, l))
-			break;
-		for (int wide = 0; wide < 2; wide++) {
-			if (!pty_open(t, &p))
-				goto out;
-			r = pty_run(ws, &p, true, false, "tty-inject", "0", "R22INJECTED\n",
-				    wide ? "wide" : NULL);
-			pty_drain(&p, seen, sizeof seen);
-			check(t, refused(&r) && !strstr(seen, "R22INJECTED"), &r,
-			      "r22 (%s lifetime): the cage cannot push input into a terminal it "
-			      "shares%s, nothing reaches the terminal's other side",
-			      lifetime_name(l), wide ? " (TIOCSTI with bits above 32 set)" : "");
-			r = pty_run(ws, &p, true, false, "tioclinux", "0", wide ? "wide" : NULL, NULL);
-			check(t, refused(&r), &r, "r22 (%s lifetime): TIOCLINUX is refused%s",
-			      lifetime_name(l), wide ? " (with bits above 32 set)" : "");
-			pty_close(&p);
-		}
-	}
-	/* The shared terminal itself works: the cage writes to it. */
-	if (pty_open(t, &p)) {
-		r = pty_run(ws, &p, true, true, "print", "R22-SHARED-TERMINAL-OK", NULL, NULL);
-		pty_drain(&p, seen, sizeof seen);
-		check(t, did_it(&r) && strstr(seen, "R22-SHARED-TERMINAL-OK"), &r,
-		      "r22: control: in the cage the command writes to the shared terminal");
-		pty_close(&p);
-	}
-	/* Without the cage the same process makes it its terminal and types into it. */
-	if (pty_open(t, &p)) {
-		r = pty_run(ws, &p, false, false, "tty-inject", "0", "R22INJECTED\n", NULL);
-		pty_drain(&p, seen, sizeof seen);
-		if (did_it(&r) && !strstr(seen, "R22INJECTED"))
-			check(t, false, &r, "r22: control: the pushed input reaches the other side");
-		else
-			control_or_skip(t, "r22", HOST_TIOCSTI, &r,
-					"pushing input into its terminal (it reaches the other side)");
-		pty_close(&p);
-	}
-	if (pty_open(t, &p)) {
-		r = pty_run(ws, &p, false, false, "tioclinux", "0", NULL, NULL);
-		check(t, r.how == CAGED_EXITED && r.code == PROBE_ERROR && strstr(r.err, "ENOTTY"), &r,
-		      "r22: control: without the cage TIOCLINUX reaches the terminal driver (which "
-		      "has none on a pseudo-terminal: ENOTTY)");
-		pty_close(&p);
-	}
-out:
-	pty_close(&p);
-	caged_ws_free(ws);
-}

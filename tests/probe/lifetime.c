@@ -27,6 +27,56 @@ int do_tiocsti(char **args)
 }
 
 /*
+ * A terminal by path, never made ours (O_NOCTTY), never waited on:
+ * tty-read PATH prints what its input queue holds now, tty-write PATH
+ * TEXT writes TEXT to it (what its other side reads).
+ */
+int do_tty_path(char **args)
+{
+	bool writing = strcmp(action_name, "tty-write") == 0;
+	char text[256];
+	if (writing && !args[1])
+		return usage_error("no text for", args[0]);
+	int fd = open(args[0], (writing ? O_WRONLY : O_RDONLY) | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open", args[0]);
+	ssize_t n = writing ? write(fd, args[1], strlen(args[1])) : read(fd, text, sizeof text - 1);
+	int e = errno;
+	close(fd);
+	errno = e;
+	if (n < 0)
+		return failed(REFUSE_FILE, writing ? "write" : "read", args[0]);
+	if (!writing)
+		printf("%.*s\n", (int)n, text);
+	return PROBE_DID_IT;
+}
+
+/*
+ * pty-own: make a pseudo-terminal pair (posix_openpt, then the other side
+ * by its name, as openpty does) and pass a line through it.
+ */
+int do_pty_own(char **args)
+{
+	char line[64];
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), slave = -1;
+	if (master < 0)
+		return failed(REFUSE_FILE, "posix_openpt", "/dev/ptmx");
+	const char *name = grantpt(master) == 0 && unlockpt(master) == 0 ? ptsname(master) : NULL;
+	if (!name || (slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		int rc = failed(REFUSE_FILE, "open", name ? name : "ptsname");
+		close(master);
+		return rc;
+	}
+	ssize_t n = write(master, "pty-line\n", 9) == 9 ? read(slave, line, sizeof line - 1) : -1;
+	close(slave);
+	close(master);
+	if (n < 0)
+		return failed(REFUSE_FILE, "read", name);
+	printf("%s %.*s", name, (int)n, line);
+	return PROBE_DID_IT;
+}
+
+/*
  * Push TEXT into the terminal at FD, from a child that first tries to make
  * it its controlling terminal (a new session, TIOCSCTTY), as an attacker
  * would: TIOCSTI works only on one's controlling terminal. "wide" sets

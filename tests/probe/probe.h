@@ -119,6 +119,8 @@ int do_ptrace_traceme(char **args);
 int do_allow_ptracer(char **args);
 int do_tiocsti(char **args);
 int do_tty_inject(char **args);
+int do_tty_path(char **args);
+int do_pty_own(char **args);
 int do_tioclinux(char **args);
 int do_setsid(char **args);
 int do_linger(char **args);

@@ -237,7 +237,8 @@ static void test_private_tmp_base(void)
 
 /*
  * Tier T1 gives a run a /dev/shm of its own with its private temporary
- * directory, unless a grant lies at, in or above it; T2 never.
+ * directory, and terminals of its own, unless a grant lies at, in or
+ * above them; T2 never.
  */
 static void test_private_shm(void)
 {
@@ -249,21 +250,27 @@ static void test_private_shm(void)
 	int rc = procage_cage_new(p, &c, &err);
 	bool t1 = rc == 0 && c->tier == PROCAGE_TIER_T1;
 	if (!shm) {
-		tap_skip("this host has no %s", CAGE_SHM_DIR);
-		tap_skip("this host has no %s", CAGE_SHM_DIR);
-		tap_skip("this host has no %s", CAGE_SHM_DIR);
+		for (int i = 0; i < 4; i++)
+			tap_skip("this host has no %s", CAGE_SHM_DIR);
 	} else {
 		tap_ok(rc == 0 && (t1 ? c->shm_mount && strcmp(c->shm_mount, shm) == 0
 				      : c->shm_mount == NULL),
 		       "%s: a run's shared memory is %s (%s)", t1 ? "T1" : "T2",
 		       t1 ? "its own" : "the host's, not granted",
 		       rc ? err.message : c->shm_mount ? c->shm_mount : "none");
+		struct stat ptmx;
+		enum cage_pts own = lstat(CAGE_PTMX, &ptmx) == 0 && S_ISLNK(ptmx.st_mode)
+					    ? CAGE_PTS_ONLY
+					    : CAGE_PTS_WITH_PTMX;
+		tap_ok(rc == 0 && c->pts_private == (t1 ? own : CAGE_PTS_HOST),
+		       "%s: a run's terminals are %s", t1 ? "T1" : "T2",
+		       t1 ? "its own" : "the host's, not granted");
 		procage_cage_free(c);
 		c = NULL;
 		procage_policy_allow(p, "/dev", PROCAGE_READ, &err);
 		rc = procage_cage_new(p, &c, &err);
-		tap_ok(rc == 0 && c->shm_mount == NULL,
-		       "a grant above %s keeps the host's there (%s)", shm,
+		tap_ok(rc == 0 && c->shm_mount == NULL && c->pts_private == CAGE_PTS_HOST,
+		       "a grant above %s and /dev/pts keeps the host's there (%s)", shm,
 		       rc ? err.message : c->shm_mount ? c->shm_mount : "none");
 		procage_cage_free(c);
 		c = NULL;
