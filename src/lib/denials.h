@@ -63,7 +63,7 @@ struct denial {
 	char subject[512]; /* the path or the host */
 	char reason[64];   /* "not granted", "hidden", "read-only", "network is off" */
 	/* "grants", a class's name, "policy", "network", "proxy", "shared-memory",
-	 * "devices", "disks", "terminals" */
+	 * "devices", "disks", "terminals", "lifetime" */
 	char rule[32];
 	/*
 	 * What makes refusals the same line: the location of a class or
@@ -94,6 +94,8 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 		       struct denial *out);
 /* A refused IP socket (network off): udp says it is a datagram socket (DNS). */
 void denial_judge_socket(const struct denial_rules *r, bool udp, struct denial *out);
+/* A refused setsid (the session lifetime locks the run's session). */
+void denial_judge_session(struct denial *out);
 /* The name of an op, as printed. */
 const char *denial_op_name(enum denial_op op);
 

@@ -356,6 +356,24 @@ void denial_judge_socket(const struct denial_rules *r, bool udp, struct denial *
 	snprintf(out->flag, sizeof out->flag, "--net on, or --net proxy --allow-host HOST");
 }
 
+/*
+ * The session lifetime finds the run's processes by their session, so no
+ * process of the run may leave it; programs that give a terminal to a
+ * child of theirs (pty.spawn, script, expect) make it a session leader
+ * first. The tree lifetime allows it, and its descendants die with the
+ * run all the same (docs/lifetime.md).
+ */
+void denial_judge_session(struct denial *out)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->op, sizeof out->op, "call");
+	snprintf(out->subject, sizeof out->subject, "setsid");
+	snprintf(out->reason, sizeof out->reason, "%s",
+		 "a session of its own is refused in the session lifetime");
+	snprintf(out->rule, sizeof out->rule, "lifetime");
+	snprintf(out->flag, sizeof out->flag, "--lifetime tree");
+}
+
 int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *paths,
 			    struct procage_error *err)
 {

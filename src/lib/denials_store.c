@@ -72,7 +72,8 @@ void denial_line(const struct denial *d, char *buf, size_t size)
 	const char *flag = d->flag;
 	if (strcmp(d->rule, "grants") == 0)
 		snprintf(paren, sizeof paren, " (add %s)", flag);
-	else if (d->flag[0] && strcmp(d->rule, "network") != 0 && strcmp(d->rule, "proxy") != 0)
+	else if (d->flag[0] && strcmp(d->rule, "network") != 0 && strcmp(d->rule, "proxy") != 0 &&
+		 strcmp(d->rule, "lifetime") != 0)
 		snprintf(paren, sizeof paren, " (%s; %s)", d->rule, flag);
 	else if (d->flag[0])
 		snprintf(paren, sizeof paren, " (%s)", flag);

@@ -277,6 +277,11 @@ void observe_judge(struct observe_context *ctx, const struct seccomp_notif *n, c
 void observe_refused(struct observe_context *ctx, const struct seccomp_notif *n, const char *call)
 {
 	struct denial d;
+	if (ctx->rules && strcmp(call, "setsid") == 0) {
+		denial_judge_session(&d);
+		denial_store_add(ctx->store, &d);
+		return;
+	}
 	if (!ctx->rules || strcmp(call, "socket") != 0)
 		return;
 	uint64_t family = (uint32_t)n->data.args[0], type = (uint32_t)n->data.args[1] & 0xf;

@@ -23,7 +23,10 @@ struct observe_context {
 bool observe_call_known(const char *call);
 /* Judge the paths of call n, recording what the rules refuse. */
 void observe_judge(struct observe_context *ctx, const struct seccomp_notif *n, const char *call);
-/* A call the filter refused: explained when it is an IP socket with the network off. */
+/*
+ * A call the filter refused: explained when it is an IP socket with the
+ * network off, or setsid (the session lifetime).
+ */
 void observe_refused(struct observe_context *ctx, const struct seccomp_notif *n, const char *call);
 
 #endif

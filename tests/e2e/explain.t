@@ -3,7 +3,7 @@
 # both tiers, as root and as uid 65534: a write outside the grants, a read
 # of a hidden file, shared memory (the run's own on tier T1, the host's
 # refused on T2), devices (a flag for the device, none for /dev or the
-# terminals; on T1 the run's own terminals), a write to .git/config and git rewriting it (remote
+# terminals; on T1 the run's own terminals), a refused setsid, a write to .git/config and git rewriting it (remote
 # add, branch -m), a DNS lookup with the network off, npm and pip without
 # network where installed, and on tier T1 a proxy refusal. Each refusal is
 # judged from outside as well: the host file is unchanged. The controls:
@@ -148,6 +148,16 @@ check_tier_user() {
 	cage "$tier" "$user" -- getent hosts example.invalid >/dev/null 2>"$dir/err"
 	like "$(lines)" "^procage: socket udp: network is off, DNS lookups too \(--net on, or --net proxy --allow-host HOST\)$" \
 		"$what: a DNS lookup with the network off says so, with the flags"
+
+	# A new session (what pty.spawn, script and expect make for a terminal's
+	# child) is refused in the default lifetime: said, with the lifetime
+	# that allows it; in that one it works and nothing is said.
+	cage "$tier" "$user" -- setsid -w true >/dev/null 2>"$dir/err"
+	like "$(lines)" "^procage: call setsid: a session of its own is refused in the session lifetime \(--lifetime tree\)$" \
+		"$what: a refused setsid says so, with the lifetime that allows it"
+	cage "$tier" "$user" --lifetime tree -- setsid -w true >/dev/null 2>"$dir/err"
+	ok $? "$what: setsid works in the tree lifetime"
+	is "$(lines)" "" "$what: and no line is printed"
 
 	# A name the cage chose cannot end a line or forge one of procage's.
 	# (the shell's own message silenced: it names the path as it is)
