@@ -147,6 +147,7 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	 */
 	s.plan.seccomp = &cage->seccomp_unbrokered;
 	s.plan.seccomp_report = false;
+	s.plan.seccomp_after_handover = NULL; /* no listener is handed over */
 	/* No reaper, and the caller stays in its own PID namespace. */
 	s.plan.reaper = false;
 	s.plan.clone_namespaces &= ~(unsigned long)CLONE_NEWPID;
