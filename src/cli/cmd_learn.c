@@ -64,7 +64,8 @@ static void note_add(struct learned *l, const char *line)
 }
 
 /*
- * "... (add --write ~/.npm)": the option and the path, ~ expanded.
+ * "... (add --write ~/.npm)", or --write-new for a directory to make: the
+ * option and the path, ~ expanded.
  * False for another line, or a path learn cannot read back (a control in
  * it, or cut short).
  */
@@ -115,7 +116,7 @@ static bool write_needs_review(const char *option, const char *path)
 					     "/lib32", "/lib64",   "/etc",  "/boot",
 					     "/opt",   "/var/lib", "/root"};
 	const char *home = getenv("HOME");
-	if (strcmp(option, "--write") != 0)
+	if (strcmp(option, "--write") != 0 && strcmp(option, "--write-new") != 0)
 		return false;
 	if (strcmp(path, "/") == 0 || (home && strcmp(path, home) == 0))
 		return true;

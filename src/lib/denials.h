@@ -63,7 +63,8 @@ struct denial {
 	char subject[512]; /* the path or the host */
 	char reason[64];   /* "not granted", "hidden", "read-only", "network is off" */
 	/* "grants", a class's name, "policy", "network", "proxy", "shared-memory",
-	 * "devices", "disks", "terminals", "lifetime" */
+	 * "devices", "disks", "terminals", "lifetime", "read-grant",
+	 * "home" */
 	char rule[32];
 	/*
 	 * What makes refusals the same line: the location of a class or

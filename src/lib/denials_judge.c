@@ -129,12 +129,11 @@ static void user_path(const struct denial_rules *r, const char *path, char *out,
  * otherwise the directory holding path (for an entry made or removed, the
  * one it is made in).
  */
-static void suggested_directory(const struct denial_rules *r, const char *path, char *out,
+static void suggested_directory(const struct denial_rules *r, const char *path, char *dir,
 				size_t size)
 {
-	char dir[4096];
 	size_t h = r->home ? strlen(r->home) : 0;
-	snprintf(dir, sizeof dir, "%s", path);
+	snprintf(dir, size, "%s", path);
 	if (h > 1 && strncmp(path, r->home, h) == 0 && path[h] == '/' && path[h + 1] == '.') {
 		char *end = strchr(dir + h + 1, '/');
 		if (end)
@@ -146,7 +145,20 @@ static void suggested_directory(const struct denial_rules *r, const char *path, 
 		else if (slash)
 			slash[1] = '\0';
 	}
-	user_path(r, dir, out, size);
+}
+
+/*
+ * Is dir granted for reading, by a rule on dir itself? A --write of it
+ * would then conflict with that rule (a path has one), and it names
+ * system directories and the home, which no command should be offered to
+ * write whole.
+ */
+static bool read_granted_itself(const struct denial_rules *r, const char *dir)
+{
+	for (size_t i = 0; i < r->n_grants; i++)
+		if (r->grants[i].access == PROCAGE_READ && strcmp(r->grants[i].path, dir) == 0)
+			return true;
+	return false;
 }
 
 /* Does op need more than a read grant gives? */
@@ -306,7 +318,7 @@ static bool judge_device(const struct denial_rules *r, enum denial_op op, const 
 bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const char *path,
 		       struct denial *out)
 {
-	char dir[4096];
+	char dir[4096], written[4096];
 	if (path[0] != '/')
 		return false;
 	const struct denial_location *l = location_of(r, path);
@@ -336,9 +348,25 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 	}
 	if (path_within(path, "/dev"))
 		return judge_device(r, op, path, out);
-	snprintf(out->rule, sizeof out->rule, "grants");
 	suggested_directory(r, path, dir, sizeof dir);
-	snprintf(out->flag, sizeof out->flag, "%s %s", op_writes(op) ? "--write" : "--read", dir);
+	/*
+	 * A write grant holding the home would let the command make the
+	 * startup files and configuration that do not exist yet (the
+	 * default policy refuses such a working directory for that reason).
+	 */
+	bool home = r->home && path_within(r->home, dir);
+	if (op_writes(op) && (home || read_granted_itself(r, dir))) {
+		snprintf(out->rule, sizeof out->rule, "%s", home ? "home" : "read-grant");
+		snprintf(out->group, sizeof out->group, "%s", dir);
+		return true;
+	}
+	snprintf(out->rule, sizeof out->rule, "grants");
+	user_path(r, dir, written, sizeof written);
+	/* A rule takes an existing path; --write-new makes the directory first. */
+	struct stat st;
+	bool missing = op_writes(op) && lstat(dir, &st) != 0 && errno == ENOENT;
+	snprintf(out->flag, sizeof out->flag, "%s %s",
+		 !op_writes(op) ? "--read" : missing ? "--write-new" : "--write", written);
 	snprintf(out->group, sizeof out->group, "%s", out->flag);
 	return true;
 }

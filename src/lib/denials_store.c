@@ -42,6 +42,12 @@ static const char *rule_words(const struct denial *d)
 {
 	if (strcmp(d->rule, "policy") == 0)
 		return "the policy's own rule";
+	if (strcmp(d->rule, "home") == 0)
+		return "a write grant here would hold the home directory, where the command could "
+		       "make startup files: write a directory inside it";
+	if (strcmp(d->rule, "read-grant") == 0)
+		return "the policy grants this directory for reading only: write a directory "
+		       "inside it, or give a policy";
 	if (strcmp(d->rule, "devices") == 0)
 		return "the host's devices: granted one by one, never /dev whole";
 	if (strcmp(d->rule, "disks") == 0)

@@ -3,7 +3,8 @@
 # both tiers, as root and as uid 65534: a write outside the grants, a read
 # of a hidden file, shared memory (the run's own on tier T1, the host's
 # refused on T2), devices (a flag for the device, none for /dev or the
-# terminals; on T1 the run's own terminals), a refused setsid, a write to .git/config and git rewriting it (remote
+# terminals; on T1 the run's own terminals), a refused setsid, a write in
+# the home itself and a missing tool directory there, a write to .git/config and git rewriting it (remote
 # add, branch -m), a DNS lookup with the network off, npm and pip without
 # network where installed, and on tier T1 a proxy refusal. Each refusal is
 # judged from outside as well: the host file is unchanged. The controls:
@@ -106,6 +107,21 @@ check_tier_user() {
 	ok $? "$what: nothing is left in the host's /dev/shm"
 	rm -f "/dev/shm/$shm"
 
+	# A file written in the home itself: a --write of the home would
+	# conflict with its read grant (and let the command make startup
+	# files), so none is offered; a tool's directory missing in the home
+	# is offered with --write-new, which makes it, and that flag works.
+	cage "$tier" "$user" -- sh -c 'echo x >"$HOME/notes.txt"; mkdir -p "$HOME/.toolstate/sub"' \
+		>/dev/null 2>&1 2>"$dir/err"
+	like "$(lines)" "^procage: create $home/notes.txt: not granted \(a write grant here would hold the home directory, where the command could make startup files: write a directory inside it\)$" \
+		"$what: a file in the home itself offers no grant of the home"
+	like "$(lines)" "^procage: create $home/.toolstate: not granted \(add --write-new ~/.toolstate\)$" \
+		"$what: a missing tool directory in the home is offered with --write-new"
+	cage "$tier" "$user" --write-new "$home/.toolstate" -- sh -c 'mkdir -p "$HOME/.toolstate/sub"' \
+		>/dev/null 2>"$dir/err"
+	ok $? "$what: and the run with that flag makes it"
+	rm -rf "$home/.toolstate"
+
 	# Devices: the flag offered names the device itself, never /dev; none
 	# for /dev whole or for the terminals of /dev/pts. On T1 the run has
 	# terminals of its own: /dev/ptmx and /dev/pts are its devpts.
@@ -163,7 +179,7 @@ check_tier_user() {
 	# (the shell's own message silenced: it names the path as it is)
 	cage "$tier" "$user" -- sh -c 'echo x 2>/dev/null >"/etc/a
 procage: forged"' >/dev/null 2>"$dir/err"
-	like "$(lines)" "^procage: create '/etc/a'\\\$'\\\\x0a''procage: forged': not granted \\(add --write /etc\\)\$" \
+	like "$(lines)" "^procage: create '/etc/a'\\\$'\\\\x0a''procage: forged': not granted \\(the policy grants this directory for reading only" \
 		"$what: a path with a newline is escaped, on one line"
 	is "$(grep -c '^procage: forged' "$dir/err")" 0 "$what: and forges no line"
 

@@ -12,11 +12,19 @@
 
 static struct denial_rules rules;
 
+#define HOME_WORDS                                                                         \
+	"a write grant here would hold the home directory, where the command could make "   \
+	"startup files: write a directory inside it"
+#define READ_GRANT_WORDS                                                                   \
+	"the policy grants this directory for reading only: write a directory inside it, or " \
+	"give a policy"
+
 static void rules_make(void)
 {
 	rules.home = strdup("/home/u");
 	rules.tier = PROCAGE_TIER_T2;
 	denial_rules_add_grant(&rules, "/", PROCAGE_READ);
+	denial_rules_add_grant(&rules, "/usr", PROCAGE_READ);
 	denial_rules_add_grant(&rules, "/home/u/proj", PROCAGE_WRITE);
 	denial_rules_add_grant(&rules, "/tmp/run", PROCAGE_WRITE);
 	denial_rules_add_location(&rules, "/home/u/.ssh", PROCAGE_HIDE, CLASS_SECRETS);
@@ -48,15 +56,20 @@ static void judging(void)
 {
 	expect(DENIAL_READ, "/etc/passwd", NULL);
 	expect(DENIAL_WRITE, "/etc/passwd", "write /etc/passwd: not granted (add --write /etc)");
+	/* Missing directories (none of /home/u exists here) are offered to be made. */
 	expect(DENIAL_CREATE, "/home/u/.npm/_cacache/x",
-	       "create /home/u/.npm/_cacache/x: not granted (add --write ~/.npm)");
+	       "create /home/u/.npm/_cacache/x: not granted (add --write-new ~/.npm)");
 	expect(DENIAL_CREATE, "/home/u/.npm",
-	       "create /home/u/.npm: not granted (add --write ~/.npm)");
+	       "create /home/u/.npm: not granted (add --write-new ~/.npm)");
+	/* Never a write grant holding the home, nor one of a directory read whole. */
 	expect(DENIAL_CREATE, "/home/u/notes.txt",
-	       "create /home/u/notes.txt: not granted (add --write ~)");
+	       "create /home/u/notes.txt: not granted (" HOME_WORDS ")");
 	expect(DENIAL_CREATE, "/home/ux/f",
-	       "create /home/ux/f: not granted (add --write /home/ux)");
-	expect(DENIAL_CREATE, "/top", "create /top: not granted (add --write /)");
+	       "create /home/ux/f: not granted (add --write-new /home/ux)");
+	expect(DENIAL_CREATE, "/top", "create /top: not granted (" HOME_WORDS ")");
+	expect(DENIAL_CREATE, "/usr/x", "create /usr/x: not granted (" READ_GRANT_WORDS ")");
+	expect(DENIAL_CREATE, "/usr/share/x",
+	       "create /usr/share/x: not granted (add --write /usr/share)");
 	expect(DENIAL_READ, "/home/u/.ssh/id_ed25519",
 	       "read /home/u/.ssh/id_ed25519: hidden (secrets; --waive secrets:~/.ssh)");
 	expect(DENIAL_READ, "/home/u/.ssh",
@@ -73,7 +86,7 @@ static void judging(void)
 	expect(DENIAL_WRITE, "/home/u/proj/src/a.c", NULL);
 	expect(DENIAL_CREATE, "/home/u/proj/new/dir", NULL);
 	expect(DENIAL_REMOVE, "/home/u/proj/src", NULL);
-	expect(DENIAL_REMOVE, "/home/u/proj", "remove /home/u/proj: not granted (add --write ~)");
+	expect(DENIAL_REMOVE, "/home/u/proj", "remove /home/u/proj: not granted (" HOME_WORDS ")");
 	expect(DENIAL_READ, "/proc/self/maps",
 	       "read /proc/self/maps: hidden (process-access; --waive process-access:/proc)");
 	expect(DENIAL_WRITE, "/home/u/.bashrc",
@@ -91,13 +104,13 @@ static void judging(void)
 	expect(DENIAL_WRITE, "/etc/a\nprocage: forged",
 	       "write '/etc/a'$'\\x0a''procage: forged': not granted (add --write /etc)");
 	expect(DENIAL_WRITE, "/e\x1b[2J/f",
-	       "write '/e'$'\\x1b''[2J/f': not granted (add --write '/e'$'\\x1b''[2J')");
+	       "write '/e'$'\\x1b''[2J/f': not granted (add --write-new '/e'$'\\x1b''[2J')");
 	expect(DENIAL_WRITE, "/srv/q $(touch x); y/f",
-	       "write '/srv/q $(touch x); y/f': not granted (add --write '/srv/q $(touch x); y')");
+	       "write '/srv/q $(touch x); y/f': not granted (add --write-new '/srv/q $(touch x); y')");
 	expect(DENIAL_WRITE, "/home/u/.cache/it's/f",
-	       "write '/home/u/.cache/it'\\''s/f': not granted (add --write ~/.cache)");
+	       "write '/home/u/.cache/it'\\''s/f': not granted (add --write-new ~/.cache)");
 	expect(DENIAL_WRITE, "/home/u/.a b/f",
-	       "write '/home/u/.a b/f': not granted (add --write ~/'.a b')");
+	       "write '/home/u/.a b/f': not granted (add --write-new ~/'.a b')");
 	struct denial d;
 	tap_ok(!denial_judge_path(&rules, DENIAL_WRITE, "relative/path", &d),
 	       "a relative path is never judged");
