@@ -40,8 +40,8 @@ int cage_choose_shm(struct procage_cage *c, struct procage_error *err)
 			return error_set(err, -ENOMEM, "out of memory");
 		return 0; /* none on this host: nothing to share */
 	}
-	if (stat(shm, &st) != 0 || !S_ISDIR(st.st_mode) || granted_around(c, shm) || path_within(shm, c->tmp_base) ||
-	    path_within(c->tmp_base, shm)) {
+	if (stat(shm, &st) != 0 || !S_ISDIR(st.st_mode) || granted_around(c, shm) ||
+	    path_within(shm, c->tmp_base) || path_within(c->tmp_base, shm)) {
 		free(shm);
 		return 0;
 	}

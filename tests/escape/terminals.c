@@ -23,18 +23,17 @@
 
 #include "escape.h"
 
-static const enum procage_lifetime r22_lifetimes[] = { PROCAGE_LIFETIME_SESSION,
-						       PROCAGE_LIFETIME_TREE };
+static const enum procage_lifetime r22_lifetimes[] = {PROCAGE_LIFETIME_SESSION,
+						      PROCAGE_LIFETIME_TREE};
 
 static const char *r22_lifetime_name(enum procage_lifetime l)
 {
 	return l == PROCAGE_LIFETIME_TREE ? "tree" : "session";
 }
 
-static bool r22_policy_lifetime(const struct tier *t, struct caged_ws *ws,
-				enum procage_lifetime l)
+static bool r22_policy_lifetime(const struct tier *t, struct caged_ws *ws, enum procage_lifetime l)
 {
-	struct procage_error err = { 0 };
+	struct procage_error err = {0};
 	int rc = procage_policy_set_lifetime(ws->policy, l, &err);
 	return fixture(t, rc == 0, "r22: the policy takes the lifetime %s (%s)",
 		       r22_lifetime_name(l), err.message);
@@ -69,7 +68,7 @@ static void pty_close(struct pty *p)
 static void pty_drain(const struct pty *p, char *buf, size_t size)
 {
 	size_t len = 0;
-	struct pollfd pf = { p->master, POLLIN, 0 };
+	struct pollfd pf = {p->master, POLLIN, 0};
 	while (len + 1 < size && poll(&pf, 1, 200) == 1) {
 		ssize_t n = read(p->master, buf + len, size - 1 - len);
 		if (n <= 0)
@@ -84,16 +83,16 @@ static struct caged_result pty_run(struct caged_ws *ws, const struct pty *p, boo
 				   const char *action, const char *a1, const char *a2,
 				   const char *a3)
 {
-	struct procage_fd_map maps[2] = { { p->slave, 0 }, { p->slave, 1 } };
-	struct caged_opts o = { .fds = maps, .n_fds = out ? 2 : 1 };
-	const char *args[] = { action, a1, a2, a3, NULL };
+	struct procage_fd_map maps[2] = {{p->slave, 0}, {p->slave, 1}};
+	struct caged_opts o = {.fds = maps, .n_fds = out ? 2 : 1};
+	const char *args[] = {action, a1, a2, a3, NULL};
 	return caged ? run_caged_argv(ws, &o, args) : run_uncaged_argv(ws, &o, args);
 }
 
 void r22_terminal_input_injection_is_refused(const struct tier *t)
 {
 	char seen[4096];
-	struct pty p = { -1, -1 };
+	struct pty p = {-1, -1};
 	struct caged_result r;
 	struct caged_ws *ws = workspace(t, "r22");
 	if (!ws || cage_refused_here(t, ws, "r22"))
@@ -111,8 +110,10 @@ void r22_terminal_input_injection_is_refused(const struct tier *t)
 			check(t, refused(&r) && !strstr(seen, "R22INJECTED"), &r,
 			      "r22 (%s lifetime): the cage cannot push input into a terminal it "
 			      "shares%s, nothing reaches the terminal's other side",
-			      r22_lifetime_name(l), wide ? " (TIOCSTI with bits above 32 set)" : "");
-			r = pty_run(ws, &p, true, false, "tioclinux", "0", wide ? "wide" : NULL, NULL);
+			      r22_lifetime_name(l),
+			      wide ? " (TIOCSTI with bits above 32 set)" : "");
+			r = pty_run(ws, &p, true, false, "tioclinux", "0", wide ? "wide" : NULL,
+				    NULL);
 			check(t, refused(&r), &r, "r22 (%s lifetime): TIOCLINUX is refused%s",
 			      r22_lifetime_name(l), wide ? " (with bits above 32 set)" : "");
 			pty_close(&p);
@@ -131,15 +132,18 @@ void r22_terminal_input_injection_is_refused(const struct tier *t)
 		r = pty_run(ws, &p, false, false, "tty-inject", "0", "R22INJECTED\n", NULL);
 		pty_drain(&p, seen, sizeof seen);
 		if (did_it(&r) && !strstr(seen, "R22INJECTED"))
-			check(t, false, &r, "r22: control: the pushed input reaches the other side");
+			check(t, false, &r,
+			      "r22: control: the pushed input reaches the other side");
 		else
-			control_or_skip(t, "r22", HOST_TIOCSTI, &r,
-					"pushing input into its terminal (it reaches the other side)");
+			control_or_skip(
+			    t, "r22", HOST_TIOCSTI, &r,
+			    "pushing input into its terminal (it reaches the other side)");
 		pty_close(&p);
 	}
 	if (pty_open(t, &p)) {
 		r = pty_run(ws, &p, false, false, "tioclinux", "0", NULL, NULL);
-		check(t, r.how == CAGED_EXITED && r.code == PROBE_ERROR && strstr(r.err, "ENOTTY"), &r,
+		check(t, r.how == CAGED_EXITED && r.code == PROBE_ERROR && strstr(r.err, "ENOTTY"),
+		      &r,
 		      "r22: control: without the cage TIOCLINUX reaches the terminal driver (which "
 		      "has none on a pseudo-terminal: ENOTTY)");
 		pty_close(&p);
@@ -163,7 +167,7 @@ static bool pty_seen(const struct pty *p, const char *marker, char *buf, size_t 
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		long left = 30000 - ((now.tv_sec - start.tv_sec) * 1000 +
 				     (now.tv_nsec - start.tv_nsec) / 1000000);
-		struct pollfd pf = { p->master, POLLIN, 0 };
+		struct pollfd pf = {p->master, POLLIN, 0};
 		if (left <= 0 || poll(&pf, 1, (int)left) != 1)
 			break;
 		ssize_t n = read(p->master, buf + len, size - 1 - len);
@@ -186,7 +190,7 @@ void r22_the_users_terminals_are_out_of_reach(const struct tier *t)
 {
 	static const char typed[] = "R22-TYPED-AT-THE-PROMPT\n";
 	char seen[4096], name[64] = "";
-	struct pty p = { -1, -1 };
+	struct pty p = {-1, -1};
 	struct caged_result r;
 	struct caged_ws *ws = workspace(t, "r22");
 	if (!ws || cage_refused_here(t, ws, "r22") || !pty_open(t, &p))
@@ -218,8 +222,11 @@ void r22_the_users_terminals_are_out_of_reach(const struct tier *t)
 	pty_drain(&p, seen, sizeof seen);
 	r = run_uncaged(ws, NULL, "tty-read", name, "then", "tty-write", name, "R22-WRITTEN\n",
 			NULL);
-	check(t, did_it(&r) && strstr(r.out, "R22-TYPED") && pty_seen(&p, "R22-WRITTEN", seen, sizeof seen),
-	      &r, "r22: control: without the cage the same user reads what was typed there and "
+	check(t,
+	      did_it(&r) && strstr(r.out, "R22-TYPED") &&
+		  pty_seen(&p, "R22-WRITTEN", seen, sizeof seen),
+	      &r,
+	      "r22: control: without the cage the same user reads what was typed there and "
 	      "writes to it");
 out:
 	pty_close(&p);
