@@ -286,7 +286,9 @@ static bool root_private_refuses(const char *path)
  * A refusal below /dev (out already says "not granted"). Devices are
  * granted one by one: a grant of /dev or of a directory in it would hand
  * the run the host's disks (a root caller owns them), cameras and sound,
- * and /dev/pts holds the user's terminals, whose input a run could read.
+ * and /dev/pts holds the user's terminals, whose input a run could read
+ * (a terminal /dev/ptmx makes lies there too: no grant of /dev/ptmx alone
+ * makes one usable).
  * A disk's block device holds every file of its file systems, hidden ones
  * too. So the flag offered names the device itself, and none is offered
  * for /dev whole, for the terminals, for a disk, or for making or removing
@@ -297,7 +299,8 @@ static bool judge_device(const struct denial_rules *r, enum denial_op op, const 
 {
 	char device[4096];
 	struct stat st;
-	bool terminals = path_within(path, "/dev/pts");
+	/* A terminal made by /dev/ptmx is reached by its name in /dev/pts. */
+	bool terminals = path_within(path, "/dev/pts") || strcmp(path, "/dev/ptmx") == 0;
 	bool disk = stat(path, &st) == 0 && S_ISBLK(st.st_mode);
 	if (terminals || disk || strcmp(path, "/dev") == 0 || op == DENIAL_CREATE ||
 	    op == DENIAL_REMOVE) {

@@ -53,7 +53,8 @@ static const char *rule_words(const struct denial *d)
 	if (strcmp(d->rule, "disks") == 0)
 		return "a disk: reading it reads every file on it, hidden ones too; no grant is offered";
 	if (strcmp(d->rule, "terminals") == 0)
-		return "the user's terminals, whose input a run could read: no grant is offered";
+		return "the user's terminals, whose input a run could read: no grant is offered; a "
+		       "run on tier T1 makes terminals of its own";
 	if (strcmp(d->rule, "shared-memory") == 0)
 		return "the host's shared memory, every program's of the user; a run on tier T1 "
 		       "with a private temporary directory and no grant around /dev/shm has its "

@@ -133,13 +133,20 @@ check_tier_user() {
 		! lines | grep -Eq -- "/dev/(ptmx|pts)"
 		ok $? "$what: the run's own /dev/ptmx and /dev/pts are not refused"
 	else
-		like "$(lines)" "^procage: write /dev/ptmx: not granted \(add --write /dev/ptmx\)$" \
-			"$what: a device refused offers a grant of that device"
+		like "$(lines)" "^procage: write /dev/ptmx: not granted \(the user's terminals" \
+			"$what: making a terminal offers no grant (it would lie in the user's /dev/pts)"
 		like "$(lines)" "^procage: read /dev/pts: not granted \(the user's terminals" \
 			"$what: a listing of the terminals offers no grant of them"
 	fi
-	! lines | grep -Eq -- "--(read|write) /dev(/pts)?\)"
-	ok $? "$what: no grant of /dev or /dev/pts is offered"
+	! lines | grep -Eq -- "--(read|write) /dev(/pts|/ptmx)?\)"
+	ok $? "$what: no grant of /dev, /dev/pts or /dev/ptmx is offered"
+	if [ -c /dev/kmsg ]; then
+		cage "$tier" "$user" -- sh -c 'head -c1 /dev/kmsg' >/dev/null 2>"$dir/err"
+		like "$(lines)" "^procage: read /dev/kmsg: not granted \(add --read /dev/kmsg\)$" \
+			"$what: another device refused offers a grant of that device alone"
+	else
+		ok 0 "# SKIP this host has no /dev/kmsg"
+	fi
 
 	# A read of a hidden file: its class and the waiver of its location.
 	cage "$tier" "$user" -- sh -c 'cat "$HOME/.ssh/id_ed25519"' >"$dir/out" 2>"$dir/err"
