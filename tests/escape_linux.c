@@ -125,6 +125,7 @@ int main(int argc, char **argv)
 	    {"r07", r07_the_audit_lists_what_a_run_made_in_handoff_locations},
 	    {"r07", r07_every_secrets_family_is_hidden},
 	    {"r07", r07_a_waiver_for_one_path_lifts_only_that_path},
+	    {"r07", r07_secrets_moved_by_the_environment_are_hidden},
 	    {"r08", r08_a_hard_link_to_a_hidden_file_is_refused},
 	    {"r08", r08_a_hard_link_to_a_protected_file_is_refused},
 	    {"r08", r08_no_hard_link_can_be_made_during_the_run},

@@ -411,6 +411,123 @@ static int row_add_moved(struct class_locations *out, const struct class_row *ro
 	return 0;
 }
 
+/*
+ * Locations a variable of the caller's environment moves out of the home,
+ * where the tools outside the cage read them instead: kubectl a
+ * $KUBECONFIG elsewhere, gpg a $GNUPGHOME, git a $GIT_CONFIG_GLOBAL, the
+ * shell its $HISTFILE. Each absolute value (or, for a list, each absolute
+ * item) is held as the home's row it stands for: inside, the location
+ * below the value, or NULL for the value itself.
+ */
+static const struct {
+	const char *variable;
+	const char *inside;
+	enum class_id cls;
+	enum procage_access deny;
+	bool list; /* ':'-separated, as KUBECONFIG */
+} env_moves[] = {
+	{ "GNUPGHOME", NULL, CLASS_SECRETS, HIDE, false },
+	{ "KUBECONFIG", NULL, CLASS_SECRETS, HIDE, true },
+	{ "DOCKER_CONFIG", "config.json", CLASS_SECRETS, HIDE, false },
+	{ "AWS_SHARED_CREDENTIALS_FILE", NULL, CLASS_SECRETS, HIDE, false },
+	{ "AWS_CONFIG_FILE", NULL, CLASS_SECRETS, HIDE, false },
+	{ "CLOUDSDK_CONFIG", NULL, CLASS_SECRETS, HIDE, false },
+	{ "AZURE_CONFIG_DIR", NULL, CLASS_SECRETS, HIDE, false },
+	{ "CARGO_HOME", "credentials", CLASS_SECRETS, HIDE, false },
+	{ "CARGO_HOME", "credentials.toml", CLASS_SECRETS, HIDE, false },
+	{ "GH_CONFIG_DIR", NULL, CLASS_SECRETS, HIDE, false },
+	{ "PASSWORD_STORE_DIR", NULL, CLASS_SECRETS, HIDE, false },
+	{ "NPM_CONFIG_USERCONFIG", NULL, CLASS_SECRETS, HIDE, false },
+	{ "npm_config_userconfig", NULL, CLASS_SECRETS, HIDE, false },
+	{ "PIP_CONFIG_FILE", NULL, CLASS_SECRETS, HIDE, false },
+	{ "NETRC", NULL, CLASS_SECRETS, HIDE, false },
+	{ "GRADLE_USER_HOME", "gradle.properties", CLASS_SECRETS, HIDE, false },
+	{ "TF_CLI_CONFIG_FILE", NULL, CLASS_SECRETS, HIDE, false },
+	{ "REGISTRY_AUTH_FILE", NULL, CLASS_SECRETS, HIDE, false },
+	{ "RCLONE_CONFIG", NULL, CLASS_SECRETS, HIDE, false },
+	{ "BOTO_CONFIG", NULL, CLASS_SECRETS, HIDE, false },
+	{ "PGPASSFILE", NULL, CLASS_SECRETS, HIDE, false },
+	{ "COMPOSER_HOME", "auth.json", CLASS_SECRETS, HIDE, false },
+	{ "HF_HOME", "token", CLASS_SECRETS, HIDE, false },
+	{ "HF_TOKEN_PATH", NULL, CLASS_SECRETS, HIDE, false },
+	{ "CODEX_HOME", "auth.json", CLASS_SECRETS, HIDE, false },
+	{ "CLAUDE_CONFIG_DIR", ".credentials.json", CLASS_SECRETS, HIDE, false },
+	{ "HISTFILE", NULL, CLASS_SECRETS, HIDE, false },
+	{ "GIT_CONFIG_GLOBAL", NULL, CLASS_TRUST_HANDOFF, PROTECT, false },
+};
+
+/*
+ * One value: a file or a directory is held; anything else is not a moved
+ * location (HISTFILE=/dev/null turns history off and must not hide the
+ * device every program writes).
+ */
+static int env_move_add(struct class_locations *out, const char *value,
+			const struct class_row *row)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (snprintf(path, sizeof path, "%s%s%s", value, row->path ? "/" : "",
+		     row->path ? row->path : "") >= (int)sizeof path)
+		return 0;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return 0;
+	return locations_add(out, path, row);
+}
+
+static int env_moves_add(struct class_locations *out, unsigned waived)
+{
+	char item[PATH_MAX];
+	for (size_t i = 0; i < sizeof env_moves / sizeof *env_moves; i++) {
+		const char *value = getenv(env_moves[i].variable);
+		struct class_row row = { env_moves[i].cls, BASE_SYSTEM, env_moves[i].deny,
+					 env_moves[i].inside };
+		if (!value || (waived & (1u << row.cls)))
+			continue;
+		while (*value) {
+			size_t len = env_moves[i].list ? strcspn(value, ":") : strlen(value);
+			int rc = 0;
+			if (value[0] == '/' && len < sizeof item) {
+				memcpy(item, value, len);
+				item[len] = '\0';
+				rc = env_move_add(out, item, &row);
+			}
+			if (rc < 0)
+				return rc;
+			value += len;
+			value += *value == ':';
+		}
+	}
+	return 0;
+}
+
+const char *classes_moved_by(const char *location)
+{
+	char item[PATH_MAX], path[PATH_MAX];
+	for (size_t i = 0; i < sizeof env_moves / sizeof *env_moves; i++) {
+		const char *value = getenv(env_moves[i].variable);
+		while (value && *value) {
+			size_t len = env_moves[i].list ? strcspn(value, ":") : strlen(value);
+			char *canonical = NULL;
+			if (value[0] == '/' && len < sizeof item) {
+				memcpy(item, value, len);
+				item[len] = '\0';
+				if (snprintf(path, sizeof path, "%s%s%s", item,
+					     env_moves[i].inside ? "/" : "",
+					     env_moves[i].inside ? env_moves[i].inside : "") <
+				    (int)sizeof path)
+					canonical = realpath(path, NULL);
+			}
+			bool same = canonical && strcmp(canonical, location) == 0;
+			free(canonical);
+			if (same)
+				return env_moves[i].variable;
+			value += len;
+			value += *value == ':';
+		}
+	}
+	return NULL;
+}
+
 static int rows_add_for_base(struct class_locations *out, unsigned waived, enum class_base base,
 			     const char *base_path)
 {
@@ -469,6 +586,8 @@ int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		rc = rows_add_for_base(out, waived, BASE_RUNTIME, runtime_dir);
 	if (rc == 0)
 		rc = rows_add_for_base(out, waived, BASE_SYSTEM, NULL);
+	if (rc == 0)
+		rc = env_moves_add(out, waived);
 	if (rc < 0) {
 		class_locations_free(out);
 		return error_set(err, rc, "listing the hard-deny classes' locations: %s",

@@ -61,6 +61,12 @@ int classes_add_repositories(unsigned waived, const char *home, const char *cons
 /* The rows of the table, for documentation checks: how many, and row i as
  * "<base>path" with its class and denial. */
 size_t classes_row_count(void);
+/*
+ * The variable of the caller's environment (KUBECONFIG, GNUPGHOME...) that
+ * moves a class location to the canonical path location, or NULL.
+ */
+const char *classes_moved_by(const char *location);
+
 void classes_row_describe(size_t i, char *buf, size_t size, enum class_id *cls,
 			  enum procage_access *deny);
 

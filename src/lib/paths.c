@@ -97,6 +97,13 @@ static int grant_inside_refusal(const struct cage_path *g, const struct cage_pat
 				 "the %s rule for %s reaches other processes in /proc; accept the "
 				 "approximation proc-other-processes to grant it",
 				 policy_access_name(g->access), g->path);
+	const char *variable = d->cls >= 0 ? classes_moved_by(d->path) : NULL;
+	if (variable)
+		return error_set(err, -EPERM,
+				 "the %s rule for %s reaches into %s, which %s %s: $%s names it; "
+				 "waive the class to grant it, or set $%s elsewhere",
+				 policy_access_name(g->access), g->path, d->path,
+				 cage_path_origin(d, origin, sizeof origin), verb, variable, variable);
 	if (d->cls >= 0)
 		return error_set(err, -EPERM,
 				 "the %s rule for %s reaches into %s, which %s %s; waive the class "

@@ -99,4 +99,13 @@ is "$(printf '%s\n' "$err" | grep -c '\.netrc has 2 names')" 1 "and the file is 
 err=$(HOME=$work/home "$PROCAGE" run --hardlinks report -- true 2>&1); st=$?
 is "$(printf '%s\n' "$err" | grep -c '\.netrc has 2 names')" 1 "report mode names it once too"
 rm -f netrc-link
+# A secret moved by the environment onto the working directory: the cage is
+# refused before any child runs, naming the variable that moved it there.
+mkdir -p "$work/pass-store/proj"
+err=$(cd "$work/pass-store/proj" && PASSWORD_STORE_DIR="$work/pass-store" "$PROCAGE" run -- true 2>&1)
+st=$?
+is "$st" 125 "a working directory inside a secret the environment moved there is refused"
+like "$err" "which the secrets class hides: \\\$PASSWORD_STORE_DIR names it" \
+	"and the variable that moved it is named"
+
 done_testing

@@ -183,6 +183,7 @@ void r45_no_missing_startup_file_is_made_beside_a_protected_one(const struct tie
 void r46_the_observer_grants_nothing(const struct tier *t);
 void r07_every_secrets_family_is_hidden(const struct tier *t);
 void r07_a_waiver_for_one_path_lifts_only_that_path(const struct tier *t);
+void r07_secrets_moved_by_the_environment_are_hidden(const struct tier *t);
 void r09_daemons_are_unreachable_without_network_access(const struct tier *t);
 void r09_unix_sockets_reach_only_their_paths(const struct tier *t);
 void r09_sockets_are_found_by_inode_not_by_name(const struct tier *t);

@@ -167,3 +167,114 @@ void r07_a_waiver_for_one_path_lifts_only_that_path(const struct tier *t)
 out:
 	caged_ws_free(ws);
 }
+
+/*
+ * Secrets and git's configuration moved out of their listed places by the
+ * caller's environment, into an unlisted directory of the readable home:
+ * the tools outside the cage read them there, so the cage must not. Each
+ * variable is set in the test's environment (the caller's) before the
+ * cage is made; /dev/null as HISTFILE (history off) hides nothing.
+ */
+static const struct {
+	const char *variable, *value, *secret;
+} moved_secrets[] = {
+	{ "KUBECONFIG", "moved/kube-a:moved/kube-b", "moved/kube-b" },
+	{ "GNUPGHOME", "moved/gnupg", "moved/gnupg/private-keys-v1.d/key" },
+	{ "DOCKER_CONFIG", "moved/docker", "moved/docker/config.json" },
+	{ "AWS_SHARED_CREDENTIALS_FILE", "moved/aws-credentials", "moved/aws-credentials" },
+	{ "CARGO_HOME", "moved/cargo", "moved/cargo/credentials.toml" },
+	{ "PASSWORD_STORE_DIR", "moved/pass", "moved/pass/bank.gpg" },
+	{ "HISTFILE", "moved/history", "moved/history" },
+	{ "CODEX_HOME", "moved/codex", "moved/codex/auth.json" },
+	{ "HF_HOME", "moved/hf", "moved/hf/token" },
+};
+#define N_MOVED (sizeof moved_secrets / sizeof *moved_secrets)
+
+/* VALUE with each ':'-separated item made absolute below home. */
+static void moved_value(char *out, size_t size, const char *home, const char *value)
+{
+	size_t n = 0;
+	for (const char *item = value; *item && n < size;) {
+		size_t len = strcspn(item, ":");
+		n += (size_t)snprintf(out + n, size - n, "%s%s/%.*s", n ? ":" : "", home, (int)len,
+				      item);
+		item += len + (item[len] == ':');
+	}
+}
+
+void r07_secrets_moved_by_the_environment_are_hidden(const struct tier *t)
+{
+	char paths[N_MOVED][PATH_MAX], value[2 * PATH_MAX], marker[64], gitconfig[PATH_MAX];
+	char *saved[N_MOVED + 1];
+	const char *control[N_MOVED * 3 + 1];
+	struct caged_result r;
+	size_t n = 0;
+	for (size_t i = 0; i < N_MOVED; i++)
+		saved[i] = getenv(moved_secrets[i].variable) ? strdup(getenv(moved_secrets[i].variable))
+							     : NULL;
+	saved[N_MOVED] = getenv("GIT_CONFIG_GLOBAL") ? strdup(getenv("GIT_CONFIG_GLOBAL")) : NULL;
+	struct caged_ws *ws = workspace(t, "r07");
+	if (!ws)
+		goto out;
+	for (size_t i = 0; i < N_MOVED; i++) {
+		snprintf(marker, sizeof marker, "r07-moved-secret-%02zu", i);
+		char *slash;
+		if (!path_join(t, paths[i], ws->home, moved_secrets[i].secret) ||
+		    !(slash = strrchr(paths[i], '/')))
+			goto out;
+		*slash = '\0';
+		bool made = make_dirs(paths[i]);
+		*slash = '/';
+		if (!fixture(t, made && put_file(paths[i], marker), "r07: %s written", paths[i]))
+			goto out;
+		moved_value(value, sizeof value, ws->home, moved_secrets[i].value);
+		setenv(moved_secrets[i].variable, value, 1);
+	}
+	/* git's global configuration, moved into the writable workspace. */
+	if (!path_join(t, value, ws->rw, "dotfiles") ||
+	    !path_join(t, gitconfig, value, "gitconfig") ||
+	    !fixture(t, make_dirs(value) && put_file(gitconfig, "[user]\n\tname = me\n"),
+		     "r07: a moved git configuration %s", gitconfig))
+		goto out;
+	setenv("GIT_CONFIG_GLOBAL", gitconfig, 1);
+	if (cage_refused_here(t, ws, "r07"))
+		goto out;
+
+	for (size_t i = 0; i < N_MOVED; i++) {
+		snprintf(marker, sizeof marker, "r07-moved-secret-%02zu", i);
+		r = run_caged(ws, NULL, "read-file", paths[i], NULL);
+		check(t, refused(&r) && !strstr(r.out, marker), &r,
+		      "r07: a secret moved by $%s cannot be read", moved_secrets[i].variable);
+	}
+	r = run_caged(ws, NULL, "write-file", gitconfig, "[core]\n\thooksPath = /x\n", NULL);
+	check(t, refused(&r) && file_is(gitconfig, "[user]\n\tname = me\n"), &r,
+	      "r07: git's configuration moved by $GIT_CONFIG_GLOBAL cannot be written");
+	setenv("HISTFILE", "/dev/null", 1);
+	r = run_caged(ws, NULL, "write-file", "/dev/null", "x", NULL);
+	check(t, did_it(&r), &r, "r07: control: HISTFILE=/dev/null hides no device");
+
+	for (size_t i = 0; i < N_MOVED; i++) {
+		if (i)
+			control[n++] = "then";
+		control[n++] = "read-file";
+		control[n++] = paths[i];
+	}
+	control[n] = NULL;
+	r = run_uncaged_argv(ws, NULL, control);
+	bool all = did_it(&r);
+	for (size_t i = 0; all && i < N_MOVED; i++) {
+		snprintf(marker, sizeof marker, "r07-moved-secret-%02zu", i);
+		all = strstr(r.out, marker) != NULL;
+	}
+	check(t, all, &r, "r07: control: without the cage every moved secret is read");
+out:
+	for (size_t i = 0; i <= N_MOVED; i++) {
+		const char *var = i < N_MOVED ? moved_secrets[i].variable : "GIT_CONFIG_GLOBAL";
+		if (saved[i])
+			setenv(var, saved[i], 1);
+		else
+			unsetenv(var);
+		free(saved[i]);
+	}
+	caged_ws_free(ws);
+}
