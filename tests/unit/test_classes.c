@@ -475,6 +475,79 @@ static void test_link_and_pattern_walks(void)
 	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
 }
 
+/*
+ * Locations moved by a variable of the caller's environment: each absolute
+ * item of a list, a location below a directory, git's moved configuration
+ * read-only; a relative item, a device, a waived class: nothing.
+ */
+static void test_env_moved(void)
+{
+	static const char *const variables[] = { "KUBECONFIG", "DOCKER_CONFIG", "HISTFILE",
+						  "GIT_CONFIG_GLOBAL" };
+	enum { N = sizeof variables / sizeof *variables };
+	char *saved[N], value[2048], path[600];
+	struct class_locations l;
+	struct procage_error err;
+
+	root_make();
+	make("home", true);
+	make("kube", true);
+	make("kube/a", false);
+	make("kube/b", false);
+	make("docker", true);
+	make("docker/config.json", false);
+	make("docker/other.json", false);
+	make("gitconfig", false);
+	for (size_t i = 0; i < N; i++) {
+		const char *v = getenv(variables[i]);
+		saved[i] = v ? strdup(v) : NULL;
+	}
+	snprintf(value, sizeof value, "%s/kube/a:kube/b:%s/kube/b:%s/kube/missing", root, root,
+		 root);
+	setenv("KUBECONFIG", value, 1);
+	snprintf(path, sizeof path, "%s/docker", root);
+	setenv("DOCKER_CONFIG", path, 1);
+	setenv("HISTFILE", "/dev/null", 1);
+	snprintf(path, sizeof path, "%s/gitconfig", root);
+	setenv("GIT_CONFIG_GLOBAL", path, 1);
+	snprintf(path, sizeof path, "%s/home", root);
+	tap_ok(classes_expand(0, path, NULL, NULL, 0, &l, &err) == 0, "classes expand");
+	const struct class_location *a = find(&l, "kube/a"), *b = find(&l, "kube/b");
+	tap_ok(a && b && a->cls == CLASS_SECRETS && a->deny == PROCAGE_HIDE,
+	       "each absolute item of $KUBECONFIG is hidden (the relative one is passed over)");
+	tap_ok(find(&l, "kube/missing") == NULL, "an item naming nothing adds nothing");
+	tap_ok(find(&l, "docker/config.json") && !find(&l, "docker/other.json") &&
+		       !find(&l, "docker"),
+	       "$DOCKER_CONFIG/config.json is hidden, the rest of $DOCKER_CONFIG is not");
+	const struct class_location *g = find(&l, "gitconfig");
+	tap_ok(g && g->cls == CLASS_TRUST_HANDOFF && g->deny == PROCAGE_PROTECT,
+	       "$GIT_CONFIG_GLOBAL is read-only trust handoff");
+	bool devnull = false;
+	for (size_t i = 0; i < l.n; i++)
+		devnull |= strcmp(l.items[i].path, "/dev/null") == 0;
+	tap_ok(!devnull, "HISTFILE=/dev/null hides no device");
+	snprintf(path, sizeof path, "%s/kube/b", root);
+	char *canonical = realpath(path, NULL);
+	tap_ok(canonical && classes_moved_by(canonical) &&
+		       strcmp(classes_moved_by(canonical), "KUBECONFIG") == 0,
+	       "the variable moving a location is named");
+	free(canonical);
+	class_locations_free(&l);
+	snprintf(path, sizeof path, "%s/home", root);
+	tap_ok(classes_expand(1u << CLASS_SECRETS, path, NULL, NULL, 0, &l, &err) == 0 &&
+		       !find(&l, "kube/a") && find(&l, "gitconfig"),
+	       "a waived class holds none of its moved locations");
+	class_locations_free(&l);
+	for (size_t i = 0; i < N; i++) {
+		if (saved[i])
+			setenv(variables[i], saved[i], 1);
+		else
+			unsetenv(variables[i]);
+		free(saved[i]);
+	}
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
 static void test_names(void)
 {
 	tap_ok(class_from_name("secrets") == CLASS_SECRETS &&
@@ -489,6 +562,7 @@ int main(void)
 	test_expand();
 	test_patterns();
 	test_xdg_moved();
+	test_env_moved();
 	test_names();
 	test_root_private_walk();
 	test_hardlinks_walk();
