@@ -415,7 +415,8 @@ static int row_add_moved(struct class_locations *out, const struct class_row *ro
  * Locations a variable of the caller's environment moves out of the home,
  * where the tools outside the cage read them instead: kubectl a
  * $KUBECONFIG elsewhere, gpg a $GNUPGHOME, git a $GIT_CONFIG_GLOBAL, the
- * shell its $HISTFILE. Each absolute value (or, for a list, each absolute
+ * shell its $HISTFILE, zsh its startup files from $ZDOTDIR, every
+ * non-interactive bash $BASH_ENV. Each absolute value (or, for a list, each absolute
  * item) is held as the home's row it stands for: inside, the location
  * below the value, or NULL for the value itself.
  */
@@ -454,6 +455,15 @@ static const struct {
 	{ "CLAUDE_CONFIG_DIR", ".credentials.json", CLASS_SECRETS, HIDE, false },
 	{ "HISTFILE", NULL, CLASS_SECRETS, HIDE, false },
 	{ "GIT_CONFIG_GLOBAL", NULL, CLASS_TRUST_HANDOFF, PROTECT, false },
+	/* Startup files a shell or an interpreter outside the cage runs. */
+	{ "ZDOTDIR", ".zshrc", CLASS_TRUST_HANDOFF, PROTECT, false },
+	{ "ZDOTDIR", ".zshenv", CLASS_TRUST_HANDOFF, PROTECT, false },
+	{ "ZDOTDIR", ".zprofile", CLASS_TRUST_HANDOFF, PROTECT, false },
+	{ "ZDOTDIR", ".zlogin", CLASS_TRUST_HANDOFF, PROTECT, false },
+	{ "BASH_ENV", NULL, CLASS_TRUST_HANDOFF, PROTECT, false },
+	{ "ENV", NULL, CLASS_TRUST_HANDOFF, PROTECT, false },
+	{ "PYTHONSTARTUP", NULL, CLASS_TRUST_HANDOFF, PROTECT, false },
+	{ "INPUTRC", NULL, CLASS_TRUST_HANDOFF, PROTECT, false },
 };
 
 /*

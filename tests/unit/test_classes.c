@@ -483,7 +483,7 @@ static void test_link_and_pattern_walks(void)
 static void test_env_moved(void)
 {
 	static const char *const variables[] = { "KUBECONFIG", "DOCKER_CONFIG", "HISTFILE",
-						  "GIT_CONFIG_GLOBAL" };
+						  "GIT_CONFIG_GLOBAL", "ZDOTDIR", "BASH_ENV" };
 	enum { N = sizeof variables / sizeof *variables };
 	char *saved[N], value[2048], path[600];
 	struct class_locations l;
@@ -498,6 +498,9 @@ static void test_env_moved(void)
 	make("docker/config.json", false);
 	make("docker/other.json", false);
 	make("gitconfig", false);
+	make("zdot", true);
+	make("zdot/.zshrc", false);
+	make("bash_env", false);
 	for (size_t i = 0; i < N; i++) {
 		const char *v = getenv(variables[i]);
 		saved[i] = v ? strdup(v) : NULL;
@@ -510,6 +513,10 @@ static void test_env_moved(void)
 	setenv("HISTFILE", "/dev/null", 1);
 	snprintf(path, sizeof path, "%s/gitconfig", root);
 	setenv("GIT_CONFIG_GLOBAL", path, 1);
+	snprintf(path, sizeof path, "%s/zdot", root);
+	setenv("ZDOTDIR", path, 1);
+	snprintf(path, sizeof path, "%s/bash_env", root);
+	setenv("BASH_ENV", path, 1);
 	snprintf(path, sizeof path, "%s/home", root);
 	tap_ok(classes_expand(0, path, NULL, NULL, 0, &l, &err) == 0, "classes expand");
 	const struct class_location *a = find(&l, "kube/a"), *b = find(&l, "kube/b");
@@ -522,6 +529,10 @@ static void test_env_moved(void)
 	const struct class_location *g = find(&l, "gitconfig");
 	tap_ok(g && g->cls == CLASS_TRUST_HANDOFF && g->deny == PROCAGE_PROTECT,
 	       "$GIT_CONFIG_GLOBAL is read-only trust handoff");
+	const struct class_location *z = find(&l, "zdot/.zshrc"), *e = find(&l, "bash_env");
+	tap_ok(z && e && z->deny == PROCAGE_PROTECT && e->deny == PROCAGE_PROTECT &&
+		       !find(&l, "zdot"),
+	       "$ZDOTDIR/.zshrc and $BASH_ENV are read-only, the rest of $ZDOTDIR is not");
 	bool devnull = false;
 	for (size_t i = 0; i < l.n; i++)
 		devnull |= strcmp(l.items[i].path, "/dev/null") == 0;
