@@ -142,7 +142,8 @@ void cli_audit_print(struct procage_audit *audit, bool json)
 /*
  * The trust-handoff report, after every run: what git on the host would
  * now trust that the run made (new repositories and gitfiles, gitfiles
- * rewritten, absent locations now there). Silent when nothing changed.
+ * rewritten, absent locations now there), and programs it made on the
+ * caller's search path ahead of a command. Silent when nothing changed.
  * Returns whether something changed (or the report failed).
  */
 bool cli_handoff_print(struct procage_handoff *handoff, bool json)
@@ -157,7 +158,7 @@ bool cli_handoff_print(struct procage_handoff *handoff, bool json)
 	bool changed = findings[0] != NULL;
 	if (changed && !json)
 		fprintf(stderr, "procage: trust-handoff: review these before running git in "
-				"them on the host\n");
+				"them, or the commands named, on the host\n");
 	procage_strings_free(findings);
 	return changed;
 }

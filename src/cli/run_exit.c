@@ -38,11 +38,10 @@ int run_exit_status(const struct run_options *o, const struct procage_cage *cage
 				"d}}\n",
 				code, EXIT_HANDOFF_CHANGED);
 		else
-			fprintf(
-			    stderr,
-			    "procage: trust-handoff: the run changed what git on the host trusts "
-			    "(on_handoff_change fail); the command exited %d\n",
-			    code);
+			fprintf(stderr,
+				"procage: trust-handoff: the run changed what git or the shell on "
+				"the host trusts (on_handoff_change fail); the command exited %d\n",
+				code);
 		code = EXIT_HANDOFF_CHANGED;
 	} else if (o->json && WIFSIGNALED(status)) {
 		fprintf(stderr, "{\"exit\":{\"signal\":%d,\"code\":%d}}\n", WTERMSIG(status), code);

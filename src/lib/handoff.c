@@ -8,7 +8,8 @@
  * names every repository and gitfile that is new, every gitfile rewritten,
  * and every location that was absent when the run began (a commondir,
  * config.worktree, an include target, a hooksPath directory) and now
- * exists. Nothing changed, nothing said.
+ * exists, and every program made on the caller's search path ahead of a
+ * command of the same name (handoff_path.h). Nothing changed, nothing said.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 #include "error.h"
 #include "handoff.h"
 #include "handoff_observed.h"
+#include "handoff_path.h"
 #include "repositories.h"
 #include "run.h"
 #include "text_escape.h"
@@ -38,6 +40,7 @@ struct procage_handoff {
 	char **observed;
 	uint64_t observed_more;
 	uint64_t observed_unseen; /* calls the observer could not look at */
+	struct search_path search; /* $PATH's directories inside the trees */
 };
 
 PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage)
@@ -55,6 +58,7 @@ PROCAGE_API void procage_handoff_free(struct procage_handoff *h)
 	free(h->home);
 	repositories_free(&h->before);
 	procage_strings_free(h->observed);
+	search_path_free(&h->search);
 	free(h);
 }
 
@@ -150,6 +154,10 @@ PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage, struct pr
 		h->trees[h->n_trees++] = canonical;
 	}
 	int rc = snapshot_take(cage, h) ? 0 : handoff_find(h, &h->before, err);
+	/* The caller's own $PATH: the one its next commands are found in. */
+	if (rc == 0 && !h->waived && search_path_snapshot(getenv("PATH"), h->trees, h->n_trees,
+							  &h->search) < 0)
+		rc = error_set(err, -ENOMEM, "out of memory");
 	if (rc < 0) {
 		procage_handoff_free(h);
 		return rc;
@@ -371,6 +379,22 @@ static int observed_compare(const struct procage_handoff *h, const struct reposi
 	return rc;
 }
 
+/* Programs made on the caller's search path ahead of a command (handoff_path.h). */
+static int search_path_findings(const struct procage_handoff *h, struct findings *f)
+{
+	char **lines;
+	int rc = search_path_compare(&h->search, &lines);
+	for (size_t i = 0; rc == 0 && lines[i]; i++) {
+		rc = finding_add(f, lines[i], 0);
+		lines[i] = NULL; /* the findings' from here */
+		if (rc < 0)
+			for (size_t j = i + 1; lines[j]; j++)
+				free(lines[j]);
+	}
+	free(lines);
+	return rc;
+}
+
 PROCAGE_API int procage_handoff_end(struct procage_handoff *h, char ***findings,
 				    struct procage_error *err)
 {
@@ -384,7 +408,8 @@ PROCAGE_API int procage_handoff_end(struct procage_handoff *h, char ***findings,
 	int rc = handoff_find(h, &after, err);
 	if (rc == 0) {
 		if ((rc = compare(&h->before, &after, &f)) < 0 ||
-		    (rc = observed_compare(h, &after, &f)) < 0)
+		    (rc = observed_compare(h, &after, &f)) < 0 ||
+		    (rc = search_path_findings(h, &f)) < 0)
 			error_set(err, rc, "out of memory");
 		repositories_free(&after);
 	}
