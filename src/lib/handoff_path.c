@@ -73,12 +73,15 @@ static bool within_trees(const char *dir, char *const *trees, size_t n_trees)
 /*
  * entry made canonical: its existing part resolved, a missing rest kept as
  * spelled (a run may make the directory: node_modules/.bin before an
- * install, a .venv made in the run). NULL when no part of it resolves.
+ * install, a .venv made in the run). NULL when no part of it resolves,
+ * and for a missing entry spelled outside the trees (the other missing
+ * entries of a $PATH, /usr/local/cuda/bin, cost no walk at every run).
  */
-static char *entry_canonical(const char *entry)
+static char *entry_canonical(const char *entry, char *const *trees, size_t n_trees)
 {
 	char head[4096], *canonical = realpath(entry, NULL);
-	if (canonical || errno != ENOENT || strlen(entry) >= sizeof head)
+	if (canonical || errno != ENOENT || strlen(entry) >= sizeof head ||
+	    !within_trees(entry, trees, n_trees))
 		return canonical;
 	strcpy(head, entry);
 	for (char *slash = strrchr(head, '/'); slash && slash != head; slash = strrchr(head, '/')) {
@@ -109,7 +112,7 @@ int search_path_snapshot(const char *path_variable, char *const *trees, size_t n
 		if (at[0] == '/' && len < sizeof entry) {
 			memcpy(entry, at, len);
 			entry[len] = '\0';
-			canonical = entry_canonical(entry);
+			canonical = entry_canonical(entry, trees, n_trees);
 		}
 		at += len + (at[len] == ':');
 		if (!canonical)
