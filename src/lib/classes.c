@@ -467,44 +467,45 @@ static const struct {
 };
 
 /*
- * One value: a file or a directory is held; anything else is not a moved
- * location (HISTFILE=/dev/null turns history off and must not hide the
- * device every program writes).
+ * The next location env_moves[i] names, from *value on (the variable's
+ * value, a list item by item), into path; false once there is none. A
+ * relative item, or one too long, names nothing.
  */
-static int env_move_add(struct class_locations *out, const char *value,
-			const struct class_row *row)
+static bool env_move_next(size_t i, const char **value, char *path, size_t size)
 {
-	char path[PATH_MAX];
-	struct stat st;
-	if (snprintf(path, sizeof path, "%s%s%s", value, row->path ? "/" : "",
-		     row->path ? row->path : "") >= (int)sizeof path)
-		return 0;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return 0;
-	return locations_add(out, path, row);
+	while (*value && **value) {
+		const char *item = *value;
+		size_t len = env_moves[i].list ? strcspn(item, ":") : strlen(item);
+		*value = item + len + (item[len] == ':');
+		const char *inside = env_moves[i].inside;
+		if (item[0] == '/' && snprintf(path, size, "%.*s%s%s", (int)len, item,
+					       inside ? "/" : "", inside ? inside : "") < (int)size)
+			return true;
+	}
+	return false;
 }
 
+/*
+ * A file or a directory is held; anything else is not a moved location
+ * (HISTFILE=/dev/null turns history off and must not hide the device
+ * every program writes).
+ */
 static int env_moves_add(struct class_locations *out, unsigned waived)
 {
-	char item[PATH_MAX];
+	char path[PATH_MAX];
 	for (size_t i = 0; i < sizeof env_moves / sizeof *env_moves; i++) {
 		const char *value = getenv(env_moves[i].variable);
-		struct class_row row = { env_moves[i].cls, BASE_SYSTEM, env_moves[i].deny,
-					 env_moves[i].inside };
-		if (!value || (waived & (1u << row.cls)))
+		const struct class_row row = { env_moves[i].cls, BASE_SYSTEM, env_moves[i].deny,
+					       env_moves[i].inside };
+		if (waived & (1u << row.cls))
 			continue;
-		while (*value) {
-			size_t len = env_moves[i].list ? strcspn(value, ":") : strlen(value);
-			int rc = 0;
-			if (value[0] == '/' && len < sizeof item) {
-				memcpy(item, value, len);
-				item[len] = '\0';
-				rc = env_move_add(out, item, &row);
-			}
+		while (env_move_next(i, &value, path, sizeof path)) {
+			struct stat st;
+			if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+				continue;
+			int rc = locations_add(out, path, &row);
 			if (rc < 0)
 				return rc;
-			value += len;
-			value += *value == ':';
 		}
 	}
 	return 0;
@@ -512,27 +513,15 @@ static int env_moves_add(struct class_locations *out, unsigned waived)
 
 const char *classes_moved_by(const char *location)
 {
-	char item[PATH_MAX], path[PATH_MAX];
+	char path[PATH_MAX];
 	for (size_t i = 0; i < sizeof env_moves / sizeof *env_moves; i++) {
 		const char *value = getenv(env_moves[i].variable);
-		while (value && *value) {
-			size_t len = env_moves[i].list ? strcspn(value, ":") : strlen(value);
-			char *canonical = NULL;
-			if (value[0] == '/' && len < sizeof item) {
-				memcpy(item, value, len);
-				item[len] = '\0';
-				if (snprintf(path, sizeof path, "%s%s%s", item,
-					     env_moves[i].inside ? "/" : "",
-					     env_moves[i].inside ? env_moves[i].inside : "") <
-				    (int)sizeof path)
-					canonical = realpath(path, NULL);
-			}
+		while (env_move_next(i, &value, path, sizeof path)) {
+			char *canonical = realpath(path, NULL);
 			bool same = canonical && strcmp(canonical, location) == 0;
 			free(canonical);
 			if (same)
 				return env_moves[i].variable;
-			value += len;
-			value += *value == ':';
 		}
 	}
 	return NULL;

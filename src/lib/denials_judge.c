@@ -290,15 +290,24 @@ static bool root_private_refuses(const char *path)
  * (a terminal /dev/ptmx makes lies there too: no grant of /dev/ptmx alone
  * makes one usable).
  * A disk's block device holds every file of its file systems, hidden ones
- * too. So the flag offered names the device itself, and none is offered
- * for /dev whole, for the terminals, for a disk, or for making or removing
- * an entry.
+ * too, and /dev/shm every program's shared memory. So the flag offered
+ * names the device itself, and none is offered for /dev whole, for the
+ * terminals, for a disk, for /dev/shm, or for making or removing an entry.
  */
 static bool judge_device(const struct denial_rules *r, enum denial_op op, const char *path,
 			 struct denial *out)
 {
 	char device[4096];
 	struct stat st;
+	/*
+	 * Granting the host's shared memory would hand the run every other
+	 * program's segments: no flag is offered for it (cage_choose_shm).
+	 */
+	if (path_within(path, CAGE_SHM_DIR)) {
+		snprintf(out->rule, sizeof out->rule, "shared-memory");
+		snprintf(out->group, sizeof out->group, "%s", CAGE_SHM_DIR);
+		return true;
+	}
 	/* A terminal made by /dev/ptmx is reached by its name in /dev/pts. */
 	bool terminals = path_within(path, "/dev/pts") || strcmp(path, "/dev/ptmx") == 0;
 	bool disk = stat(path, &st) == 0 && S_ISBLK(st.st_mode);
@@ -340,15 +349,6 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 	if (granted(r, op, path))
 		return false;
 	set(out, op, path, "not granted");
-	/*
-	 * Granting the host's shared memory would hand the run every other
-	 * program's segments: no flag is offered for it (cage_choose_shm).
-	 */
-	if (path_within(path, CAGE_SHM_DIR)) {
-		snprintf(out->rule, sizeof out->rule, "shared-memory");
-		snprintf(out->group, sizeof out->group, "%s", CAGE_SHM_DIR);
-		return true;
-	}
 	if (path_within(path, "/dev"))
 		return judge_device(r, op, path, out);
 	suggested_directory(r, path, dir, sizeof dir);

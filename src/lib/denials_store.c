@@ -37,28 +37,31 @@ static bool same(const struct denial *a, const struct denial *b)
 	return strcmp(a->op, b->op) == 0 && strcmp(a->subject, b->subject) == 0;
 }
 
+/* The rules without a flag, in words (denials_judge.c sets them). */
+static const struct {
+	const char *rule, *words;
+} rule_texts[] = {
+	{ "policy", "the policy's own rule" },
+	{ "home", "a write grant here would hold the home directory, where the command could "
+		  "make startup files: write a directory inside it" },
+	{ "read-grant", "the policy grants this directory for reading only: write a directory "
+			"inside it, or give a policy" },
+	{ "devices", "the host's devices: granted one by one, never /dev whole" },
+	{ "disks", "a disk: reading it reads every file on it, hidden ones too; no grant is "
+		   "offered" },
+	{ "terminals", "the user's terminals, whose input a run could read: no grant is offered; "
+		       "a run on tier T1 makes terminals of its own" },
+	{ "shared-memory", "the host's shared memory, every program's of the user; a run on tier "
+			   "T1 with a private temporary directory and no grant around /dev/shm "
+			   "has its own" },
+};
+
 /* A rule without a flag, in words. */
 static const char *rule_words(const struct denial *d)
 {
-	if (strcmp(d->rule, "policy") == 0)
-		return "the policy's own rule";
-	if (strcmp(d->rule, "home") == 0)
-		return "a write grant here would hold the home directory, where the command could "
-		       "make startup files: write a directory inside it";
-	if (strcmp(d->rule, "read-grant") == 0)
-		return "the policy grants this directory for reading only: write a directory "
-		       "inside it, or give a policy";
-	if (strcmp(d->rule, "devices") == 0)
-		return "the host's devices: granted one by one, never /dev whole";
-	if (strcmp(d->rule, "disks") == 0)
-		return "a disk: reading it reads every file on it, hidden ones too; no grant is offered";
-	if (strcmp(d->rule, "terminals") == 0)
-		return "the user's terminals, whose input a run could read: no grant is offered; a "
-		       "run on tier T1 makes terminals of its own";
-	if (strcmp(d->rule, "shared-memory") == 0)
-		return "the host's shared memory, every program's of the user; a run on tier T1 "
-		       "with a private temporary directory and no grant around /dev/shm has its "
-		       "own";
+	for (size_t i = 0; i < sizeof rule_texts / sizeof *rule_texts; i++)
+		if (strcmp(d->rule, rule_texts[i].rule) == 0)
+			return rule_texts[i].words;
 	if (strcmp(d->rule, "mount-alias") == 0)
 		return strcmp(d->reason, "hidden") == 0
 			       ? "a mount of a hidden location"
