@@ -58,14 +58,14 @@ ifeq ($(VERSION),)
 $(error include/procage.h defines no PROCAGE_VERSION "x.y.z")
 endif
 
-LIB_SRCS := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+LIB_SRCS := $(sort $(wildcard src/lib/*/*.c))
 SECCOMP_PROGRAMS := $(BUILD)/gen/seccomp_programs
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(SECCOMP_PROGRAMS).o
 # The seccomp rules and their libseccomp builder: linked into the generator
 # and into the seccomp unit test, never into the library.
 SECCOMP_BUILD_OBJS := $(BUILD)/src/gen/seccomp_build.o $(BUILD)/src/gen/seccomp_handwritten.o \
 	$(BUILD)/src/gen/seccomp_rules.o \
-	$(BUILD)/src/lib/error.o
+	$(BUILD)/src/lib/base/error.o
 SECCOMP_GEN := $(BUILD)/gen/seccomp_gen
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -86,9 +86,9 @@ CLI := $(BUILD)/procage
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/reaper-raw.checked
 
 # The reaper's phase 2 reads no thread pointer and calls no library
-# function, whatever the compiler flags (src/lib/reaper_raw.h).
-REAPER_RAW_OBJS := $(BUILD)/src/lib/reaper.o $(BUILD)/src/lib/reaper_kill.o \
-	$(BUILD)/src/lib/tree_remove.o
+# function, whatever the compiler flags (src/lib/run/reaper_raw.h).
+REAPER_RAW_OBJS := $(BUILD)/src/lib/run/reaper.o $(BUILD)/src/lib/run/reaper_kill.o \
+	$(BUILD)/src/lib/run/tree_remove.o
 $(BUILD)/reaper-raw.checked: scripts/check-reaper-raw $(REAPER_RAW_OBJS)
 	scripts/check-reaper-raw $(REAPER_RAW_OBJS)
 	@touch $@
@@ -165,7 +165,7 @@ $(BUILD)/tests/lib/%.o: tests/lib/%.c
 
 # main and the tier/user loop in escape_linux.c, the canaries in tests/escape/.
 # Programs of several sources depend on every header they may read.
-PROGRAM_HEADERS := $(wildcard include/*.h src/lib/*.h src/lib/*/*.h)
+PROGRAM_HEADERS := $(wildcard include/*.h src/lib/*/*.h)
 $(BUILD)/tests/escape_linux: tests/escape_linux.c $(wildcard tests/escape/*.[ch] tests/lib/*.h) \
 		$(PROGRAM_HEADERS) \
 		$(TESTLIB_OBJS) $(STATIC_LIB)
@@ -227,9 +227,10 @@ bench: all $(BENCH_BINS) $(BUILD)/tests/without_userns
 
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 60
-FUZZ_LIB_SRCS := src/lib/json.c src/lib/policy_json.c src/lib/policy_json_reader.c \
-	src/lib/policy_json_keys.c src/lib/policy_json_limits.c src/lib/policy.c src/lib/error.c \
-	src/lib/classes.c src/lib/repositories.c src/lib/repository_config.c src/lib/git_config.c \
+FUZZ_LIB_SRCS := src/lib/base/json.c src/lib/policy/policy_json.c src/lib/policy/policy_json_reader.c \
+	src/lib/policy/policy_json_keys.c src/lib/policy/policy_json_limits.c src/lib/policy/policy.c \
+	src/lib/base/error.c src/lib/policy/classes.c src/lib/discover/repositories.c \
+	src/lib/discover/repository_config.c src/lib/base/git_config.c \
 	src/lib/proxy/allowlist.c src/lib/proxy/dest.c
 FUZZ_TARGETS := policy_json allowlist git_config
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
@@ -238,9 +239,9 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAG
 # Built again only when a source or a header changed, as the other programs.
 $(BUILD)/fuzz/fuzz_policy_json: tests/fuzz/fuzz_policy_json.c $(FUZZ_LIB_SRCS)
 $(BUILD)/fuzz/fuzz_allowlist: tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
-	src/lib/proxy/allowlist.c src/lib/error.c
-$(BUILD)/fuzz/fuzz_git_config: tests/fuzz/fuzz_git_config.c src/lib/git_config.c
-$(FUZZ_BINS): $(wildcard include/*.h src/lib/*.h src/lib/proxy/*.h)
+	src/lib/proxy/allowlist.c src/lib/base/error.c
+$(BUILD)/fuzz/fuzz_git_config: tests/fuzz/fuzz_git_config.c src/lib/base/git_config.c
+$(FUZZ_BINS): $(wildcard include/*.h src/lib/*/*.h)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
 
@@ -295,7 +296,7 @@ uninstall:
 	scripts/apparmor-profile uninstall $(DESTDIR)
 
 format:
-	clang-format -i include/*.h src/lib/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
+	clang-format -i include/*.h src/lib/*/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
 
 clean:
 	rm -rf build build-asan build-distro

@@ -37,7 +37,7 @@
 
 #include "procage.h"
 /* Internal: the cage's seccomp programs, to time their installation. */
-#include "seccomp.h"
+#include "kernel/seccomp.h"
 
 extern char **environ;
 

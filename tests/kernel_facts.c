@@ -38,7 +38,7 @@
 
 #include "caged.h"
 #include "facts.h"
-#include "syscalls.h"
+#include "base/syscalls.h"
 #include "tap.h"
 
 /* ---- the facts ----------------------------------------------------------- */

@@ -17,12 +17,12 @@
 #include <errno.h>
 #include <sched.h>
 /*
- * libseccomp's header; src/lib/seccomp.h has the same name, so the build
+ * libseccomp's header; src/lib/kernel/seccomp.h has the same name, so the build
  * must not put src/lib on the <> search path (use -iquote).
  */
 #include <seccomp.h>
 #ifndef SCMP_VER_MAJOR
-#error "libseccomp's <seccomp.h> is shadowed by src/lib/seccomp.h: use -iquote src/lib"
+#error "libseccomp's <seccomp.h> is shadowed by src/lib/kernel/seccomp.h: use -iquote src/lib"
 #endif
 #include <stdio.h>
 #include <string.h>

@@ -26,7 +26,7 @@
 
 #include "cli.h"
 #include "learn_hosts.h"
-#include "text_escape.h"
+#include "base/text_escape.h"
 
 #define LEARN_MAX_RUNS 8
 /*

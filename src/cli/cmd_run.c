@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "ahead.h"
+#include "base/json.h"
+#include "cage/ahead.h"
 #include "run_options.h"
 
 static const struct option run_long_options[] = {

@@ -20,7 +20,7 @@
 #include "procage.h"
 #include "proxy/allowlist.h"
 #include "proxy/dest.h"
-#include "text_escape.h"
+#include "base/text_escape.h"
 
 static const char proxy_prefix[] = "connect ";
 static const char proxy_reason[] = ": not an allowed host of the proxy (--allow-host ";

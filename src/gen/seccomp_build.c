@@ -20,13 +20,13 @@
 #include "seccomp_build.h"
 
 /*
- * libseccomp's header has the same name as src/lib/seccomp.h: with
+ * libseccomp's header has the same name as src/lib/kernel/seccomp.h: with
  * -Isrc/lib it would be shadowed. The build must name src/lib with
  * -iquote; fail loudly if not.
  */
 #include <seccomp.h>
 #ifndef SCMP_VER_MAJOR
-#error "libseccomp's <seccomp.h> is shadowed by src/lib/seccomp.h: use -iquote src/lib"
+#error "libseccomp's <seccomp.h> is shadowed by src/lib/kernel/seccomp.h: use -iquote src/lib"
 #endif
 
 #include <errno.h>
@@ -42,7 +42,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "seccomp_handwritten.h"
 #include "seccomp_rules.h"
 

@@ -11,7 +11,7 @@
 #include <linux/filter.h>
 
 #include "procage.h"
-#include "seccomp.h"
+#include "kernel/seccomp.h"
 
 /*
  * Build the program for these options. On success prog->filter is

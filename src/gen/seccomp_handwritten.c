@@ -49,7 +49,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "seccomp_rules.h"
 
 #define X32_SYSCALL_BIT 0x40000000u

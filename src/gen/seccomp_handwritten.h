@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "procage.h"
-#include "seccomp.h"
+#include "kernel/seccomp.h"
 
 /* Most instructions the prologue, and the blocks, may take. */
 #define SECCOMP_PROLOGUE_MAX 32

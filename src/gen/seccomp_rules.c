@@ -281,7 +281,7 @@ const size_t seccomp_n_refused_ip_types = N_ELEMS(seccomp_refused_ip_types);
  * denial are granted reading only, and making an entry in them needs the
  * supervisor. Every call that makes, removes, renames or links an entry
  * goes to it; it performs those aimed at such a directory and lets the
- * others through to Landlock (src/lib/broker.c). openat2 passes its flags
+ * others through to Landlock (src/lib/watch/broker.c). openat2 passes its flags
  * in memory, out of the filter's reach: all of it goes. truncate64 is
  * i386's.
  */
@@ -336,7 +336,7 @@ const size_t seccomp_n_broker_open_flags = N_ELEMS(seccomp_broker_open_flags);
  * The metadata broker (tier T2): Landlock (ABI 7) judges no change of an
  * inode's owner or times, so these go to the supervisor whatever their
  * arguments, which performs them only on inodes inside the write grants
- * (src/lib/broker_meta.c). chmod and its kin go there too, through their
+ * (src/lib/watch/broker_meta.c). chmod and its kin go there too, through their
  * mode blocks (seccomp_handwritten.c), once the set-id and sticky bits are
  * refused. The 16-bit chown calls and the *32 and time64 forms are i386's.
  */

@@ -26,7 +26,7 @@ static void wipe(struct caged_result *r)
 	memset(r->out, 0, sizeof r->out);
 }
 
-/* Listed by name in the secrets class (src/lib/classes.c): not what is sought here. */
+/* Listed by name in the secrets class (src/lib/policy/classes.c): not what is sought here. */
 static bool listed_by_class(const char *path)
 {
 	static const char *const listed[] = { "/etc/shadow",	       "/etc/shadow-",

@@ -17,7 +17,7 @@
 
 #include "caged.h"
 #include "facts.h"
-#include "syscalls.h"
+#include "base/syscalls.h"
 
 struct facts_host host;
 

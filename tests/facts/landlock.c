@@ -17,7 +17,7 @@
 
 #include "caged.h"
 #include "facts.h"
-#include "syscalls.h"
+#include "base/syscalls.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

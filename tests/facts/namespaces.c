@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "facts.h"
-#include "syscalls.h"
+#include "base/syscalls.h"
 
 #ifndef __NR_clone3
 #define __NR_clone3 435

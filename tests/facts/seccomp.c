@@ -18,8 +18,8 @@
 
 #include "facts.h"
 #include "procage.h"
-#include "seccomp.h"
-#include "syscalls.h"
+#include "kernel/seccomp.h"
+#include "base/syscalls.h"
 
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438

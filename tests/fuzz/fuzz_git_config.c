@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "git_config.h"
+#include "base/git_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

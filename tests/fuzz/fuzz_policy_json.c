@@ -2,9 +2,9 @@
  * libFuzzer target for the JSON reader and the policy reader built on it.
  *
  *   clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
- *     -Iinclude -Isrc/lib tests/fuzz/fuzz_policy_json.c src/lib/json.c \
- *     src/lib/policy_json.c src/lib/policy_json_reader.c src/lib/policy_json_keys.c \
- *     src/lib/policy_json_limits.c src/lib/policy.c src/lib/error.c -o fuzz_policy_json
+ *     -Iinclude -Isrc/lib tests/fuzz/fuzz_policy_json.c src/lib/base/json.c \
+ *     src/lib/policy/policy_json.c src/lib/policy/policy_json_reader.c src/lib/policy/policy_json_keys.c \
+ *     src/lib/policy/policy_json_limits.c src/lib/policy/policy.c src/lib/base/error.c -o fuzz_policy_json
  *   ./fuzz_policy_json -max_total_time=60
  *
  * Besides crashes and leaks, it traps when a promise of the API is broken:
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "procage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -3,7 +3,7 @@
  * the supervisor (USER_NOTIF) whatever else the variant is, and nothing
  * else changes; without the broker they stay allowed (Landlock judges).
  */
-#include "notify.h"
+#include "watch/notify.h"
 #include "seccomp_rules.h"
 #include "seccomp_sim.h"
 
@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 
 #include "bpf_sim.h"
-#include "seccomp.h"
+#include "kernel/seccomp.h"
 
 static bool variant_broker(int v)
 {

@@ -5,7 +5,7 @@
  * the filter switched off; the x32 and i386 entries are tried as well.
  */
 #include "seccomp_sim.h"
-#include "seccomp.h"
+#include "kernel/seccomp.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "seccomp_programs.h"
+#include "kernel/seccomp_programs.h"
 
 #define X32_SYSCALL_BIT 0x40000000u
 #define RET_EPERM (SECCOMP_RET_ERRNO | EPERM)

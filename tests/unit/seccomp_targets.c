@@ -6,7 +6,7 @@
  * calls that name another process by pid.
  */
 #include "seccomp_sim.h"
-#include "notify.h"
+#include "watch/notify.h"
 #include "seccomp_rules.h"
 
 #include <errno.h>

@@ -25,11 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "policy.h"
+#include "base/error.h"
+#include "policy/policy.h"
 #include "procage.h"
 #include "tap.h"
-#include "tmpdir.h"
+#include "run/tmpdir.h"
 
 /* The header marks some arguments nonnull; a binding may pass NULL anyway. */
 static void *const volatile null_pointer = NULL;

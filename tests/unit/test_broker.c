@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "broker_zones.h"
-#include "entry_grants.h"
+#include "cage/broker_zones.h"
+#include "cage/entry_grants.h"
 #include "tap.h"
-#include "tmpdir.h"
+#include "run/tmpdir.h"
 
 static void test_git_names(void)
 {

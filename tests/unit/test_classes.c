@@ -12,13 +12,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "classes.h"
-#include "hardlinks.h"
-#include "repositories.h"
-#include "path_aliases.h"
-#include "root_private.h"
+#include "policy/classes.h"
+#include "discover/hardlinks.h"
+#include "discover/repositories.h"
+#include "discover/path_aliases.h"
+#include "discover/root_private.h"
 #include "tap.h"
-#include "tmpdir.h"
+#include "run/tmpdir.h"
 
 static char *file_read(const char *path)
 {

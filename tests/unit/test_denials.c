@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classes.h"
-#include "denials.h"
+#include "policy/classes.h"
+#include "cage/denials.h"
 #include "tap.h"
 
 static struct denial_rules rules;

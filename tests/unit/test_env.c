@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
-#include "policy.h"
+#include "plan/env.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static void test_credential_names(void)

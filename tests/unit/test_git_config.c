@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "git_config.h"
+#include "base/git_config.h"
 #include "tap.h"
 
 struct config_case {

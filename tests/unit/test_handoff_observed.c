@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "handoff_observed.h"
+#include "watch/handoff_observed.h"
 #include "procage.h"
 #include "tap.h"
 

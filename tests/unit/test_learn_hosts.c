@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "denials.h"
+#include "cage/denials.h"
 #include "learn_hosts.h"
 #include "tap.h"
 

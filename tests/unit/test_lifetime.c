@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cage.h"
-#include "seccomp_programs.h"
+#include "cage/cage.h"
+#include "kernel/seccomp_programs.h"
 #include "tap.h"
 
 static char workspace[256];

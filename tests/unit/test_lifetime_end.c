@@ -40,7 +40,7 @@
 #include "procage.h"
 #include "proxy/resolver.h"
 #include "tap.h"
-#include "tmpdir.h"
+#include "run/tmpdir.h"
 
 static char workspace[256], tmp_base[256];
 static struct procage_cage *cage;

@@ -9,12 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cage.h"
-#include "landlock.h"
-#include "plan.h"
-#include "syscalls.h"
+#include "cage/cage.h"
+#include "kernel/landlock.h"
+#include "plan/plan.h"
+#include "base/syscalls.h"
 #include "tap.h"
-#include "tmpdir.h"
+#include "run/tmpdir.h"
 
 static char workspace[256];
 

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "command.h"
-#include "env.h"
-#include "policy.h"
+#include "plan/command.h"
+#include "plan/env.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static void test_allow(void)

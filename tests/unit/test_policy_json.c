@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 #include "procage.h"
 #include "tap.h"
 

@@ -17,11 +17,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "policy.h"
+#include "base/json.h"
+#include "policy/policy.h"
 #include "procage.h"
 #include "tap.h"
-#include "tmpdir.h"
+#include "run/tmpdir.h"
 
 static char tmp[256];
 

@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "syscall_arity.h"
+#include "watch/report.h"
+#include "base/syscall_arity.h"
 #include "tap.h"
 
 /* The file's lines, read back from its descriptor. */

@@ -17,18 +17,18 @@
  * variants) and seccomp_kernel.c (the real kernel).
  */
 #include "bpf_sim.h"
-#include "error.h"
+#include "base/error.h"
 #include "seccomp_sim.h"
-#include "seccomp.h"
+#include "kernel/seccomp.h"
 #include "seccomp_build.h"
-#include "seccomp_programs.h"
+#include "kernel/seccomp_programs.h"
 #include "seccomp_rules.h"
 #include "tap.h"
 
-/* libseccomp, for the call numbers of each ABI; see src/lib/seccomp.c. */
+/* libseccomp, for the call numbers of each ABI; see src/lib/kernel/seccomp.c. */
 #include <seccomp.h>
 #ifndef SCMP_VER_MAJOR
-#error "libseccomp's <seccomp.h> is shadowed by src/lib/seccomp.h: use -iquote src/lib"
+#error "libseccomp's <seccomp.h> is shadowed by src/lib/kernel/seccomp.h: use -iquote src/lib"
 #endif
 
 #include <errno.h>

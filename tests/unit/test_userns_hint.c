@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "userns_hint.h"
+#include "host/userns_hint.h"
 
 static char top[] = "/tmp/procage-hint.XXXXXX";
 static int case_number;

@@ -6,7 +6,7 @@
  * stricter form (addresses in four decimal parts) because a caller who wrote
  * "010.0.0.1" most likely did not mean 8.0.0.1.
  */
-#include "proxy/allowlist.h"
+#include "allowlist.h"
 
 #include <errno.h>
 #include <ifaddrs.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* Ranges narrower than these are fine; wider ones allow too much of the
  * internet to be called an allowlist. */

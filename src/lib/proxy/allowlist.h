@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "procage.h"
-#include "proxy/dest.h"
+#include "dest.h"
 
 struct allowlist;
 

@@ -12,7 +12,7 @@
  * fd nothing waits on is out of the epoll set, so a stalled or half-closed
  * peer produces no events and holds back only its own connection.
  */
-#include "proxy/conn.h"
+#include "conn.h"
 
 #include <errno.h>
 #include <netinet/in.h>

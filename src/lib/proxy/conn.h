@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proxy/http.h"
-#include "proxy/proxy.h"
-#include "proxy/pump.h"
-#include "proxy/resolver.h"
+#include "http.h"
+#include "proxy.h"
+#include "pump.h"
+#include "resolver.h"
 
 enum conn_state { CONN_READ_HEAD, CONN_RESOLVING, CONN_CONNECTING, CONN_TUNNEL, CONN_RESPOND, CONN_LINGER };
 enum tag_kind { TAG_LISTENER, TAG_STOP, TAG_RESOLVER, TAG_CLIENT, TAG_UPSTREAM };

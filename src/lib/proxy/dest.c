@@ -5,7 +5,7 @@
  * the middle is something it sees and refuses instead of a place where two
  * readers stop at different points.
  */
-#include "proxy/dest.h"
+#include "dest.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

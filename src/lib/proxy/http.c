@@ -6,7 +6,7 @@
  * a folded header, two Host headers, Content-Length beside
  * Transfer-Encoding) is refused instead of interpreted.
  */
-#include "proxy/http.h"
+#include "http.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proxy/dest.h"
+#include "dest.h"
 
 /* A request head larger than this is refused (431). */
 #define HTTP_HEAD_MAX 16384

@@ -3,7 +3,7 @@
  * set, every connection a state machine in conn.c. Deadlines are checked by
  * a sweep every 100 ms, so a timeout is exact to a tenth of a second.
  */
-#include "proxy/conn.h"
+#include "conn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 
 #define SWEEP_MS 100
 #define ACCEPT_BATCH 32

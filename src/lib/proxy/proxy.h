@@ -28,8 +28,8 @@
 #include <stdint.h>
 
 #include "procage.h"
-#include "proxy/allowlist.h"
-#include "proxy/dest.h"
+#include "allowlist.h"
+#include "dest.h"
 
 /* How many addresses of one name are kept (and checked, and tried). */
 #define PROXY_MAX_ADDRS 16

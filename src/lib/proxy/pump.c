@@ -1,7 +1,7 @@
 /*
  * Moving bytes one way between two non-blocking sockets. See pump.h.
  */
-#include "proxy/pump.h"
+#include "pump.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
  * worker hold a reference, and the last to let go frees it. A worker that
  * finishes a lookup after the pool stopped drops the answer.
  */
-#include "proxy/resolver.h"
+#include "resolver.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 
 #define RESOLVER_MAX_THREADS 8
 

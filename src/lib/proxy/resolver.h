@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "procage.h"
-#include "proxy/proxy.h"
+#include "proxy.h"
 
 struct resolver_job {
 	char name[DEST_NAME_MAX_LEN + 1];

@@ -1,0 +1,148 @@
+/* A cage: a policy checked against the host, ready to spawn. */
+#ifndef PROCAGE_CAGE_H
+#define PROCAGE_CAGE_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+
+#include "watch/broker_net.h"
+#include "broker_zones.h"
+#include "denials.h"
+#include "kernel/landlock.h"
+#include "paths.h"
+#include "policy/policy.h"
+
+/* Where POSIX shared memory and semaphores live (glibc's shm_open, sem_open). */
+#define CAGE_SHM_DIR "/dev/shm"
+/* Where pseudo-terminals are made (openpty) and live. */
+#define CAGE_PTMX "/dev/ptmx"
+#define CAGE_PTS_DIR "/dev/pts"
+
+/* Tier T1: a devpts instance of the run's own (cage_choose_pts). */
+enum cage_pts {
+	CAGE_PTS_HOST,      /* none: the host's /dev/pts, granted or not */
+	CAGE_PTS_ONLY,      /* over /dev/pts; /dev/ptmx is a link into it */
+	CAGE_PTS_WITH_PTMX, /* over /dev/pts, and its ptmx over /dev/ptmx */
+};
+
+struct procage_cage {
+	struct procage_policy *policy; /* the cage's own copy */
+	int tier;
+	struct landlock_config landlock;
+	struct landlock_grant *grants; /* paths resolved and pinned at cage time */
+	size_t n_grants;
+	struct cage_path *denials; /* T1: masked at spawn; ancestors first */
+	size_t n_denials;
+	struct cage_path *sockets; /* the Unix sockets granted (T1: left unmasked) */
+	size_t n_sockets;
+	struct cage_path *examined; /* hidden and protected locations, for the hard-link check */
+	size_t n_examined;
+	struct sock_fprog seccomp;
+	struct sock_fprog seccomp_unbrokered; /* the same without the broker (exec mode) */
+	/*
+	 * seccomp lets the listener hand-over's sendmsg through unbrokered
+	 * (the network broker variants): the child stacks
+	 * seccomp_handover_closed once it is made.
+	 */
+	bool seccomp_handover_open;
+	/* T2: where the supervisor makes the cage's new entries (broker_zones.h). */
+	struct broker_zones zones;
+	/* T2: chmod, chown and utimes go to the supervisor's broker (broker_meta.h). */
+	bool broker_metadata;
+	/*
+	 * T2: the directories entry grants leave unlistable (a hidden path
+	 * below), when listing-shows-hidden-names is not accepted: how many,
+	 * and the first, for fit to say so. (Accepted, they are in zones.)
+	 */
+	size_t n_unlistable;
+	char *unlistable_first;
+	/* T2 loopback mode: the network calls go to the broker (broker_net.h). */
+	enum broker_net_mode net_broker;
+	/* T2 with --socket: Unix connects by path go to the broker (broker_unix.c). */
+	bool unix_brokered;
+	/*
+	 * Private temporary directories, or NULL for none. Tier T2: where
+	 * each run's directory is made on the host. Tier T1: the directory a
+	 * tmpfs of the run's own is mounted over, in the run's mount
+	 * namespace (nothing is made on the host); it is the run's TMPDIR.
+	 */
+	char *tmp_base;
+	bool tmp_mounted; /* tier T1: tmp_base is covered by a tmpfs per run */
+	/*
+	 * Tier T1 with tmp_mounted: the host's POSIX shared memory directory
+	 * (/dev/shm, canonical), covered by a tmpfs of the run's own too; or
+	 * NULL (cage_choose_shm).
+	 */
+	char *shm_mount;
+	enum cage_pts pts_private;
+	bool own_proc;    /* tier T1, not a root caller: the run's own /proc readable */
+	/*
+	 * The Landlock ruleset of the cage's grants, made once, or -1 when
+	 * its runs need rules of their own (cage_run_rules_needed): then
+	 * each spawn builds a ruleset of its run's.
+	 */
+	int landlock_fd;
+	/*
+	 * A root caller's T1 cage: the user namespace of the id-mapped /etc
+	 * each run sees instead of the walk for root-only files
+	 * (root_private.h); -1 when the walk was made.
+	 */
+	int root_private_userns_fd;
+	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
+	struct handoff_snapshot *handoff_snapshot; /* the discovery, for the first run's report */
+	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
+	/* The policy's explain option: the rules its refusals are judged by; or NULL. */
+	struct denial_rules *denial_rules;
+};
+
+/* How fit can make a refused policy enforceable on this host. */
+enum cage_fix_kind {
+	CAGE_FIX_NONE,      /* nothing but a different policy or host */
+	CAGE_FIX_ACCEPT,    /* accept the approximation */
+	CAGE_FIX_DROP_RULE, /* drop the rule for path */
+	CAGE_FIX_NETWORK_OFF, /* turn the network off */
+};
+
+struct cage_fix {
+	enum cage_fix_kind kind;
+	int approximation; /* enum policy_approximation */
+	char path[4096];
+};
+
+/* Do the cage's runs need the supervisor's broker (entries or metadata)? */
+static inline bool cage_brokered(const struct procage_cage *c)
+{
+	return c->zones.n > 0 || c->zones.n_listing > 0 || c->broker_metadata ||
+	       c->net_broker != BROKER_NET_NONE || c->unix_brokered;
+}
+
+/*
+ * Do the cage's runs get Landlock rules of their own at spawn (their
+ * private temporary directory, their own /proc granted again)?
+ */
+bool cage_run_rules_needed(const struct procage_cage *c);
+/*
+ * Where the runs' private temporary directories go (c->tmp_base, and
+ * c->tmp_mounted on tier T1): the policy's base, else $TMPDIR, /tmp (and
+ * /var/tmp on T1), the first no grant makes reachable; refused when none
+ * can (cage_tmp.c).
+ */
+int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err);
+/* The granted path that contains path (itself included), or NULL. */
+const char *cage_grant_containing(const struct procage_cage *c, const char *path);
+/* A granted path that path contains (itself excluded), or NULL. */
+const char *cage_grant_within(const struct procage_cage *c, const char *path);
+/*
+ * Tier T1, private temporary directory mounted: c->shm_mount, the host's
+ * shared memory directory the run gets its own of, unless a grant reaches
+ * into or holds it (cage_dev.c).
+ */
+int cage_choose_shm(struct procage_cage *c, struct procage_error *err);
+/* Tier T1: c->pts_private, unless a grant reaches /dev/pts or /dev/ptmx (cage_dev.c). */
+void cage_choose_pts(struct procage_cage *c);
+
+/* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
+int cage_make(const struct procage_policy *policy, struct procage_cage **out,
+	      struct cage_fix *fix, struct procage_error *err);
+
+#endif

@@ -1,0 +1,439 @@
+/*
+ * Judging an access against the rules a cage was made from: the first
+ * question is a class location (hidden, or read-only for what writes),
+ * then the grants. The answer names the rule and the narrowest flag that
+ * would allow the access (a per-location waiver, not the whole class).
+ */
+#include "denials.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cage.h"
+#include "policy/classes.h"
+#include "base/error.h"
+#include "paths.h"
+#include "discover/root_private.h"
+#include "base/text_escape.h"
+
+int denial_rules_add_grant(struct denial_rules *r, const char *path, enum procage_access access)
+{
+	char *copy = strdup(path);
+	struct denial_grant *grown =
+	    copy ? realloc(r->grants, (r->n_grants + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	r->grants = grown;
+	r->grants[r->n_grants++] = (struct denial_grant){copy, access};
+	return 0;
+}
+
+int denial_rules_add_location(struct denial_rules *r, const char *path, enum procage_access deny,
+			      int cls)
+{
+	char *copy = strdup(path);
+	struct denial_location *grown =
+	    copy ? realloc(r->locations, (r->n_locations + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	r->locations = grown;
+	r->locations[r->n_locations++] = (struct denial_location){copy, deny, cls};
+	return 0;
+}
+
+struct denial_rules *denial_rules_copy(const struct denial_rules *src)
+{
+	struct denial_rules *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->network = src->network;
+	r->tier = src->tier;
+	r->root_private_idmapped = src->root_private_idmapped;
+	r->trust_handoff = src->trust_handoff;
+	bool ok = !src->home || (r->home = strdup(src->home));
+	for (size_t i = 0; ok && i < src->n_grants; i++)
+		ok = denial_rules_add_grant(r, src->grants[i].path, src->grants[i].access) == 0;
+	for (size_t i = 0; ok && i < src->n_locations; i++)
+		ok = denial_rules_add_location(r, src->locations[i].path, src->locations[i].deny,
+					       src->locations[i].cls) == 0;
+	if (!ok) {
+		denial_rules_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void denial_rules_free(struct denial_rules *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_grants; i++)
+		free(r->grants[i].path);
+	for (size_t i = 0; i < r->n_locations; i++)
+		free(r->locations[i].path);
+	free(r->grants);
+	free(r->locations);
+	free(r->home);
+	free(r);
+}
+
+const char *denial_op_name(enum denial_op op)
+{
+	switch (op) {
+	case DENIAL_READ:
+		return "read";
+	case DENIAL_WRITE:
+		return "write";
+	case DENIAL_CREATE:
+		return "create";
+	case DENIAL_REMOVE:
+		return "remove";
+	case DENIAL_EXEC:
+		return "execute";
+	}
+	return "access";
+}
+
+/*
+ * path as the user would type it into a shell: ~/rest under the home, and
+ * quoted where a shell would read more than the name (escape_shell_word).
+ */
+static void user_path(const struct denial_rules *r, const char *path, char *out, size_t size)
+{
+	size_t h = r->home ? strlen(r->home) : 0;
+	if (h > 1 && strncmp(path, r->home, h) == 0 && (path[h] == '/' || !path[h])) {
+		/* ~ and its slash bare, for the shell to expand; the rest quoted. */
+		if (!path[h] || !path[h + 1]) {
+			snprintf(out, size, "~%s", path + h);
+			return;
+		}
+		if (size > 2) {
+			memcpy(out, "~/", 2);
+			escape_shell_word(out + 2, size - 2, path + h + 1);
+		}
+		return;
+	}
+	escape_shell_word(out, size, path);
+}
+
+/*
+ * The directory a grant should name for path: under the home, a dot
+ * directory whole (~/.npm for ~/.npm/_cacache/x: a tool's cache or state);
+ * otherwise the directory holding path (for an entry made or removed, the
+ * one it is made in).
+ */
+static void suggested_directory(const struct denial_rules *r, const char *path, char *dir,
+				size_t size)
+{
+	size_t h = r->home ? strlen(r->home) : 0;
+	snprintf(dir, size, "%s", path);
+	if (h > 1 && strncmp(path, r->home, h) == 0 && path[h] == '/' && path[h + 1] == '.') {
+		char *end = strchr(dir + h + 1, '/');
+		if (end)
+			*end = '\0';
+	} else {
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir)
+			*slash = '\0';
+		else if (slash)
+			slash[1] = '\0';
+	}
+}
+
+/*
+ * Is dir granted for reading, by a rule on dir itself? A --write of it
+ * would then conflict with that rule (a path has one), and it names
+ * system directories and the home, which no command should be offered to
+ * write whole.
+ */
+static bool read_granted_itself(const struct denial_rules *r, const char *dir)
+{
+	for (size_t i = 0; i < r->n_grants; i++)
+		if (r->grants[i].access == PROCAGE_READ && strcmp(r->grants[i].path, dir) == 0)
+			return true;
+	return false;
+}
+
+/* Does op need more than a read grant gives? */
+static bool op_writes(enum denial_op op)
+{
+	return op == DENIAL_WRITE || op == DENIAL_CREATE || op == DENIAL_REMOVE;
+}
+
+/* The deepest class or policy location holding path, or NULL. */
+static const struct denial_location *location_of(const struct denial_rules *r, const char *path)
+{
+	const struct denial_location *best = NULL;
+	for (size_t i = 0; i < r->n_locations; i++) {
+		const struct denial_location *l = &r->locations[i];
+		if (path_within(path, l->path) && (!best || strlen(l->path) > strlen(best->path)))
+			best = l;
+	}
+	return best;
+}
+
+/*
+ * Is op on path granted? An entry made or removed needs the right on the
+ * directory it is in: a grant of the entry itself does not give it.
+ */
+static bool granted(const struct denial_rules *r, enum denial_op op, const char *path)
+{
+	bool entry = op == DENIAL_CREATE || op == DENIAL_REMOVE;
+	for (size_t i = 0; i < r->n_grants; i++) {
+		const struct denial_grant *g = &r->grants[i];
+		if (!path_within(path, g->path) || (entry && strcmp(path, g->path) == 0))
+			continue;
+		if (!op_writes(op) || g->access == PROCAGE_WRITE)
+			return true;
+	}
+	return false;
+}
+
+static void set(struct denial *out, enum denial_op op, const char *subject, const char *reason)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->op, sizeof out->op, "%s", denial_op_name(op));
+	snprintf(out->subject, sizeof out->subject, "%s", subject);
+	snprintf(out->reason, sizeof out->reason, "%s", reason);
+}
+
+static bool judge_location(const struct denial_rules *r, enum denial_op op, const char *path,
+			   const struct denial_location *l, struct denial *out)
+{
+	char where[4096];
+	if (l->deny == PROCAGE_PROTECT && !op_writes(op))
+		return false;
+	set(out, op, path, l->deny == PROCAGE_HIDE ? "hidden" : "read-only");
+	snprintf(out->group, sizeof out->group, "%s", l->path);
+	if (l->cls == CAGE_PATH_ALIAS) {
+		/* A mount's other name: granting that name is the remedy. */
+		snprintf(out->rule, sizeof out->rule, "mount-alias");
+		return true;
+	}
+	if (l->cls < 0) {
+		/* The caller's own --hide or --protect: the remedy is to drop it. */
+		snprintf(out->rule, sizeof out->rule, "policy");
+		return true;
+	}
+	snprintf(out->rule, sizeof out->rule, "%s", class_name(l->cls));
+	/*
+	 * A waiver lifts one location the class lists, named as listed
+	 * (docs/classes.md); a repository's hooks and config only go with the
+	 * whole trust-handoff class.
+	 */
+	if (l->cls == CLASS_TRUST_HANDOFF) {
+		snprintf(out->flag, sizeof out->flag, "--waive %s", class_name(l->cls));
+		return true;
+	}
+	user_path(r, l->path, where, sizeof where);
+	snprintf(out->flag, sizeof out->flag, "--waive %s:%s", class_name(l->cls), where);
+	return true;
+}
+
+/*
+ * Tier T2: the broker refuses to make "NAME.lock" beside a protected NAME
+ * (git's lock files: config.lock would be renamed over config), so such a
+ * lock file is judged as NAME's location.
+ */
+static const struct denial_location *lock_file_location(const struct denial_rules *r,
+							enum denial_op op, const char *path)
+{
+	static const char lock[] = ".lock";
+	size_t len = strlen(path);
+	if (r->tier == PROCAGE_TIER_T1 || op != DENIAL_CREATE || len <= sizeof lock ||
+	    strcmp(path + len - (sizeof lock - 1), lock) != 0)
+		return NULL;
+	for (size_t i = 0; i < r->n_locations; i++) {
+		const struct denial_location *l = &r->locations[i];
+		if (strlen(l->path) == len - (sizeof lock - 1) &&
+		    strncmp(l->path, path, len - (sizeof lock - 1)) == 0)
+			return l;
+	}
+	return NULL;
+}
+
+/*
+ * Would the id-mapped /etc keep a read of path out? Only what others may
+ * read is readable there: every directory on the way must let others
+ * search it, and the last entry must let them read it.
+ */
+static bool root_private_refuses(const char *path)
+{
+	char prefix[4096];
+	struct stat st;
+	size_t tree_len = strlen(ROOT_PRIVATE_TREE);
+	if (!path_within(path, ROOT_PRIVATE_TREE) || strlen(path) >= sizeof prefix)
+		return false;
+	for (const char *slash = path + tree_len; slash; slash = strchr(slash + 1, '/')) {
+		memcpy(prefix, path, (size_t)(slash - path));
+		prefix[slash - path] = '\0';
+		if (stat(prefix, &st) != 0)
+			return false;
+		if (!(st.st_mode & S_IXOTH))
+			return true;
+	}
+	return stat(path, &st) == 0 && !(st.st_mode & S_IROTH);
+}
+
+/*
+ * A refusal below /dev (out already says "not granted"). Devices are
+ * granted one by one: a grant of /dev or of a directory in it would hand
+ * the run the host's disks (a root caller owns them), cameras and sound,
+ * and /dev/pts holds the user's terminals, whose input a run could read
+ * (a terminal /dev/ptmx makes lies there too: no grant of /dev/ptmx alone
+ * makes one usable).
+ * A disk's block device holds every file of its file systems, hidden ones
+ * too, and /dev/shm every program's shared memory. So the flag offered
+ * names the device itself, and none is offered for /dev whole, for the
+ * terminals, for a disk, for /dev/shm, or for making or removing an entry.
+ */
+static bool judge_device(const struct denial_rules *r, enum denial_op op, const char *path,
+			 struct denial *out)
+{
+	char device[4096];
+	struct stat st;
+	/*
+	 * Granting the host's shared memory would hand the run every other
+	 * program's segments: no flag is offered for it (cage_choose_shm).
+	 */
+	if (path_within(path, CAGE_SHM_DIR)) {
+		snprintf(out->rule, sizeof out->rule, "shared-memory");
+		snprintf(out->group, sizeof out->group, "%s", CAGE_SHM_DIR);
+		return true;
+	}
+	/* A terminal made by /dev/ptmx is reached by its name in /dev/pts. */
+	bool terminals = path_within(path, "/dev/pts") || strcmp(path, "/dev/ptmx") == 0;
+	bool disk = stat(path, &st) == 0 && S_ISBLK(st.st_mode);
+	if (terminals || disk || strcmp(path, "/dev") == 0 || op == DENIAL_CREATE ||
+	    op == DENIAL_REMOVE) {
+		snprintf(out->rule, sizeof out->rule, "%s",
+			 terminals ? "terminals" : disk ? "disks" : "devices");
+		snprintf(out->group, sizeof out->group, "%s",
+			 terminals ? "/dev/pts" : disk ? path : "/dev");
+		return true;
+	}
+	snprintf(out->rule, sizeof out->rule, "grants");
+	user_path(r, path, device, sizeof device);
+	snprintf(out->flag, sizeof out->flag, "%s %s", op_writes(op) ? "--write" : "--read",
+		 device);
+	snprintf(out->group, sizeof out->group, "%s", out->flag);
+	return true;
+}
+
+bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const char *path,
+		       struct denial *out)
+{
+	char dir[4096], written[4096];
+	if (path[0] != '/')
+		return false;
+	const struct denial_location *l = location_of(r, path);
+	if (!l)
+		l = lock_file_location(r, op, path);
+	if (l)
+		return judge_location(r, op, path, l, out);
+	if (r->root_private_idmapped && op == DENIAL_READ && root_private_refuses(path)) {
+		set(out, op, path, "hidden");
+		snprintf(out->group, sizeof out->group, "%s", path);
+		snprintf(out->rule, sizeof out->rule, "%s", class_name(CLASS_SECRETS));
+		/* Root-only system files go only with the whole class. */
+		snprintf(out->flag, sizeof out->flag, "--waive %s", class_name(CLASS_SECRETS));
+		return true;
+	}
+	if (granted(r, op, path))
+		return false;
+	set(out, op, path, "not granted");
+	if (path_within(path, "/dev"))
+		return judge_device(r, op, path, out);
+	suggested_directory(r, path, dir, sizeof dir);
+	/*
+	 * A write grant holding the home would let the command make the
+	 * startup files and configuration that do not exist yet (the
+	 * default policy refuses such a working directory for that reason).
+	 */
+	bool home = r->home && path_within(r->home, dir);
+	if (op_writes(op) && (home || read_granted_itself(r, dir))) {
+		snprintf(out->rule, sizeof out->rule, "%s", home ? "home" : "read-grant");
+		snprintf(out->group, sizeof out->group, "%s", dir);
+		return true;
+	}
+	snprintf(out->rule, sizeof out->rule, "grants");
+	user_path(r, dir, written, sizeof written);
+	/* A rule takes an existing path; --write-new makes the directory first. */
+	struct stat st;
+	bool missing = op_writes(op) && lstat(dir, &st) != 0 && errno == ENOENT;
+	snprintf(out->flag, sizeof out->flag, "%s %s",
+		 !op_writes(op) ? "--read" : missing ? "--write-new" : "--write", written);
+	snprintf(out->group, sizeof out->group, "%s", out->flag);
+	return true;
+}
+
+void denial_judge_socket(const struct denial_rules *r, bool udp, struct denial *out)
+{
+	(void)r;
+	memset(out, 0, sizeof *out);
+	snprintf(out->op, sizeof out->op, "socket");
+	snprintf(out->subject, sizeof out->subject, "%s", udp ? "udp" : "ip");
+	/* A resolver's first step: the datagram socket to its name server. */
+	snprintf(out->reason, sizeof out->reason, "%s",
+		 udp ? "network is off, DNS lookups too" : "network is off");
+	snprintf(out->rule, sizeof out->rule, "network");
+	snprintf(out->flag, sizeof out->flag, "--net on, or --net proxy --allow-host HOST");
+}
+
+/*
+ * The session lifetime finds the run's processes by their session, so no
+ * process of the run may leave it; programs that give a terminal to a
+ * child of theirs (pty.spawn, script, expect) make it a session leader
+ * first. The tree lifetime allows it, and its descendants die with the
+ * run all the same (docs/lifetime.md).
+ */
+void denial_judge_session(struct denial *out)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->op, sizeof out->op, "call");
+	snprintf(out->subject, sizeof out->subject, "setsid");
+	snprintf(out->reason, sizeof out->reason, "%s",
+		 "a session of its own is refused in the session lifetime");
+	snprintf(out->rule, sizeof out->rule, "lifetime");
+	snprintf(out->flag, sizeof out->flag, "--lifetime tree");
+}
+
+int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *paths,
+			    struct procage_error *err)
+{
+	struct denial_rules *r = calloc(1, sizeof *r);
+	const char *home = policy_home(c->policy);
+	bool ok = r && (!home || (r->home = strdup(home)));
+	for (size_t i = 0; ok && i < paths->n_grants; i++)
+		ok = denial_rules_add_grant(r, paths->grants[i].path, paths->grants[i].access) == 0;
+	/*
+	 * A run with a /proc of its own reads it (plan.c): the class that
+	 * hides the caller's /proc says nothing about the run's.
+	 */
+	if (ok && c->own_proc)
+		ok = denial_rules_add_grant(r, "/proc", PROCAGE_READ) == 0;
+	for (size_t i = 0; ok && i < paths->n_examined; i++) {
+		const char *where = paths->examined[i].path;
+		if (c->own_proc && path_within(where, "/proc"))
+			continue;
+		ok = denial_rules_add_location(r, where, paths->examined[i].access,
+					       paths->examined[i].cls) == 0;
+	}
+	if (!ok) {
+		denial_rules_free(r);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	r->network = c->policy->network;
+	r->tier = c->tier;
+	r->root_private_idmapped = c->root_private_userns_fd >= 0;
+	r->trust_handoff = !(c->policy->waived_classes & (1u << CLASS_TRUST_HANDOFF));
+	c->denial_rules = r;
+	return 0;
+}

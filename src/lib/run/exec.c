@@ -1,0 +1,170 @@
+/*
+ * exec mode: the calling process becomes the caged command. The same
+ * preparation as a spawn, then the same steps in the calling process
+ * itself, then exec. There is no reaper and no supervisor: the command's
+ * lifetime is the caller's, and nothing is left to remove a cgroup or a
+ * private temporary directory made on the host (tier T2) afterwards, so a
+ * cage that needs one is refused here.
+ *
+ * On tier T1 the namespaces are unshared (a user namespace needs a
+ * single-threaded process); a PID namespace would only hold the caller's
+ * children, not the caller, so exec mode has none, and no /proc of its
+ * own. Its private temporary directory (and shared memory) is a tmpfs in
+ * its mount namespace, and its terminals a devpts there, as a run's: gone with the last process that holds the namespace, with
+ * nothing to remove.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cage/cage.h"
+#include "base/error.h"
+#include "watch/handoff.h"
+#include "kernel/landlock.h"
+#include "plan/namespaces.h"
+#include "spawn.h"
+
+/* Before anything changes in this process: what exec mode cannot do. */
+static int exec_refusal(const struct procage_cage *cage, struct procage_error *err)
+{
+	if (cage->policy->private_tmp && !cage->tmp_mounted)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot give the command a private temporary directory "
+				 "on tier T2: nothing would remain to remove it from the host; turn "
+				 "private tmp off");
+	if (cage->policy->cgroup_memory || cage->policy->cgroup_pids)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot limit the whole run with a cgroup: nothing would "
+				 "remain to remove it; use resource limits (rlimits) or procage run");
+	if (cage->policy->reports)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot report refused calls: no supervisor remains to "
+				 "answer them; turn reports off or use procage run");
+	if (cage->policy->network == PROCAGE_NET_PROXY)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot serve a proxy: no supervisor remains; use "
+				 "procage run");
+	if (cage->net_broker != BROKER_NET_NONE)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot keep the network to loopback on tier T2: no "
+				 "supervisor remains to broker the connections; use procage run");
+	if (cage->unix_brokered)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot judge Unix socket connects on tier T2: no "
+				 "supervisor remains to broker them; use procage run");
+	return 0;
+}
+
+/*
+ * Tier T1: the tmpfs over the temporary-directory base, after the masks
+ * (one may lie below it), granted to the command in its own ruleset.
+ */
+static int exec_tmp_mount(struct plan *plan, const char *tmp, uint64_t rights,
+			  struct child_failure *f)
+{
+	int mnt = namespaces_private_tmp_mount(tmp);
+	if (mnt < 0) {
+		f->err = -mnt;
+		return mnt;
+	}
+	int rc = plan->landlock_per_run ? landlock_ruleset_add_fd(plan->landlock_fd, mnt, rights)
+					: -EPERM;
+	close(mnt);
+	if (rc < 0)
+		f->err = -rc;
+	return rc;
+}
+
+/*
+ * The namespaces, the id maps, the mounts, the tmpfs mounts and the
+ * devpts, in this process.
+ */
+static int exec_namespaces(struct plan *plan, const struct procage_cage *cage,
+			   struct child_failure *f)
+{
+	const char *tmp = cage->tmp_mounted ? cage->tmp_base : NULL;
+	int rc;
+	*f = (struct child_failure){ PROCAGE_STEP_NAMESPACES, 0, -1 };
+	if (unshare((int)plan->clone_namespaces) != 0) {
+		f->err = errno;
+		return -errno;
+	}
+	f->step = PROCAGE_STEP_ID_MAPS;
+	if ((rc = namespaces_id_maps_write(&plan->id_maps)) < 0) {
+		f->err = -rc;
+		return rc;
+	}
+	f->step = PROCAGE_STEP_MOUNTS;
+	if ((rc = namespaces_mounts_apply(plan, &f->index)) < 0) {
+		f->err = -rc;
+		return rc;
+	}
+	f->step = PROCAGE_STEP_NAMESPACES;
+	if (plan->loopback_up && (rc = namespaces_loopback_up()) < 0) {
+		f->err = -rc;
+		return rc;
+	}
+	f->step = PROCAGE_STEP_MOUNTS;
+	if (tmp && (rc = exec_tmp_mount(plan, tmp, cage->landlock.handled_fs, f)) < 0)
+		return rc;
+	if (cage->shm_mount &&
+	    (rc = exec_tmp_mount(plan, cage->shm_mount, cage->landlock.handled_fs, f)) < 0)
+		return rc;
+	if (!cage->pts_private)
+		return 0;
+	rc = namespaces_private_pts_lay(CAGE_PTS_DIR,
+					cage->pts_private == CAGE_PTS_WITH_PTMX ? CAGE_PTMX : NULL,
+					plan->landlock_per_run ? plan->landlock_fd : -1,
+					cage->landlock.handled_fs);
+	if (rc < 0)
+		f->err = -rc;
+	return rc;
+}
+
+PROCAGE_API int procage_exec(const struct procage_cage *cage,
+			     const struct procage_spawn_opts *opts, struct procage_error *err)
+{
+	struct procage_spawn_opts o;
+	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
+				 .plan = { .status_fd = -1, .landlock_fd = -1, .root_private_tree_fd = -1,
+					   .cgroup_procs_fd = -1 } };
+	struct child_failure f;
+	int rc;
+
+	error_clear(err);
+	if (!cage)
+		return error_set(err, -EINVAL, "no cage given");
+	handoff_snapshot_stale(cage->handoff_snapshot);
+	if ((rc = spawn_opts_copy(opts, &o, err)) < 0 || (rc = exec_refusal(cage, err)) < 0 ||
+	    (rc = spawn_prepare(cage, &o, &s, err)) < 0) {
+		spawn_state_release(&s);
+		return rc;
+	}
+	/*
+	 * No supervisor remains to broker entry calls: the directories
+	 * around a denial stay read-only, as entry-grants says.
+	 */
+	s.plan.seccomp = &cage->seccomp_unbrokered;
+	s.plan.seccomp_report = false;
+	s.plan.seccomp_after_handover = NULL; /* no listener is handed over */
+	/* No reaper, and the caller stays in its own PID namespace. */
+	s.plan.reaper = false;
+	s.plan.clone_namespaces &= ~(unsigned long)CLONE_NEWPID;
+	s.plan.private_proc = false;
+	s.plan.proc_rights = 0;
+
+	if (s.plan.clone_namespaces && exec_namespaces(&s.plan, cage, &f) < 0) {
+		if (f.step == PROCAGE_STEP_NAMESPACES && f.err == EINVAL)
+			rc = error_set_sys(err, f.err, f.step,
+					   "step namespaces: exec mode on tier T1 needs a "
+					   "single-threaded process to enter a user namespace");
+		else
+			rc = failure_to_error(&f, &s.plan, err);
+	} else {
+		child_steps(&s.plan, &f); /* returns only on failure */
+		rc = failure_to_error(&f, &s.plan, err);
+	}
+	spawn_state_release(&s);
+	return rc;
+}

@@ -1,0 +1,107 @@
+/*
+ * A run's reaper: a small process of the library's own between the caller
+ * and the target, one per run. It leads a new session as a child
+ * subreaper, starts the target (which applies the cage and execs), and
+ * when the target ends, or the caller asks, or the caller is gone, kills
+ * every process left of the run, reports the target's wait status and
+ * exits. On tier T1 with a PID namespace it is the namespace's first
+ * process, whose exit ends every other.
+ */
+#ifndef PROCAGE_REAPER_H
+#define PROCAGE_REAPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "plan/plan.h"
+
+/* Fixed-size messages on the run's socket (SOCK_SEQPACKET). */
+enum reaper_message_kind {
+	REAPER_STARTED = 1, /* reaper -> caller: value is the target's pid in the
+			     * reaper's PID namespace; the target's pidfd rides
+			     * along (SCM_RIGHTS) */
+	REAPER_STATUS = 2,  /* reaper -> caller: value is the target's wait status;
+			     * every other process of the run is gone */
+	REAPER_SIGNAL = 3,  /* caller -> reaper: forward signal value to the target */
+	REAPER_KILL = 4,    /* caller -> reaper: end the run now */
+	REAPER_PROXY_LISTENER = 5,   /* reaper -> caller: a proxy-only run's listener
+				      * (SCM_RIGHTS), made in the run's network namespace */
+	REAPER_SECCOMP_LISTENER = 6, /* target -> caller, before exec: the listener of
+				      * a reporting filter (SCM_RIGHTS) */
+	REAPER_LOST = 7,	     /* reaper -> caller, before the status: processes of
+				      * the run could not be seen or ended */
+	REAPER_TMPDIR_LEFT = 8,	     /* reaper -> caller, before the status: value is the
+				      * negative errno of a temporary directory left */
+};
+
+struct reaper_message {
+	int32_t kind;
+	int32_t value;
+};
+
+/* What the caller keeps of a started reaper. */
+struct reaper_handle {
+	pid_t pid;
+	int pidfd;       /* readable once the reaper, and so the run, is gone */
+	int socket;      /* the caller's end of the run's socket */
+	pid_t target;    /* the target's pid in the caller's PID namespace */
+	int proxy_listener;   /* received before the start, or -1 */
+	int seccomp_listener; /* likewise */
+	void *stacks;    /* the reaper's and the target's stacks */
+	size_t stacks_size;
+	bool lost;        /* REAPER_LOST came */
+	int tmpdir_left;  /* REAPER_TMPDIR_LEFT's value, or 0 */
+};
+
+/*
+ * What the reaper is started with: the plan, and the run's private
+ * temporary directory, granted tmp_rights. Tier T2: the reaper makes it
+ * (tmp_name in tmp_base) and removes it; tmp_name NULL for none. Tier
+ * T1: tmp_mount, when not NULL, is the directory it covers with a tmpfs
+ * of the run's own in the run's mount namespace (nothing on the host), and
+ * shm_mount, when not NULL, the shared memory directory it covers so.
+ */
+struct reaper_start {
+	struct plan *plan;
+	const char *tmp_base;
+	const char *tmp_name;
+	const char *tmp_mount;
+	const char *shm_mount;
+	uint64_t tmp_rights;
+	/* T1: a devpts of the run's own over pts_dir (and its ptmx over pts_ptmx), or NULL. */
+	const char *pts_dir;
+	const char *pts_ptmx;
+};
+
+/*
+ * Start a run's reaper for start->plan and learn whether the target
+ * started: 0 when it execs, 1 when a step failed (the record in *failure;
+ * the reaper is waited for and nothing is left), or a negative errno with
+ * err filled. status_read is the read end of the status pipe whose write
+ * end plan->status_fd holds; the plan's descriptors are closed on return.
+ */
+int reaper_launch(const struct reaper_start *start, int status_read, struct reaper_handle *out,
+		  struct child_failure *failure, struct procage_error *err);
+
+/*
+ * The reaper process's entry point (reaper.c), for reaper_launch's clone:
+ * arg is the struct reaper_start.
+ */
+int reaper_main(void *arg);
+
+/* Wait until the reaper has exited; release its stacks and descriptors. */
+void reaper_handle_release(struct reaper_handle *h);
+
+/*
+ * Read the reaper's final report: 0 with *status (h->lost and
+ * h->tmpdir_left say what it could not do), -EAGAIN when it has not come
+ * yet (only when nonblocking), -ECHILD when the reaper ended without one.
+ */
+int reaper_status_read(struct reaper_handle *h, bool nonblocking, int *status);
+
+/* Send a command; -ESRCH when the reaper no longer reads. */
+int reaper_command(struct reaper_handle *h, enum reaper_message_kind kind, int value);
+
+#endif

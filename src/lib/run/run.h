@@ -1,0 +1,21 @@
+/* A run: one spawn of a cage, its reaper and the caller's side of it. */
+#ifndef PROCAGE_RUN_H
+#define PROCAGE_RUN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "reaper.h"
+#include "watch/supervise.h"
+
+struct procage_run {
+	struct reaper_handle reaper;
+	bool ended;   /* the status is known and the reaper reaped */
+	int status;   /* the target's, in waitpid() form */
+	char *tmpdir; /* tier T2: the host directory, removed when the run ends */
+	char *tmpdir_inside; /* tier T1: the run's tmpfs, as the run sees it (nothing on the host) */
+	char *cgroup_dir; /* likewise */
+	struct run_supervision supervision; /* reports and the proxy, while it goes on */
+};
+
+#endif

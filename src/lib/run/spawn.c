@@ -1,0 +1,322 @@
+/*
+ * procage_spawn: prepare in the parent, start the run's reaper (reaper.c),
+ * which starts the target, which applies the cage; learn from the status
+ * pipe whether the target started. EOF on the pipe means exec succeeded
+ * (the write end is close-on-exec, and the reaper closes its copy once
+ * the target has started); one record means a step failed and the target
+ * never ran.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cage/cage.h"
+#include "host/cgroup.h"
+#include "plan/command.h"
+#include "plan/env.h"
+#include "base/error.h"
+#include "watch/handoff.h"
+#include "discover/hardlinks.h"
+#include "host/host.h"
+#include "cage/own_files.h"
+#include "plan/plan.h"
+#include "run.h"
+#include "spawn.h"
+#include "tmpdir.h"
+
+extern char **environ;
+
+static const char *const step_names[PROCAGE_STEP__COUNT] = {
+	[PROCAGE_STEP_PREPARE] = "prepare",
+	[PROCAGE_STEP_NAMESPACES] = "namespaces",
+	[PROCAGE_STEP_CGROUP] = "cgroup",
+	[PROCAGE_STEP_ID_MAPS] = "id_maps",
+	[PROCAGE_STEP_MOUNTS] = "mounts",
+	[PROCAGE_STEP_PROC] = "proc",
+	[PROCAGE_STEP_PROXY] = "proxy",
+	[PROCAGE_STEP_REAPER] = "reaper",
+	[PROCAGE_STEP_START] = "start",
+	[PROCAGE_STEP_PROCESS_GROUP] = "process_group",
+	[PROCAGE_STEP_RLIMITS] = "rlimits",
+	[PROCAGE_STEP_CWD] = "cwd",
+	[PROCAGE_STEP_FDS] = "fds",
+	[PROCAGE_STEP_CAPABILITIES] = "capabilities",
+	[PROCAGE_STEP_NO_NEW_PRIVS] = "no_new_privs",
+	[PROCAGE_STEP_LANDLOCK] = "landlock",
+	[PROCAGE_STEP_SECCOMP] = "seccomp",
+	[PROCAGE_STEP_EXEC] = "exec",
+};
+
+PROCAGE_API const char *procage_step_name(int step)
+{
+	if (step < 0 || step >= PROCAGE_STEP__COUNT || !step_names[step])
+		return "unknown";
+	return step_names[step];
+}
+
+int failure_to_error(const struct child_failure *f, const struct plan *plan,
+		     struct procage_error *err)
+{
+	const char *step = procage_step_name(f->step);
+	if (f->step == PROCAGE_STEP_EXEC)
+		return error_set_sys(err, f->err, f->step, "exec %s%s", plan->exec_path,
+				     f->err == EACCES ? " (the cage grants no execute right on "
+							"it, its interpreter or a library)"
+						      : "");
+	if (f->step == PROCAGE_STEP_FDS && f->index >= 0)
+		return error_set_sys(err, f->err, f->step, "step %s: passing descriptor %d as %d",
+				     step, plan->fds[f->index].parent_fd,
+				     plan->fds[f->index].child_fd);
+	if (f->step == PROCAGE_STEP_RLIMITS && f->index == PLAN_CORE_LIMIT_INDEX)
+		return error_set_sys(err, f->err, f->step,
+				     "step %s: setting resource limit core to %llu (no core dump "
+				     "leaves the run)",
+				     step, (unsigned long long)plan->core_limit.rlim_cur);
+	if (f->step == PROCAGE_STEP_RLIMITS && f->index >= 0)
+		return error_set_sys(err, f->err, f->step, "step %s: setting resource limit %s",
+				     step, policy_rlimit_name(plan->rlimits[f->index].resource));
+	if (f->step == PROCAGE_STEP_MOUNTS && f->index >= 0)
+		return error_set_sys(err, f->err, f->step, "step %s: %s %s", step,
+				     plan->mounts[f->index].kind == PLAN_MOUNT_READ_ONLY
+					     ? "making read-only"
+					     : "hiding",
+				     plan->mounts[f->index].path);
+	if (f->step == PROCAGE_STEP_CWD)
+		return error_set_sys(err, f->err, f->step, "step cwd: changing to %s", plan->cwd);
+	return error_set_sys(err, f->err, f->step, "step %s", step);
+}
+
+/* As the kernel bounds such structs by a page: a size beyond is a mistake, not a version. */
+#define SPAWN_OPTS_MAX_SIZE 4096
+
+int spawn_opts_copy(const struct procage_spawn_opts *opts, struct procage_spawn_opts *o,
+		    struct procage_error *err)
+{
+	memset(o, 0, sizeof *o);
+	if (!opts || opts->size < offsetof(struct procage_spawn_opts, envp))
+		return error_set(err, -EINVAL, "spawn options missing or their size not set");
+	/*
+	 * A caller built against a newer header passes a larger struct. As
+	 * the kernel's copy_struct_from_user: its extra bytes must all be
+	 * zero, since a field we do not know could be one that restricts.
+	 */
+	if (opts->size > SPAWN_OPTS_MAX_SIZE)
+		return error_set(err, -E2BIG, "spawn options of %zu bytes; at most %d",
+				 opts->size, SPAWN_OPTS_MAX_SIZE);
+	for (size_t i = sizeof *o; i < opts->size; i++)
+		if (((const unsigned char *)opts)[i])
+			return error_set(err, -E2BIG,
+					 "spawn options of %zu bytes set byte %zu, beyond the %zu "
+					 "this library knows (built against a newer procage.h?)",
+					 opts->size, i, sizeof *o);
+	memcpy(o, opts, opts->size < sizeof *o ? opts->size : sizeof *o);
+	if (!o->argv || !o->argv[0])
+		return error_set(err, -EINVAL, "no command given");
+	if (o->n_fds && !o->fds)
+		return error_set(err, -EINVAL, "%zu descriptors to pass but no map", o->n_fds);
+	if (o->cwd && o->cwd[0] != '/')
+		return error_set(err, -EINVAL, "working directory %s is relative", o->cwd);
+	return 0;
+}
+
+/* Limits of the whole run: a cgroup of the run's own, which the target joins. */
+static int spawn_cgroup(const struct procage_cage *cage, struct spawn_state *s,
+			struct procage_error *err)
+{
+	const struct procage_policy *p = cage->policy;
+	if (!p->cgroup_memory && !p->cgroup_pids)
+		return 0;
+	int rc = cgroup_create(host_facts_with_cgroup(), p->cgroup_memory, p->cgroup_pids,
+			       &s->cgroup_dir, &s->plan.cgroup_procs_fd, err);
+	s->plan.cgroup_dir = s->cgroup_dir;
+	return rc;
+}
+
+void spawn_state_release(struct spawn_state *s)
+{
+	if (s->plan.cgroup_procs_fd >= 0)
+		close(s->plan.cgroup_procs_fd);
+	s->plan.cgroup_procs_fd = -1;
+	if (s->cgroup_dir) {
+		cgroup_remove(s->cgroup_dir);
+		free(s->cgroup_dir);
+		s->cgroup_dir = NULL;
+	}
+	plan_release(&s->plan);
+	if (s->status_read >= 0)
+		close(s->status_read);
+	if (s->status_write >= 0)
+		close(s->status_write);
+	if (s->report_fd >= 0)
+		close(s->report_fd);
+	s->report_fd = -1;
+	if (s->proxy_port && s->proxy_listener >= 0)
+		close(s->proxy_listener);
+	s->proxy_port = 0;
+	env_free(s->env);
+	free(s->exec_path);
+	if (s->tmpdir) {
+		tmpdir_remove(s->tmpdir);
+		free(s->tmpdir);
+	}
+}
+
+int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_opts *o,
+		  struct spawn_state *s, struct procage_error *err)
+{
+	int rc, fds[2];
+	if ((rc = hardlinks_refusal(cage, err)) < 0)
+		return rc;
+	/* Tier T1 covers the base with a tmpfs of the run's own: nothing to choose. */
+	if (cage->tmp_base && !cage->tmp_mounted &&
+	    (rc = tmpdir_choose(cage->tmp_base, &s->tmpdir, &s->tmpdir_name, err)) < 0)
+		return rc;
+	const char *tmpdir = cage->tmp_mounted ? cage->tmp_base : s->tmpdir;
+	if ((rc = env_build_proxy(cage->policy, o->envp ? o->envp : environ, tmpdir,
+				  s->proxy_port ? s->proxy_port : POLICY_PROXY_PORT, &s->env, err)) < 0)
+		return rc;
+	if ((rc = command_resolve(o->argv[0], env_lookup(s->env, "PATH"), o->cwd,
+				  &s->exec_path, err)) < 0)
+		return rc;
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "creating the status pipe");
+	s->status_read = fds[0];
+	s->status_write = -1; /* the plan owns the write end from here */
+	/* The reaper makes the temporary directory and grants it (reaper_start). */
+	if ((rc = plan_build(cage, o, tmpdir, fds[1], &s->plan, err)) < 0)
+		return rc;
+	s->plan.exec_path = s->exec_path;
+	s->plan.envp = s->env;
+	s->plan.tmpdir = tmpdir;
+	if ((rc = spawn_cgroup(cage, s, err)) < 0)
+		return rc;
+	return 0;
+}
+
+/*
+ * Tier T2 proxy-only: the run's proxy listens on the host's loopback at a
+ * port the kernel picks (no namespace of the run's own to hold 3128); the
+ * broker lets the cage connect there only, and the proxy admits only the
+ * connections the broker made (net_admission.h).
+ */
+static int proxy_listener_open(struct spawn_state *s, struct procage_error *err)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 128) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return error_set_sys(err, e, PROCAGE_STEP_PROXY,
+				     "listening for the run's proxy on 127.0.0.1");
+	}
+	s->proxy_listener = fd;
+	s->proxy_port = ntohs(a.sin_port);
+	return 0;
+}
+
+PROCAGE_API int procage_spawn(const struct procage_cage *cage,
+			      const struct procage_spawn_opts *opts, struct procage_run **out,
+			      struct procage_error *err)
+{
+	struct procage_spawn_opts o;
+	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
+				 .plan = { .status_fd = -1, .landlock_fd = -1, .root_private_tree_fd = -1,
+					   .cgroup_procs_fd = -1 } };
+	struct reaper_handle reaper;
+	struct child_failure failure;
+	int rc;
+
+	error_clear(err);
+	if (!cage || !out)
+		return error_set(err, -EINVAL, "no cage or no place for the run given");
+	*out = NULL;
+	/* A report begun after this run starts must walk: the run may change the trees. */
+	handoff_snapshot_stale(cage->handoff_snapshot);
+	if ((rc = spawn_opts_copy(opts, &o, err)) < 0)
+		return rc;
+	struct procage_run *run = calloc(1, sizeof *run);
+	/* The run may outlive the cage: its own copy of where its TMPDIR is. */
+	if (run && cage->tmp_mounted && !(run->tmpdir_inside = strdup(cage->tmp_base))) {
+		free(run);
+		run = NULL;
+	}
+	if (!run)
+		return error_set(err, -ENOMEM, "out of memory");
+	/*
+	 * The report file is opened before the child exists, so that nothing
+	 * of this run can swap what its path names between the check and the
+	 * open; from here it is kept by descriptor.
+	 */
+	bool supervised = cage->policy->reports || cage->policy->network == PROCAGE_NET_PROXY ||
+			  cage_brokered(cage) || cage->denial_rules;
+	if (supervised && o.report_json_path &&
+	    (s.report_fd = own_files_open_report(cage, o.report_json_path, err)) < 0) {
+		rc = s.report_fd;
+		s.report_fd = -1;
+		goto fail;
+	}
+	if (cage->net_broker == BROKER_NET_PROXY && (rc = proxy_listener_open(&s, err)) < 0)
+		goto fail;
+	if ((rc = spawn_prepare(cage, &o, &s, err)) < 0)
+		goto fail;
+
+	struct reaper_start start = { .plan = &s.plan,
+				      .tmp_base = cage->tmp_base,
+				      .tmp_name = s.tmpdir_name,
+				      .tmp_mount = cage->tmp_mounted ? cage->tmp_base : NULL,
+				      .shm_mount = cage->shm_mount,
+				      .pts_dir = cage->pts_private ? CAGE_PTS_DIR : NULL,
+				      .pts_ptmx =
+					  cage->pts_private == CAGE_PTS_WITH_PTMX ? CAGE_PTMX : NULL,
+				      .tmp_rights = cage->landlock.handled_fs };
+	rc = reaper_launch(&start, s.status_read, &reaper, &failure, err);
+	if (rc == 1)
+		rc = failure_to_error(&failure, &s.plan, err);
+	if (rc < 0)
+		goto fail;
+	run->reaper = reaper;
+	/* The listeners are the supervision's from here, also on failure. */
+	if (supervised) {
+		int proxy_listener = reaper.proxy_listener;
+		if (s.proxy_port) {
+			proxy_listener = s.proxy_listener;
+			s.proxy_port = 0; /* the supervision's from here */
+		}
+		rc = supervision_start(&run->supervision, cage, reaper.seccomp_listener,
+				       proxy_listener, s.report_fd, s.plan.tmpdir, err);
+		s.report_fd = -1;
+		run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
+		if (rc < 0) {
+			run->tmpdir = s.tmpdir;
+			s.tmpdir = NULL;
+			procage_run_free(run);
+			spawn_state_release(&s);
+			return rc;
+		}
+	}
+	run->tmpdir = s.tmpdir;
+	s.tmpdir = NULL;
+	run->cgroup_dir = s.cgroup_dir;
+	s.cgroup_dir = NULL;
+	spawn_state_release(&s);
+	*out = run;
+	return 0;
+fail:
+	spawn_state_release(&s);
+	free(run->tmpdir_inside);
+	free(run);
+	return rc;
+}

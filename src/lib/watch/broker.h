@@ -1,0 +1,33 @@
+/*
+ * The broker (tier T2): the supervisor's answer to the entry calls of a
+ * cage with zones (broker_zones.h). For a call aimed at a zone, or at a
+ * tree the broker made in one during the run, it checks the name and
+ * performs the call itself, on its own copy of the arguments and relative
+ * to its own descriptor of the directory, and answers with the result. It
+ * answers CONTINUE only for calls it does not perform: the kernel then
+ * runs them under Landlock exactly as if there were no broker.
+ */
+#ifndef PROCAGE_BROKER_H
+#define PROCAGE_BROKER_H
+
+#include <linux/seccomp.h>
+
+#include "broker_net.h"
+#include "cage/broker_zones.h"
+
+struct broker;
+
+/*
+ * A broker with its own copy of zones (entry calls), answering the
+ * network calls under net (watch/broker_net.c). 0 or -ENOMEM.
+ */
+int broker_new(const struct broker_zones *zones, const struct broker_net_config *net,
+	       struct broker **out);
+void broker_free(struct broker *b);
+
+/* Is call (by name) one the broker answers? */
+bool broker_handles(const char *call);
+/* Answer the pending notification n, a call broker_handles, on listener. */
+void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call);
+
+#endif

@@ -1,0 +1,174 @@
+#include "broker_place.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/syscalls.h"
+
+/* How far up `..` a directory is looked for in a created tree. */
+#define BROKER_WALK_MAX 64
+
+static const struct broker_zone *zone_of(const struct broker_state *s, const struct stat *st)
+{
+	for (size_t i = 0; i < s->zones.n; i++)
+		if (s->zones.zones[i].dev == st->st_dev && s->zones.zones[i].ino == st->st_ino)
+			return &s->zones.zones[i];
+	return NULL;
+}
+
+static bool created_has(const struct broker_state *s, const struct stat *st)
+{
+	for (size_t i = 0; i < s->n_created; i++)
+		if (s->created[i].dev == st->st_dev && s->created[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+static bool device_has_zone(const struct broker_state *s, dev_t dev)
+{
+	for (size_t i = 0; i < s->zones.n; i++)
+		if (s->zones.zones[i].dev == dev)
+			return true;
+	return false;
+}
+
+bool broker_created_full(const struct broker_state *s)
+{
+	return s->n_created >= BROKER_CREATED_MAX;
+}
+
+int broker_created_add(struct broker_state *s, dev_t dev, ino_t ino)
+{
+	if (broker_created_full(s))
+		return -ENOSPC;
+	if ((s->n_created & (s->n_created - 1)) == 0) {
+		size_t room = s->n_created ? s->n_created * 2 : 16;
+		struct broker_created *grown = realloc(s->created, room * sizeof *grown);
+		if (!grown)
+			return -ENOMEM;
+		s->created = grown;
+	}
+	s->created[s->n_created++] = (struct broker_created){dev, ino};
+	return 0;
+}
+
+void broker_created_remove(struct broker_state *s, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < s->n_created; i++)
+		if (s->created[i].dev == dev && s->created[i].ino == ino) {
+			s->created[i] = s->created[--s->n_created];
+			return;
+		}
+}
+
+/*
+ * Is parent beneath a directory the broker made directly in a zone? Walk
+ * `..` up to the first zone; the entry of that zone the walk came through
+ * must be one the broker made (an entry that was there at cage time has
+ * Landlock rules of its own, and so has everything beneath it). A walk
+ * that reaches the root or its bound finds nothing: not brokered.
+ */
+static const struct broker_zone *created_tree_zone(const struct broker_state *s, int parent,
+						   const struct stat *parent_st)
+{
+	struct stat child = *parent_st, up_st;
+	int cur = parent;
+	const struct broker_zone *found = NULL;
+	for (int depth = 0; depth < BROKER_WALK_MAX; depth++) {
+		int up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cur != parent)
+			close(cur);
+		cur = parent;
+		if (up < 0)
+			break;
+		if (fstat(up, &up_st) != 0 ||
+		    (up_st.st_dev == child.st_dev && up_st.st_ino == child.st_ino)) {
+			close(up);
+			break;
+		}
+		const struct broker_zone *z = zone_of(s, &up_st);
+		if (z) {
+			close(up);
+			if (created_has(s, &child))
+				found = z;
+			break;
+		}
+		child = up_st;
+		cur = up;
+	}
+	if (cur != parent)
+		close(cur);
+	return found;
+}
+
+static int classify(struct broker_state *s, int parent, struct broker_place *p)
+{
+	struct stat st;
+	if (fstat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		close(parent);
+		return 0;
+	}
+	if ((p->zone = zone_of(s, &st))) {
+		/* The broker's own descriptor of the zone, opened at cage time. */
+		close(parent);
+		p->dir = p->zone->fd;
+		return 1;
+	}
+	if (s->n_created && device_has_zone(s, st.st_dev) &&
+	    (p->zone = created_tree_zone(s, parent, &st))) {
+		p->dir = p->owned = parent;
+		p->in_created = true;
+		return 1;
+	}
+	close(parent);
+	return 0;
+}
+
+int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_ok,
+			 struct broker_place *p)
+{
+	*p = (struct broker_place){.dir = -1, .owned = -1};
+	size_t len = strlen(path);
+	bool trailing = false;
+	while (len > 1 && path[len - 1] == '/') {
+		path[--len] = '\0';
+		trailing = true;
+	}
+	if (len == 0 || (trailing && !dir_ok) || strcmp(path, "/") == 0)
+		return 0;
+	char *slash = strrchr(path, '/');
+	const char *dir = ".";
+	p->name = path;
+	if (slash) {
+		*slash = '\0';
+		dir = slash == path ? "/" : path;
+		p->name = slash + 1;
+	}
+	/* . and .. name no new entry; the kernel answers them itself. */
+	if (strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0 || strlen(p->name) > NAME_MAX)
+		return 0;
+	/*
+	 * Links in the directory part are followed as the broker would, but
+	 * magic links (/proc/self/fd/N, /proc/PID/cwd) would be the broker's
+	 * own, not the cage's: refused, and the call left to the kernel. On
+	 * tier T2 the cage's root is the broker's (chroot is refused), so an
+	 * absolute path means the same to both.
+	 */
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_MAGICLINKS};
+	int parent = sys_openat2(dir[0] == '/' ? AT_FDCWD : base, dir, &how);
+	if (parent < 0)
+		return 0;
+	return classify(s, parent, p);
+}
+
+void broker_place_release(struct broker_place *p)
+{
+	if (p->owned >= 0)
+		close(p->owned);
+	p->owned = -1;
+}

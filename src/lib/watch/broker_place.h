@@ -1,0 +1,55 @@
+/*
+ * Where a brokered call lands: the directory that holds its final
+ * component, resolved by the broker itself from its own copy of the path,
+ * and whether that directory is a zone or lies in a tree the broker made
+ * in one during the run.
+ */
+#ifndef PROCAGE_BROKER_PLACE_H
+#define PROCAGE_BROKER_PLACE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cage/broker_zones.h"
+
+/* The directories the broker made directly in a zone, by identity. */
+struct broker_created {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* At most this many: a flood of mkdir costs the cage ENOSPC, not our memory. */
+#define BROKER_CREATED_MAX 65536
+
+struct broker_state {
+	struct broker_zones zones;
+	struct broker_created *created;
+	size_t n_created;
+};
+
+struct broker_place {
+	const struct broker_zone *zone; /* NULL: not brokered */
+	bool in_created;		/* beneath a directory the broker made: no name rules */
+	int dir;	  /* act relative to this: the zone's own descriptor, or owned */
+	int owned;	  /* a descriptor to close, or -1 */
+	const char *name; /* the final component, a single name */
+};
+
+/*
+ * Resolve path (the broker's copy, modified in place) from base (a
+ * directory of the broker's; unused for an absolute path). Trailing
+ * slashes are taken off where dir_ok (calls on directories), else such a
+ * path is not brokered. 1: brokered, place filled; 0: not brokered (the
+ * kernel and Landlock judge the call); negative errno: the broker failed.
+ */
+int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_ok,
+			 struct broker_place *place);
+void broker_place_release(struct broker_place *place);
+
+/* Note a directory made directly in a zone; -ENOSPC when the table is full. */
+int broker_created_add(struct broker_state *s, dev_t dev, ino_t ino);
+void broker_created_remove(struct broker_state *s, dev_t dev, ino_t ino);
+bool broker_created_full(const struct broker_state *s);
+
+#endif

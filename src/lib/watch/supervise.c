@@ -1,0 +1,186 @@
+#include "supervise.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "broker.h"
+#include "broker_meta.h"
+#include "cage/cage.h"
+#include "base/error.h"
+#include "policy/policy.h"
+#include "proxy/allowlist.h"
+#include "proxy/dest.h"
+#include "proxy/proxy.h"
+#include "base/text_escape.h"
+
+/* A request the proxy refused is a violation report too. */
+static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
+{
+	struct run_supervision *s = ctx;
+	char args[384];
+	snprintf(args, sizeof args, "\"%s\" (untrusted): %d %s", r->host, r->status, r->reason);
+	report_store_add(&s->reports, "proxy", args, 0);
+	if (s->denial_rules && r->status == 403) {
+		struct denial d = { .op = "connect", .reason = "not an allowed host of the proxy",
+				    .rule = "proxy" };
+		char host[DEST_AUTHORITY_BUF];
+		snprintf(d.subject, sizeof d.subject, "%s", r->canonical[0] ? r->canonical : r->host);
+		/*
+		 * The host without its port: what --allow-host takes. Only a
+		 * host the proxy could read as a name or an address is offered,
+		 * quoted as a shell reads it back ('[::1]'): the cage wrote the
+		 * request, and a host such as "a;cmd" or "$(cmd)" must not
+		 * become a command line to paste. An unreadable one keeps the
+		 * proxy's reason, without a flag.
+		 */
+		snprintf(host, sizeof host, "%s", r->canonical);
+		char *colon = strrchr(host, ':');
+		if (colon && !strchr(colon, ']'))
+			*colon = '\0';
+		if (host[0]) {
+			char word[sizeof host * 4 + 12];
+			escape_shell_word(word, sizeof word, host);
+			snprintf(d.flag, sizeof d.flag, "--allow-host %s", word);
+		} else {
+			snprintf(d.reason, sizeof d.reason, "%s", r->reason);
+		}
+		/*
+		 * A listed name that resolved inward: another entry of the
+		 * name would change nothing, so the proxy's own reason is
+		 * given, without a flag (procage learn must not read it as a
+		 * host to add).
+		 */
+		if (strncmp(r->reason, "name resolves to ", 17) == 0) {
+			const char *paren = strstr(r->reason, " (");
+			int n = paren ? (int)(paren - r->reason) : (int)strlen(r->reason);
+			snprintf(d.reason, sizeof d.reason, "%.*s", n, r->reason);
+			d.flag[0] = '\0';
+		}
+		denial_store_add(&s->denials, &d);
+	}
+}
+
+static int proxy_serve(struct run_supervision *s, const struct procage_cage *cage, int listener,
+		       struct procage_error *err)
+{
+	struct proxy_options options = { .report = proxy_refusal_record, .report_ctx = s };
+	if (s->admission_on) {
+		options.admit = net_admission_admit;
+		options.admit_ctx = &s->admission;
+	}
+	s->proxy_listener = listener;
+	/*
+	 * The run may outlive its cage (procage_cage_free right after the
+	 * spawn is allowed), so the proxy serves a list of its own, built
+	 * from the cage's entries by the same reader.
+	 */
+	const struct procage_policy *p = cage->policy;
+	int rc = allowlist_new((const char *const *)p->allow_hosts, p->n_allow_hosts,
+			       &s->allowlist, err);
+	if (rc < 0)
+		return rc;
+	return proxy_start(listener, s->allowlist, &options, &s->proxy, err);
+}
+
+int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
+		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
+		      struct procage_error *err)
+{
+	int rc = 0;
+	memset(s, 0, sizeof *s);
+	s->proxy_listener = -1;
+	s->json_fd = json_fd;
+	report_store_init(&s->reports, s->json_fd);
+	denial_store_init(&s->denials, s->json_fd);
+	handoff_observed_init(&s->handoff_observed);
+	s->reports_on = true;
+	struct observe_context observe = { NULL, &s->denials, NULL };
+	if (cage->denial_rules &&
+	    (!(s->denial_rules = denial_rules_copy(cage->denial_rules)) ||
+	     (tmpdir && denial_rules_add_grant(s->denial_rules, tmpdir, PROCAGE_WRITE) < 0)))
+		rc = error_set(err, -ENOMEM, "starting the supervisor: out of memory");
+	observe.rules = s->denial_rules;
+	if (s->denial_rules && s->denial_rules->trust_handoff)
+		observe.handoff = &s->handoff_observed;
+	struct broker_net_config net = { .mode = cage->net_broker };
+	/* The granted sockets' files as they are when the run starts. */
+	net.unix_paths = cage->unix_brokered;
+	for (size_t i = 0; rc == 0 && cage->unix_brokered && i < cage->n_sockets; i++)
+		if (broker_unix_grant_add(&net, cage->sockets[i].path) < 0)
+			rc = error_set(err, -E2BIG, "starting the broker: too many Unix sockets");
+	if (cage->net_broker == BROKER_NET_PROXY) {
+		/* The broker connects only to this listener, and tells the proxy whom. */
+		struct sockaddr_in a;
+		socklen_t len = sizeof a;
+		if (proxy_listener < 0 || getsockname(proxy_listener, (struct sockaddr *)&a, &len) != 0)
+			rc = error_set(err, -EINVAL, "starting the broker: no proxy listener");
+		net.proxy_port = rc == 0 ? ntohs(a.sin_port) : 0;
+		net_admission_init(&s->admission);
+		s->admission_on = true;
+		net.admission = &s->admission;
+	}
+	if (rc == 0 && seccomp_listener >= 0 && cage_brokered(cage) &&
+	    (rc = broker_new(&cage->zones, &net, &s->broker)) < 0)
+		error_set(err, rc, "starting the broker: out of memory");
+	if (rc == 0 && s->broker && cage->broker_metadata)
+		rc = broker_meta_start(s->broker, cage, tmpdir, err);
+	if (rc == 0 && seccomp_listener >= 0) {
+		rc = notify_start(&s->notify, seccomp_listener, &s->reports, s->broker, &observe,
+				  err);
+		seccomp_listener = -1;
+	}
+	if (rc == 0 && proxy_listener >= 0) {
+		rc = proxy_serve(s, cage, proxy_listener, err);
+		proxy_listener = -1;
+	}
+	if (seccomp_listener >= 0)
+		close(seccomp_listener);
+	if (proxy_listener >= 0)
+		close(proxy_listener);
+	if (rc < 0)
+		supervision_release(s);
+	return rc;
+}
+
+void supervision_stop(struct run_supervision *s)
+{
+	if (!s->reports_on || s->stopped)
+		return;
+	s->stopped = true;
+	proxy_stop(s->proxy);
+	s->proxy = NULL;
+	allowlist_free(s->allowlist);
+	s->allowlist = NULL;
+	if (s->proxy_listener >= 0)
+		close(s->proxy_listener);
+	s->proxy_listener = -1;
+	notify_stop(&s->notify);
+	broker_free(s->broker);
+	s->broker = NULL;
+	if (s->admission_on)
+		net_admission_destroy(&s->admission);
+	s->admission_on = false;
+	report_store_finish(&s->reports);
+	if (s->json_fd >= 0)
+		close(s->json_fd);
+	s->json_fd = -1;
+}
+
+void supervision_release(struct run_supervision *s)
+{
+	if (!s->reports_on)
+		return;
+	supervision_stop(s);
+	report_store_destroy(&s->reports);
+	denial_store_destroy(&s->denials);
+	handoff_observed_destroy(&s->handoff_observed);
+	denial_rules_free(s->denial_rules);
+	s->denial_rules = NULL;
+	s->reports_on = false;
+}

@@ -1,0 +1,55 @@
+/*
+ * What the caller's process does for a run while it goes on, beyond
+ * waiting: answer and record its refused system calls (violation reports),
+ * perform its entry calls in the broker's zones (tier T2) and serve its
+ * proxy (proxy-only networking).
+ */
+#ifndef PROCAGE_SUPERVISE_H
+#define PROCAGE_SUPERVISE_H
+
+#include "cage/denials.h"
+#include "handoff_observed.h"
+#include "cage/net_admission.h"
+#include "notify.h"
+#include "report.h"
+
+struct procage_cage;
+struct proxy;
+
+struct run_supervision {
+	struct report_store reports;
+	bool reports_on; /* the store is there (until supervision_release) */
+	bool stopped;
+	struct notify_supervisor notify;
+	struct broker *broker; /* the run's own copy of the cage's zones; or NULL */
+	struct proxy *proxy;
+	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
+	int proxy_listener; /* owned while the proxy serves it */
+	/* Tier T2 proxy-only: the cage's ports the proxy admits (net_admission.h). */
+	struct net_admission admission;
+	bool admission_on;
+	int json_fd;        /* report lines, or -1 */
+	/* Refusals explained (the cage's explain option): its own rules, or NULL. */
+	struct denial_rules *denial_rules;
+	struct denial_store denials;
+	/* What the observation saw written where git runs or reads (handoff_observed.h). */
+	struct handoff_observed handoff_observed;
+};
+
+/*
+ * Start supervising: the seccomp listener (or -1) is answered on a thread,
+ * the proxy listener (or -1) served by the cage's allowlist. json_fd (or
+ * -1), opened by own_files_open_report before the child existed, receives
+ * JSON lines. All three are taken over, also on failure. tmpdir (or
+ * NULL) is the run's private TMPDIR on the host, writable to it (a write
+ * root of the metadata broker).
+ */
+int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
+		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
+		      struct procage_error *err);
+/* Once the run has ended: stop, and write the final report lines. */
+void supervision_stop(struct run_supervision *s);
+/* Stop if still going, and free the reports. */
+void supervision_release(struct run_supervision *s);
+
+#endif
