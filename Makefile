@@ -47,7 +47,7 @@ OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 HARDEN := -fstack-protector-strong -fstack-clash-protection -fcf-protection
 endif
 CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) $(HARDEN) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	-Iinclude -iquote src/lib $(DEPS_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+	-Iinclude -iquote src/lib -iquote src $(DEPS_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(filter -fsanitize%,$(OPT)) -Wl,-z,relro,-z,now $(LDFLAGS)
 
 SOVERSION := 0
@@ -58,7 +58,9 @@ ifeq ($(VERSION),)
 $(error include/procage.h defines no PROCAGE_VERSION "x.y.z")
 endif
 
-LIB_SRCS := $(sort $(wildcard src/lib/*/*.c))
+# The library's stage folders (src/lib/FOLDERS) and src/common, the helpers
+# the command shares: both reach the command through the static library.
+LIB_SRCS := $(sort $(wildcard src/lib/*/*.c src/common/*.c))
 SECCOMP_PROGRAMS := $(BUILD)/gen/seccomp_programs
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(SECCOMP_PROGRAMS).o
 # The seccomp rules and their libseccomp builder: linked into the generator
@@ -75,7 +77,7 @@ TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
 SUITE_BINS := $(BUILD)/tests/escape_linux $(BUILD)/tests/probe $(BUILD)/tests/without_userns \
 	$(BUILD)/tests/kernel_facts
-BENCH_BINS := $(BUILD)/bench/spawn_bench $(BUILD)/bench/hardlinks_bench \
+BENCH_BINS := $(BUILD)/bench/spawn_bench $(BUILD)/bench/seccomp_install $(BUILD)/bench/hardlinks_bench \
 	$(BUILD)/bench/broker_bench $(BUILD)/bench/notify_bench $(BUILD)/bench/floor_launcher
 
 STATIC_LIB := $(BUILD)/libprocage.a
@@ -145,13 +147,6 @@ $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJS) $(STATIC_LIB)
 
 # The seccomp test reads the rules and builds the programs live to compare;
 # its parts are tests/unit/seccomp_*.c.
-# The learn verb's host reading is the CLI's; its test links that one object.
-$(BUILD)/tests/test_learn_hosts: tests/unit/test_learn_hosts.c $(BUILD)/src/cli/learn_hosts.o \
-		$(TESTLIB_OBJS) $(STATIC_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/lib -iquote src/cli $(TEST_DEPFLAGS) $(LDFLAGS_ALL) -o $@ $< \
-		$(BUILD)/src/cli/learn_hosts.o $(TESTLIB_OBJS) $(STATIC_LIB)
-
 $(BUILD)/tests/test_seccomp: tests/unit/test_seccomp.c $(wildcard tests/unit/seccomp_*.[ch]) \
 		$(TESTLIB_OBJS) $(SECCOMP_BUILD_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
@@ -165,7 +160,7 @@ $(BUILD)/tests/lib/%.o: tests/lib/%.c
 
 # main and the tier/user loop in escape_linux.c, the canaries in tests/escape/.
 # Programs of several sources depend on every header they may read.
-PROGRAM_HEADERS := $(wildcard include/*.h src/lib/*/*.h)
+PROGRAM_HEADERS := $(wildcard include/*.h src/lib/*/*.h src/common/*.h)
 $(BUILD)/tests/escape_linux: tests/escape_linux.c $(wildcard tests/escape/*.[ch] tests/lib/*.h) \
 		$(PROGRAM_HEADERS) \
 		$(TESTLIB_OBJS) $(STATIC_LIB)
@@ -187,12 +182,17 @@ $(BUILD)/tests/kernel_facts: tests/kernel_facts.c $(wildcard tests/facts/*.[ch] 
 PROBE_SRCS := tests/probe.c $(sort $(wildcard tests/probe/*.c))
 $(BUILD)/tests/probe: $(PROBE_SRCS) tests/probe/probe.h $(PROGRAM_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -o $@ $(PROBE_SRCS)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -iquote src -o $@ $(PROBE_SRCS)
 
 $(BUILD)/tests/without_userns: tests/without_userns.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -MMD -MP -MF $@.d \
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -iquote src/lib -iquote src -MMD -MP -MF $@.d \
 		-o $@ $< $(DEPS_CFLAGS) $(DEPS_LIBS)
+
+# bench/inside: micro-benchmarks of one mechanism of the library's insides.
+$(BUILD)/bench/%: bench/inside/%.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB)
 
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
@@ -227,7 +227,7 @@ bench: all $(BENCH_BINS) $(BUILD)/tests/without_userns
 
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 60
-FUZZ_LIB_SRCS := src/lib/base/json.c src/lib/policy/policy_json.c src/lib/policy/policy_json_reader.c \
+FUZZ_LIB_SRCS := src/common/json.c src/lib/policy/policy_json.c src/lib/policy/policy_json_reader.c \
 	src/lib/policy/policy_json_keys.c src/lib/policy/policy_json_limits.c src/lib/policy/policy.c \
 	src/lib/base/error.c src/lib/policy/classes.c src/lib/discover/repositories.c \
 	src/lib/discover/repository_config.c src/lib/base/git_config.c \
@@ -235,13 +235,13 @@ FUZZ_LIB_SRCS := src/lib/base/json.c src/lib/policy/policy_json.c src/lib/policy
 FUZZ_TARGETS := policy_json allowlist git_config
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
-	-Iinclude -iquote src/lib
+	-Iinclude -iquote src/lib -iquote src
 # Built again only when a source or a header changed, as the other programs.
 $(BUILD)/fuzz/fuzz_policy_json: tests/fuzz/fuzz_policy_json.c $(FUZZ_LIB_SRCS)
 $(BUILD)/fuzz/fuzz_allowlist: tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
 	src/lib/proxy/allowlist.c src/lib/base/error.c
 $(BUILD)/fuzz/fuzz_git_config: tests/fuzz/fuzz_git_config.c src/lib/base/git_config.c
-$(FUZZ_BINS): $(wildcard include/*.h src/lib/*/*.h)
+$(FUZZ_BINS): $(wildcard include/*.h src/lib/*/*.h src/common/*.h)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
 
@@ -296,7 +296,7 @@ uninstall:
 	scripts/apparmor-profile uninstall $(DESTDIR)
 
 format:
-	clang-format -i include/*.h src/lib/*/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
+	clang-format -i include/*.h src/lib/*/*.[ch] src/common/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
 
 clean:
 	rm -rf build build-asan build-distro

@@ -9,9 +9,7 @@
  * and the seccomp filter's cost per allowed system call: the benchmark runs
  * itself in a cage (with --syscall-loop) and compares with an uncaged run
  * and with a one-instruction filter, which is the floor any filter pays.
- * Then what installing the filter costs the child (the kernel checks and
- * compiles the program and runs it for every call number: the cost grows
- * with its length and its depth).
+ * What installing the filter costs the child is bench/inside/seccomp_install.c's.
  * The targets of bench/README.md are printed with whether this run meets them:
  * a report, never the exit code (which is non-zero only when the benchmark
  * itself cannot run).
@@ -37,7 +35,6 @@
 
 #include "procage.h"
 /* Internal: the cage's seccomp programs, to time their installation. */
-#include "kernel/seccomp.h"
 
 extern char **environ;
 
@@ -54,7 +51,6 @@ extern char **environ;
 /* The descriptor the looping child reports on. */
 #define SYSCALL_REPORT_FD 3
 /* Installations of each filter to time, one per child. */
-#define INSTALL_SAMPLES 300
 
 static char *target_argv[] = {TARGET, NULL};
 
@@ -340,72 +336,6 @@ static double quantile(const double *sorted, size_t n, double q)
 	return sorted[i < n ? i : n - 1];
 }
 
-/* ---- installing the seccomp filter ------------------------------------ */
-
-/*
- * Fork a child that sets no_new_privs and times one seccomp(2) installing
- * prog, in microseconds. A fresh child each time: filters stack, and a
- * second one would be timed against the first.
- */
-static int install_time_us(const struct sock_fprog *prog, double *us)
-{
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-			_exit(1);
-		double t0 = now_us();
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) != 0)
-			_exit(1);
-		double t = now_us() - t0;
-		_exit(write(fds[1], &t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
-	}
-	close(fds[1]);
-	ssize_t n = -1;
-	if (pid > 0)
-		while ((n = read(fds[0], us, sizeof *us)) < 0 && errno == EINTR)
-			;
-	close(fds[0]);
-	int rc = pid < 0 ? -errno : wait_true(pid);
-	return rc == 0 && n != (ssize_t)sizeof *us ? -EIO : rc;
-}
-
-/*
- * The cage's filter, network off and on, against a one-instruction filter
- * (the floor: the system call and the kernel's fixed work), alternated.
- */
-static int bench_install(void)
-{
-	struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
-	struct sock_fprog progs[3] = {{1, allow}};
-	const char *labels[3] = {"one instruction (the floor)", "the cage's, network off",
-				 "the cage's, network on"};
-	static double samples[3][INSTALL_SAMPLES];
-	for (int net = 0; net < 2; net++)
-		if (seccomp_program_build(&(struct seccomp_options){.network_on = net},
-					  &progs[1 + net], NULL) < 0)
-			return -EINVAL;
-	for (int i = 0; i < INSTALL_SAMPLES; i++)
-		for (int k = 0; k < 3; k++) {
-			int v = (i + k) % 3, rc = install_time_us(&progs[v], &samples[v][i]);
-			if (rc < 0)
-				return rc;
-		}
-	printf("\nseccomp filter installation in the child (median, p90 over %d, in "
-	       "microseconds):\n",
-	       INSTALL_SAMPLES);
-	for (int v = 0; v < 3; v++) {
-		qsort(samples[v], INSTALL_SAMPLES, sizeof(double), compare_double);
-		printf("  %-30s %4u instructions %7.1f %7.1f\n", labels[v], progs[v].len,
-		       samples[v][INSTALL_SAMPLES / 2], samples[v][INSTALL_SAMPLES * 9 / 10]);
-	}
-	seccomp_program_free(&progs[1]);
-	seccomp_program_free(&progs[2]);
-	return 0;
-}
-
 static int make_cage(const char *workdir, bool private_tmp, struct procage_cage **out)
 {
 	struct procage_error err;
@@ -588,9 +518,6 @@ int main(int argc, char **argv)
 	       "  the process's first call, which also measures the host facts: %.1f\n",
 	       quantile(cage_samples, cage_iterations, 0.5),
 	       quantile(cage_samples, cage_iterations, 0.9), cage_iterations, first_cage_us);
-
-	if (bench_install() < 0)
-		printf("\nseccomp filter installation: could not be measured\n");
 
 	struct filter_cost fc;
 	bool have_fc = bench_filter_cost(workdir, &fc) == 0;

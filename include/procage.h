@@ -612,6 +612,26 @@ PROCAGE_API int procage_run_reports(const struct procage_run *run, struct procag
 	procage_run_reports_sized((run), sizeof **(out), (out), (n), (err))
 #endif
 
+/*
+ * What `procage learn` makes of one line of procage_run_denials: whether it
+ * is a host the run's proxy refused, and then the --allow-host entry that
+ * grants it (in entry, what procage_policy_allow_host accepts) or, when the
+ * host is not one to learn without asking (a loopback, private or other
+ * special address, one of this host's own, "localhost", a subject that does
+ * not read back as a host), a line for the caller saying why, with the
+ * flag to give (in note). The subject is read back with the proxy's own
+ * parser, so a host the cage spelled with escapes or control bytes is
+ * never learned.
+ */
+enum procage_learned_host {
+	PROCAGE_LEARNED_NONE = 0,   /* not a proxy refusal */
+	PROCAGE_LEARNED_GRANT = 1,  /* entry is the --allow-host to add */
+	PROCAGE_LEARNED_REVIEW = 2, /* left to the caller: note says why */
+};
+PROCAGE_API enum procage_learned_host procage_learn_host(const char *denial_line, char *entry,
+							 size_t entry_size, char *note,
+							 size_t note_size) PROCAGE_NONNULL(1, 2, 4);
+
 /* ---- host facts ------------------------------------------------------ */
 
 enum procage_tier {
@@ -676,6 +696,18 @@ PROCAGE_API size_t procage_host_tier_hint(char *buf, size_t size);
 /* ---- cage ------------------------------------------------------------ */
 
 struct procage_cage;
+
+/*
+ * Begin, on a thread of the library's own, the work the next
+ * procage_cage_new needs of this host: its facts (a probe that makes
+ * namespaces, a few milliseconds) and, for a root caller, what hiding the
+ * root-only files of /etc takes. A front end calls it as soon as it knows
+ * it will make a cage, and reads its policy meanwhile. The first cage made
+ * afterwards takes the result; later cages do the work themselves.
+ * Optional: without it a cage does the same work when it is made.
+ */
+PROCAGE_API void procage_prepare_ahead(void);
+
 
 /*
  * Check a policy against the host: resolve every path, decide how each

@@ -146,6 +146,8 @@ int cli_profile_read(const char *name, int (*add)(void *ctx, const char *option,
 		     void *ctx, char *why, size_t why_size);
 int cli_profiles_list(bool json);
 int cmd_profiles(int argc, char **argv);
+/* procage help profiles: the verb's help, then the profiles themselves. */
+int cli_profiles_help(void);
 
 /* The user's configuration and the trusted project file (config.c). */
 struct json_value;

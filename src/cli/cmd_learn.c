@@ -12,7 +12,7 @@
  * would need, and left hidden or read-only; so is a write to the system's
  * trees (/usr, /etc, ...) or to the home as a whole, which the command
  * would otherwise choose for itself. Under --net proxy, a host the proxy
- * refused is learned as an --allow-host (learn_hosts.c), except the
+ * refused is learned as an --allow-host (procage_learn_host), except the
  * host's own and special addresses, which are named with the flag. Learn
  * never chooses the network mode: a connection refused because the
  * network is off is named on stderr, with the flags, and not learned.
@@ -25,8 +25,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "learn_hosts.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 #define LEARN_MAX_RUNS 8
 /*
@@ -132,13 +131,13 @@ static bool write_needs_review(const char *option, const char *path)
 static bool learn_host_line(struct learned *l, const char *line, int *added)
 {
 	char entry[300], note[1600];
-	switch (learn_host_of(line, entry, sizeof entry, note, sizeof note)) {
-	case LEARN_HOST_NONE:
+	switch (procage_learn_host(line, entry, sizeof entry, note, sizeof note)) {
+	case PROCAGE_LEARNED_NONE:
 		return false;
-	case LEARN_HOST_REVIEW:
+	case PROCAGE_LEARNED_REVIEW:
 		note_add(l, note);
 		return true;
-	case LEARN_HOST_GRANT:
+	case PROCAGE_LEARNED_GRANT:
 		break;
 	}
 	if (!learned_has(l, "--allow-host", entry) && l->n + 2 <= LEARN_MAX_ARGS) {

@@ -13,8 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/json.h"
-#include "cage/ahead.h"
+#include "common/json.h"
 #include "run_options.h"
 
 static const struct option run_long_options[] = {
@@ -675,7 +674,7 @@ int cmd_run(int argc, char **argv)
 		rc = dry_run(&o, false);
 		goto out;
 	}
-	ahead_begin(); /* the host's facts and a root caller's /etc, while the policy is read */
+	procage_prepare_ahead(); /* the host's facts and a root caller's /etc, while the policy is read */
 	if ((rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
 	rc = run_and_wait(&o, cage, &err);

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "base/json.h"
+#include "common/json.h"
 
 #define CONFIG_FILE_MAX (1u << 20)
 

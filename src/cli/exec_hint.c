@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 /* The file exec ran: name as given (with a '/'), else the first match in $PATH. */
 static bool command_path(const char *name, const char *cwd, char *out, size_t size)

@@ -278,8 +278,7 @@ int cli_help(const char *verb)
 	} else if (strcmp(verb, "trust") == 0) {
 		fputs(trust_help, stdout);
 	} else if (strcmp(verb, "profiles") == 0) {
-		fputs(profiles_help, stdout);
-		return cli_profiles_list(false);
+		fputs(profiles_help, stdout); /* the list follows: cli_profiles_help */
 	} else if (strcmp(verb, "help") == 0) {
 		fputs(help_help, stdout);
 	} else {

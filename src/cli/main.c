@@ -14,6 +14,8 @@ int main(int argc, char **argv)
 	if (strcmp(verb, "help") == 0) {
 		if (argc > 3)
 			return cli_usage_error("help: one verb at a time");
+		if (argc == 3 && strcmp(argv[2], "profiles") == 0)
+			return cli_profiles_help();
 		return cli_help(argc == 3 ? argv[2] : NULL);
 	}
 	if (strcmp(verb, "--version") == 0) {

@@ -214,13 +214,19 @@ int cli_profiles_list(bool json)
 	return 0;
 }
 
+int cli_profiles_help(void)
+{
+	int rc = cli_help("profiles");
+	return rc != 0 ? rc : cli_profiles_list(false);
+}
+
 /* procage profiles [--json]: the profiles shipped with procage. */
 int cmd_profiles(int argc, char **argv)
 {
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		if (cli_help_wanted(argv[i]))
-			return cli_help("profiles");
+			return cli_profiles_help();
 		else if (strcmp(argv[i], "--json") == 0)
 			json = true;
 		else

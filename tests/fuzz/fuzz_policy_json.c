@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/json.h"
+#include "common/json.h"
 #include "procage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "policy/classes.h"
+#include "discover/repository_classes.h"
 #include "discover/hardlinks.h"
 #include "discover/repositories.h"
 #include "discover/path_aliases.h"
@@ -121,7 +122,7 @@ static void test_expand(void)
 	snprintf(runtime, sizeof runtime, "%s/run", root);
 	snprintf(ws, sizeof ws, "%s/ws", root);
 
-	tap_ok(classes_expand(0, home, runtime, trees, 1, &l, &err) == 0, "classes expand");
+	tap_ok(repository_classes_expand(0, home, runtime, trees, 1, &l, &err) == 0, "classes expand");
 	const struct class_location *c = find(&l, "home/.ssh");
 	tap_ok(c && c->cls == CLASS_SECRETS && c->deny == PROCAGE_HIDE, "~/.ssh is a hidden secret");
 	c = find(&l, "home/.config/gh");
@@ -139,7 +140,7 @@ static void test_expand(void)
 	class_locations_free(&l);
 
 	unsigned waived = (1u << CLASS_SECRETS) | (1u << CLASS_TRUST_HANDOFF);
-	tap_ok(classes_expand(waived, home, runtime, trees, 1, &l, &err) == 0 &&
+	tap_ok(repository_classes_expand(waived, home, runtime, trees, 1, &l, &err) == 0 &&
 		       !find(&l, "home/.ssh") && !find(&l, "ws/.git/hooks") && find(&l, "run/bus"),
 	       "waived classes drop out, the others stay");
 	class_locations_free(&l);
@@ -178,7 +179,7 @@ static void test_xdg_moved(void)
 	}
 	setenv("XDG_CONFIG_HOME", config, 1);
 	setenv("XDG_DATA_HOME", data, 1);
-	tap_ok(classes_expand(0, home, NULL, NULL, 0, &l, &err) == 0, "classes expand");
+	tap_ok(classes_expand(0, home, NULL, &l, &err) == 0, "classes expand");
 	const struct class_location *c = find(&l, "config/autostart");
 	tap_ok(c && c->cls == CLASS_PERSISTENCE && c->deny == PROCAGE_PROTECT,
 	       "$XDG_CONFIG_HOME/autostart is read-only persistence");
@@ -194,7 +195,7 @@ static void test_xdg_moved(void)
 
 	setenv("XDG_CONFIG_HOME", "config", 1); /* relative: invalid */
 	unsetenv("XDG_DATA_HOME");
-	tap_ok(classes_expand(0, home, NULL, NULL, 0, &l, &err) == 0 &&
+	tap_ok(classes_expand(0, home, NULL, &l, &err) == 0 &&
 		       !find(&l, "config/autostart") && !find(&l, "data/systemd") &&
 		       find(&l, "home/.config/autostart"),
 	       "a relative $XDG_CONFIG_HOME, and an unset $XDG_DATA_HOME, add nothing");
@@ -236,7 +237,7 @@ static void test_patterns(void)
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
 		make(files[i], false);
 	snprintf(home, sizeof home, "%s/h[o]*me", root);
-	tap_ok(classes_expand(0, home, NULL, NULL, 0, &l, &err) == 0, "classes expand");
+	tap_ok(classes_expand(0, home, NULL, &l, &err) == 0, "classes expand");
 	const struct class_location *c = find(&l, "h[o]*me/snap/firefox/common/.mozilla");
 	tap_ok(c && c->cls == CLASS_SECRETS && c->deny == PROCAGE_HIDE,
 	       "a snap browser's profile (common) is a hidden secret");
@@ -437,7 +438,7 @@ static int patterns_starved(void)
 	struct class_locations l;
 	struct procage_error err = { 0 };
 	snprintf(home, sizeof home, "%s/home", root);
-	int rc = classes_expand(0, home, NULL, NULL, 0, &l, &err);
+	int rc = classes_expand(0, home, NULL, &l, &err);
 	if (rc == 0)
 		class_locations_free(&l);
 	return rc == -EMFILE && strstr(err.message, "hard-deny classes") ? 0 : rc == 0 ? 1 : 2;
@@ -518,7 +519,7 @@ static void test_env_moved(void)
 	snprintf(path, sizeof path, "%s/bash_env", root);
 	setenv("BASH_ENV", path, 1);
 	snprintf(path, sizeof path, "%s/home", root);
-	tap_ok(classes_expand(0, path, NULL, NULL, 0, &l, &err) == 0, "classes expand");
+	tap_ok(classes_expand(0, path, NULL, &l, &err) == 0, "classes expand");
 	const struct class_location *a = find(&l, "kube/a"), *b = find(&l, "kube/b");
 	tap_ok(a && b && a->cls == CLASS_SECRETS && a->deny == PROCAGE_HIDE,
 	       "each absolute item of $KUBECONFIG is hidden (the relative one is passed over)");
@@ -545,7 +546,7 @@ static void test_env_moved(void)
 	free(canonical);
 	class_locations_free(&l);
 	snprintf(path, sizeof path, "%s/home", root);
-	tap_ok(classes_expand(1u << CLASS_SECRETS, path, NULL, NULL, 0, &l, &err) == 0 &&
+	tap_ok(classes_expand(1u << CLASS_SECRETS, path, NULL, &l, &err) == 0 &&
 		       !find(&l, "kube/a") && find(&l, "gitconfig"),
 	       "a waived class holds none of its moved locations");
 	class_locations_free(&l);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/json.h"
+#include "common/json.h"
 #include "tap.h"
 
 /* Text for a TAP line: control bytes would break the line, so they are escaped. */

@@ -1,15 +1,15 @@
 /*
  * Unit tests: which proxy refusals procage learn turns into --allow-host
- * entries (src/cli/learn_hosts.c). The lines are made by the supervisor's
+ * entries (src/lib/policy/learn_host.c). The lines are made by the supervisor's
  * own writer (denial_line), with subjects the cage could have chosen.
  */
 #include <string.h>
 
 #include "cage/denials.h"
-#include "learn_hosts.h"
+#include "procage.h"
 #include "tap.h"
 
-static enum learn_host judge(const char *subject, const char *flag, char *entry, char *note)
+static enum procage_learned_host judge(const char *subject, const char *flag, char *entry, char *note)
 {
 	struct denial d = {
 	    .op = "connect", .reason = "not an allowed host of the proxy", .rule = "proxy"};
@@ -18,22 +18,22 @@ static enum learn_host judge(const char *subject, const char *flag, char *entry,
 	snprintf(d.flag, sizeof d.flag, "--allow-host %s", flag);
 	denial_line(&d, line, sizeof line);
 	entry[0] = note[0] = '\0';
-	return learn_host_of(line, entry, 300, note, 1600);
+	return procage_learn_host(line, entry, 300, note, 1600);
 }
 
 static void learned(const char *subject, const char *want, const char *what)
 {
 	char entry[300], note[1600];
-	enum learn_host v = judge(subject, subject, entry, note);
-	if (!tap_ok(v == LEARN_HOST_GRANT && strcmp(entry, want) == 0, "%s", what))
+	enum procage_learned_host v = judge(subject, subject, entry, note);
+	if (!tap_ok(v == PROCAGE_LEARNED_GRANT && strcmp(entry, want) == 0, "%s", what))
 		tap_diag("verdict %d, entry \"%s\", note \"%s\"", (int)v, entry, note);
 }
 
 static void listed(const char *subject, const char *want_in_note, const char *what)
 {
 	char entry[300], note[1600];
-	enum learn_host v = judge(subject, subject, entry, note);
-	if (!tap_ok(v == LEARN_HOST_REVIEW && strstr(note, want_in_note), "%s", what))
+	enum procage_learned_host v = judge(subject, subject, entry, note);
+	if (!tap_ok(v == PROCAGE_LEARNED_REVIEW && strstr(note, want_in_note), "%s", what))
 		tap_diag("verdict %d, entry \"%s\", note \"%s\"", (int)v, entry, note);
 }
 
@@ -55,11 +55,11 @@ int main(void)
 	listed("evil\\x0a.example:443", "not read back as one", "an escaped host is not learned");
 	listed("a b.example:443", "not read back as one", "a quoted host is not learned");
 	listed("example.org", "not read back as one", "a host without its port is not learned");
-	tap_ok(learn_host_of("write /x: not granted (add --write /x)", entry, sizeof entry, note,
-			     sizeof note) == LEARN_HOST_NONE,
+	tap_ok(procage_learn_host("write /x: not granted (add --write /x)", entry, sizeof entry, note,
+			     sizeof note) == PROCAGE_LEARNED_NONE,
 	       "a path line is not a host");
-	tap_ok(learn_host_of("connect vm:80: name resolves to a loopback address (proxy)", entry,
-			     sizeof entry, note, sizeof note) == LEARN_HOST_NONE,
+	tap_ok(procage_learn_host("connect vm:80: name resolves to a loopback address (proxy)", entry,
+			     sizeof entry, note, sizeof note) == PROCAGE_LEARNED_NONE,
 	       "a name refused for resolving inward is not a host to add");
 	return tap_done();
 }

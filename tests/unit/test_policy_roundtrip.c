@@ -17,7 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "base/json.h"
+#include "common/json.h"
 #include "policy/policy.h"
 #include "procage.h"
 #include "tap.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 static void expect(const char *in, const char *want, const char *what)
 {

@@ -21,7 +21,7 @@ static void *ahead_work(void *unused)
 	return NULL;
 }
 
-void ahead_begin(void)
+PROCAGE_API void procage_prepare_ahead(void)
 {
 	sigset_t all, saved;
 	pthread_mutex_lock(&ahead_lock);

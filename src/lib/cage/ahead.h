@@ -10,7 +10,8 @@
 #ifndef PROCAGE_AHEAD_H
 #define PROCAGE_AHEAD_H
 
-void ahead_begin(void);
+#include "procage.h" /* procage_prepare_ahead begins it */
+
 /* Wait until the work begun ahead, if any, is done. */
 void ahead_join(void);
 

@@ -5,6 +5,7 @@
  * with the capability it lacks named.
  */
 #include "cage.h"
+#include "ahead.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@
 #include "base/error.h"
 #include "policy/classes.h"
 #include "entry_grants.h"
-#include "watch/handoff.h"
+#include "discover/handoff_snapshot.h"
 #include "host/host.h"
 #include "discover/path_aliases.h"
 #include "paths.h"
@@ -273,6 +274,7 @@ static int root_private_idmap_choose(struct procage_cage *c)
 	mount_table_free(mounts);
 	if (rc < 0 || n_aliases > 0)
 		return rc < 0 ? rc : -EXDEV;
+	ahead_join(); /* the namespace made ahead is taken, not made again */
 	int ns = root_private_userns_open();
 	int tree = ns < 0 ? ns : root_private_tree_open(ns);
 	if (tree < 0) {

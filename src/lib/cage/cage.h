@@ -5,7 +5,7 @@
 #include <linux/filter.h>
 #include <stdbool.h>
 
-#include "watch/broker_net.h"
+#include "net_mode.h"
 #include "broker_zones.h"
 #include "denials.h"
 #include "kernel/landlock.h"
@@ -144,5 +144,8 @@ void cage_choose_pts(struct procage_cage *c);
 /* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
 int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	      struct cage_fix *fix, struct procage_error *err);
+
+/* Refuse a spawn of cage when its policy does and the check finds something. */
+int cage_hardlinks_refusal(const struct procage_cage *cage, struct procage_error *err);
 
 #endif

@@ -17,7 +17,7 @@
 #include "base/error.h"
 #include "paths.h"
 #include "discover/root_private.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 int denial_rules_add_grant(struct denial_rules *r, const char *path, enum procage_access access)
 {

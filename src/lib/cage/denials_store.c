@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 void denial_store_init(struct denial_store *s, int json_fd)
 {

@@ -15,34 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ahead.h"
 #include "policy/classes.h"
 #include "base/error.h"
-#include "watch/handoff.h"
+#include "discover/handoff_snapshot.h"
 #include "base/home.h"
 #include "discover/path_aliases.h"
 #include "policy/path_waivers.h"
 #include "discover/repositories.h"
 #include "discover/root_private.h"
-
-bool path_within(const char *path, const char *tree)
-{
-	size_t n = strlen(tree);
-	if (strcmp(tree, "/") == 0)
-		return true;
-	return strncmp(path, tree, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-const char *cage_path_origin(const struct cage_path *p, char *buf, size_t size)
-{
-	if (p->cls == CAGE_PATH_ALIAS)
-		return p->access == PROCAGE_HIDE ? "another name of a hidden location"
-						 : "another name of a location the policy does not "
-						   "let the command write";
-	if (p->cls < 0)
-		return "the policy";
-	snprintf(buf, size, "the %s class", class_name(p->cls));
-	return buf;
-}
 
 static int path_list_add_absent(struct cage_path **list, size_t *n, const char *path,
 				enum procage_access access, int cls, bool absent)
@@ -270,13 +251,13 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 		rc = repositories_resolve(p, c, homes.n ? homes.path[0] : NULL, err);
 	if (rc == 0)
 		rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
-				    paths_runtime_directory(runtime, sizeof runtime), NULL, 0, &found, err);
+				    paths_runtime_directory(runtime, sizeof runtime), &found, err);
 	while (rc == 0) {
 		rc = locations_consider(c, &found, &waivers, err);
 		class_locations_free(&found);
 		if (rc < 0 || ++h >= homes.n)
 			break;
-		rc = classes_expand(skipped, homes.path[h], NULL, NULL, 0, &found, err);
+		rc = classes_expand(skipped, homes.path[h], NULL, &found, err);
 	}
 	if (rc == 0)
 		rc = path_waivers_check_used(&waivers, skipped, err);
@@ -296,6 +277,7 @@ static int root_private_resolve(const struct procage_policy *p, struct cage_path
 	int rc = 0;
 	if (geteuid() != 0 || (p->waived_classes & (1u << CLASS_SECRETS)))
 		return 0;
+	ahead_join(); /* what was prepared ahead is taken, not walked again */
 	if ((rc = root_private_find(ROOT_PRIVATE_TREE, &private, &n)) < 0)
 		return error_set(err, rc,
 				 "looking in %s for what only root may read, to hide it from a root "

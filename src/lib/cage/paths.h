@@ -8,28 +8,8 @@
 
 #include <stddef.h>
 
+#include "policy/path_rule.h"
 #include "policy/policy.h"
-
-struct cage_path {
-	char *path;               /* canonical */
-	enum procage_access access; /* grants: READ or WRITE; denials: PROTECT or HIDE */
-	int cls;                  /* enum class_id, -1 for the policy's own rule, or CAGE_PATH_ALIAS */
-	/*
-	 * A denial of a path that did not exist when the cage was made (a
-	 * repository's commondir, config.worktree, an include target): a
-	 * mount cannot mask it (tier T1 masks it only if it exists at
-	 * spawn), the entry-by-entry grants of tier T2 leave its directory
-	 * without the right to create it, and the end-of-run trust-handoff
-	 * report says when it has come to exist.
-	 */
-	bool absent;
-};
-
-/*
- * The origin of a denial laid over a mount inside a grant whose content
- * has another name the policy hides or does not let the command write.
- */
-#define CAGE_PATH_ALIAS (-2)
 
 struct cage_paths {
 	struct cage_path *grants;
@@ -44,9 +24,6 @@ struct cage_paths {
 	size_t n_examined;
 	struct handoff_snapshot *handoff_snapshot; /* the repositories found (handoff.h) */
 };
-
-/* Is path equal to or below tree? Both canonical. */
-bool path_within(const char *path, const char *tree);
 
 /*
  * root_private_walk: hide a root caller's root-only files of /etc by
@@ -74,8 +51,6 @@ void path_list_release_sockets(struct cage_paths *paths, struct cage_path **sock
 /* Hand the denials over to *denials (or free them when NULL). */
 void path_list_release_denials(struct cage_paths *paths, struct cage_path **denials,
 			       size_t *n_denials);
-/* What a denial is, for messages: "the secrets class" or "the policy". */
-const char *cage_path_origin(const struct cage_path *p, char *buf, size_t size);
 
 /* The user's runtime directory: $XDG_RUNTIME_DIR when absolute, else /run/user/UID (in buf). */
 const char *paths_runtime_directory(char *buf, size_t size);

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cage/paths.h"
+#include "policy/path_rule.h"
 #include "procage.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 /* A directory holding more names is listed up to this many (a bound on memory). */
 #define SEARCH_PATH_MAX_NAMES 65536

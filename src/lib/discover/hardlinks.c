@@ -19,10 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cage/cage.h"
 #include "policy/classes.h"
 #include "base/error.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 /* Large application data, not walked (see docs/classes.md). */
 static const char *const skipped_names[] = {
@@ -271,37 +270,5 @@ int hardlinks_linked_files(const struct cage_path *locations, size_t n_locations
 	free(w.names);
 	*out = files;
 	*n_out = rc == 0 ? w.n : 0;
-	return rc;
-}
-
-PROCAGE_API int procage_cage_hardlinks(const struct procage_cage *cage, char ***findings,
-				       struct procage_error *err)
-{
-	error_clear(err);
-	if (!cage || !findings)
-		return error_set(err, -EINVAL, "no cage or no place for the findings given");
-	return hardlinks_check(cage->examined, cage->n_examined, cage->policy->hardlink_exempt,
-			       cage->policy->n_hardlink_exempt, findings, err);
-}
-
-PROCAGE_API int procage_cage_hardlink_mode(const struct procage_cage *cage)
-{
-	return cage ? cage->policy->hardlinks : PROCAGE_HARDLINKS_REFUSE;
-}
-
-int hardlinks_refusal(const struct procage_cage *cage, struct procage_error *err)
-{
-	char **findings = NULL;
-	if (cage->policy->hardlinks == PROCAGE_HARDLINKS_REPORT)
-		return 0;
-	int rc = procage_cage_hardlinks(cage, &findings, err);
-	size_t n = 0;
-	while (rc == 0 && findings[n])
-		n++;
-	if (rc == 0 && n)
-		rc = error_set(err, -EMLINK, "%s%s; the spawn is refused (report mode lists them "
-					     "and runs)",
-			       findings[0], n > 1 ? ", and more" : "");
-	procage_strings_free(findings);
 	return rc;
 }

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cage/paths.h"
+#include "policy/path_rule.h"
 
 /*
  * Examine the hidden and protected locations: every regular file in them
@@ -35,7 +35,5 @@ int hardlinks_linked_files(const struct cage_path *locations, size_t n_locations
 			   struct hardlink_inode **out, size_t *n_out);
 
 struct procage_cage;
-/* Refuse a spawn of cage when its policy does and the check finds something. */
-int hardlinks_refusal(const struct procage_cage *cage, struct procage_error *err);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cage/paths.h"
+#include "policy/path_rule.h"
 
 /*
  * The targets of the symbolic links below hidden_dir: a list of canonical

@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cage/ahead.h"
 #include "base/error.h"
 #include "path_aliases.h"
 #include "base/raw_syscall.h"
@@ -112,7 +111,7 @@ static int private_find(const char *tree, char ***paths, size_t *n)
 }
 
 /*
- * What a root caller's cage will need, prepared ahead (ahead.h) while the
+ * What a root caller's cage will need, prepared ahead (cage/ahead.h) while the
  * command reads its policy: on tier T1 the id map's user namespace, on T2
  * the walk. Taken once, by the first cage made after it; later ones make
  * their own.
@@ -148,7 +147,6 @@ void root_private_prepare(void)
 
 int root_private_find(const char *tree, char ***paths, size_t *n)
 {
-	ahead_join();
 	pthread_mutex_lock(&prepared.lock);
 	if (prepared.walked && strcmp(tree, ROOT_PRIVATE_TREE) == 0) {
 		prepared.walked = false;
@@ -261,7 +259,6 @@ int root_private_tree_open(int userns_fd)
 
 int root_private_userns_open(void)
 {
-	ahead_join();
 	pthread_mutex_lock(&prepared.lock);
 	int fd = prepared.userns_fd;
 	prepared.userns_fd = -ENOENT; /* taken once */

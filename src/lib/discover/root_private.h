@@ -19,6 +19,10 @@
  * for want of descriptors or memory (the walk fails closed).
  */
 int root_private_find(const char *tree, char ***paths, size_t *n);
+/*
+ * Both take what root_private_prepare made, if it is done: a caller that
+ * wants the work begun ahead waits for it first (cage/ahead.h).
+ */
 
 /*
  * For a root caller: prepare what the next cage will take (the id map's

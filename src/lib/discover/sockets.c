@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 struct bound_socket {
 	unsigned long sock_ino; /* the socket's own inode (sockfs), unique on the host */

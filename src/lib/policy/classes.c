@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "discover/repositories.h"
 
 enum class_base {
 	BASE_HOME,       /* $HOME */
@@ -273,8 +272,8 @@ int class_from_name(const char *name)
 	return -1;
 }
 
-static int locations_add_canonical(struct class_locations *out, const char *canonical,
-				   enum class_id cls, enum procage_access deny, bool absent)
+int class_locations_add(struct class_locations *out, const char *canonical, enum class_id cls,
+			enum procage_access deny, bool absent)
 {
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->items[i].path, canonical) == 0) {
@@ -308,7 +307,7 @@ static int locations_add(struct class_locations *out, const char *path, const st
 	char *canonical = realpath(path, NULL);
 	if (!canonical)
 		return 0; /* not on this host: nothing to deny now */
-	int rc = locations_add_canonical(out, canonical, row->cls, row->deny, false);
+	int rc = class_locations_add(out, canonical, row->cls, row->deny, false);
 	free(canonical);
 	return rc;
 }
@@ -543,37 +542,7 @@ static int rows_add_for_base(struct class_locations *out, unsigned waived, enum 
 	return 0;
 }
 
-/*
- * The repositories of the writable trees (repositories.c): what git runs
- * or reads in each, kept read-only by the trust-handoff class, absent
- * ones included (they cannot be masked, only checked after the run).
- */
-static int repositories_add(const char *const *trees, size_t n_trees, const char *home,
-			    unsigned options, struct class_locations *out,
-			    struct procage_error *err)
-{
-	struct repositories found;
-	int rc = repositories_find(trees, n_trees, home, options, &found, err);
-	for (size_t i = 0; rc == 0 && i < found.n_protect; i++)
-		rc = locations_add_canonical(out, found.protect[i].path, CLASS_TRUST_HANDOFF,
-					     PROCAGE_PROTECT, found.protect[i].absent);
-	repositories_free(&found);
-	if (rc == -ENOMEM)
-		return error_set(err, rc, "out of memory listing the hard-deny classes");
-	return rc;
-}
-
-int classes_add_repositories(unsigned waived, const char *home, const char *const *trees,
-			     size_t n_trees, unsigned options, struct class_locations *out,
-			     struct procage_error *err)
-{
-	if (waived & (1u << CLASS_TRUST_HANDOFF))
-		return 0;
-	return repositories_add(trees, n_trees, home, options, out, err);
-}
-
 int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
-		   const char *const *writable_trees, size_t n_writable,
 		   struct class_locations *out, struct procage_error *err)
 {
 	int rc = 0;
@@ -592,10 +561,7 @@ int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		return error_set(err, rc, "listing the hard-deny classes' locations: %s",
 				 strerror(-rc));
 	}
-	rc = classes_add_repositories(waived, home, writable_trees, n_writable, 0, out, err);
-	if (rc < 0)
-		class_locations_free(out);
-	return rc;
+	return 0;
 }
 
 void class_locations_free(struct class_locations *l)

@@ -40,23 +40,16 @@ int class_from_name(const char *name);
 
 /*
  * Every location of the classes not waived (a bitmask of 1 << class_id)
- * that exists now: under home, the runtime directory, the system, and for
- * the writable trees the repositories git finds from them
- * (classes_add_repositories with no options). Paths are canonical;
- * duplicates are dropped.
+ * that exists now: under home, the runtime directory and the system.
+ * Paths are canonical; duplicates are dropped. The repositories of the
+ * writable trees are discover/'s (repository_classes.h).
  */
 int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
-		   const char *const *writable_trees, size_t n_writable,
 		   struct class_locations *out, struct procage_error *err);
 void class_locations_free(struct class_locations *locations);
-/*
- * The repositories' locations (repositories.h: what git runs or reads),
- * absent ones flagged, unless trust-handoff is waived. options are
- * repositories_find's (REPOSITORIES_MAKE_HOOKS, REPOSITORIES_REFUSE_STORES).
- */
-int classes_add_repositories(unsigned waived, const char *home, const char *const *trees,
-			     size_t n_trees, unsigned options, struct class_locations *out,
-			     struct procage_error *err);
+/* Add a canonical location (once: the same place through two rows keeps the hiding). 0 or -ENOMEM. */
+int class_locations_add(struct class_locations *out, const char *canonical, enum class_id cls,
+			enum procage_access deny, bool absent);
 
 /* The rows of the table, for documentation checks: how many, and row i as
  * "<base>path" with its class and denial. */

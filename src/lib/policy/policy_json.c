@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "base/json.h"
+#include "common/json.h"
 #include "policy.h"
 #include "policy_json_reader.h"
 

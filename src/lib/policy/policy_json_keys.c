@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/json.h"
+#include "common/json.h"
 #include "policy.h"
 #include "policy_json_reader.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "base/json.h"
+#include "common/json.h"
 #include "policy_json_reader.h"
 
 /* A number of 0 or more, or "unlimited". */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/json.h"
+#include "common/json.h"
 #include "procage.h"
 
 struct reader {

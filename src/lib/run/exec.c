@@ -20,7 +20,7 @@
 
 #include "cage/cage.h"
 #include "base/error.h"
-#include "watch/handoff.h"
+#include "discover/handoff_snapshot.h"
 #include "kernel/landlock.h"
 #include "plan/namespaces.h"
 #include "spawn.h"

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "procage.h"
 #include "tmpdir.h"
+#include "watch/handoff.h"
 
 PROCAGE_API pid_t procage_run_pid(const struct procage_run *run)
 {
@@ -200,4 +201,15 @@ PROCAGE_API int procage_run_denials(const struct procage_run *run, char ***lines
 	/* The store is only read here; its lock is the store's own. */
 	int rc = denial_store_lines((struct denial_store *)&run->supervision.denials, lines);
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
+}
+
+PROCAGE_API int procage_handoff_add_run(struct procage_handoff *h, const struct procage_run *run,
+					struct procage_error *err)
+{
+	error_clear(err);
+	if (!h || !run)
+		return error_set(err, -EINVAL, "no report or no run given");
+	if (!run->supervision.reports_on || !run->supervision.denial_rules)
+		return 0;
+	return handoff_add_observed(h, &run->supervision.handoff_observed, err);
 }

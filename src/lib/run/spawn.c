@@ -25,7 +25,7 @@
 #include "plan/command.h"
 #include "plan/env.h"
 #include "base/error.h"
-#include "watch/handoff.h"
+#include "discover/handoff_snapshot.h"
 #include "discover/hardlinks.h"
 #include "host/host.h"
 #include "cage/own_files.h"
@@ -175,7 +175,7 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 		  struct spawn_state *s, struct procage_error *err)
 {
 	int rc, fds[2];
-	if ((rc = hardlinks_refusal(cage, err)) < 0)
+	if ((rc = cage_hardlinks_refusal(cage, err)) < 0)
 		return rc;
 	/* Tier T1 covers the base with a tmpfs of the run's own: nothing to choose. */
 	if (cage->tmp_base && !cage->tmp_mounted &&

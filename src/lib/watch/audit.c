@@ -20,8 +20,9 @@
 
 #include "cage/cage.h"
 #include "policy/classes.h"
+#include "discover/repository_classes.h"
 #include "base/error.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 struct audit_entry {
 	char *path;
@@ -116,8 +117,8 @@ static int audit_scan(const struct procage_audit *a, struct audit_state *s,
 	unsigned others = ~((1u << CLASS_TRUST_HANDOFF) | (1u << CLASS_PERSISTENCE));
 	struct class_locations found;
 	char path[PATH_MAX];
-	int rc = classes_expand(others, a->home, NULL, (const char *const *)a->trees,
-				a->n_trees, &found, err);
+	int rc = repository_classes_expand(others, a->home, NULL, (const char *const *)a->trees,
+					   a->n_trees, &found, err);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; rc == 0 && i < found.n; i++) {

@@ -17,21 +17,10 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-enum broker_net_mode {
-	BROKER_NET_NONE = 0,
-	/* Destinations and local addresses in 127.0.0.0/8 or ::1 only. */
-	BROKER_NET_LOOPBACK,
-	/*
-	 * The run's proxy only (tier T2): TCP connect to 127.0.0.1 at its
-	 * port, nothing bound, no datagram sent anywhere.
-	 */
-	BROKER_NET_PROXY,
-};
+#include "cage/net_mode.h"
 
 struct net_admission;
 
-/* The most Unix sockets one policy grants by path on tier T2. */
-#define BROKER_UNIX_GRANTS_MAX 64
 
 /* A granted socket file, by identity: what a path must resolve to. */
 struct broker_unix_grant {

@@ -23,12 +23,12 @@
 #include "cage/cage.h"
 #include "policy/classes.h"
 #include "base/error.h"
+#include "discover/handoff_snapshot.h"
 #include "handoff.h"
 #include "handoff_observed.h"
 #include "discover/handoff_path.h"
 #include "discover/repositories.h"
-#include "run/run.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 struct procage_handoff {
 	char **trees; /* canonical writable trees */
@@ -66,38 +66,6 @@ static int handoff_find(const struct procage_handoff *h, struct repositories *ou
 			struct procage_error *err)
 {
 	return repositories_find((const char *const *)h->trees, h->n_trees, h->home, 0, out, err);
-}
-
-struct handoff_snapshot *handoff_snapshot_make(const char *const *trees, size_t n_trees,
-					       const char *home, struct repositories *found)
-{
-	struct handoff_snapshot *s = calloc(1, sizeof *s);
-	if (!s || !(s->trees = calloc(n_trees + 1, sizeof *s->trees)) ||
-	    (home && !(s->home = strdup(home)))) {
-		handoff_snapshot_free(s);
-		return NULL;
-	}
-	for (; s->n_trees < n_trees; s->n_trees++)
-		if (!(s->trees[s->n_trees] = strdup(trees[s->n_trees]))) {
-			handoff_snapshot_free(s);
-			return NULL;
-		}
-	atomic_init(&s->taken, false);
-	s->found = *found;
-	memset(found, 0, sizeof *found);
-	return s;
-}
-
-void handoff_snapshot_free(struct handoff_snapshot *s)
-{
-	if (!s)
-		return;
-	for (size_t i = 0; i < s->n_trees; i++)
-		free(s->trees[i]);
-	free(s->trees);
-	free(s->home);
-	repositories_free(&s->found);
-	free(s);
 }
 
 static bool listed(char *const *list, size_t n, const char *path)
@@ -295,19 +263,15 @@ static int compare(const struct repositories *before, const struct repositories 
 	return rc;
 }
 
-PROCAGE_API int procage_handoff_add_run(struct procage_handoff *h, const struct procage_run *run,
-					struct procage_error *err)
+int handoff_add_observed(struct procage_handoff *h, const struct handoff_observed *observed,
+			 struct procage_error *err)
 {
 	char **seen = NULL;
 	uint64_t more = 0, unseen = 0;
-	error_clear(err);
-	if (!h || !run)
-		return error_set(err, -EINVAL, "no report or no run given");
-	/* The store is only read here; its lock is the store's own. */
-	if (h->waived || !run->supervision.reports_on || !run->supervision.denial_rules)
+	if (h->waived)
 		return 0;
-	if (handoff_observed_list((struct handoff_observed *)&run->supervision.handoff_observed,
-				  &seen, &more, &unseen) < 0)
+	/* The store is only read here; its lock is the store's own. */
+	if (handoff_observed_list((struct handoff_observed *)observed, &seen, &more, &unseen) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
 	size_t n = 0, m = 0;
 	while (h->observed && h->observed[n])

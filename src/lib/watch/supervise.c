@@ -17,7 +17,7 @@
 #include "proxy/allowlist.h"
 #include "proxy/dest.h"
 #include "proxy/proxy.h"
-#include "base/text_escape.h"
+#include "common/text_escape.h"
 
 /* A request the proxy refused is a violation report too. */
 static void proxy_refusal_record(void *ctx, const struct proxy_report *r)

@@ -1,6 +1,7 @@
 /*
- * procage learn's network part: the hosts a run under --net proxy asked the
- * proxy for and was refused, read from the proxy's own record of them.
+ * procage learn's network part (procage_learn_host): the hosts a run under
+ * --net proxy asked the proxy for and was refused, read from the proxy's
+ * own record of them.
  *
  * Only the line the supervisor writes for a proxy refusal is read
  * ("connect HOST:PORT: not an allowed host of the proxy (...)"); its
@@ -16,11 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "learn_hosts.h"
 #include "procage.h"
+#include "common/text_escape.h"
 #include "proxy/allowlist.h"
 #include "proxy/dest.h"
-#include "base/text_escape.h"
 
 static const char proxy_prefix[] = "connect ";
 static const char proxy_reason[] = ": not an allowed host of the proxy (--allow-host ";
@@ -73,16 +73,17 @@ static bool entry_accepted(const char *entry)
 	return ok;
 }
 
-enum learn_host learn_host_of(const char *line, char *entry, size_t esize, char *note, size_t nsize)
+PROCAGE_API enum procage_learned_host procage_learn_host(const char *line, char *entry, size_t esize,
+							 char *note, size_t nsize)
 {
 	char subject[300], why[80];
 	struct dest d;
 	if (!proxy_subject(line, subject, sizeof subject))
-		return LEARN_HOST_NONE;
+		return PROCAGE_LEARNED_NONE;
 	if (dest_parse_authority(subject, strlen(subject), 0, &d) != DEST_OK || d.port == 0) {
 		snprintf(note, nsize, "%s (not a host procage learns: it is not read back as one)",
 			 line);
-		return LEARN_HOST_REVIEW;
+		return PROCAGE_LEARNED_REVIEW;
 	}
 	/* The port the run used; the two web ports are the entry's default pair. */
 	if (d.kind == DEST_NAME && (d.port == 80 || d.port == 443))
@@ -99,11 +100,11 @@ enum learn_host learn_host_of(const char *line, char *entry, size_t esize, char 
 		escape_shell_word(flag, sizeof flag, entry);
 		snprintf(note, nsize, "connect %s: %s, not learned (--allow-host %s)", shown, why,
 			 flag);
-		return LEARN_HOST_REVIEW;
+		return PROCAGE_LEARNED_REVIEW;
 	}
 	if (!entry_accepted(entry)) {
 		snprintf(note, nsize, "%s (refused by the --allow-host reader as %s)", line, entry);
-		return LEARN_HOST_REVIEW;
+		return PROCAGE_LEARNED_REVIEW;
 	}
-	return LEARN_HOST_GRANT;
+	return PROCAGE_LEARNED_GRANT;
 }
