@@ -84,7 +84,7 @@ STATIC_LIB := $(BUILD)/libprocage.a
 SHARED_LIB := $(BUILD)/libprocage.so.$(VERSION)
 CLI := $(BUILD)/procage
 
-.PHONY: all setup demo fuzz fuzz-smoke deps check check-threat-model tests-built check-fast check-escape check-asan bench install uninstall clean format
+.PHONY: all setup demo fuzz fuzz-smoke deps check check-includes check-threat-model tests-built check-fast check-escape check-asan bench install uninstall clean format
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/reaper-raw.checked
 
 # The reaper's phase 2 reads no thread pointer and calls no library
@@ -203,10 +203,16 @@ $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 # unprivileged user, end-to-end; and the unit and end-to-end tests again
 # built with ASan+UBSan.
 check: all $(UNIT_BINS) $(SUITE_BINS)
+	scripts/check-includes
 	scripts/check-threat-model
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=1 tests-built
 	BUILD=$(BUILD) ASAN_BUILD=build-asan scripts/run-tests all
+
+# The library's folder edges (src/lib/FOLDERS): no file includes a header
+# of a folder it may not use; the command and the bench use the public API.
+check-includes:
+	scripts/check-includes
 
 # THREAT_MODEL.md against the code: every test and kernel fact it names
 # exists, every mitigated class has a canary, every canary is in the catalog.
@@ -296,7 +302,7 @@ uninstall:
 	scripts/apparmor-profile uninstall $(DESTDIR)
 
 format:
-	clang-format -i include/*.h src/lib/*/*.[ch] src/common/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c
+	clang-format -i include/*.h src/lib/*/*.[ch] src/common/*.[ch] src/gen/*.[ch] src/cli/*.[ch] tests/*.c tests/*/*.[ch] bench/*.c bench/inside/*.c
 
 clean:
 	rm -rf build build-asan build-distro

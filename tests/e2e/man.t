@@ -35,7 +35,7 @@ done
 is "$missing" "" "procage(1) describes every verb"
 
 # Every key of the reader: its key tables, and the limit names.
-keys=$(cat "$top"/src/lib/policy_json*.c | grep -oE '\{ "[a-z_]+", (read_[a-z_]+|NULL)' |
+keys=$(cat "$top"/src/lib/policy/policy_json*.c | grep -oE '\{ "[a-z_]+", (read_[a-z_]+|NULL)' |
 	sed 's/{ "\([a-z_]*\)".*/\1/' | sort -u)
 limits=$(grep -oE '\{ "[a-z]+", RLIMIT_[A-Z]+ \}' "$top/src/lib/policy/policy.c" | sed 's/{ "\([a-z]*\)".*/\1/')
 n_keys=$(printf '%s\n' $keys $limits memory pids | sort -u | wc -l)

@@ -2,7 +2,7 @@
  * libFuzzer target for the JSON reader and the policy reader built on it.
  *
  *   clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
- *     -Iinclude -Isrc/lib tests/fuzz/fuzz_policy_json.c src/lib/base/json.c \
+ *     -Iinclude -iquote src/lib -iquote src tests/fuzz/fuzz_policy_json.c src/common/json.c \
  *     src/lib/policy/policy_json.c src/lib/policy/policy_json_reader.c src/lib/policy/policy_json_keys.c \
  *     src/lib/policy/policy_json_limits.c src/lib/policy/policy.c src/lib/base/error.c -o fuzz_policy_json
  *   ./fuzz_policy_json -max_total_time=60

@@ -407,6 +407,39 @@ static void test_utf8_cut(void)
 	procage_policy_free(p);
 }
 
+/*
+ * An outer step's words go in front of the inner message, which is kept
+ * whole; the inner code, errno and step stay. With no inner message the
+ * words are followed by the error's name; a long one is cut at its tail.
+ */
+static void test_error_prefix(void)
+{
+	struct procage_error err;
+	error_set_sys(&err, EACCES, PROCAGE_STEP_PREPARE, "opening %s", "/x");
+	int rc = error_prefix(&err, -EIO, "resolving --write %s: ", "build");
+	tap_ok(rc == -EACCES && err.code == -EACCES && err.sys_errno == EACCES &&
+		       err.step == PROCAGE_STEP_PREPARE &&
+		       strcmp(err.message, "resolving --write build: opening /x: Permission denied") == 0,
+	       "an outer step prefixes the inner message and keeps its code: %s", err.message);
+	rc = error_prefix(&err, -EIO, "making the cage: ");
+	tap_ok(rc == -EACCES && strncmp(err.message, "making the cage: resolving --write build: ", 42) == 0,
+	       "prefixes stack, outermost first: %s", err.message);
+	error_clear(&err);
+	rc = error_prefix(&err, -ENOENT, "reading the policy: ");
+	tap_ok(rc == -ENOENT && err.code == -ENOENT &&
+		       strcmp(err.message, "reading the policy: No such file or directory") == 0,
+	       "with no inner message the words name the error: %s", err.message);
+	char long_text[600];
+	memset(long_text, 'a', sizeof long_text - 1);
+	long_text[sizeof long_text - 1] = '\0';
+	error_set(&err, -EINVAL, "%s", long_text);
+	rc = error_prefix(&err, -EIO, "outer: ");
+	tap_ok(rc == -EINVAL && strncmp(err.message, "outer: aaa", 10) == 0 &&
+		       strlen(err.message) == sizeof err.message - 1,
+	       "a long inner message loses its tail, never the outer words");
+	tap_ok(error_prefix(NULL, -EPERM, "nothing: ") == -EPERM, "no error struct: the code comes back");
+}
+
 /* Run cat FILE in a cage of p; its output in out. Returns the exit status, or -1. */
 static int caged_cat(const struct procage_policy *p, const char *file, char *out, size_t size)
 {
@@ -638,6 +671,7 @@ int main(void)
 	test_sized_structs();
 	test_standard_fds();
 	test_utf8_cut();
+	test_error_prefix();
 	test_home_and_tmp_base();
 	test_handoff();
 	test_handoff_deep();

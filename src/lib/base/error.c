@@ -85,3 +85,25 @@ int error_set_sys(struct procage_error *err, int sys_errno, int step, const char
 	fill(err, code, sys_errno, step);
 	return code;
 }
+
+int error_prefix(struct procage_error *err, int code, const char *fmt, ...)
+{
+	if (!err)
+		return code;
+	char words[sizeof err->message];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(words, sizeof words, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return err->code ? err->code : code;
+	if (err->message[0] == '\0' || err->code == 0) {
+		message_printf(err, "%s%s", words, strerror(code < 0 ? -code : EIO));
+		fill(err, code, 0, PROCAGE_STEP_NONE);
+		return code;
+	}
+	char inner[sizeof err->message];
+	memcpy(inner, err->message, sizeof inner);
+	message_printf(err, "%s%s", words, inner);
+	return err->code;
+}

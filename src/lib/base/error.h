@@ -17,6 +17,16 @@ int error_set(struct procage_error *err, int code, const char *fmt, ...)
 int error_set_sys(struct procage_error *err, int sys_errno, int step, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void error_clear(struct procage_error *err);
+/*
+ * An outer step's words in front of the inner step's message, which is
+ * kept ("finding the repositories before the run: " + "reading ...").
+ * The code, errno and step stay the inner step's; where the inner step
+ * left no message, the words are followed by strerror of code. Returns
+ * the error's code (code when none was set). Cut at the buffer's end like
+ * any message, the inner message's tail going first.
+ */
+int error_prefix(struct procage_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * For the walks that decide what a cage hides or keeps read-only (a root

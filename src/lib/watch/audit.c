@@ -180,6 +180,8 @@ PROCAGE_API int procage_audit_begin(const struct procage_cage *cage, struct proc
 		a->trees[a->n_trees++] = canonical;
 	}
 	int rc = audit_scan(a, &a->before, err);
+	if (rc < 0)
+		rc = error_prefix(err, rc, "before the run: ");
 	if (rc < 0) {
 		procage_audit_free(a);
 		return rc;
@@ -262,6 +264,8 @@ PROCAGE_API int procage_audit_end(struct procage_audit *a, char ***findings,
 		return error_set(err, -EINVAL, "no audit or no place for the findings given");
 	}
 	int rc = audit_scan(a, &after, err);
+	if (rc < 0)
+		rc = error_prefix(err, rc, "after the run: ");
 	if (rc == 0 && (rc = states_compare(&a->before, &after, &list, &n)) < 0)
 		error_set(err, rc, "out of memory");
 	state_free(&after);

@@ -122,6 +122,8 @@ PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage, struct pr
 		h->trees[h->n_trees++] = canonical;
 	}
 	int rc = snapshot_take(cage, h) ? 0 : handoff_find(h, &h->before, err);
+	if (rc < 0)
+		rc = error_prefix(err, rc, "finding the repositories before the run: ");
 	/* The caller's own $PATH: the one its next commands are found in. */
 	if (rc == 0 && !h->waived && search_path_snapshot(getenv("PATH"), h->trees, h->n_trees,
 							  &h->search) < 0)
@@ -370,6 +372,8 @@ PROCAGE_API int procage_handoff_end(struct procage_handoff *h, char ***findings,
 		return error_set(err, -EINVAL, "no report or no place for the findings given");
 	}
 	int rc = handoff_find(h, &after, err);
+	if (rc < 0)
+		rc = error_prefix(err, rc, "finding the repositories after the run: ");
 	if (rc == 0) {
 		if ((rc = compare(&h->before, &after, &f)) < 0 ||
 		    (rc = observed_compare(h, &after, &f)) < 0 ||
