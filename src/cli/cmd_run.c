@@ -660,9 +660,44 @@ out:
 	return rc;
 }
 
-int cmd_run(int argc, char **argv)
+/*
+ * procage exec's part: become the caged command. There is no supervisor.
+ * The private TMPDIR is a tmpfs of the command's own on tier T1; on tier
+ * T2 none is made (nothing would remain to remove it from the host),
+ * which a note on stderr says, since tools then find no writable TMPDIR.
+ * A failure after the process started to change (err.step past
+ * "namespaces") ends it at once with _exit: it is partly caged.
+ */
+static int exec_caged(const struct run_options *o, const struct procage_cage *cage)
 {
-	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
+	struct procage_error err = { 0 };
+	if (!o->no_private_tmp && procage_cage_tier(cage) != PROCAGE_TIER_T1)
+		fputs("procage: note: exec on tier T2 makes no private TMPDIR (nothing would "
+		      "remain to remove it); TMPDIR stays the caller's, writable only where a "
+		      "write grant reaches; use procage run for one\n",
+		      stderr);
+	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o->command, .cwd = o->cwd };
+	procage_exec(cage, &spawn, &err); /* returns only on failure */
+	/* Past its namespaces this process is caged: it sees what the command saw. */
+	bool partly_caged = err.step != PROCAGE_STEP_NONE && err.step != PROCAGE_STEP_NAMESPACES;
+	cli_report_spawn_error(&err, o->json, o->command[0], o->cwd, partly_caged);
+	int rc = spawn_failure_exit(&err);
+	if (partly_caged) {
+		fflush(stderr);
+		_exit(rc);
+	}
+	return rc;
+}
+
+/*
+ * procage run and procage exec: the same options, --dry-run and cage; run
+ * then spawns and supervises, exec becomes the command. The options of a
+ * supervisor (--timeout, --audit, --on-handoff-change) do not apply to exec.
+ */
+static int caged_verb(int argc, char **argv, const char *verb)
+{
+	bool for_exec = strcmp(verb, "exec") == 0;
+	struct run_options o = { .verb = verb, .supervise = { .grace_seconds = 5 } };
 	struct procage_error err = { 0 };
 	struct procage_policy *policy = NULL;
 	struct procage_cage *cage = NULL;
@@ -671,13 +706,25 @@ int cmd_run(int argc, char **argv)
 	if (rc != 0 || o.help)
 		goto out;
 	if (o.dry_run) {
-		rc = dry_run(&o, false);
+		rc = dry_run(&o, for_exec);
 		goto out;
 	}
-	procage_prepare_ahead(); /* the host's facts and a root caller's /etc, while the policy is read */
-	if ((rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
+	if (for_exec && (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_change_given)) {
+		rc = cli_usage_error("exec: --timeout, --audit and --on-handoff-change need a "
+				     "supervisor (procage run)");
 		goto out;
-	rc = run_and_wait(&o, cage, &err);
+	}
+	/*
+	 * The host's facts and a root caller's /etc, while the policy is
+	 * read; not for exec, whose process enters the command's namespaces
+	 * itself, which the kernel refuses to a process with a second thread
+	 * still running.
+	 */
+	if (!for_exec)
+		procage_prepare_ahead();
+	if ((rc = cage_from_options(&o, for_exec, &policy, &cage, &err)) != 0)
+		goto out;
+	rc = for_exec ? exec_caged(&o, cage) : run_and_wait(&o, cage, &err);
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);
@@ -685,61 +732,14 @@ out:
 	return rc;
 }
 
-/*
- * procage exec: become the caged command. There is no supervisor, so the
- * options of a run (--timeout, --grace, --audit) do not apply. The private
- * TMPDIR is a tmpfs of the command's own on tier T1; on tier T2 none is
- * made (nothing would remain to remove it from the host), which a note on
- * stderr says, since tools then find no writable TMPDIR. A failure
- * after the process started to change (err.step past "namespaces") ends
- * it at once with _exit: it is partly caged.
- */
+int cmd_run(int argc, char **argv)
+{
+	return caged_verb(argc, argv, "run");
+}
+
 int cmd_exec(int argc, char **argv)
 {
-	struct run_options o = { .verb = "exec", .supervise = { .grace_seconds = 5 } };
-	struct procage_error err = { 0 };
-	struct procage_policy *policy = NULL;
-	struct procage_cage *cage = NULL;
-	int rc = run_options_parse(argc, argv, &o);
-
-	if (rc != 0 || o.help)
-		goto out;
-	if (o.dry_run) {
-		rc = dry_run(&o, true);
-		goto out;
-	}
-	if (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_change_given) {
-		rc = cli_usage_error("exec: --timeout, --audit and --on-handoff-change need a "
-				     "supervisor (procage run)");
-		goto out;
-	}
-	/*
-	 * No walk begun ahead here: this process enters the command's
-	 * namespaces itself, which the kernel refuses to a process with a
-	 * second thread still running.
-	 */
-	if ((rc = cage_from_options(&o, true, &policy, &cage, &err)) != 0)
-		goto out;
-	if (!o.no_private_tmp && procage_cage_tier(cage) != PROCAGE_TIER_T1)
-		fputs("procage: note: exec on tier T2 makes no private TMPDIR (nothing would "
-		      "remain to remove it); TMPDIR stays the caller's, writable only where a "
-		      "write grant reaches; use procage run for one\n",
-		      stderr);
-	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command, .cwd = o.cwd };
-	procage_exec(cage, &spawn, &err); /* returns only on failure */
-	/* Past its namespaces this process is caged: it sees what the command saw. */
-	cli_report_spawn_error(&err, o.json, o.command[0], o.cwd,
-			       err.step != PROCAGE_STEP_NONE && err.step != PROCAGE_STEP_NAMESPACES);
-	rc = spawn_failure_exit(&err);
-	if (err.step != PROCAGE_STEP_NONE && err.step != PROCAGE_STEP_NAMESPACES) {
-		fflush(stderr);
-		_exit(rc);
-	}
-out:
-	procage_cage_free(cage);
-	procage_policy_free(policy);
-	run_options_free(&o);
-	return rc;
+	return caged_verb(argc, argv, "exec");
 }
 
 /*

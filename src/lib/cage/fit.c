@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "host/host.h"
 #include "policy/policy.h"
+#include "base/string_list.h"
 
 /* Each change removes one refusal; a policy has only so many. */
 #define FIT_MAX_CHANGES 64
@@ -44,15 +45,7 @@ static int change_record(char ***changes, size_t *n, const struct cage_fix *fix,
 		  : fix->kind == CAGE_FIX_NETWORK_OFF
 			  ? asprintf(&text, "turned the network off, because %s", reason)
 			  : asprintf(&text, "dropped the rule for %s, because %s", fix->path, reason);
-	char **grown = len < 0 ? NULL : realloc(*changes, (*n + 2) * sizeof *grown);
-	if (!grown) {
-		free(text);
-		return -ENOMEM;
-	}
-	grown[(*n)++] = text;
-	grown[*n] = NULL;
-	*changes = grown;
-	return 0;
+	return string_list_take(changes, n, len < 0 ? NULL : text);
 }
 
 static int fix_apply(struct procage_policy *p, const struct cage_fix *fix)
@@ -68,20 +61,6 @@ static int fix_apply(struct procage_policy *p, const struct cage_fix *fix)
 	return policy_drop_rule(p, fix->path);
 }
 
-static int note_append(char ***list, size_t *n, const char *text)
-{
-	char *copy = strdup(text);
-	char **grown = copy ? realloc(*list, (*n + 2) * sizeof **list) : NULL;
-	if (!grown) {
-		free(copy);
-		return -ENOMEM;
-	}
-	*list = grown;
-	(*list)[(*n)++] = copy;
-	(*list)[*n] = NULL;
-	return 0;
-}
-
 /*
  * What no cage on this host can have, changed before any cage is tried: a
  * new pseudo-terminal (no host), limits of a cgroup the host cannot give.
@@ -92,7 +71,7 @@ static int fit_up_front(struct procage_policy *p, char ***list, size_t *n)
 	char text[600];
 	int rc = 0;
 	if (p->terminal == PROCAGE_TERMINAL_NEW_PTY) {
-		rc = note_append(list, n, "kept the caller's terminal (terminal \"inherit\"), because "
+		rc = string_list_append(list, n, "kept the caller's terminal (terminal \"inherit\"), because "
 					  "a new pseudo-terminal for the command is not supported");
 		p->terminal = PROCAGE_TERMINAL_INHERIT;
 	}
@@ -101,7 +80,7 @@ static int fit_up_front(struct procage_policy *p, char ***list, size_t *n)
 			 "dropped the memory limit of the whole run, because it needs a delegated "
 			 "cgroup v2 subtree with the memory controller: %s",
 			 f->cgroup_why);
-		rc = note_append(list, n, text);
+		rc = string_list_append(list, n, text);
 		p->cgroup_memory = 0;
 	}
 	if (rc == 0 && p->cgroup_pids && !f->cgroup_pids) {
@@ -109,7 +88,7 @@ static int fit_up_front(struct procage_policy *p, char ***list, size_t *n)
 			 "dropped the process limit of the whole run, because it needs a delegated "
 			 "cgroup v2 subtree with the pids controller: %s",
 			 f->cgroup_why);
-		rc = note_append(list, n, text);
+		rc = string_list_append(list, n, text);
 		p->cgroup_pids = 0;
 	}
 	return rc;
@@ -127,13 +106,13 @@ static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 	char text[1200];
 	int rc = 0;
 	if (c->broker_metadata)
-		rc = note_append(list, n,
+		rc = string_list_append(list, n,
 				 "chmod, chown and utimes are performed by the supervisor (the T2 "
 				 "metadata broker) on files inside the write grants only, and refused "
 				 "(EPERM) elsewhere, because Landlock does not judge them; procage exec, "
 				 "which has no supervisor, does not limit them");
 	if (rc == 0 && c->unix_brokered)
-		rc = note_append(list, n,
+		rc = string_list_append(list, n,
 				 "Unix sockets are connected by the supervisor (the T2 network "
 				 "broker): a connect or send by path reaches a socket file the connect "
 				 "rules named, as it was when the run started, and nothing else "
@@ -147,14 +126,14 @@ static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 			 "list it, showing the hidden entries' names but not what they hold",
 			 c->unlistable_first,
 			 c->n_unlistable > 1 ? " and directories like it" : "");
-		rc = note_append(list, n, text);
+		rc = string_list_append(list, n, text);
 	}
 	for (size_t i = 0; rc == 0 && i < c->zones.n_listing && i < SHOWN; i++) {
 		snprintf(text, sizeof text,
 			 "%s is listed by the supervisor (listing-shows-hidden-names): the names "
 			 "of the hidden entries in it show, not what they hold",
 			 c->zones.listing[i].path);
-		rc = note_append(list, n, text);
+		rc = string_list_append(list, n, text);
 	}
 	for (size_t i = 0; rc == 0 && i < c->zones.n && i < SHOWN; i++) {
 		const struct broker_zone *z = &c->zones.zones[i];
@@ -168,13 +147,13 @@ static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 					      z->protected_names[j]);
 		if (z->git_dir && o < sizeof text)
 			snprintf(text + o, sizeof text - o, ", and only under git's own names");
-		rc = note_append(list, n, text);
+		rc = string_list_append(list, n, text);
 	}
 	if (rc == 0 && c->zones.n > SHOWN) {
 		snprintf(text, sizeof text,
 			 "and in %zu more directories, the same way (the T2 broker)",
 			 c->zones.n - SHOWN);
-		rc = note_append(list, n, text);
+		rc = string_list_append(list, n, text);
 	}
 	return rc;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/small_file.h"
 
 /*
  * Whether the kernel lets this process raise the limit: asked of a child,
@@ -46,12 +47,10 @@ static bool raise_allowed(int resource, uint64_t soft, uint64_t hard)
 /* fs.nr_open, or 0 when it cannot be read (the check is then left to the spawn). */
 static uint64_t nr_open(void)
 {
-	char text[32] = "";
-	int fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? strtoull(text, NULL, 10) : 0;
+	char text[32];
+	return small_file_read("/proc/sys/fs/nr_open", text, sizeof text) > 0
+		       ? strtoull(text, NULL, 10)
+		       : 0;
 }
 
 static void amount_format(char *out, size_t size, uint64_t value)

@@ -12,6 +12,7 @@
 #include "policy/path_rule.h"
 #include "procage.h"
 #include "common/text_escape.h"
+#include "base/string_list.h"
 
 /* A directory holding more names is listed up to this many (a bound on memory). */
 #define SEARCH_PATH_MAX_NAMES 65536
@@ -179,16 +180,7 @@ static int line_add(char ***lines, size_t *n, const char *made, const char *prog
 	free(a);
 	free(b);
 	free(c);
-	char **grown = printed >= 0 ? realloc(*lines, (*n + 2) * sizeof *grown) : NULL;
-	if (!grown) {
-		if (printed >= 0)
-			free(text);
-		return -ENOMEM;
-	}
-	grown[(*n)++] = text;
-	grown[*n] = NULL;
-	*lines = grown;
-	return 0;
+	return string_list_take(lines, n, printed >= 0 ? text : NULL);
 }
 
 int search_path_compare(const struct search_path *sp, char ***lines)

@@ -22,6 +22,7 @@
 #include "policy/classes.h"
 #include "base/error.h"
 #include "common/text_escape.h"
+#include "base/string_list.h"
 
 /* Large application data, not walked (see docs/classes.md). */
 static const char *const skipped_names[] = {
@@ -117,19 +118,6 @@ static int walk_tree(struct walk *w, char *path, size_t len, int depth)
 	return rc;
 }
 
-static int finding_add(char ***list, size_t *n, char *text)
-{
-	char **grown = text ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
-	if (!grown) {
-		free(text);
-		return -ENOMEM;
-	}
-	grown[(*n)++] = text;
-	grown[*n] = NULL;
-	*list = grown;
-	return 0;
-}
-
 static int location_walk(struct walk *w, const struct cage_path *loc, char ***list, size_t *n)
 {
 	char path[PATH_MAX];
@@ -143,7 +131,7 @@ static int location_walk(struct walk *w, const struct cage_path *loc, char ***li
 						      "cage was made", shown)
 				    : -1;
 		free(shown);
-		return finding_add(list, n, printed < 0 ? NULL : text);
+		return string_list_take(list, n, printed < 0 ? NULL : text);
 	}
 	w->protected_only = loc->access == PROCAGE_PROTECT;
 	if (!S_ISDIR(st.st_mode))
@@ -178,7 +166,7 @@ static int finding_names(char ***list, size_t *n, const struct linked_name *name
 				       where)
 			    : -1;
 	free(shown);
-	return finding_add(list, n, printed < 0 ? NULL : text);
+	return string_list_take(list, n, printed < 0 ? NULL : text);
 }
 
 /*

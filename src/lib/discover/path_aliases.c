@@ -17,25 +17,14 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/string_list.h"
 
 /* A hidden directory is walked this deep, and no further. */
 #define LINK_WALK_DEPTH 16
 
 int path_strings_add(char ***list, size_t *n, const char *s)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*list)[i], s) == 0)
-			return 0;
-	char *copy = strdup(s);
-	char **grown = copy ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
-	if (!grown) {
-		free(copy);
-		return -ENOMEM;
-	}
-	grown[(*n)++] = copy;
-	grown[*n] = NULL;
-	*list = grown;
-	return 0;
+	return string_list_add_once(list, n, s);
 }
 
 void path_strings_free(char **list, size_t n)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/small_file.h"
 
 /* The mount point of the cgroup v2 hierarchy, from /proc/self/mountinfo. */
 static bool cgroup2_mount(char *out, size_t size)
@@ -73,14 +74,8 @@ static bool own_cgroup(char *out, size_t size)
 static bool file_has_word(const char *path, const char *word)
 {
 	char text[512];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (small_file_read(path, text, sizeof text) <= 0)
 		return false;
-	ssize_t n = read(fd, text, sizeof text - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	text[n] = '\0';
 	size_t len = strlen(word);
 	for (char *p = text; (p = strstr(p, word)); p += len)
 		if ((p == text || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\n' || !p[len]))

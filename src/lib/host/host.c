@@ -26,6 +26,7 @@
 #include "cgroup.h"
 #include "base/error.h"
 #include "base/syscalls.h"
+#include "base/small_file.h"
 
 static int landlock_abi_measure(int *why)
 {
@@ -37,14 +38,8 @@ static int landlock_abi_measure(int *why)
 static bool file_contains_word(const char *path, const char *word)
 {
 	char buf[512];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (small_file_read(path, buf, sizeof buf) <= 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	size_t len = strlen(word);
 	for (char *p = buf; (p = strstr(p, word)); p += len) {
 		bool starts = p == buf || p[-1] == ',' || p[-1] == '=' || p[-1] == ' ';

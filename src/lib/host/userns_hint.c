@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "base/small_file.h"
 
 /* The first line of root/path into buf; false if it cannot be read. */
 static bool file_first_line(const char *root, const char *path, char *buf, size_t size)
@@ -20,14 +21,8 @@ static bool file_first_line(const char *root, const char *path, char *buf, size_
 	char full[512];
 	if ((size_t)snprintf(full, sizeof full, "%s%s", root, path) >= sizeof full)
 		return false;
-	int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
+	if (small_file_read(full, buf, size) < 0)
 		return false;
-	ssize_t n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return true;
 }

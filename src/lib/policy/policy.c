@@ -14,6 +14,7 @@
 #include "classes.h"
 #include "proxy/allowlist.h"
 #include "base/error.h"
+#include "base/string_list.h"
 
 /* Bounds that keep a policy's checks linear in practice. */
 #define POLICY_MAX_PATHS 4096
@@ -452,20 +453,6 @@ PROCAGE_API int procage_policy_set_handoff_change(struct procage_policy *p, int 
 	return 0;
 }
 
-static int strings_append(char ***list, size_t *n, const char *s)
-{
-	char *copy = strdup(s);
-	char **grown = copy ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
-	if (!grown) {
-		free(copy);
-		return -ENOMEM;
-	}
-	grown[(*n)++] = copy;
-	grown[*n] = NULL;
-	*list = grown;
-	return 0;
-}
-
 int policy_path_argument_check(const struct procage_policy *p, const char *path,
 			       struct procage_error *err)
 {
@@ -487,7 +474,7 @@ PROCAGE_API int procage_policy_exempt_hardlinks(struct procage_policy *p, const 
 	char *canonical = realpath(path, NULL);
 	if (!canonical)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "hard-link exemption %s", path);
-	rc = strings_append(&p->hardlink_exempt, &p->n_hardlink_exempt, canonical);
+	rc = string_list_append(&p->hardlink_exempt, &p->n_hardlink_exempt, canonical);
 	free(canonical);
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
@@ -504,7 +491,7 @@ PROCAGE_API int procage_policy_allow_host(struct procage_policy *p, const char *
 	allowlist_free(one);
 	if (rc < 0)
 		return rc;
-	rc = strings_append(&p->allow_hosts, &p->n_allow_hosts, entry);
+	rc = string_list_append(&p->allow_hosts, &p->n_allow_hosts, entry);
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
 
@@ -647,12 +634,12 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	p->hardlinks = src->hardlinks;
 	p->handoff_change = src->handoff_change;
 	for (size_t i = 0; i < src->n_allow_hosts; i++)
-		if (strings_append(&p->allow_hosts, &p->n_allow_hosts, src->allow_hosts[i]) < 0)
+		if (string_list_append(&p->allow_hosts, &p->n_allow_hosts, src->allow_hosts[i]) < 0)
 			goto fail;
 	p->reports = src->reports;
 	p->explain = src->explain;
 	for (size_t i = 0; i < src->n_hardlink_exempt; i++)
-		if (strings_append(&p->hardlink_exempt, &p->n_hardlink_exempt,
+		if (string_list_append(&p->hardlink_exempt, &p->n_hardlink_exempt,
 				   src->hardlink_exempt[i]) < 0)
 			goto fail;
 	p->accepted = src->accepted;

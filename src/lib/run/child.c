@@ -163,21 +163,11 @@ static int step_process_group(const struct plan *plan)
  */
 static int listener_hand_over(int socket, int listener)
 {
-	struct reaper_message m = { REAPER_SECCOMP_LISTENER, 0 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { &m, sizeof m };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
-			     .msg_controllen = sizeof control.buf };
-	struct cmsghdr *c = &control.align;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	memcpy(CMSG_DATA(c), &listener, sizeof listener);
+	struct reaper_outgoing o;
+	reaper_outgoing_fill(&o, REAPER_SECCOMP_LISTENER, 0, listener);
 	/* The flags the network broker variants let through (seccomp.h). */
-	int rc = sendmsg(socket, &mh, SECCOMP_HANDOVER_SEND_FLAGS) == (ssize_t)sizeof m ? 0 : -errno;
+	int rc = sendmsg(socket, &o.mh, SECCOMP_HANDOVER_SEND_FLAGS) == (ssize_t)sizeof o.m ? 0
+											  : -errno;
 	close(listener);
 	return rc;
 }

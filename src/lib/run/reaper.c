@@ -71,40 +71,39 @@ static REAPER_RAW void caller_lost(struct reaper *r)
 		reaper_pidfd_kill(r->target_pidfd, SIGKILL);
 }
 
-static REAPER_RAW void reaper_send(struct reaper *r, int kind, int value, int fd)
+/* Written out field by field: a raw function may not call memset or memcpy. */
+REAPER_RAW void reaper_outgoing_fill(struct reaper_outgoing *o, int kind, int value, int fd)
 {
-	struct reaper_message m;
-	struct iovec iov;
-	struct msghdr mh;
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-
-	if (r->caller_gone)
-		return;
-	m.kind = kind;
-	m.value = value;
-	iov.iov_base = &m;
-	iov.iov_len = sizeof m;
-	mh.msg_name = NULL;
-	mh.msg_namelen = 0;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = NULL;
-	mh.msg_controllen = 0;
-	mh.msg_flags = 0;
+	o->m.kind = kind;
+	o->m.value = value;
+	o->iov.iov_base = &o->m;
+	o->iov.iov_len = sizeof o->m;
+	o->mh.msg_name = NULL;
+	o->mh.msg_namelen = 0;
+	o->mh.msg_iov = &o->iov;
+	o->mh.msg_iovlen = 1;
+	o->mh.msg_control = NULL;
+	o->mh.msg_controllen = 0;
+	o->mh.msg_flags = 0;
 	if (fd >= 0) {
-		struct cmsghdr *c = &control.align;
+		struct cmsghdr *c = &o->control.align;
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
 		*(int *)(void *)CMSG_DATA(c) = fd;
-		mh.msg_control = control.buf;
-		mh.msg_controllen = sizeof control.buf;
+		o->mh.msg_control = o->control.buf;
+		o->mh.msg_controllen = sizeof o->control.buf;
 	}
+}
+
+static REAPER_RAW void reaper_send(struct reaper *r, int kind, int value, int fd)
+{
+	struct reaper_outgoing o;
+	if (r->caller_gone)
+		return;
+	reaper_outgoing_fill(&o, kind, value, fd);
 	/* A caller that cannot be told is gone (or about to be): the run ends. */
-	if (raw_syscall3(SYS_sendmsg, r->socket, &mh, MSG_NOSIGNAL) < 0)
+	if (raw_syscall3(SYS_sendmsg, r->socket, &o.mh, MSG_NOSIGNAL) < 0)
 		caller_lost(r);
 }
 

@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "plan/plan.h"
 
@@ -40,6 +42,23 @@ struct reaper_message {
 	int32_t kind;
 	int32_t value;
 };
+
+/*
+ * One message ready for sendmsg, with a descriptor riding along
+ * (SCM_RIGHTS) when one is given. Filled in place (iov points into it),
+ * by the reaper in its raw phase and by the target before exec alike.
+ */
+struct reaper_outgoing {
+	struct reaper_message m;
+	struct iovec iov;
+	struct msghdr mh;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+};
+/* Fill o with kind and value, and fd (when >= 0) as its descriptor. */
+void reaper_outgoing_fill(struct reaper_outgoing *o, int kind, int value, int fd);
 
 /* What the caller keeps of a started reaper. */
 struct reaper_handle {

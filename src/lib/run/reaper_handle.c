@@ -20,6 +20,7 @@
 #include "base/error.h"
 #include "base/raw_syscall.h"
 #include "base/syscalls.h"
+#include "base/small_file.h"
 
 /* Each of the reaper and the target runs on a stack of this size. */
 #define REAPER_STACK_SIZE (256 * 1024)
@@ -57,14 +58,8 @@ static pid_t pidfd_pid(int pidfd)
 {
 	char path[64], text[1024];
 	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (small_file_read(path, text, sizeof text) <= 0)
 		return -1;
-	ssize_t n = read(fd, text, sizeof text - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	text[n] = '\0';
 	const char *p = strstr(text, "\nPid:");
 	return p ? (pid_t)strtol(p + 5, NULL, 10) : -1;
 }

@@ -23,6 +23,7 @@
 #include "discover/repository_classes.h"
 #include "base/error.h"
 #include "common/text_escape.h"
+#include "base/string_list.h"
 
 struct audit_entry {
 	char *path;
@@ -240,14 +241,8 @@ static int states_compare(const struct audit_state *before, const struct audit_s
 			text = entry_describe("changed", &after->items[j - 1]);
 		else
 			continue;
-		char **grown = text ? realloc(*list, (*n + 2) * sizeof *grown) : NULL;
-		if (!grown) {
-			free(text);
+		if (string_list_take(list, n, text) < 0)
 			return -ENOMEM;
-		}
-		grown[(*n)++] = text;
-		grown[*n] = NULL;
-		*list = grown;
 	}
 	return 0;
 }

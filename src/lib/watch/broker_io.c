@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/syscalls.h"
+#include "base/small_file.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -89,14 +90,8 @@ mode_t broker_umask(pid_t tid)
 {
 	char path[64], text[2048];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (small_file_read(path, text, sizeof text) <= 0)
 		return 0777;
-	ssize_t n = read(fd, text, sizeof text - 1);
-	close(fd);
-	if (n <= 0)
-		return 0777;
-	text[n] = '\0';
 	const char *line = strstr(text, "\nUmask:\t");
 	if (!line)
 		return 0777;

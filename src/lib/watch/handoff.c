@@ -29,6 +29,7 @@
 #include "discover/handoff_path.h"
 #include "discover/repositories.h"
 #include "common/text_escape.h"
+#include "base/string_list.h"
 
 struct procage_handoff {
 	char **trees; /* canonical writable trees */
@@ -164,16 +165,7 @@ static void quoted_free(struct quoted *q)
 /* Take text (NULL: out of memory) into the findings. */
 static int finding_add(struct findings *f, char *text, int printed)
 {
-	char **grown = printed >= 0 ? realloc(f->list, (f->n + 2) * sizeof *grown) : NULL;
-	if (!grown) {
-		if (printed >= 0)
-			free(text);
-		return -ENOMEM;
-	}
-	grown[f->n++] = text;
-	grown[f->n] = NULL;
-	f->list = grown;
-	return 0;
+	return string_list_take(&f->list, &f->n, printed >= 0 ? text : NULL);
 }
 
 static bool store_known(const struct repositories *r, const char *store)
