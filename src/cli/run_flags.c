@@ -110,6 +110,78 @@ static int setenv_apply(struct procage_policy *p, const char *spec, struct proca
 	return rc;
 }
 
+/* A flag that takes one of a few words: each word and the value it sets. */
+struct flag_word {
+	const char *word;
+	int value;
+};
+
+/*
+ * The value of the word given to flag, or -EINVAL with err naming the flag,
+ * the word and what was expected.
+ */
+static int flag_word_value(const char *flag, const char *given, const struct flag_word *words,
+			   size_t n, const char *expected, struct procage_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(given, words[i].word) == 0)
+			return words[i].value;
+	snprintf(err->message, sizeof err->message, "%s %s: %s", flag, given, expected);
+	return err->code = -EINVAL;
+}
+
+#define FLAG_WORD_VALUE(flag, given, words, expected, err)                                       \
+	flag_word_value((flag), (given), (words), sizeof(words) / sizeof *(words), (expected), (err))
+
+/* The flags that take one word of a few; -ENOENT for another option. */
+static int word_flag_apply(struct procage_policy *p, const struct policy_flag *f,
+			   struct procage_error *err)
+{
+	static const struct flag_word handoff[] = { { "report", PROCAGE_HANDOFF_CHANGE_REPORT },
+						    { "fail", PROCAGE_HANDOFF_CHANGE_FAIL } };
+	static const struct flag_word hardlinks[] = { { "refuse", PROCAGE_HARDLINKS_REFUSE },
+						      { "report", PROCAGE_HARDLINKS_REPORT } };
+	static const struct flag_word lifetime[] = { { "session", PROCAGE_LIFETIME_SESSION },
+						     { "tree", PROCAGE_LIFETIME_TREE } };
+	/*
+	 * new-pty is not offered while every cage refuses it: the command
+	 * shares procage's terminal, the one mode there is.
+	 */
+	static const struct flag_word terminal[] = { { "inherit", PROCAGE_TERMINAL_INHERIT } };
+	static const struct flag_word net[] = { { "off", PROCAGE_NET_OFF },
+						{ "on", PROCAGE_NET_ON },
+						{ "proxy", PROCAGE_NET_PROXY },
+						{ "loopback", PROCAGE_NET_LOOPBACK } };
+	int v;
+	switch (f->option) {
+	case OPT_ON_HANDOFF_CHANGE:
+		v = FLAG_WORD_VALUE("--on-handoff-change", f->value, handoff,
+				    "expected 'report' or 'fail'", err);
+		return v < 0 ? v : procage_policy_set_handoff_change(p, v, err);
+	case OPT_HARDLINKS:
+		v = FLAG_WORD_VALUE("--hardlinks", f->value, hardlinks,
+				    "expected 'refuse' or 'report'", err);
+		return v < 0 ? v : procage_policy_set_hardlinks(p, v, err);
+	case OPT_LIFETIME:
+		v = FLAG_WORD_VALUE("--lifetime", f->value, lifetime,
+				    "expected 'session' or 'tree'", err);
+		return v < 0 ? v : procage_policy_set_lifetime(p, v, err);
+	case OPT_TERMINAL:
+		v = FLAG_WORD_VALUE("--terminal", f->value, terminal,
+				    "the only mode is 'inherit' (the command shares procage's "
+				    "terminal and cannot type into it); a pseudo-terminal of the run's "
+				    "own is not provided",
+				    err);
+		return v < 0 ? v : procage_policy_set_terminal(p, v, err);
+	case OPT_NET:
+		v = FLAG_WORD_VALUE("--net", f->value, net,
+				    "expected 'off', 'on', 'proxy' or 'loopback'", err);
+		return v < 0 ? v : procage_policy_set_network(p, v, err);
+	default:
+		return -ENOENT;
+	}
+}
+
 int run_flag_apply(struct procage_policy *p, const struct policy_flag *f, struct procage_error *err)
 {
 	switch (f->option) {
@@ -131,68 +203,20 @@ int run_flag_apply(struct procage_policy *p, const struct policy_flag *f, struct
 		return limit_apply(p, f->value, err);
 	case OPT_HARDLINK_EXEMPT:
 		return procage_policy_exempt_hardlinks(p, f->value, err);
-	case OPT_ON_HANDOFF_CHANGE:
-		if (strcmp(f->value, "report") == 0 || strcmp(f->value, "fail") == 0)
-			return procage_policy_set_handoff_change(
-			    p,
-			    f->value[0] == 'f' ? PROCAGE_HANDOFF_CHANGE_FAIL
-					       : PROCAGE_HANDOFF_CHANGE_REPORT,
-			    err);
-		snprintf(err->message, sizeof err->message,
-			 "--on-handoff-change %s: expected 'report' or 'fail'", f->value);
-		return err->code = -EINVAL;
-	case OPT_HARDLINKS:
-		if (strcmp(f->value, "refuse") == 0 || strcmp(f->value, "report") == 0)
-			return procage_policy_set_hardlinks(p,
-							    f->value[2] == 'p'
-								? PROCAGE_HARDLINKS_REPORT
-								: PROCAGE_HARDLINKS_REFUSE,
-							    err);
-		snprintf(err->message, sizeof err->message,
-			 "--hardlinks %s: expected 'refuse' or 'report'", f->value);
-		return err->code = -EINVAL;
 	case OPT_ACCEPT:
 		return procage_policy_accept(p, f->value, err);
 	case OPT_WAIVE:
 		return procage_policy_waive(p, f->value, err);
-	case OPT_LIFETIME:
-		if (strcmp(f->value, "session") == 0 || strcmp(f->value, "tree") == 0)
-			return procage_policy_set_lifetime(
-			    p,
-			    f->value[0] == 't' ? PROCAGE_LIFETIME_TREE : PROCAGE_LIFETIME_SESSION,
-			    err);
-		snprintf(err->message, sizeof err->message,
-			 "--lifetime %s: expected 'session' or 'tree'", f->value);
-		return err->code = -EINVAL;
-	case OPT_TERMINAL:
-		/*
-		 * new-pty is not offered while every cage refuses it: the
-		 * command shares procage's terminal, the one mode there is.
-		 */
-		if (strcmp(f->value, "inherit") == 0)
-			return procage_policy_set_terminal(p, PROCAGE_TERMINAL_INHERIT, err);
-		snprintf(err->message, sizeof err->message,
-			 "--terminal %s: the only mode is 'inherit' (the command shares procage's "
-			 "terminal and cannot type into it); a pseudo-terminal of the run's own "
-			 "is not provided",
-			 f->value);
-		return err->code = -EINVAL;
-	case OPT_NET:
-		if (strcmp(f->value, "off") == 0)
-			return procage_policy_set_network(p, PROCAGE_NET_OFF, err);
-		if (strcmp(f->value, "on") == 0)
-			return procage_policy_set_network(p, PROCAGE_NET_ON, err);
-		if (strcmp(f->value, "proxy") == 0)
-			return procage_policy_set_network(p, PROCAGE_NET_PROXY, err);
-		if (strcmp(f->value, "loopback") == 0)
-			return procage_policy_set_network(p, PROCAGE_NET_LOOPBACK, err);
-		snprintf(err->message, sizeof err->message,
-			 "--net %s: expected 'off', 'on', 'proxy' or 'loopback'", f->value);
-		return err->code = -EINVAL;
 	case OPT_ALLOW_HOST:
 		return procage_policy_allow_host(p, f->value, err);
 	case OPT_REPORT:
 		return procage_policy_set_reports(p, true, err);
+	case OPT_ON_HANDOFF_CHANGE:
+	case OPT_HARDLINKS:
+	case OPT_LIFETIME:
+	case OPT_TERMINAL:
+	case OPT_NET:
+		return word_flag_apply(p, f, err);
 	}
 	return -EINVAL;
 }

@@ -113,42 +113,53 @@ static int started_read(struct reaper_handle *h, bool pid_namespace, struct proc
 	return 0;
 }
 
-int reaper_launch(const struct reaper_start *start, int status_read, struct reaper_handle *h,
-		  struct child_failure *failure, struct procage_error *err)
+/* The run's socket: the caller's end in h and the plan, the reaper's in the plan. */
+static int run_socket_make(struct plan *plan, struct reaper_handle *h, struct procage_error *err)
 {
-	struct plan *plan = start->plan;
-	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	int sv[2], rc = 0;
-	sigset_t all, saved;
-
-	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1,
-				     .proxy_listener = -1, .seccomp_listener = -1 };
+	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
 		plan->caller_socket = plan->reaper_socket = -1;
-		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "creating the run's socket");
-		goto out;
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "creating the run's socket");
 	}
 	h->socket = sv[0];
 	plan->reaper = true;
 	plan->caller_socket = sv[0];
 	plan->reaper_socket = sv[1];
+	return 0;
+}
 
-	/* [guard][reaper's stack][guard][target's stack] */
+/* [guard][reaper's stack][guard][target's stack], in h; the target's top in the plan. */
+static int stacks_map(struct plan *plan, struct reaper_handle *h, size_t page,
+		      struct procage_error *err)
+{
 	h->stacks_size = 2 * (page + REAPER_STACK_SIZE);
 	h->stacks = mmap(NULL, h->stacks_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (h->stacks == MAP_FAILED) {
 		h->stacks = NULL;
-		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "mapping the run's stacks");
-		goto out;
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "mapping the run's stacks");
 	}
 	char *base = h->stacks;
 	if (mprotect(base, page, PROT_NONE) != 0 ||
-	    mprotect(base + page + REAPER_STACK_SIZE, page, PROT_NONE) != 0) {
-		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "guarding the run's stacks");
-		goto out;
-	}
+	    mprotect(base + page + REAPER_STACK_SIZE, page, PROT_NONE) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "guarding the run's stacks");
 	plan->target_stack = base + h->stacks_size;
+	return 0;
+}
+
+int reaper_launch(const struct reaper_start *start, int status_read, struct reaper_handle *h,
+		  struct child_failure *failure, struct procage_error *err)
+{
+	struct plan *plan = start->plan;
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int rc = 0;
+	sigset_t all, saved;
+
+	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1,
+				     .proxy_listener = -1, .seccomp_listener = -1 };
+	if ((rc = run_socket_make(plan, h, err)) < 0 || (rc = stacks_map(plan, h, page, err)) < 0)
+		goto out;
+	char *base = h->stacks;
 
 	/*
 	 * Our signal handlers must not run in the reaper or the target, on our
