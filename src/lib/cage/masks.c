@@ -43,8 +43,7 @@ static ssize_t sorted_find_prefix(const void *base, size_t n, size_t size, size_
 	return -1;
 }
 
-ssize_t cage_sorted_find(const void *base, size_t n, size_t size, size_t offset,
-			 const char *path)
+ssize_t cage_sorted_find(const void *base, size_t n, size_t size, size_t offset, const char *path)
 {
 	return sorted_find_prefix(base, n, size, offset, path, strlen(path));
 }
@@ -149,8 +148,8 @@ static int paths_index(const struct procage_cage *c, struct cage_masks *m)
 		m->denial_path[d] = (size_t)cage_sorted_find(m->paths, kept, sizeof *m->paths, 0,
 							     c->denials[d].path);
 	for (size_t p = 0; p < m->n_owned; p++)
-		m->pins[p] = (size_t)cage_sorted_find(m->paths, kept, sizeof *m->paths, 0,
-						      m->owned[p]);
+		m->pins[p] =
+		    (size_t)cage_sorted_find(m->paths, kept, sizeof *m->paths, 0, m->owned[p]);
 	return 0;
 }
 

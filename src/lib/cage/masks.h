@@ -51,7 +51,6 @@ void cage_masks_free(struct cage_masks *m);
 ssize_t cage_sorted_ancestor(const void *base, size_t n, size_t size, size_t offset,
 			     const char *path, int (*pick)(size_t index, void *ctx), void *ctx);
 /* The index of path among them, or -1. */
-ssize_t cage_sorted_find(const void *base, size_t n, size_t size, size_t offset,
-			 const char *path);
+ssize_t cage_sorted_find(const void *base, size_t n, size_t size, size_t offset, const char *path);
 
 #endif
