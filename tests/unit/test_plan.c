@@ -418,6 +418,118 @@ static void test_rlimit_refusal(void)
 	procage_policy_free(p);
 }
 
+static const struct plan_mount *mount_for(const struct plan *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++)
+		if (strcmp(plan->mounts[i].path, path) == 0)
+			return &plan->mounts[i];
+	return NULL;
+}
+
+/*
+ * Tier T1: the masks' and pins' paths are worked out once in the cage,
+ * each once and sorted; a spawn judges what exists then.
+ */
+static void test_masks(void)
+{
+	struct procage_error err;
+	struct procage_host_facts f;
+	procage_host_facts(&f, NULL);
+	if (f.tier != PROCAGE_TIER_T1)
+		return;
+	char real[PATH_MAX], path[PATH_MAX + 32];
+	if (!realpath(ws("tree"), real))
+		exit(99);
+	const char *dirs[] = { "a", "a/b", "a/b/h", "a/h2", "a/h2/deep" };
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		snprintf(path, sizeof path, "%s/%s", real, dirs[i]);
+		mkdir(path, 0700);
+	}
+	snprintf(path, sizeof path, "%s/a/b/p", real);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+
+	struct procage_policy *p = procage_policy_new();
+	struct procage_cage *c = NULL;
+	procage_policy_allow(p, ws("tree"), PROCAGE_WRITE, &err);
+	procage_policy_allow(p, ws("tree/a"), PROCAGE_WRITE, &err);
+	procage_policy_allow(p, ws("tree/a/b/h"), PROCAGE_HIDE, &err);
+	procage_policy_allow(p, ws("tree/a/b/p"), PROCAGE_PROTECT, &err);
+	procage_policy_allow(p, ws("tree/a/h2"), PROCAGE_HIDE, &err);
+	procage_policy_allow(p, ws("tree/a/h2/deep"), PROCAGE_HIDE, &err);
+	procage_policy_accept(p, "spawn-snapshot", &err);
+	int rc = procage_cage_new(p, &c, &err);
+	tap_ok(rc == 0, "a cage with nested denials is made: %s", rc ? err.message : "ok");
+	if (rc) {
+		procage_policy_free(p);
+		return;
+	}
+	const struct cage_masks *m = &c->masks;
+	bool sorted = true;
+	for (size_t i = 1; i < m->n_paths; i++)
+		sorted = sorted && strcmp(m->paths[i - 1], m->paths[i]) < 0;
+	/* Pins: a, a/b (for a/b/h and a/b/p) and a (for a/h2...): each once. */
+	tap_ok(sorted && m->n_paths == c->n_denials + 2,
+	       "the cage holds every mask and pin path once, sorted (%zu for %zu denials)",
+	       m->n_paths, c->n_denials);
+	tap_ok(m->n_writable == 1 && strcmp(m->writable[0], real) == 0,
+	       "the cage's writable trees: the outermost of nested write grants, once");
+
+	struct plan plan = { 0 };
+	char a[PATH_MAX + 32], b[PATH_MAX + 32], h[PATH_MAX + 32], pf[PATH_MAX + 32],
+	    h2[PATH_MAX + 32], deep[PATH_MAX + 32];
+	snprintf(a, sizeof a, "%s/a", real);
+	snprintf(b, sizeof b, "%s/a/b", real);
+	snprintf(h, sizeof h, "%s/a/b/h", real);
+	snprintf(pf, sizeof pf, "%s/a/b/p", real);
+	snprintf(h2, sizeof h2, "%s/a/h2", real);
+	snprintf(deep, sizeof deep, "%s/a/h2/deep", real);
+	rc = plan_mounts_build(c, NULL, &plan, &err);
+	bool ordered = rc == 0;
+	for (size_t i = 1; ordered && i < plan.n_mounts; i++)
+		ordered = strcmp(plan.mounts[i - 1].path, plan.mounts[i].path) < 0;
+	tap_ok(ordered && mount_for(&plan, a) && mount_for(&plan, a)->kind == PLAN_MOUNT_PIN &&
+		       mount_for(&plan, b) && mount_for(&plan, b)->kind == PLAN_MOUNT_PIN &&
+		       mount_for(&plan, h) && mount_for(&plan, h)->kind == PLAN_MOUNT_HIDE_DIR &&
+		       mount_for(&plan, pf) && mount_for(&plan, pf)->kind == PLAN_MOUNT_READ_ONLY &&
+		       mount_for(&plan, h2) && mount_for(&plan, h2)->kind == PLAN_MOUNT_HIDE_DIR &&
+		       !mount_for(&plan, deep),
+	       "a spawn pins the directories between the grant and each denial, masks each "
+	       "denial, in path order, and nothing below a hidden one: %s",
+	       rc ? err.message : "ok");
+	tap_ok(rc == 0 && plan.read_only_mounts && plan.n_writable == 1 + !!c->shm_mount &&
+		       strcmp(plan.writable[0].path, real) == 0 &&
+		       (!c->shm_mount || strcmp(plan.writable[1].path, c->shm_mount) == 0),
+	       "the spawn's writable trees are the cage's, then the run's shared memory");
+	plan_release(&plan);
+
+	/* Changed since the cage was made: judged at spawn, as it is then. */
+	rmdir(h);
+	close(open(h, O_CREAT | O_WRONLY, 0600));
+	memset(&plan, 0, sizeof plan);
+	rc = plan_mounts_build(c, NULL, &plan, &err);
+	tap_ok(rc == 0 && mount_for(&plan, h) && mount_for(&plan, h)->kind == PLAN_MOUNT_HIDE_FILE,
+	       "a hidden directory replaced by a file gets a file's mask at spawn");
+	plan_release(&plan);
+	unlink(pf);
+	memset(&plan, 0, sizeof plan);
+	rc = plan_mounts_build(c, NULL, &plan, &err);
+	tap_ok(rc == -ENOENT && strstr(err.message, "is gone now"),
+	       "a protected file removed since the cage was made refuses the spawn: %s",
+	       err.message);
+	plan_release(&plan);
+	if (symlink(real, pf) != 0)
+		exit(99);
+	memset(&plan, 0, sizeof plan);
+	rc = plan_mounts_build(c, NULL, &plan, &err);
+	tap_ok(rc == -ELOOP && strstr(err.message, "symbolic link"),
+	       "a protected file turned into a symbolic link refuses the spawn: %s", err.message);
+	plan_release(&plan);
+	unlink(pf);
+	unlink(h);
+	procage_cage_free(c);
+	procage_policy_free(p);
+}
+
 int main(void)
 {
 	workspace_make();
@@ -428,6 +540,7 @@ int main(void)
 	test_rlimit_refusal();
 	test_private_tmp_base();
 	test_private_shm();
+	test_masks();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");
 	return tap_done();
 }

@@ -317,6 +317,101 @@ struct policy_paths {
 };
 
 /*
+ * The host's part of the paths, after the policy's (taken over from
+ * early): a root caller's /etc walked unless an id-mapped copy is shown,
+ * link targets, other mounts' spellings. On failure, where names the rule.
+ */
+static int cage_paths_host(struct procage_cage *c, struct policy_paths *early,
+			   struct cage_paths *paths, struct policy_position *where,
+			   struct procage_error *err)
+{
+	int rc = early->rc;
+	*paths = early->paths;
+	memset(&early->paths, 0, sizeof early->paths);
+	if (rc < 0)
+		*err = early->err;
+	else
+		rc = paths_resolve_host(c->policy, root_private_idmap_choose(c) < 0, paths, err);
+	if (rc == 0 && c->root_private_userns_fd >= 0 && grants_reach_root_private(paths)) {
+		close(c->root_private_userns_fd);
+		c->root_private_userns_fd = -1;
+		cage_paths_free(paths);
+		rc = paths_resolve(c->policy, true, paths, err);
+	}
+	if (rc < 0)
+		/* A waiver's message names a path too: it is the "waive" key's. */
+		*where = strncmp(err->message, "waiver ", 7) == 0
+				 ? policy_key_position(c->policy, "waive")
+				 : policy_path_position(c->policy, message_rule_path(c->policy, err));
+	return rc;
+}
+
+/* Denials or sockets this tier holds only through what the policy does not accept. */
+static int cage_paths_refusal(struct procage_cage *c, const struct cage_paths *paths,
+			      struct policy_position *where, struct procage_error *err)
+{
+	enum policy_approximation needed =
+		c->tier == PROCAGE_TIER_T1 ? APPROX_SPAWN_SNAPSHOT : APPROX_ENTRY_GRANTS;
+	int rc = 0;
+	if (paths->n_denials && !accepted(c, needed)) {
+		rc = denial_refusal(c, &paths->denials[0], err);
+		*where = policy_path_position(c->policy, paths->denials[0].path);
+		if (!where->line)
+			*where = policy_key_position(c->policy, "accept");
+		return rc;
+	}
+	if (paths->n_sockets &&
+	    (rc = socket_refusal(c, &paths->sockets[0], paths->n_sockets, err)) < 0)
+		*where = policy_path_position(c->policy, paths->sockets[0].path);
+	return rc;
+}
+
+/*
+ * The grants pinned into the cage: on T2 made entry by entry around the
+ * denials, with the broker's zones; on T1 the denials kept for the masks.
+ */
+static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
+			    struct policy_position *where, struct procage_error *err)
+{
+	struct cage_path *grants = paths->grants;
+	size_t n_grants = paths->n_grants;
+	int rc = 0;
+	/*
+	 * The broker answers seccomp notifications: without them (a container
+	 * refusing them) the zones stay read-only, as entry grants alone leave
+	 * them.
+	 */
+	struct broker_zones *zones = host_facts_get()->seccomp_user_notif ? &c->zones : NULL;
+	if (c->tier != PROCAGE_TIER_T1 && paths->n_denials &&
+	    (rc = entry_grants_expand(paths, c->examined, c->n_examined, &grants, &n_grants, zones,
+				      err)) < 0) {
+		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
+		return rc;
+	}
+	for (size_t i = 0; rc == 0 && i < n_grants; i++)
+		rc = cage_add_grant(c, &grants[i], err);
+	if (rc < 0)
+		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
+	/* Listing through the broker only where the policy accepts the names showing. */
+	if (!accepted(c, APPROX_LISTING_SHOWS_HIDDEN_NAMES) && c->zones.n_listing) {
+		c->n_unlistable = c->zones.n_listing;
+		c->unlistable_first = strdup(c->zones.listing[0].path);
+		broker_zones_drop_listing(&c->zones);
+	}
+	if (rc == 0 && (c->zones.n || c->zones.n_listing))
+		rc = cage_zones_open(c, err);
+	if (grants != paths->grants) {
+		for (size_t i = 0; i < n_grants; i++)
+			free(grants[i].path);
+		free(grants);
+		path_list_release_denials(paths, NULL, NULL);
+	} else if (c->tier == PROCAGE_TIER_T1) {
+		path_list_release_denials(paths, &c->denials, &c->n_denials);
+	}
+	return rc;
+}
+
+/*
  * Paths to Landlock grants, by tier: on T1 the denials become masks at
  * spawn; on T2 the grants are made entry by entry around them. Takes
  * early->paths over.
@@ -324,40 +419,11 @@ struct policy_paths {
 static int cage_resolve_paths(struct procage_cage *c, struct policy_paths *early,
 			      struct policy_position *where, struct procage_error *err)
 {
-	struct cage_paths paths = early->paths;
-	struct cage_path *grants;
-	size_t n_grants;
-	int rc = early->rc;
-	memset(&early->paths, 0, sizeof early->paths);
+	struct cage_paths paths;
+	int rc = cage_paths_host(c, early, &paths, where, err);
 	if (rc < 0)
-		*err = early->err;
-	else
-		rc = paths_resolve_host(c->policy, root_private_idmap_choose(c) < 0, &paths, err);
-	if (rc == 0 && c->root_private_userns_fd >= 0 && grants_reach_root_private(&paths)) {
-		close(c->root_private_userns_fd);
-		c->root_private_userns_fd = -1;
-		cage_paths_free(&paths);
-		rc = paths_resolve(c->policy, true, &paths, err);
-	}
-	if (rc < 0) {
-		/* A waiver's message names a path too: it is the "waive" key's. */
-		*where = strncmp(err->message, "waiver ", 7) == 0
-				 ? policy_key_position(c->policy, "waive")
-				 : policy_path_position(c->policy, message_rule_path(c->policy, err));
 		return rc;
-	}
-	enum policy_approximation needed =
-		c->tier == PROCAGE_TIER_T1 ? APPROX_SPAWN_SNAPSHOT : APPROX_ENTRY_GRANTS;
-	if (paths.n_denials && !accepted(c, needed)) {
-		rc = denial_refusal(c, &paths.denials[0], err);
-		*where = policy_path_position(c->policy, paths.denials[0].path);
-		if (!where->line)
-			*where = policy_key_position(c->policy, "accept");
-		cage_paths_free(&paths);
-		return rc;
-	}
-	if (paths.n_sockets && (rc = socket_refusal(c, &paths.sockets[0], paths.n_sockets, err)) < 0) {
-		*where = policy_path_position(c->policy, paths.sockets[0].path);
+	if ((rc = cage_paths_refusal(c, &paths, where, err)) < 0) {
 		cage_paths_free(&paths);
 		return rc;
 	}
@@ -374,41 +440,7 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_paths *early
 	c->handoff_snapshot = paths.handoff_snapshot;
 	paths.handoff_snapshot = NULL;
 	path_list_release_examined(&paths, &c->examined, &c->n_examined);
-	grants = paths.grants;
-	n_grants = paths.n_grants;
-	/*
-	 * The broker answers seccomp notifications: without them (a container
-	 * refusing them) the zones stay read-only, as entry grants alone leave
-	 * them.
-	 */
-	struct broker_zones *zones = host_facts_get()->seccomp_user_notif ? &c->zones : NULL;
-	if (c->tier != PROCAGE_TIER_T1 && paths.n_denials &&
-	    (rc = entry_grants_expand(&paths, c->examined, c->n_examined, &grants, &n_grants, zones,
-				      err)) < 0) {
-		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
-		cage_paths_free(&paths);
-		return rc;
-	}
-	for (size_t i = 0; rc == 0 && i < n_grants; i++)
-		rc = cage_add_grant(c, &grants[i], err);
-	if (rc < 0)
-		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
-	/* Listing through the broker only where the policy accepts the names showing. */
-	if (!accepted(c, APPROX_LISTING_SHOWS_HIDDEN_NAMES) && c->zones.n_listing) {
-		c->n_unlistable = c->zones.n_listing;
-		c->unlistable_first = strdup(c->zones.listing[0].path);
-		broker_zones_drop_listing(&c->zones);
-	}
-	if (rc == 0 && (c->zones.n || c->zones.n_listing))
-		rc = cage_zones_open(c, err);
-	if (grants != paths.grants) {
-		for (size_t i = 0; i < n_grants; i++)
-			free(grants[i].path);
-		free(grants);
-		path_list_release_denials(&paths, NULL, NULL);
-	} else if (c->tier == PROCAGE_TIER_T1) {
-		path_list_release_denials(&paths, &c->denials, &c->n_denials);
-	}
+	rc = cage_grants_take(c, &paths, where, err);
 	cage_paths_free(&paths);
 	return rc;
 }
@@ -550,18 +582,10 @@ PROCAGE_API int procage_cage_new(const struct procage_policy *policy, struct pro
 	return cage_make(policy, out, NULL, err);
 }
 
-int cage_make(const struct procage_policy *policy, struct procage_cage **out,
-	      struct cage_fix *fix, struct procage_error *err)
+/* What refuses the policy before any path is looked at: the host, the terminal, limits. */
+static int cage_policy_refusal(const struct procage_policy *policy,
+			       const struct procage_host_facts *f, struct procage_error *err)
 {
-	error_clear(err);
-	if (fix)
-		fix->kind = CAGE_FIX_NONE;
-	if (!policy || !out)
-		return error_set(err, -EINVAL, "no policy or no place for the cage given");
-	*out = NULL;
-	struct policy_paths early = { .rc = 0 };
-	early.rc = paths_resolve_policy(policy, &early.paths, &early.err);
-	const struct procage_host_facts *f = host_facts_get();
 	struct policy_position where = { 0, 0 };
 	int rc = host_refusal(f, err);
 	if (rc == 0 && (rc = terminal_refusal(policy, err)) < 0)
@@ -570,17 +594,19 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		where = policy_key_position(policy, "limits");
 	if (rc == 0 && (rc = rlimits_refusal(policy, f->tier, err)) < 0)
 		where = policy_key_position(policy, "limits");
-	if (rc < 0) {
-		cage_paths_free(&early.paths);
+	if (rc < 0)
 		policy_error_locate(policy, where, err);
-		return rc;
-	}
+	return rc;
+}
 
+/* A new cage for policy on this host: its copy of the policy, its tier, its Landlock rights. */
+static struct procage_cage *cage_alloc(const struct procage_policy *policy,
+				       const struct procage_host_facts *f, struct cage_fix *fix)
+{
 	struct procage_cage *c = calloc(1, sizeof *c);
 	if (!c || !(c->policy = policy_copy(policy))) {
 		free(c);
-		cage_paths_free(&early.paths);
-		return error_set(err, -ENOMEM, "out of memory");
+		return NULL;
 	}
 	c->tier = f->tier;
 	c->fix = fix;
@@ -594,7 +620,6 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	 */
 	c->own_proc = policy->own_proc && c->tier == PROCAGE_TIER_T1 &&
 		      f->pidns_private_proc && geteuid() != 0;
-	bool proxy = policy->network == PROCAGE_NET_PROXY;
 	bool loopback = policy->network == PROCAGE_NET_LOOPBACK;
 	/*
 	 * On T1 the loopback mode's namespace is its bound, and TCP is free
@@ -604,75 +629,91 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	landlock_config_init(&c->landlock, f->landlock_abi,
 			     policy->network != PROCAGE_NET_ON &&
 				 !(loopback && c->tier == PROCAGE_TIER_T1),
-			     proxy && c->tier == PROCAGE_TIER_T1 ? POLICY_PROXY_PORT : 0);
-	if (proxy)
-		rc = cage_proxy_prepare(c, &where, err);
-	if (loopback)
-		rc = cage_loopback_prepare(c, &where, err);
-	if (rc == 0)
-		rc = cage_resolve_paths(c, &early, &where, err);
-	cage_paths_free(&early.paths); /* left when the network's part failed */
-	if (rc == 0 && policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
-		where = policy_key_position(policy, policy->tmp_base ? "tmp_base" : "paths");
+			     policy->network == PROCAGE_NET_PROXY && c->tier == PROCAGE_TIER_T1
+				     ? POLICY_PROXY_PORT
+				     : 0);
+	return c;
+}
+
+/* The run's own directories (temporary, shared memory, terminals), chosen once. */
+static int cage_choose_run_dirs(struct procage_cage *c, struct policy_position *where,
+				struct procage_error *err)
+{
+	const struct procage_policy *policy = c->policy;
+	int rc = 0;
+	if (policy->private_tmp && (rc = cage_choose_tmp_base(c, err)) < 0) {
+		*where = policy_key_position(policy, policy->tmp_base ? "tmp_base" : "paths");
+		return rc;
 	}
-	if (rc == 0)
-		rc = cage_choose_shm(c, err);
-	if (rc == 0)
-		cage_choose_pts(c);
+	if ((rc = cage_choose_shm(c, err)) < 0)
+		return rc;
+	cage_choose_pts(c);
+	if (!c->denial_rules)
+		return 0;
 	/*
 	 * Tier T1: tmp_base and shm_mount are tmpfs mounts of the run's own
 	 * (T2: the run's directory in tmp_base, at spawn).
 	 */
-	if (rc == 0 && c->denial_rules && c->tmp_base && c->tmp_mounted &&
+	if (c->tmp_base && c->tmp_mounted &&
 	    (denial_rules_add_grant(c->denial_rules, c->tmp_base, PROCAGE_WRITE) < 0 ||
 	     (c->shm_mount &&
 	      denial_rules_add_grant(c->denial_rules, c->shm_mount, PROCAGE_WRITE) < 0)))
-		rc = error_set(err, -ENOMEM, "out of memory");
-	if (rc == 0 && c->denial_rules && c->pts_private != CAGE_PTS_HOST &&
+		return error_set(err, -ENOMEM, "out of memory");
+	if (c->pts_private != CAGE_PTS_HOST &&
 	    (denial_rules_add_grant(c->denial_rules, CAGE_PTS_DIR, PROCAGE_WRITE) < 0 ||
 	     denial_rules_add_grant(c->denial_rules, CAGE_PTMX, PROCAGE_WRITE) < 0))
-		rc = error_set(err, -ENOMEM, "out of memory");
-	if (rc == 0) {
-		struct seccomp_options so = {
-			/* A proxy-only run needs IP sockets, to reach its proxy. */
-			.network_on = policy->network != PROCAGE_NET_OFF,
-			.unix_sockets = c->tier == PROCAGE_TIER_T1 && c->n_sockets > 0,
-			/* In the session lifetime no process leaves the run's session. */
-			.report = policy->reports,
-			.lock_sessions = policy->lifetime == PROCAGE_LIFETIME_SESSION,
-			/* Tier T1 runs (and exec mode) get an IPC namespace of their own. */
-			.own_ipc_namespace = c->tier == PROCAGE_TIER_T1,
-		};
-		/*
-		 * Exec mode has no supervisor: it takes the program without the
-		 * broker (and without IP sockets where the broker would judge
-		 * them; exec mode refuses such a cage anyway).
-		 */
-		so.network_on = so.network_on && c->net_broker == BROKER_NET_NONE;
-		rc = seccomp_program_build(&so, &c->seccomp_unbrokered, err);
-		so.network_on = policy->network != PROCAGE_NET_OFF;
-		so.broker = c->zones.n > 0;
-		/*
-		 * Tier T2 has no read-only mounts, and Landlock judges no
-		 * metadata call: the broker does (R-40), where the host lets
-		 * a supervisor answer them.
-		 */
-		c->broker_metadata = c->tier != PROCAGE_TIER_T1 &&
-				     host_facts_get()->seccomp_user_notif;
-		so.broker_metadata = c->broker_metadata;
-		so.broker_listing = c->zones.n_listing > 0;
-		so.observe = c->denial_rules != NULL;
-		so.net_broker = c->net_broker != BROKER_NET_NONE || c->unix_brokered;
-		/* Tier T2: Unix sockets made, their connects judged by the broker. */
-		so.unix_sockets = so.unix_sockets || c->unix_brokered;
-		c->seccomp_handover_open = so.net_broker;
-		if (rc == 0)
-			rc = seccomp_program_build(&so, &c->seccomp, err);
-	}
+		return error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/*
+ * What every run of the cage shares, made once: the seccomp programs,
+ * the Landlock ruleset (when no run adds rules of its own), tier T1's
+ * masks and writable trees, and whether runs are supervised.
+ */
+static int cage_shared_make(struct procage_cage *c, struct procage_error *err)
+{
+	int rc = cage_filters_build(c, err);
 	if (rc == 0 && !cage_run_rules_needed(c)) {
 		c->landlock_fd = landlock_ruleset_create(&c->landlock, c->grants, c->n_grants, err);
 		rc = c->landlock_fd < 0 ? c->landlock_fd : 0;
 	}
+	if (rc == 0 && c->tier == PROCAGE_TIER_T1)
+		rc = cage_masks_build(c, err);
+	cage_supervision_decide(c);
+	return rc;
+}
+
+int cage_make(const struct procage_policy *policy, struct procage_cage **out,
+	      struct cage_fix *fix, struct procage_error *err)
+{
+	error_clear(err);
+	if (fix)
+		fix->kind = CAGE_FIX_NONE;
+	if (!policy || !out)
+		return error_set(err, -EINVAL, "no policy or no place for the cage given");
+	*out = NULL;
+	struct policy_paths early = { .rc = 0 };
+	early.rc = paths_resolve_policy(policy, &early.paths, &early.err);
+	const struct procage_host_facts *f = host_facts_get();
+	struct policy_position where = { 0, 0 };
+	int rc = cage_policy_refusal(policy, f, err);
+	struct procage_cage *c = rc < 0 ? NULL : cage_alloc(policy, f, fix);
+	if (!c) {
+		cage_paths_free(&early.paths);
+		return rc < 0 ? rc : error_set(err, -ENOMEM, "out of memory");
+	}
+	if (policy->network == PROCAGE_NET_PROXY)
+		rc = cage_proxy_prepare(c, &where, err);
+	if (policy->network == PROCAGE_NET_LOOPBACK)
+		rc = cage_loopback_prepare(c, &where, err);
+	if (rc == 0)
+		rc = cage_resolve_paths(c, &early, &where, err);
+	cage_paths_free(&early.paths); /* left when the network's part failed */
+	if (rc == 0)
+		rc = cage_choose_run_dirs(c, &where, err);
+	if (rc == 0)
+		rc = cage_shared_make(c, err);
 	c->fix = NULL;
 	/* A change fitting makes states what it is, not where: only a refusal is located. */
 	if (rc < 0) {
@@ -698,6 +739,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 		close(c->landlock_fd);
 	if (c->root_private_userns_fd >= 0)
 		close(c->root_private_userns_fd);
+	cage_masks_free(&c->masks);
 	for (size_t i = 0; i < c->n_denials; i++)
 		free(c->denials[i].path);
 	free(c->denials);

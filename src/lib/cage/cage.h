@@ -9,6 +9,7 @@
 #include "broker_zones.h"
 #include "denials.h"
 #include "kernel/landlock.h"
+#include "masks.h"
 #include "paths.h"
 #include "policy/policy.h"
 
@@ -33,6 +34,7 @@ struct procage_cage {
 	size_t n_grants;
 	struct cage_path *denials; /* T1: masked at spawn; ancestors first */
 	size_t n_denials;
+	struct cage_masks masks; /* T1: the paths of the denials' masks and pins, the writable trees */
 	struct cage_path *sockets; /* the Unix sockets granted (T1: left unmasked) */
 	size_t n_sockets;
 	struct cage_path *examined; /* hidden and protected locations, for the hard-link check */
@@ -93,6 +95,9 @@ struct procage_cage {
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
 	/* The policy's explain option: the rules its refusals are judged by; or NULL. */
 	struct denial_rules *denial_rules;
+	/* Decided once, by cage_supervision_decide: see cage_supervised. */
+	bool supervised;
+	bool supervisor_notified;
 };
 
 /* How fit can make a refused policy enforceable on this host. */
@@ -114,6 +119,26 @@ static inline bool cage_brokered(const struct procage_cage *c)
 {
 	return c->zones.n > 0 || c->zones.n_listing > 0 || c->broker_metadata ||
 	       c->net_broker != BROKER_NET_NONE || c->unix_brokered;
+}
+
+/*
+ * Does a supervisor run beside each of the cage's runs: reports, the
+ * broker, explained refusals, or the run's proxy? The spawn starts one
+ * exactly when this says so.
+ */
+static inline bool cage_supervised(const struct procage_cage *c)
+{
+	return c->supervised;
+}
+
+/*
+ * Does the cage's filter send calls to that supervisor (reports, the
+ * broker, explained refusals): the run hands it the filter's listener.
+ * A supervised run may have none to hand (a T1 proxy-only run).
+ */
+static inline bool cage_supervisor_notified(const struct procage_cage *c)
+{
+	return c->supervisor_notified;
 }
 
 /*
@@ -140,6 +165,15 @@ const char *cage_grant_within(const struct procage_cage *c, const char *path);
 int cage_choose_shm(struct procage_cage *c, struct procage_error *err);
 /* Tier T1: c->pts_private, unless a grant reaches /dev/pts or /dev/ptmx (cage_dev.c). */
 void cage_choose_pts(struct procage_cage *c);
+
+/*
+ * The seccomp programs of the cage's runs (c->seccomp, and
+ * c->seccomp_unbrokered for exec mode), once its broker is decided
+ * (cage_filter.c).
+ */
+int cage_filters_build(struct procage_cage *c, struct procage_error *err);
+/* c->supervised and c->supervisor_notified, once everything they follow from is decided. */
+void cage_supervision_decide(struct procage_cage *c);
 
 /* procage_cage_new, telling in *fix (when not NULL) how a refusal could be fitted. */
 int cage_make(const struct procage_policy *policy, struct procage_cage **out,

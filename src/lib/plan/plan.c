@@ -179,8 +179,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	plan->argv = opts->argv;
 	plan->seccomp = &cage->seccomp;
 	plan->holds_setpcap = caller_holds_setpcap();
-	/* The broker's calls reach the supervisor on the same listener. */
-	plan->seccomp_report = cage->policy->reports || cage_brokered(cage) || cage->denial_rules;
+	plan->seccomp_report = cage_supervisor_notified(cage);
 	plan->seccomp_after_handover =
 		plan->seccomp_report && cage->seccomp_handover_open ? &seccomp_handover_closed : NULL;
 	/* Tier T2 has no namespace for it: the caller's process listens (spawn.c). */

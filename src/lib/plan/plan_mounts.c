@@ -14,6 +14,7 @@
  * would lie under the masks and pins, not beneath them).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -27,77 +28,15 @@
 #include "discover/sockets.h"
 #include "base/syscalls.h"
 
-struct mount_list {
-	struct plan_mount *items;
-	size_t n, cap;
-	char **owned; /* NULL-terminated */
-	size_t n_owned;
-};
-
-static int list_add(struct mount_list *l, enum plan_mount_kind kind, const char *path)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->items[i].path, path) == 0)
-			return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-		struct plan_mount *grown = realloc(l->items, cap * sizeof *grown);
-		if (!grown)
-			return -ENOMEM;
-		l->items = grown;
-		l->cap = cap;
-	}
-	l->items[l->n++] = (struct plan_mount){ kind, path, false };
-	return 0;
-}
-
-/* A path string the plan keeps alive for as long as its mounts. */
-static const char *list_own(struct mount_list *l, char *path)
-{
-	char **grown = realloc(l->owned, (l->n_owned + 2) * sizeof *grown);
-	if (!grown) {
-		free(path);
-		return NULL;
-	}
-	l->owned = grown;
-	l->owned[l->n_owned++] = path;
-	l->owned[l->n_owned] = NULL;
-	return path;
-}
-
 /*
- * The outermost grant containing path through which it could be renamed:
- * a rename through an outer grant carries a nested one away as well, so
- * pinning stops only at the outermost.
+ * The kinds one spawn gives the cage's mask paths (cage->masks.paths):
+ * a plan_mount_kind, or -1 for none. Each denial that exists now is
+ * masked, its pins with it; the first to claim a path keeps it.
  */
-static const char *renaming_grant(const struct procage_cage *cage, const char *path)
+static int denials_mark(const struct procage_cage *cage, signed char *kind,
+			struct procage_error *err)
 {
-	const char *best = NULL;
-	for (size_t i = 0; i < cage->n_grants; i++) {
-		const struct landlock_grant *g = &cage->grants[i];
-		if ((g->access & LANDLOCK_ACCESS_FS_REMOVE_DIR) && path_within(path, g->path) &&
-		    (!best || strlen(g->path) < strlen(best)))
-			best = g->path;
-	}
-	return best;
-}
-
-static int pins_add(struct mount_list *l, const char *root, const char *path)
-{
-	size_t root_len = strcmp(root, "/") == 0 ? 0 : strlen(root);
-	for (const char *slash = strchr(path + root_len + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		char *ancestor = strndup(path, (size_t)(slash - path));
-		const char *kept = ancestor ? list_own(l, ancestor) : NULL;
-		if (!kept || list_add(l, PLAN_MOUNT_PIN, kept) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int denials_add(const struct procage_cage *cage, struct mount_list *l,
-		       struct procage_error *err)
-{
+	const struct cage_masks *m = &cage->masks;
 	for (size_t i = 0; i < cage->n_denials; i++) {
 		const struct cage_path *d = &cage->denials[i];
 		struct stat st;
@@ -106,25 +45,26 @@ static int denials_add(const struct procage_cage *cage, struct mount_list *l,
 		 * masked while it is missing (the end-of-run report checks
 		 * it); if it has come to exist since, it is masked like any.
 		 */
-		if (d->absent && lstat(d->path, &st) != 0)
-			continue;
-		if (lstat(d->path, &st) != 0)
+		if (lstat(d->path, &st) != 0) {
+			if (d->absent)
+				continue;
 			return error_set(err, -ENOENT,
 					 "%s was there when the cage was made and is gone now (moved "
 					 "or removed); make the cage again",
 					 d->path);
+		}
 		if (S_ISLNK(st.st_mode))
 			return error_set(err, -ELOOP,
 					 "%s has become a symbolic link since the cage was made; "
 					 "make the cage again",
 					 d->path);
-		const char *root = renaming_grant(cage, d->path);
-		enum plan_mount_kind kind = d->access == PROCAGE_PROTECT ? PLAN_MOUNT_READ_ONLY
-					    : S_ISDIR(st.st_mode)	 ? PLAN_MOUNT_HIDE_DIR
-									 : PLAN_MOUNT_HIDE_FILE;
-		if ((root && strcmp(root, d->path) != 0 && pins_add(l, root, d->path) < 0) ||
-		    list_add(l, kind, d->path) < 0)
-			return error_set(err, -ENOMEM, "out of memory");
+		for (size_t p = m->pin_first[i]; p < m->pin_first[i + 1]; p++)
+			if (kind[m->pins[p]] < 0)
+				kind[m->pins[p]] = PLAN_MOUNT_PIN;
+		if (kind[m->denial_path[i]] < 0)
+			kind[m->denial_path[i]] = d->access == PROCAGE_PROTECT ? PLAN_MOUNT_READ_ONLY
+						  : S_ISDIR(st.st_mode)	     ? PLAN_MOUNT_HIDE_DIR
+									     : PLAN_MOUNT_HIDE_FILE;
 	}
 	return 0;
 }
@@ -137,53 +77,101 @@ static bool socket_granted(const struct procage_cage *cage, const char *path)
 	return false;
 }
 
-/* A cage that may use Unix sockets reaches only those it names. */
-static int sockets_add(const struct procage_cage *cage, struct mount_list *l,
-		       struct procage_error *err)
+static int string_compare(const void *a, const void *b)
 {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A cage that may use Unix sockets reaches only those it names: every
+ * other socket bound now gets a mask, unless a mask path of the cage is
+ * taken by the same path already. Sorted, each once, in *out (owned).
+ */
+static int sockets_collect(const struct procage_cage *cage, const signed char *kind,
+			   char ***out, size_t *n_out, struct procage_error *err)
+{
+	const struct cage_masks *m = &cage->masks;
 	char **bound = NULL;
-	size_t n = 0;
+	size_t n = 0, kept = 0;
 	int rc = sockets_bound(&bound, &n, err);
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct stat st;
-		if (socket_granted(cage, bound[i]) || lstat(bound[i], &st) != 0 ||
-		    !S_ISSOCK(st.st_mode))
-			continue;
-		const char *kept = list_own(l, bound[i]);
+		char *path = bound[i];
 		bound[i] = NULL;
-		size_t before = l->n;
-		if (!kept || list_add(l, PLAN_MOUNT_HIDE_FILE, kept) < 0)
-			rc = error_set(err, -ENOMEM, "out of memory");
-		else if (l->n > before)
-			l->items[before].bound_socket = true;
+		if (socket_granted(cage, path) || lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+			free(path);
+		else
+			bound[kept++] = path;
 	}
-	sockets_free(bound, n); /* by count: entries taken over are NULL */
-	return rc;
+	if (kept)
+		qsort(bound, kept, sizeof *bound, string_compare);
+	size_t unique = 0;
+	for (size_t i = 0; i < kept; i++) {
+		char *path = bound[i];
+		ssize_t at = cage_sorted_find(m->paths, m->n_paths, sizeof *m->paths, 0, path);
+		bound[i] = NULL;
+		if ((unique && strcmp(bound[unique - 1], path) == 0) || (at >= 0 && kind[at] >= 0))
+			free(path);
+		else
+			bound[unique++] = path;
+	}
+	/* Room for the NULL that ends the list the plan owns. */
+	char **list = realloc(bound, (unique + 1) * sizeof *list);
+	if (!list) {
+		sockets_free(bound, unique);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	list[unique] = NULL;
+	*out = list;
+	*n_out = unique;
+	return 0;
 }
 
-static int mount_compare(const void *a, const void *b)
+static int hides(size_t index, void *mounts)
 {
-	return strcmp(((const struct plan_mount *)a)->path, ((const struct plan_mount *)b)->path);
+	enum plan_mount_kind k = ((const struct plan_mount *)mounts)[index].kind;
+	return k == PLAN_MOUNT_HIDE_DIR || k == PLAN_MOUNT_HIDE_FILE;
 }
 
-/* Ancestors first; nothing below a hidden path, which cannot be reached. */
-static void list_order(struct mount_list *l)
+/*
+ * The mounts in path order (ancestors first), from the cage's marked
+ * paths and the sockets, both sorted; nothing below a hidden path, which
+ * cannot be reached.
+ */
+static int mounts_merge(const struct procage_cage *cage, const signed char *kind,
+			char **sockets, size_t n_sockets, struct plan *plan)
 {
-	size_t kept = 0;
-	if (l->n)
-		qsort(l->items, l->n, sizeof *l->items, mount_compare);
-	for (size_t i = 0; i < l->n; i++) {
-		bool hidden = false;
-		for (size_t j = 0; j < kept && !hidden; j++)
-			hidden = (l->items[j].kind == PLAN_MOUNT_HIDE_DIR ||
-				  l->items[j].kind == PLAN_MOUNT_HIDE_FILE) &&
-				 path_within(l->items[i].path, l->items[j].path);
-		if (!hidden)
-			l->items[kept++] = l->items[i];
+	const struct cage_masks *m = &cage->masks;
+	size_t n = 0, i = 0, j = 0, kept = 0;
+	struct plan_mount *all = calloc(m->n_paths + n_sockets + 1, sizeof *all);
+	bool *hidden = calloc(m->n_paths + n_sockets + 1, sizeof *hidden);
+	if (!all || !hidden) {
+		free(all);
+		free(hidden);
+		return -ENOMEM;
 	}
-	l->n = kept;
+	while (i < m->n_paths || j < n_sockets) {
+		if (i < m->n_paths && kind[i] < 0) {
+			i++;
+		} else if (j == n_sockets || (i < m->n_paths && strcmp(m->paths[i], sockets[j]) < 0)) {
+			all[n++] = (struct plan_mount){ kind[i], m->paths[i], false };
+			i++;
+		} else {
+			all[n++] = (struct plan_mount){ PLAN_MOUNT_HIDE_FILE, sockets[j++], true };
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		hidden[k] = cage_sorted_ancestor(all, n, sizeof *all, offsetof(struct plan_mount, path),
+						 all[k].path, hides, all) >= 0;
+	for (size_t k = 0; k < n; k++)
+		if (!hidden[k])
+			all[kept++] = all[k];
+	free(hidden);
+	plan->mounts = all;
+	plan->n_mounts = kept;
+	return 0;
 }
 
 /* Add path to the writable trees unless one of them holds it; drop those it holds. */
@@ -201,33 +189,20 @@ static void writable_add(struct plan_writable *w, size_t *n, const char *path)
 }
 
 /*
- * The trees that stay writable: every write grant on a directory or a
- * regular file, the run's temporary directory and its shared memory.
- * Devices, pipes and sockets are written through read-only mounts too, so
- * their grants need
- * no writable mount (which would only let their owner change their mode).
+ * The trees that stay writable: the cage's (its write grants on
+ * directories and regular files, cage_masks), the run's temporary
+ * directory and its shared memory.
  */
 static int writable_build(const struct procage_cage *cage, const char *tmpdir, struct plan *plan,
 			  struct procage_error *err)
 {
-	struct plan_writable *w = calloc(cage->n_grants + 2, sizeof *w);
+	const struct cage_masks *m = &cage->masks;
+	struct plan_writable *w = calloc(m->n_writable + 2, sizeof *w);
 	size_t n = 0;
 	if (!w)
 		return error_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < cage->n_grants; i++) {
-		const struct landlock_grant *g = &cage->grants[i];
-		struct stat st;
-		if (!(g->access & LANDLOCK_ACCESS_FS_WRITE_FILE))
-			continue;
-		if (fstat(g->path_fd, &st) != 0) {
-			int e = errno;
-			free(w);
-			return error_set_sys(err, e, PROCAGE_STEP_PREPARE, "write rule for %s",
-					     g->path);
-		}
-		if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
-			writable_add(w, &n, g->path);
-	}
+	for (; n < m->n_writable; n++)
+		w[n] = (struct plan_writable){ m->writable[n], -1, -1 };
 	if (tmpdir)
 		writable_add(w, &n, tmpdir);
 	if (cage->shm_mount)
@@ -256,20 +231,21 @@ int plan_cwd_resolve(const char *cwd, struct plan *plan, struct procage_error *e
 int plan_mounts_build(const struct procage_cage *cage, const char *tmpdir, struct plan *plan,
 		      struct procage_error *err)
 {
-	struct mount_list l = { 0 };
+	char **sockets = NULL;
+	size_t n_sockets = 0;
 	int rc = writable_build(cage, tmpdir, plan, err);
 	if (rc < 0)
 		return rc;
-	rc = denials_add(cage, &l, err);
+	signed char *kind = malloc(cage->masks.n_paths + 1);
+	if (!kind)
+		return error_set(err, -ENOMEM, "out of memory");
+	memset(kind, -1, cage->masks.n_paths + 1);
+	rc = denials_mark(cage, kind, err);
 	if (rc == 0 && cage->n_sockets)
-		rc = sockets_add(cage, &l, err);
-	plan->owned_paths = l.owned;
-	if (rc < 0) {
-		free(l.items);
-		return rc;
-	}
-	list_order(&l);
-	plan->mounts = l.items;
-	plan->n_mounts = l.n;
-	return 0;
+		rc = sockets_collect(cage, kind, &sockets, &n_sockets, err);
+	if (rc == 0 && mounts_merge(cage, kind, sockets, n_sockets, plan) < 0)
+		rc = error_set(err, -ENOMEM, "out of memory");
+	free(kind);
+	plan->owned_paths = sockets; /* NULL-terminated, the plan's from here */
+	return rc;
 }

@@ -260,8 +260,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	 * of this run can swap what its path names between the check and the
 	 * open; from here it is kept by descriptor.
 	 */
-	bool supervised = cage->policy->reports || cage->policy->network == PROCAGE_NET_PROXY ||
-			  cage_brokered(cage) || cage->denial_rules;
+	bool supervised = cage_supervised(cage);
 	if (supervised && o.report_json_path &&
 	    (s.report_fd = own_files_open_report(cage, o.report_json_path, err)) < 0) {
 		rc = s.report_fd;
