@@ -704,7 +704,9 @@ struct procage_cage;
  * root-only files of /etc takes. A front end calls it as soon as it knows
  * it will make a cage, and reads its policy meanwhile. The first cage made
  * afterwards takes the result; later cages do the work themselves.
- * Optional: without it a cage does the same work when it is made.
+ * Optional: without it a cage does the same work when it is made. The
+ * thread is gone once procage_exec begins (a process of one thread only
+ * may enter new namespaces).
  */
 PROCAGE_API void procage_prepare_ahead(void);
 

@@ -47,8 +47,8 @@ static void *idle(void *arg)
  * In a child: procage_exec of sh -c script. On failure the child exits
  * with 100 + the step when the process was left as it was, else 90.
  */
-static int exec_in_child(const struct procage_cage *c, const char *script, bool with_thread,
-			 char *message, size_t size)
+static int exec_in_child_after(const struct procage_cage *c, const char *script,
+			       bool with_thread, bool ahead, char *message, size_t size)
 {
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC) != 0)
@@ -59,6 +59,8 @@ static int exec_in_child(const struct procage_cage *c, const char *script, bool 
 		pthread_t thread;
 		if (with_thread)
 			pthread_create(&thread, NULL, idle, NULL);
+		if (ahead)
+			procage_prepare_ahead();
 		char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
 		struct procage_spawn_opts o = { .size = sizeof o, .argv = argv, .cwd = workspace };
 		struct procage_error err;
@@ -75,6 +77,12 @@ static int exec_in_child(const struct procage_cage *c, const char *script, bool 
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 200 + WTERMSIG(status);
+}
+
+static int exec_in_child(const struct procage_cage *c, const char *script, bool with_thread,
+			 char *message, size_t size)
+{
+	return exec_in_child_after(c, script, with_thread, false, message, size);
 }
 
 int main(void)
@@ -151,6 +159,11 @@ int main(void)
 	else
 		tap_ok(code == 0, "on tier T2 a process with threads becomes the command (%d: %s)",
 		       code, message);
+	/* The library's own thread of procage_prepare_ahead is no thread of the caller's. */
+	code = exec_in_child_after(c, "exit 0", false, true, message, sizeof message);
+	tap_ok(code == 0, "work begun ahead does not keep the process from becoming the command "
+			  "(%d: %s)",
+	       code, message);
 	procage_cage_free(c);
 	rmdir(workspace);
 	return tap_done();

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cage/ahead.h"
 #include "cage/cage.h"
 #include "base/error.h"
 #include "discover/handoff_snapshot.h"
@@ -136,6 +137,12 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	if (!cage)
 		return error_set(err, -EINVAL, "no cage given");
 	handoff_snapshot_stale(cage->handoff_snapshot);
+	/*
+	 * The kernel lets only a process of one thread enter new namespaces:
+	 * work a caller began ahead (procage_prepare_ahead) ends here if no
+	 * cage has taken it yet.
+	 */
+	ahead_join();
 	if ((rc = spawn_opts_copy(opts, &o, err)) < 0 || (rc = exec_refusal(cage, err)) < 0 ||
 	    (rc = spawn_prepare(cage, &o, &s, err)) < 0) {
 		spawn_state_release(&s);

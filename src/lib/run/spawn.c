@@ -227,6 +227,34 @@ static int proxy_listener_open(struct spawn_state *s, struct procage_error *err)
 	return 0;
 }
 
+/* A run of cage, or NULL: out of memory. */
+static struct procage_run *run_alloc(const struct procage_cage *cage)
+{
+	struct procage_run *run = calloc(1, sizeof *run);
+	/* The run may outlive the cage: its own copy of where its TMPDIR is. */
+	if (run && cage->tmp_mounted && !(run->tmpdir_inside = strdup(cage->tmp_base))) {
+		free(run);
+		run = NULL;
+	}
+	return run;
+}
+
+/* Start the run's supervision: the listeners and the report file are its own from here, also on failure. */
+static int run_supervise(struct procage_run *run, const struct procage_cage *cage,
+			 struct spawn_state *s, struct procage_error *err)
+{
+	int proxy_listener = run->reaper.proxy_listener;
+	if (s->proxy_port) {
+		proxy_listener = s->proxy_listener;
+		s->proxy_port = 0; /* the supervision's from here */
+	}
+	int rc = supervision_start(&run->supervision, cage, run->reaper.seccomp_listener,
+				   proxy_listener, s->report_fd, s->plan.tmpdir, err);
+	s->report_fd = -1;
+	run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
+	return rc;
+}
+
 PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 			      const struct procage_spawn_opts *opts, struct procage_run **out,
 			      struct procage_error *err)
@@ -247,12 +275,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	handoff_snapshot_stale(cage->handoff_snapshot);
 	if ((rc = spawn_opts_copy(opts, &o, err)) < 0)
 		return rc;
-	struct procage_run *run = calloc(1, sizeof *run);
-	/* The run may outlive the cage: its own copy of where its TMPDIR is. */
-	if (run && cage->tmp_mounted && !(run->tmpdir_inside = strdup(cage->tmp_base))) {
-		free(run);
-		run = NULL;
-	}
+	struct procage_run *run = run_alloc(cage);
 	if (!run)
 		return error_set(err, -ENOMEM, "out of memory");
 	/*
@@ -287,24 +310,12 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	if (rc < 0)
 		goto fail;
 	run->reaper = reaper;
-	/* The listeners are the supervision's from here, also on failure. */
-	if (supervised) {
-		int proxy_listener = reaper.proxy_listener;
-		if (s.proxy_port) {
-			proxy_listener = s.proxy_listener;
-			s.proxy_port = 0; /* the supervision's from here */
-		}
-		rc = supervision_start(&run->supervision, cage, reaper.seccomp_listener,
-				       proxy_listener, s.report_fd, s.plan.tmpdir, err);
-		s.report_fd = -1;
-		run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
-		if (rc < 0) {
-			run->tmpdir = s.tmpdir;
-			s.tmpdir = NULL;
-			procage_run_free(run);
-			spawn_state_release(&s);
-			return rc;
-		}
+	if (supervised && (rc = run_supervise(run, cage, &s, err)) < 0) {
+		run->tmpdir = s.tmpdir;
+		s.tmpdir = NULL;
+		procage_run_free(run);
+		spawn_state_release(&s);
+		return rc;
 	}
 	run->tmpdir = s.tmpdir;
 	s.tmpdir = NULL;
