@@ -10,6 +10,7 @@
 # - localhost is named with its flag and not learned;
 # - a command that asks for no host gets a policy with the network off.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
 [ -x "$t2" ] || { echo "1..0 # SKIP the T2 wrapper $t2 is not built"; exit 0; }
 command -v curl >/dev/null || { echo "1..0 # SKIP curl is not installed"; exit 0; }
