@@ -69,6 +69,7 @@ check_curl() {
 		"http://$local_host/index.html" -o /dev/null http://learned.example.invalid:8080/ \
 		>"$dir/names.json" 2>"$dir/err"; st=$?
 	is "$st" 0 "$what: learn runs curl through the proxy"
+	[ "$st" -eq 0 ] || sed 's/^/#   stderr: /' "$dir/err"
 	like "$(cat "$dir/names.json")" '"network": "proxy",.*' "$what: the learned policy is proxy-only"
 	like "$(tr -d '\n' <"$dir/names.json")" '"allow_hosts": \["learned.example.invalid:8080"\]' \
 		"$what: it allows exactly the name curl asked for, with its port"
