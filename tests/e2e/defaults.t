@@ -6,6 +6,7 @@
 # and nothing else of /sys. On tier T1 and T2 (tests/without_userns), as
 # root and as uid 65534. Each "not" check has its control outside the cage.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 
 without_userns=$(dirname "$PROCAGE")/tests/without_userns
 chmod 755 "$work"

@@ -36,8 +36,8 @@ assert d["policy_file"].endswith("policy.json") and d["command"] == [], d
 '
 ok $? "the policy file, then the flags in order (--net off after the file's network on)"
 
-if "$top/build/tests/without_userns" true 2>/dev/null; then
-	out=$("$top/build/tests/without_userns" "$PROCAGE" run --dry-run --net proxy --allow-host example.com -- true); st=$?
+if "$(dirname "$PROCAGE")/tests/without_userns" true 2>/dev/null; then
+	out=$("$(dirname "$PROCAGE")/tests/without_userns" "$PROCAGE" run --dry-run --net proxy --allow-host example.com -- true); st=$?
 	like "$out" "procage fit: this host \\(tier T2\\) would enforce the policy with [0-9]+ changes?" \
 		"on tier T2, what fit would change is said"
 	like "$out" "  - chmod, chown and utimes are performed by the supervisor \\(the T2 metadata broker\\)" \

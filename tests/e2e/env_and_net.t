@@ -1,5 +1,6 @@
 # Environment hygiene and the network switch.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 
 out=$(GITHUB_TOKEN=ghp_secret AWS_SECRET_ACCESS_KEY=aws PLAIN=visible \
 	"$PROCAGE" run -- sh -c 'echo "${GITHUB_TOKEN-absent} ${AWS_SECRET_ACCESS_KEY-absent} $PLAIN"')
@@ -111,7 +112,7 @@ if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1$'; then
 else
 	echo "ok $((tap_n += 1)) # SKIP the host's tier is T2: the passes below cover it"
 fi
-build=$top/build
+build=$(dirname "$PROCAGE")
 if "$build/tests/without_userns" true 2>/dev/null; then
 	users=root
 	[ "$(id -u)" -eq 0 ] && users="root 65534"

@@ -11,6 +11,7 @@
 # the same operation with the flag the line names succeeds and prints
 # nothing; a run that is refused nothing prints no line.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
 if [ ! -x "$t2" ]; then
 	echo "1..0 # SKIP the T2 wrapper $t2 is not built"

@@ -9,6 +9,7 @@
 # The routes are first taken without the cage, on a copy of the
 # repository: there the hook must run, so the check outside can fail.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
 if [ ! -x "$t2" ]; then
 	echo "1..0 # SKIP the T2 wrapper $t2 is not built"

@@ -10,6 +10,7 @@
 # - localhost is named with its flag and not learned;
 # - a command that asks for no host gets a policy with the network off.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
 [ -x "$t2" ] || { echo "1..0 # SKIP the T2 wrapper $t2 is not built"; exit 0; }
 command -v curl >/dev/null || { echo "1..0 # SKIP curl is not installed"; exit 0; }
@@ -68,6 +69,7 @@ check_curl() {
 		"http://$local_host/index.html" -o /dev/null http://learned.example.invalid:8080/ \
 		>"$dir/names.json" 2>"$dir/err"; st=$?
 	is "$st" 0 "$what: learn runs curl through the proxy"
+	[ "$st" -eq 0 ] || sed 's/^/#   stderr: /' "$dir/err"
 	like "$(cat "$dir/names.json")" '"network": "proxy",.*' "$what: the learned policy is proxy-only"
 	like "$(tr -d '\n' <"$dir/names.json")" '"allow_hosts": \["learned.example.invalid:8080"\]' \
 		"$what: it allows exactly the name curl asked for, with its port"

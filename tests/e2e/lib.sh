@@ -48,3 +48,28 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/procage-e2e.XXXXXX")
 trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
 mkdir "$work/ws" "$work/home"
 cd "$work/ws"
+
+# for_every_user: $PROCAGE becomes a copy in this test's $work that every
+# user can run, for a test with a pass as uid 65534. The checkout may lie
+# below a directory other users cannot enter (a clone in /root, mode 0700),
+# where uid 65534 could not start the build's programs at all. The copy
+# keeps the layout the tests derive from $PROCAGE, tests/without_userns
+# beside it, and has the profiles where an installed procage finds them
+# (../share/procage/profiles). Call it before anything is derived from
+# $PROCAGE. $work must be reachable by uid 65534 (run-tests checks that
+# its TMPDIR is); a test run alone with a TMPDIR closed to other users
+# fails in its uid 65534 pass.
+for_every_user() {
+	local from copy=$work/for-every-user
+	from=$(dirname "$PROCAGE")
+	mkdir -p "$copy/bin/tests" "$copy/share/procage" &&
+		cp "$PROCAGE" "$copy/bin/procage" || exit 1
+	if [ -f "$from/tests/without_userns" ]; then
+		cp "$from/tests/without_userns" "$copy/bin/tests/" || exit 1
+	fi
+	if [ -d "$from/../profiles" ]; then
+		cp -r "$from/../profiles" "$copy/share/procage/" || exit 1
+	fi
+	chmod -R a+rX "$copy" && chmod 755 "$work" || exit 1
+	PROCAGE=$copy/bin/procage
+}

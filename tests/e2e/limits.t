@@ -74,8 +74,8 @@ is "$st" 0 "control: --timeout 1e3 is taken"
 # the caller's descriptors still inherited: on both tiers.
 out=$("$PROCAGE" run --limit nofile=64 -- sh -c 'ulimit -n' 2>&1); st=$?
 is "$out" 64 "--limit nofile=64 is the command's limit on the host's tier (status $st)"
-if "$top/build/tests/without_userns" true 2>/dev/null; then
-	out=$("$top/build/tests/without_userns" "$PROCAGE" run --limit nofile=64 -- sh -c 'ulimit -n' 2>&1); st=$?
+if "$(dirname "$PROCAGE")/tests/without_userns" true 2>/dev/null; then
+	out=$("$(dirname "$PROCAGE")/tests/without_userns" "$PROCAGE" run --limit nofile=64 -- sh -c 'ulimit -n' 2>&1); st=$?
 	is "$out" 64 "--limit nofile=64 is the command's limit on tier T2 (status $st)"
 else
 	echo "ok $((tap_n += 1)) # SKIP build/tests/without_userns is not built or cannot run here: tier T2 not checked"

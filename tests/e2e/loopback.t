@@ -27,7 +27,7 @@ like "$out" "^over loopback$" "a server and its client talk over 127.0.0.1 in on
 like "$out" "^datagram$" "a datagram goes between two sockets on 127.0.0.1"
 like "$out" "^refused 192.0.2.1$" "another address is not reached"
 
-build=$top/build
+build=$(dirname "$PROCAGE")
 if "$build/tests/without_userns" true 2>/dev/null; then
 	out=$("$build/tests/without_userns" "$PROCAGE" run --net loopback -- true 2>&1)
 	st=$?

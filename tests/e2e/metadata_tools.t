@@ -6,6 +6,7 @@
 # broker performs chmod, chown and utimes inside the write grants only,
 # as root and as uid 65534, in a repository made before the run.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 export HOME="$work/home"
 mkdir -p "$work/ws" && cd "$work/ws" || exit 1
 

@@ -6,8 +6,8 @@
 home="$work/home"
 export HOME="$home"
 tiers=("")
-if "$top/build/tests/without_userns" true 2>/dev/null; then
-	tiers+=("$top/build/tests/without_userns")
+if "$(dirname "$PROCAGE")/tests/without_userns" true 2>/dev/null; then
+	tiers+=("$(dirname "$PROCAGE")/tests/without_userns")
 else
 	echo "# skip: build/tests/without_userns cannot run here: the tools are tried on tier T1 only"
 fi

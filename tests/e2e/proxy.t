@@ -34,7 +34,7 @@ is "$out" "page-from-loopback" "curl (no proxy flags) gets the page through the 
 
 # Tier T2 (no network namespace): the proxy on the host's loopback, every
 # connect of the cage made by procage, to that proxy only.
-t2="$top/build/tests/without_userns"
+t2="$(dirname "$PROCAGE")/tests/without_userns"
 if [ -x "$t2" ] && "$t2" true 2>/dev/null; then
 	out=$("$t2" "$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
 		curl -sS --max-time 60 "http://127.0.0.1:$port/" 2>&1)

@@ -9,6 +9,7 @@
 # PROCAGE_TEST_SANDBOX_OFF=1 runs the same commands without procage: every
 # [canary] must then fail and every [control] pass.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 
 without_userns=$(dirname "$PROCAGE")/tests/without_userns
 sandbox_off=${PROCAGE_TEST_SANDBOX_OFF:-}

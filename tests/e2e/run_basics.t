@@ -1,5 +1,6 @@
 # procage run: exit statuses, the command's output, and its own errors.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 
 out=$("$PROCAGE" run -- sh -c 'echo hello; exit 3'); st=$?
 is "$out" "hello" "the command's output reaches stdout"

@@ -8,6 +8,7 @@
 # relative entry of $PATH are not named. On both tiers, as root and
 # as uid 65534.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
 if [ ! -x "$t2" ]; then
 	echo "1..0 # SKIP the T2 wrapper $t2 is not built"

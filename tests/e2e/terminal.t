@@ -41,22 +41,33 @@ on_screen() { screen | grep -Eq -- "$1"; }
 # wait_pane TEXT: TEXT (a grep -E pattern) on the screen, within 60 s.
 wait_pane() { wait_until 60 on_screen "$1"; }
 keys() { tmux -S "$sock" send-keys -t t "$@"; }
+# at_prompt: the shell waits for a line: the last line on the screen that
+# is not blank is its prompt alone.
+at_prompt() { [ "$(screen | sed '/^ *$/d' | tail -n 1)" = 'caged$' ]; }
+# type_line TEXT: TEXT and Enter, once the shell shows its prompt. A line
+# typed earlier (while the last command still ends) is echoed before the
+# prompt, and the command's output would follow the prompt on its line,
+# not start one.
+type_line() {
+	wait_until 60 at_prompt || screen | sed 's/^/# screen: /'
+	keys "$1" Enter
+}
 
 tmux -S "$sock" new-session -d -s t -x 120 -y 40 \
 	"env PS1='caged\$ ' '$PROCAGE' run --cwd '$work/ws' -- sh -i; echo procage-exit=\$?; exec cat"
 wait_pane 'caged\$'
 ok $? "procage run -- sh -i starts on a real terminal"
 
-keys 'echo hello-$((6*7))' Enter
+type_line 'echo hello-$((6*7))'
 wait_pane '^hello-42'
 ok $? "the caged shell reads the terminal and writes to it"
 
 # Ctrl-C once the foreground command is seen running.
-keys "$sleeper 300" Enter
+type_line "$sleeper 300"
 wait_until 60 sleeping
 ok $? "a foreground command runs in the caged shell"
 keys C-c
-keys 'echo after-$((1+1))' Enter
+type_line 'echo after-$((1+1))'
 wait_pane '^after-2'
 ok $? "Ctrl-C ends the shell's foreground command, not the shell"
 
@@ -64,12 +75,12 @@ ok $? "Ctrl-C ends the shell's foreground command, not the shell"
 # through, the shell would read it and print PWN on a line of its own. The
 # shell reads its input in order, so once the line typed after the attempt
 # has run, anything pushed before it has run too.
-keys "/usr/bin/python3 -c 'import fcntl,termios
+type_line "/usr/bin/python3 -c 'import fcntl,termios
 for c in b\"echo PW\", b\"N\", b\"\\n\":
-    [fcntl.ioctl(0, termios.TIOCSTI, bytes([x])) for x in c]'; echo tiocsti-status=\$?" Enter
+    [fcntl.ioctl(0, termios.TIOCSTI, bytes([x])) for x in c]'; echo tiocsti-status=\$?"
 # The status line itself (at a line's start), not the command's echo.
 wait_pane '^tiocsti-status='
-keys 'echo done-$((3*3))' Enter
+type_line 'echo done-$((3*3))'
 wait_pane '^done-9'
 r=$?
 ok $r "the shell runs the line typed after the attempt"
@@ -78,7 +89,7 @@ like "$(screen)" "tiocsti-status=1" "pushing input with TIOCSTI fails in the cag
 # Pushed input would show as "echo PWN" echoed, and as PWN printed.
 ok $(screen | grep -q 'PWN$' && echo 1 || echo 0) "and nothing it pushed reached the terminal or the shell"
 
-keys 'exit 5' Enter
+type_line 'exit 5'
 wait_pane 'procage-exit=5'
 ok $? "the shell's exit status is procage's"
 done_testing

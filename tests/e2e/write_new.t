@@ -2,6 +2,7 @@
 # (mode 0700, the caller's), only under an existing parent and never at,
 # inside or above a location of a hard-deny class.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 
 home="$work/home"
 run() { HOME="$home" "$PROCAGE" run "$@"; }

@@ -9,6 +9,17 @@
  * the cage; judged from outside: its limits, nice value, CPUs, I/O
  * priority and policy afterwards. Run through procage_spawn and through
  * procage_exec.
+ *
+ * The changes asked for are ones the same user may make without privilege
+ * whatever the target's state when the test starts (make check may itself
+ * run under nice -n 19, or with an I/O priority or policy already set):
+ * the nice value one step up, the I/O priority a best-effort level other
+ * than the current one, the policy SCHED_BATCH or, from SCHED_BATCH,
+ * SCHED_OTHER. Lowering a nice value needs privilege: at 19 the nice value
+ * asked for is 19 itself, a change that cannot be seen from outside, and
+ * only the call's own result tells whether it was refused (the other
+ * calls still change what can be seen, and without the cage the canaries
+ * still fail).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +31,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/ioprio.h>
 
 #include "escape.h"
 
@@ -62,7 +75,9 @@ static void state_diag(const char *what, const struct proc_state *s)
 
 /* The probe's actions that change process pid, each one joined by "then". */
 struct pid_attack {
-	char pid[16], soft[24], hard[24], nice[16], cpu[16];
+	char pid[16], soft[24], hard[24], nice[16], cpu[16], level[8];
+	const char *policy; /* "batch" or "other" */
+	int want_nice, want_ioprio, want_policy;
 	const char *argv[40];
 };
 
@@ -72,15 +87,28 @@ static void attack_args(struct pid_attack *a, pid_t pid, const struct proc_state
 	snprintf(a->soft, sizeof a->soft, "%llu",
 		 (unsigned long long)(s->nofile.rlim_cur == 17 ? 18 : 17));
 	snprintf(a->hard, sizeof a->hard, "%llu", (unsigned long long)s->nofile.rlim_max);
-	snprintf(a->nice, sizeof a->nice, "%d", s->nice < 19 ? s->nice + 1 : 18);
+	/* Up one step, which needs no privilege; at 19 there is no step up. */
+	a->want_nice = s->nice < 19 ? s->nice + 1 : 19;
+	snprintf(a->nice, sizeof a->nice, "%d", a->want_nice);
 	snprintf(a->cpu, sizeof a->cpu, "%d", cpu);
+	/*
+	 * Best effort, level 7, unless the target is there already: a task
+	 * that never set one reads as best effort at a level derived from its
+	 * nice value, which is 7 from nice 15 up.
+	 */
+	int level = s->ioprio == IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7) ? 6 : 7;
+	a->want_ioprio = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, level);
+	snprintf(a->level, sizeof a->level, "%d", level);
+	a->want_policy = s->policy == SCHED_BATCH ? SCHED_OTHER : SCHED_BATCH;
+	a->policy = a->want_policy == SCHED_BATCH ? "batch" : "other";
 	const char *argv[] = {"prlimit",      a->pid,	     "7" /* RLIMIT_NOFILE */,
 			      a->soft,	      a->hard,	     "then",
 			      "setpriority",  a->pid,	     a->nice,
 			      "then",	      "setaffinity", a->pid,
 			      a->cpu,	      "then",	     "ioprio",
-			      a->pid,	      "7",	     "then",
-			      "setscheduler", a->pid,	     NULL};
+			      a->pid,	      a->level,	     "then",
+			      "setscheduler", a->pid,	     a->policy,
+			      NULL};
 	memcpy(a->argv, argv, sizeof argv);
 }
 
@@ -96,7 +124,7 @@ static void each_refused(const struct tier *t, struct caged_ws *ws, pid_t pid,
 		     {6, 3, "setpriority"},
 		     {10, 3, "sched_setaffinity"},
 		     {14, 3, "ioprio_set"},
-		     {18, 2, "sched_setscheduler"}};
+		     {18, 3, "sched_setscheduler"}};
 	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
 		const char *argv[8] = {NULL};
 		memcpy(argv, a->argv + calls[i].at, (size_t)calls[i].n * sizeof *argv);
@@ -172,7 +200,7 @@ static void exec_mode_refused(const struct tier *t, struct caged_ws *ws, pid_t p
 		     "pid targets: a cage for exec mode (%s)", why))
 		return;
 	/* Each call in its own exec'd probe: the first refusal would end a chain. */
-	static const int at[] = {0, 6, 10, 14, 18}, len[] = {5, 3, 3, 3, 2};
+	static const int at[] = {0, 6, 10, 14, 18}, len[] = {5, 3, 3, 3, 3};
 	bool all_refused = true;
 	struct caged_result r = {0};
 	for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
@@ -240,14 +268,22 @@ void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t)
 	if (before.cpus < 2)
 		diag("pid targets: the target has one CPU: a change of its CPUs cannot be seen, "
 		     "the other calls can");
+	if (before.nice == 19)
+		diag("pid targets: the target's nice value is 19 already (the test runs under "
+		     "nice): setpriority asks for 19, a change that cannot be seen; whether the "
+		     "call is refused can, and the other calls' changes can");
+	if (before.policy != SCHED_OTHER && before.policy != SCHED_BATCH)
+		diag("pid targets: the target's policy is %d: leaving it may need privilege, and "
+		     "the controls fail",
+		     before.policy);
 	attack_args(&a, pid, &before, cpu);
 	state_diag("the target before", &before);
 
 	each_refused(t, ws, pid, &before, &a);
 	const char *self[] = {"prlimit",      "0",    "7",	"64",	a.hard,	       "then",
 			      "setpriority",  "0",    a.nice,	"then", "setaffinity", "0",
-			      a.cpu,	      "then", "ioprio", "0",	"7",	       "then",
-			      "setscheduler", "0",    NULL};
+			      a.cpu,	      "then", "ioprio", "0",	a.level,       "then",
+			      "setscheduler", "0",    a.policy, NULL};
 	struct caged_result r = run_caged_argv(ws, NULL, self);
 	check(t, did_it(&r) && strstr(r.out, "nice "), &r,
 	      "pid targets: control: in the cage the probe changes its own limits and scheduling "
@@ -255,9 +291,10 @@ void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t)
 	exec_mode_refused(t, ws, pid, &before, &a);
 
 	r = run_uncaged_argv(ws, NULL, a.argv);
+	/* Each asked-for value differs from the one before, but for a nice value of 19. */
 	bool changed = state_read(pid, &after) && after.nofile.rlim_cur != before.nofile.rlim_cur &&
-		       after.nice != before.nice && after.ioprio != before.ioprio &&
-		       after.policy != before.policy && (before.cpus < 2 || after.cpus == 1);
+		       after.nice == a.want_nice && after.ioprio == a.want_ioprio &&
+		       after.policy == a.want_policy && (before.cpus < 2 || after.cpus == 1);
 	state_diag("the target after the uncaged control", &after);
 	check(t, did_it(&r) && changed, &r,
 	      "pid targets: control: without the cage the same user changes the target's limit, "

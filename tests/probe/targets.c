@@ -420,14 +420,23 @@ int do_ioprio(char **args)
 	return PROBE_DID_IT;
 }
 
-/* setscheduler PID: SCHED_BATCH, which needs no privilege. */
+/*
+ * setscheduler PID [batch|other]: SCHED_BATCH (unless "other" is given:
+ * SCHED_OTHER, for a target already at SCHED_BATCH); between the two no
+ * privilege is needed.
+ */
 int do_setscheduler(char **args)
 {
 	pid_t pid;
+	int policy = SCHED_BATCH;
 	if (!parse_pid(args[0], &pid))
-		return usage_error("setscheduler wants PID, got", args[0]);
+		return usage_error("setscheduler wants PID [batch|other], got", args[0]);
+	if (args[1] && strcmp(args[1], "other") == 0)
+		policy = SCHED_OTHER;
+	else if (args[1] && strcmp(args[1], "batch") != 0)
+		return usage_error("setscheduler wants batch or other, got", args[1]);
 	struct sched_param sp = {0};
-	if (sched_setscheduler(pid, SCHED_BATCH, &sp) != 0)
+	if (sched_setscheduler(pid, policy, &sp) != 0)
 		return failed(REFUSE_SYSCALL, "sched_setscheduler", args[0]);
 	printf("policy %d\n", sched_getscheduler(pid));
 	return PROBE_DID_IT;

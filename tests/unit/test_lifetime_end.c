@@ -611,14 +611,19 @@ static void test_resolver_stop_does_not_wait(void)
 	*j = job;
 	resolver_pool_submit(pool, j);
 	bool hanging_now = read(hang_started[0], &c, 1) == 1;
-	/* A stop that waited for the lookup would never return: the alarm ends the test. */
+	/*
+	 * A stop that waited for the lookup would never return (it hangs until
+	 * the test lets it go, below): the alarm ends the test. Returning at all
+	 * is the proof; how long it took is only reported, since a busy machine
+	 * may delay a stop that does not wait.
+	 */
 	alarm(20);
 	long long start = now_us();
 	resolver_pool_stop(pool);
 	long long took = now_us() - start;
 	alarm(0);
-	tap_ok(hanging_now && took < 1000000,
-	       "stopping the resolver does not wait for a lookup that hangs (%lld us)", took);
+	tap_ok(hanging_now, "stopping the resolver does not wait for a lookup that hangs (%lld us)",
+	       took);
 	/* Let it go: its worker drops the answer and frees the pool (ASan checks). */
 	close(hang_release[1]);
 	close(hang_started[0]);
