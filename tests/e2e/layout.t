@@ -17,52 +17,51 @@ copy() {
 		"$top/src/common" "$work/copy/src/" && cp -r "$top/bench" "$work/copy/"
 }
 
+# refused DESCRIPTION: the check fails on the scratch copy; its output in $out.
+refused() {
+	out=$("$check" "$work/copy" 2>&1)
+	ok $([ $? -ne 0 ] && echo 0 || echo 1) "$1"
+}
+
 copy
 out=$("$check" "$work/copy" 2>&1)
 ok $? "the scratch copy passes before anything is planted"
 
 # cage/ may not use watch/: the arrow would point up the table.
 printf '#include "watch/broker.h"\n' >>"$work/copy/src/lib/cage/cage_tmp.c"
-out=$("$check" "$work/copy" 2>&1)
-st=$?
-ok $([ $st -ne 0 ] && echo 0 || echo 1) "a cage file including a supervisor header fails the check"
+refused "a cage file including a supervisor header fails the check"
 like "$out" 'src/lib/cage/cage_tmp.c: line [0-9]+: "watch/broker.h": src/lib/cage may not use watch' \
 	"and the failure names the file, the header and the rule"
 
 # A bare name of another folder's header is refused too.
 copy
 printf '#include "repositories.h"\n' >>"$work/copy/src/lib/policy/policy.c"
-out=$("$check" "$work/copy" 2>&1)
-ok $([ $? -ne 0 ] && echo 0 || echo 1) "a bare include of another folder's header fails the check"
+refused "a bare include of another folder's header fails the check"
 like "$out" 'policy/policy.c: line [0-9]+: "repositories.h" is not a header of src/lib/policy' \
 	"and says so"
 
 # The command uses the public API only.
 copy
 printf '#include "cage/cage.h"\n' >>"$work/copy/src/cli/main.c"
-out=$("$check" "$work/copy" 2>&1)
-ok $([ $? -ne 0 ] && echo 0 || echo 1) "the command including a library header fails the check"
+refused "the command including a library header fails the check"
 like "$out" 'src/cli/main.c: line [0-9]+: "cage/cage.h": the command uses include/procage.h' \
 	"and the failure names it"
 
 # So does the bench (its bench/inside micro-benchmarks aside).
 copy
 printf '#include "plan/plan.h"\n' >>"$work/copy/bench/spawn_bench.c"
-out=$("$check" "$work/copy" 2>&1)
-ok $([ $? -ne 0 ] && echo 0 || echo 1) "a benchmark including a library header fails the check"
+refused "a benchmark including a library header fails the check"
 
 # The table: a folder may name only folders above it, so no circle.
 copy
 sed -i 's/^base[[:space:]].*/base        common run/' "$work/copy/src/lib/FOLDERS"
-out=$("$check" "$work/copy" 2>&1)
-ok $([ $? -ne 0 ] && echo 0 || echo 1) "a table line naming a folder below it fails the check"
+refused "a table line naming a folder below it fails the check"
 like "$out" 'base may use run, which is not listed above it' "and the failure says why"
 
 # A new folder must have a line.
 copy
 mkdir "$work/copy/src/lib/extra"
-out=$("$check" "$work/copy" 2>&1)
-ok $([ $? -ne 0 ] && echo 0 || echo 1) "a folder without a line in the table fails the check"
+refused "a folder without a line in the table fails the check"
 
 # Every folder docs/HACKING.md names exists, and it names every stage folder.
 named=$(grep -oE '`(src/(lib/)?[a-z]+|bench/inside)/`' "$top/docs/HACKING.md" | tr -d '`' | sort -u)

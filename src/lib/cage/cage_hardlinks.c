@@ -35,8 +35,9 @@ int cage_hardlinks_refusal(const struct procage_cage *cage, struct procage_error
 	while (rc == 0 && findings[n])
 		n++;
 	if (rc == 0 && n)
-		rc = error_set(err, -EMLINK, "%s%s; the spawn is refused (report mode lists them "
-					     "and runs)",
+		rc = error_set(err, -EMLINK,
+			       "%s%s; the spawn is refused (report mode lists them "
+			       "and runs)",
 			       findings[0], n > 1 ? ", and more" : "");
 	procage_strings_free(findings);
 	return rc;

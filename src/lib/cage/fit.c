@@ -71,8 +71,9 @@ static int fit_up_front(struct procage_policy *p, char ***list, size_t *n)
 	char text[600];
 	int rc = 0;
 	if (p->terminal == PROCAGE_TERMINAL_NEW_PTY) {
-		rc = string_list_append(list, n, "kept the caller's terminal (terminal \"inherit\"), because "
-					  "a new pseudo-terminal for the command is not supported");
+		rc = string_list_append(list, n,
+					"kept the caller's terminal (terminal \"inherit\"), because a "
+					"new pseudo-terminal for the command is not supported");
 		p->terminal = PROCAGE_TERMINAL_INHERIT;
 	}
 	if (rc == 0 && p->cgroup_memory && !f->cgroup_memory) {

@@ -24,8 +24,8 @@ int repository_classes_add(unsigned waived, const char *home, const char *const 
 }
 
 int repository_classes_expand(unsigned waived, const char *home, const char *runtime_dir,
-			      const char *const *trees, size_t n_trees,
-			      struct class_locations *out, struct procage_error *err)
+			      const char *const *trees, size_t n_trees, struct class_locations *out,
+			      struct procage_error *err)
 {
 	int rc = classes_expand(waived, home, runtime_dir, out, err);
 	if (rc < 0)

@@ -73,8 +73,8 @@ static bool entry_accepted(const char *entry)
 	return ok;
 }
 
-PROCAGE_API enum procage_learned_host procage_learn_host(const char *line, char *entry, size_t esize,
-							 char *note, size_t nsize)
+PROCAGE_API enum procage_learned_host procage_learn_host(const char *line, char *entry,
+							 size_t esize, char *note, size_t nsize)
 {
 	char subject[300], why[80];
 	struct dest d;
