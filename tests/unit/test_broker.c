@@ -154,7 +154,7 @@ static void test_expansion(void)
 	size_t n_out = 0;
 	struct broker_zones zones = {0};
 	struct procage_error err = {0};
-	rc = entry_grants_expand(&paths, NULL, 0, &out, &n_out, &zones, &err);
+	rc = entry_grants_expand(&paths, NULL, 0, false, &out, &n_out, &zones, &err);
 	tap_ok(rc == 0, "expanded (%s)", err.message);
 	tap_ok(zones.n == 2 && strcmp(zones.zones[0].path, canonical) == 0 &&
 		   strcmp(zones.zones[1].path, git) == 0,
@@ -175,23 +175,28 @@ static void test_expansion(void)
 
 	/*
 	 * A protected file outside any git directory (a startup file of a home
-	 * in the workspace): its directory, and the workspace holding it, stay
-	 * read-only, since a missing startup file beside it would have no
-	 * denial to refuse its name by. .git stays a zone.
+	 * in the workspace): its directory is a zone too, protecting its name,
+	 * and so is the workspace, protecting the home's.
 	 */
-	char bashrc[4200];
+	char bashrc[4200], home[4200];
 	snprintf(bashrc, sizeof bashrc, "%s/home/.bashrc", canonical);
+	snprintf(home, sizeof home, "%s/home", canonical);
 	rc = touch(canonical, "home", true) | touch(canonical, "home/.bashrc", false);
 	struct cage_path more[] = {{hooks, PROCAGE_PROTECT, -1, false},
 				   {config, PROCAGE_PROTECT, -1, false},
 				   {bashrc, PROCAGE_PROTECT, -1, false}};
 	paths.denials = more;
 	paths.n_denials = 3;
-	rc |= entry_grants_expand(&paths, NULL, 0, &out, &n_out, &zones, &err);
-	tap_ok(rc == 0 && zones.n == 1 && strcmp(zones.zones[0].path, git) == 0,
-	       "beside a protected file outside git directories, only .git is a zone (got %zu: "
-	       "%s)",
-	       zones.n, zones.n ? zones.zones[0].path : "none");
+	rc |= entry_grants_expand(&paths, NULL, 0, false, &out, &n_out, &zones, &err);
+	const struct broker_zone *home_zone = NULL;
+	for (size_t i = 0; i < zones.n; i++)
+		if (strcmp(zones.zones[i].path, home) == 0)
+			home_zone = &zones.zones[i];
+	tap_ok(rc == 0 && zones.n == 3 && home_zone && home_zone->n_protected == 1 &&
+		       strcmp(home_zone->protected_names[0], ".bashrc") == 0,
+	       "beside a protected file outside git directories, its directory is a zone "
+	       "protecting its name (got %zu zones)",
+	       zones.n);
 	for (size_t i = 0; i < n_out; i++)
 		free(out[i].path);
 	free(out);

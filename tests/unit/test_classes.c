@@ -136,7 +136,11 @@ static void test_expand(void)
 	tap_ok(find(&l, "ws/.git/modules/sub/hooks") != NULL, "a submodule store's hooks are found");
 	c = find(&l, "run/bus");
 	tap_ok(c && c->cls == CLASS_SERVICE_HANDOFF, "the user's bus is service-handoff");
-	tap_ok(find(&l, "home/.aws") == NULL, "a location that does not exist is not listed");
+	c = find(&l, "home/.aws");
+	tap_ok(c && c->absent && c->deny == PROCAGE_HIDE,
+	       "a location that does not exist is listed, marked absent");
+	c = find(&l, "home/.bashrc");
+	tap_ok(c && !c->absent, "one that exists is not marked absent");
 	class_locations_free(&l);
 
 	unsigned waived = (1u << CLASS_SECRETS) | (1u << CLASS_TRUST_HANDOFF);
@@ -523,7 +527,9 @@ static void test_env_moved(void)
 	const struct class_location *a = find(&l, "kube/a"), *b = find(&l, "kube/b");
 	tap_ok(a && b && a->cls == CLASS_SECRETS && a->deny == PROCAGE_HIDE,
 	       "each absolute item of $KUBECONFIG is hidden (the relative one is passed over)");
-	tap_ok(find(&l, "kube/missing") == NULL, "an item naming nothing adds nothing");
+	const struct class_location *m = find(&l, "kube/missing");
+	tap_ok(m && m->absent && m->deny == PROCAGE_HIDE,
+	       "an item naming nothing is held all the same, marked absent");
 	tap_ok(find(&l, "docker/config.json") && !find(&l, "docker/other.json") &&
 		       !find(&l, "docker"),
 	       "$DOCKER_CONFIG/config.json is hidden, the rest of $DOCKER_CONFIG is not");

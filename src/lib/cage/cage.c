@@ -353,9 +353,14 @@ static int cage_paths_refusal(struct procage_cage *c, const struct cage_paths *p
 	enum policy_approximation needed =
 		c->tier == PROCAGE_TIER_T1 ? APPROX_SPAWN_SNAPSHOT : APPROX_ENTRY_GRANTS;
 	int rc = 0;
-	if (paths->n_denials && !accepted(c, needed)) {
-		rc = denial_refusal(c, &paths->denials[0], err);
-		*where = policy_path_position(c->policy, paths->denials[0].path);
+	/* A location still missing is held by the broker at its making: no approximation. */
+	const struct cage_path *first = NULL;
+	for (size_t i = 0; !first && i < paths->n_denials; i++)
+		if (!paths->denials[i].absent)
+			first = &paths->denials[i];
+	if (first && !accepted(c, needed)) {
+		rc = denial_refusal(c, first, err);
+		*where = policy_path_position(c->policy, first->path);
 		if (!where->line)
 			*where = policy_key_position(c->policy, "accept");
 		return rc;
@@ -366,15 +371,40 @@ static int cage_paths_refusal(struct procage_cage *c, const struct cage_paths *p
 	return rc;
 }
 
+/* Does a location still missing lie inside a write grant? */
+static bool missing_denial_any(const struct cage_paths *paths)
+{
+	for (size_t i = 0; i < paths->n_denials; i++)
+		if (paths->denials[i].absent)
+			return true;
+	return false;
+}
+
+/* Tier T1: the write grants as written, kept writable mounts (cage.h). */
+static int write_roots_keep(struct procage_cage *c, const struct cage_paths *paths,
+			    struct procage_error *err)
+{
+	c->write_roots = calloc(paths->n_grants + 1, sizeof *c->write_roots);
+	if (!c->write_roots)
+		return error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < paths->n_grants; i++)
+		if (paths->grants[i].access == PROCAGE_WRITE &&
+		    !(c->write_roots[c->n_write_roots++] = strdup(paths->grants[i].path)))
+			return error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 /*
- * The grants pinned into the cage: on T2 made entry by entry around the
- * denials, with the broker's zones; on T1 the denials kept for the masks.
+ * The grants pinned into the cage: made entry by entry around the denials,
+ * with the broker's zones, on T2; on T1 around the missing ones only
+ * (what exists is masked) and the denials kept for the masks.
  */
 static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 			    struct policy_position *where, struct procage_error *err)
 {
 	struct cage_path *grants = paths->grants;
 	size_t n_grants = paths->n_grants;
+	bool masks = c->tier == PROCAGE_TIER_T1;
 	int rc = 0;
 	/*
 	 * The broker answers seccomp notifications: without them (a container
@@ -382,9 +412,12 @@ static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 	 * them.
 	 */
 	struct broker_zones *zones = host_facts_get()->seccomp_user_notif ? &c->zones : NULL;
-	if (c->tier != PROCAGE_TIER_T1 && paths->n_denials &&
-	    (rc = entry_grants_expand(paths, c->examined, c->n_examined, &grants, &n_grants, zones,
-				      err)) < 0) {
+	bool expand = paths->n_denials && (!masks || missing_denial_any(paths));
+	if (expand && masks)
+		rc = write_roots_keep(c, paths, err);
+	if (expand && rc == 0 &&
+	    (rc = entry_grants_expand(paths, c->examined, c->n_examined, masks, &grants, &n_grants,
+				      zones, err)) < 0) {
 		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
 		return rc;
 	}
@@ -404,10 +437,8 @@ static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 		for (size_t i = 0; i < n_grants; i++)
 			free(grants[i].path);
 		free(grants);
-		path_list_release_denials(paths, NULL, NULL);
-	} else if (c->tier == PROCAGE_TIER_T1) {
-		path_list_release_denials(paths, &c->denials, &c->n_denials);
 	}
+	path_list_release_denials(paths, masks ? &c->denials : NULL, masks ? &c->n_denials : NULL);
 	return rc;
 }
 
@@ -740,6 +771,9 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	if (c->root_private_userns_fd >= 0)
 		close(c->root_private_userns_fd);
 	cage_masks_free(&c->masks);
+	for (size_t i = 0; i < c->n_write_roots; i++)
+		free(c->write_roots[i]);
+	free(c->write_roots);
 	for (size_t i = 0; i < c->n_denials; i++)
 		free(c->denials[i].path);
 	free(c->denials);

@@ -35,6 +35,13 @@ struct procage_cage {
 	struct cage_path *denials; /* T1: masked at spawn; ancestors first */
 	size_t n_denials;
 	struct cage_masks masks; /* T1: the paths of the denials' masks and pins, the writable trees */
+	/*
+	 * T1: the write grants as written, when Landlock's are made entry by
+	 * entry around missing locations: they stay writable mounts, so that
+	 * the broker can act through the run's own descriptors there.
+	 */
+	char **write_roots;
+	size_t n_write_roots;
 	struct cage_path *sockets; /* the Unix sockets granted (T1: left unmasked) */
 	size_t n_sockets;
 	struct cage_path *examined; /* hidden and protected locations, for the hard-link check */
@@ -47,7 +54,7 @@ struct procage_cage {
 	 * seccomp_handover_closed once it is made.
 	 */
 	bool seccomp_handover_open;
-	/* T2: where the supervisor makes the cage's new entries (broker_zones.h). */
+	/* Where the supervisor makes the cage's new entries (broker_zones.h). */
 	struct broker_zones zones;
 	/* T2: chmod, chown and utimes go to the supervisor's broker (broker_meta.h). */
 	bool broker_metadata;

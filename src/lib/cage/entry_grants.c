@@ -16,6 +16,8 @@ struct expansion {
 	struct cage_path *out;
 	size_t n_out;
 	struct broker_zones *zones; /* or NULL */
+	/* Tier T1: what exists is masked; only what is missing shapes the grants. */
+	bool masks_hold_existing;
 	/* Every hidden and protected location, inside the grants or not. */
 	const struct cage_path *examined;
 	size_t n_examined;
@@ -38,13 +40,25 @@ static int out_add(struct expansion *x, const char *path, enum procage_access ac
 	return 0;
 }
 
-/* Does a denial that matters for access lie strictly below path? */
+/*
+ * Does a denial that matters for access lie strictly below path? A
+ * missing location matters only where something could be made (a write
+ * grant), never for reading: there is nothing to read. Where masks hold
+ * what exists (tier T1), only the missing ones do.
+ */
 static bool denial_below(const struct expansion *x, const char *path, enum procage_access access,
 			 bool hidden_only)
 {
 	for (size_t i = 0; i < x->paths->n_denials; i++) {
 		const struct cage_path *d = &x->paths->denials[i];
 		if (strcmp(d->path, path) == 0 || !path_within(d->path, path))
+			continue;
+		if (d->absent) {
+			if (!hidden_only && access == PROCAGE_WRITE)
+				return true;
+			continue;
+		}
+		if (x->masks_hold_existing)
 			continue;
 		if (d->access == PROCAGE_HIDE || (!hidden_only && access == PROCAGE_WRITE))
 			return true;
@@ -53,71 +67,20 @@ static bool denial_below(const struct expansion *x, const char *path, enum proca
 }
 
 /*
- * A git directory: named .git, holding HEAD, objects and refs (a bare one),
- * or HEAD and commondir (a linked worktree's).
- */
-static bool git_dir_at(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char entry[PATH_MAX];
-	struct stat st;
-	if (slash && strcmp(slash + 1, ".git") == 0)
-		return true;
-	/* A linked worktree's git directory: HEAD, and commondir naming the rest. */
-	if (snprintf(entry, sizeof entry, "%s/commondir", path) < (int)sizeof entry &&
-	    stat(entry, &st) == 0 && snprintf(entry, sizeof entry, "%s/HEAD", path) < (int)sizeof entry &&
-	    stat(entry, &st) == 0)
-		return true;
-	static const char *const parts[] = { "HEAD", "objects", "refs" };
-	for (size_t i = 0; i < 3; i++)
-		if (snprintf(entry, sizeof entry, "%s/%s", path, parts[i]) >= (int)sizeof entry ||
-		    stat(entry, &st) != 0)
-			return false;
-	return true;
-}
-
-/*
- * Does denied lie in a git directory at or below dir, or is it a work
- * tree's .git itself (a gitfile: a linked worktree's or a submodule's)?
- */
-static bool denial_in_git_dir(const char *dir, const char *denied)
-{
-	char ancestor[PATH_MAX];
-	size_t base = strlen(dir);
-	const char *last = strrchr(denied, '/');
-	if (last && strcmp(last + 1, ".git") == 0)
-		return true;
-	if (strlen(denied) >= sizeof ancestor)
-		return false;
-	strcpy(ancestor, denied);
-	for (char *slash; (slash = strrchr(ancestor, '/')) && (size_t)(slash - ancestor) >= base;) {
-		*slash = '\0';
-		if (git_dir_at(ancestor[0] ? ancestor : "/"))
-			return true;
-	}
-	return false;
-}
-
-/*
  * A directory of a write grant granted only reading, or nothing, because
  * of the denials below it: a zone of the broker, where the supervisor
- * makes the new entries whose names no denial starts with. Only where
- * every denial below lies in a git directory or is a gitfile: there the names a new
- * entry must not take are known (the git directory's, and git's own
- * rules inside it, broker_zones.c), while elsewhere (a home) a protected
- * location missing when the cage is made (a startup file) has no denial
- * to refuse its name by, and the directory stays read-only.
+ * makes the new entries whose names no denial starts with (and, in a git
+ * directory, only git's own names: broker_zones.c). Every denial below
+ * names one, those that exist and those still missing (a user unit
+ * directory, a startup file): on tier T1 too, where the broker acts
+ * outside the run's mounts, so a masked name must not be moved or
+ * opened by it either.
  */
 static int zone_record(struct expansion *x, const char *path)
 {
 	int rc = 0;
 	if (!x->zones)
 		return 0;
-	for (size_t i = 0; i < x->paths->n_denials; i++) {
-		const char *d = x->paths->denials[i].path;
-		if (strcmp(d, path) != 0 && path_within(d, path) && !denial_in_git_dir(path, d))
-			return 0;
-	}
 	for (size_t i = 0; rc == 0 && i < x->paths->n_denials; i++) {
 		const struct cage_path *d = &x->paths->denials[i];
 		if (strcmp(d->path, path) != 0 && path_within(d->path, path))
@@ -199,7 +162,14 @@ static int expand_node(struct expansion *x, const char *path, enum procage_acces
 		return 0;
 	if (d)
 		access = PROCAGE_READ; /* protected: readable, and so is all below */
-	if (!denial_below(x, path, access, false)) {
+	/*
+	 * Below a file nothing can be made; its own name is held in its
+	 * directory's zone.
+	 */
+	struct stat st;
+	bool below = denial_below(x, path, access, false) &&
+		     (lstat(path, &st) != 0 || S_ISDIR(st.st_mode));
+	if (!below) {
 		int given;
 		int rc = linked_file_access(x, path, access, &given);
 		if (rc < 0 || given < 0)
@@ -228,10 +198,14 @@ static int expand_node(struct expansion *x, const char *path, enum procage_acces
 }
 
 int entry_grants_expand(const struct cage_paths *paths, const struct cage_path *examined,
-			size_t n_examined, struct cage_path **out, size_t *n_out,
-			struct broker_zones *zones, struct procage_error *err)
+			size_t n_examined, bool masks_hold_existing, struct cage_path **out,
+			size_t *n_out, struct broker_zones *zones, struct procage_error *err)
 {
-	struct expansion x = { paths, NULL, 0, zones, examined, n_examined, NULL, 0, false };
+	struct expansion x = { .paths = paths,
+			       .zones = zones,
+			       .masks_hold_existing = masks_hold_existing,
+			       .examined = examined,
+			       .n_examined = n_examined };
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < paths->n_grants; i++)
 		rc = expand_node(&x, paths->grants[i].path, paths->grants[i].access, 0);

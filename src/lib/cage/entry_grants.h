@@ -1,4 +1,4 @@
-/* Tier T2: grants entry by entry around denied paths. */
+/* Grants entry by entry around denied paths (tier T2; on T1 around missing ones). */
 #ifndef PROCAGE_ENTRY_GRANTS_H
 #define PROCAGE_ENTRY_GRANTS_H
 
@@ -14,9 +14,13 @@
  * new entries can be made in it). Entries made later are not granted.
  * zones (when not NULL) gets the directories of write grants so narrowed,
  * with the names the denials below them start with: the broker's zones.
+ * A denial of a missing location narrows only write grants (it can be
+ * made, not read). With masks_hold_existing (tier T1, where mounts hide
+ * and protect what exists) only those narrow the grants, while every
+ * denial below a zone still names one of its protected names.
  */
 int entry_grants_expand(const struct cage_paths *paths, const struct cage_path *examined,
-			size_t n_examined, struct cage_path **out, size_t *n_out,
-			struct broker_zones *zones, struct procage_error *err);
+			size_t n_examined, bool masks_hold_existing, struct cage_path **out,
+			size_t *n_out, struct broker_zones *zones, struct procage_error *err);
 
 #endif

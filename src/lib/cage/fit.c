@@ -139,9 +139,10 @@ static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 	for (size_t i = 0; rc == 0 && i < c->zones.n && i < SHOWN; i++) {
 		const struct broker_zone *z = &c->zones.zones[i];
 		size_t o = (size_t)snprintf(text, sizeof text,
-					    "new entries in %s are made by the supervisor (the T2 "
+					    "new entries in %s are made by the supervisor (the "
 					    "broker), because Landlock cannot grant that directory "
-					    "without what lies below it; never under the name%s ",
+					    "without what lies below it, present or still missing; "
+					    "never under the name%s ",
 					    z->path, z->n_protected == 1 ? "" : "s");
 		for (size_t j = 0; j < z->n_protected && o < sizeof text; j++)
 			o += (size_t)snprintf(text + o, sizeof text - o, "%s%s", j ? ", " : "",
@@ -152,7 +153,7 @@ static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 	}
 	if (rc == 0 && c->zones.n > SHOWN) {
 		snprintf(text, sizeof text,
-			 "and in %zu more directories, the same way (the T2 broker)",
+			 "and in %zu more directories, the same way (the broker)",
 			 c->zones.n - SHOWN);
 		rc = string_list_append(list, n, text);
 	}

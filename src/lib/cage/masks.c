@@ -166,30 +166,42 @@ static int candidate_compare(const void *a, const void *b)
 }
 
 /*
- * The write grants on directories and regular files, the outermost of
- * nested ones, each once, in grant order. Devices, pipes and sockets are
+ * Is path a directory or regular file? Devices, pipes and sockets are
  * written through read-only mounts too, so their grants need no writable
  * mount (which would only let their owner change their mode). A pinned
  * descriptor's file type never changes.
  */
+static int writable_type(int fd, const char *path, bool *out, struct procage_error *err)
+{
+	struct stat st;
+	if ((fd >= 0 ? fstat(fd, &st) : stat(path, &st)) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "write rule for %s", path);
+	*out = S_ISDIR(st.st_mode) || S_ISREG(st.st_mode);
+	return 0;
+}
+
+/*
+ * The write grants on directories and regular files, the outermost of
+ * nested ones, each once, in grant order: the grants as written where
+ * Landlock's were made entry by entry (c->write_roots), else Landlock's.
+ */
 static int writable_make(const struct procage_cage *c, struct cage_masks *m,
 			 struct procage_error *err)
 {
-	struct writable_candidate *w = calloc(c->n_grants + 1, sizeof *w);
-	const char **by_order = calloc(c->n_grants + 1, sizeof *by_order);
-	m->writable = calloc(c->n_grants + 1, sizeof *m->writable);
+	size_t total = c->write_roots ? c->n_write_roots : c->n_grants;
+	struct writable_candidate *w = calloc(total + 1, sizeof *w);
+	const char **by_order = calloc(total + 1, sizeof *by_order);
+	m->writable = calloc(total + 1, sizeof *m->writable);
 	size_t n = 0;
 	int rc = w && by_order && m->writable ? 0 : error_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; rc == 0 && i < c->n_grants; i++) {
-		const struct landlock_grant *g = &c->grants[i];
-		struct stat st;
-		if (!(g->access & LANDLOCK_ACCESS_FS_WRITE_FILE))
+	for (size_t i = 0; rc == 0 && i < total; i++) {
+		const char *path = c->write_roots ? c->write_roots[i] : c->grants[i].path;
+		bool kept = false;
+		if (!c->write_roots && !(c->grants[i].access & LANDLOCK_ACCESS_FS_WRITE_FILE))
 			continue;
-		if (fstat(g->path_fd, &st) != 0)
-			rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "write rule for %s",
-					   g->path);
-		else if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
-			w[n].path = g->path;
+		rc = writable_type(c->write_roots ? -1 : c->grants[i].path_fd, path, &kept, err);
+		if (rc == 0 && kept) {
+			w[n].path = path;
 			w[n].order = n;
 			n++;
 		}

@@ -117,7 +117,8 @@ static int denial_consider(struct cage_paths *c, const struct cage_path *d,
 			return grant_inside_refusal(g, d, err);
 	}
 	enum procage_access reach = reaching_access(c, d->path, &by);
-	bool needed = d->access == PROCAGE_HIDE ? reach != 0 : reach == PROCAGE_WRITE;
+	/* What is missing can be neither read nor changed: only made, through a write grant. */
+	bool needed = d->access == PROCAGE_HIDE && !d->absent ? reach != 0 : reach == PROCAGE_WRITE;
 	if (needed && path_list_add_absent(&c->denials, &c->n_denials, d->path, d->access, d->cls,
 					   d->absent) < 0)
 		return error_set(err, -ENOMEM, "out of memory");

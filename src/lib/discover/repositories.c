@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/canonical.h"
 #include "base/error.h"
 #include "repository_internal.h"
 #include "base/syscalls.h"

@@ -5,7 +5,7 @@
  * make true later must not hide a target now), core.hooksPath, the
  * submodules a work tree's .gitmodules names, a linked worktree's gitdir
  * file, and the writable trees' ancestors (git discovers upward). Also
- * the path helpers: canonical spellings of paths that may not exist yet.
+ * joining a path a config names to the file that names it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,76 +66,6 @@ char *path_join_relative(const char *base, const char *rel, bool base_is_file)
 	if (asprintf(&out, "%.*s/%s", (int)dir_len, base, rel) < 0)
 		return NULL;
 	return out;
-}
-
-/* "." and ".." and repeated slashes removed, in place; path is absolute. */
-static void lexical_normalize(char *path)
-{
-	char *out = path;
-	for (const char *in = path; *in;) {
-		while (*in == '/')
-			in++;
-		const char *end = strchrnul(in, '/');
-		size_t n = (size_t)(end - in);
-		if (n == 0)
-			break;
-		if (n == 1 && in[0] == '.') {
-		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
-			while (out > path && *--out != '/')
-				;
-		} else {
-			*out++ = '/';
-			memmove(out, in, n);
-			out += n;
-		}
-		in = end;
-	}
-	if (out == path)
-		*out++ = '/';
-	*out = '\0';
-}
-
-/*
- * The canonical spelling of path; when it does not exist, its nearest
- * existing ancestor's canonical path and the rest (*absent set). NULL when
- * neither can be had (errno says why; ENOMEM only when out of memory).
- */
-char *canonical_or_absent(const char *path, bool *absent)
-{
-	char *canonical = realpath(path, NULL), *result = NULL;
-	*absent = false;
-	if (canonical || path[0] != '/' || (errno != ENOENT && errno != ENOTDIR))
-		return canonical;
-	char *norm = strdup(path);
-	if (!norm)
-		return NULL;
-	lexical_normalize(norm);
-	for (size_t cut = strlen(norm); cut > 0 && !result;) {
-		while (cut > 0 && norm[cut - 1] != '/')
-			cut--;
-		if (cut == 0)
-			break;
-		char saved = norm[cut - 1];
-		norm[cut - 1] = '\0';
-		char *parent = realpath(cut > 1 ? norm : "/", NULL);
-		norm[cut - 1] = saved;
-		if (parent) {
-			int n = asprintf(&result, "%s/%s", strcmp(parent, "/") ? parent : "",
-					 norm + cut);
-			free(parent);
-			if (n < 0)
-				result = NULL;
-			break;
-		}
-		if (errno != ENOENT && errno != ENOTDIR)
-			break;
-		cut--;
-	}
-	free(norm);
-	*absent = result != NULL;
-	if (!result && errno != ENOMEM)
-		errno = ENOENT;
-	return result;
 }
 
 /* git's interpolate_path: "~/" and "~user/"; NULL for what cannot be expanded. */

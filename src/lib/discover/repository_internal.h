@@ -63,8 +63,6 @@ bool store_names_worktree(const char *gitdir, const char *worktree);
 /* The system and global config files: their includes, and their core.hooksPath. */
 int global_configs(struct discovery *d);
 
-/* Paths (repository_config.c). */
-char *canonical_or_absent(const char *path, bool *absent);
 char *path_join_relative(const char *base, const char *rel, bool base_is_file);
 char *file_read_small(const char *path, size_t *len);
 

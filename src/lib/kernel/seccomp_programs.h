@@ -76,18 +76,20 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 
 /*
  * Is there a program for this index? Only for the combinations a cage can
- * ask for, so that each new option does not double the table: the brokers
- * are tier T2's (a run with an IPC namespace of its own is tier T1's), and
- * a T2 run that brokers entries, listings or network calls has a
- * supervisor answering notifications, so it brokers metadata too (cage.c). The others are left
- * empty in the table and refused by seccomp_program_build.
+ * ask for, so that each new option does not double the table. A run with
+ * an IPC namespace of its own is tier T1's: its broker makes entries only
+ * (mounts hold metadata, its network has a namespace, its listings are
+ * granted). A T2 run that brokers entries, listings or network calls has
+ * a supervisor answering notifications, so it brokers metadata too
+ * (cage.c). The others are left empty in the table and refused by
+ * seccomp_program_build.
  */
 static inline bool seccomp_program_exists(size_t index)
 {
 	struct seccomp_options o = seccomp_program_options(index);
 	bool brokers = o.broker || o.broker_listing || o.net_broker;
-	if (o.own_ipc_namespace && (brokers || o.broker_metadata))
-		return false;
+	if (o.own_ipc_namespace)
+		return !o.broker_metadata && !o.broker_listing && !o.net_broker;
 	return o.broker_metadata || !brokers;
 }
 

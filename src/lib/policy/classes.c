@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/canonical.h"
 #include "base/error.h"
 
 enum class_base {
@@ -293,6 +294,26 @@ int class_locations_add(struct class_locations *out, const char *canonical, enum
 	return 0;
 }
 
+/*
+ * A row's location missing on this host is held all the same: a program
+ * outside reads it as soon as something is there (a user unit, an
+ * autostart entry, a program in a directory of the search path), so a
+ * run may not be the one to make it. It is recorded by its nearest
+ * existing ancestor's canonical path and the rest; the cage refuses its
+ * making where a grant reaches it (the broker's zones, both tiers).
+ */
+static int location_add_absent(struct class_locations *out, const char *path,
+			       const struct class_row *row)
+{
+	bool absent = false;
+	char *canonical = canonical_or_absent(path, &absent);
+	if (!canonical)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	int rc = class_locations_add(out, canonical, row->cls, row->deny, absent);
+	free(canonical);
+	return rc;
+}
+
 static int locations_add(struct class_locations *out, const char *path, const struct class_row *row)
 {
 	/*
@@ -303,10 +324,10 @@ static int locations_add(struct class_locations *out, const char *path, const st
 	 */
 	struct stat st;
 	if (lstat(path, &st) != 0 && errno == ENOENT)
-		return 0; /* not on this host: nothing to deny now */
+		return location_add_absent(out, path, row);
 	char *canonical = realpath(path, NULL);
 	if (!canonical)
-		return 0; /* not on this host: nothing to deny now */
+		return 0; /* a dangling link: nothing a program outside reads there now */
 	int rc = class_locations_add(out, canonical, row->cls, row->deny, false);
 	free(canonical);
 	return rc;

@@ -26,7 +26,7 @@ struct class_location {
 	char *path;
 	enum class_id cls;
 	enum procage_access deny; /* PROCAGE_HIDE or PROCAGE_PROTECT */
-	bool absent; /* missing when found (a repository's): checked, not masked */
+	bool absent; /* missing when found: held at its making (the broker), never masked */
 };
 
 struct class_locations {
@@ -39,9 +39,10 @@ const char *class_name(enum class_id cls);
 int class_from_name(const char *name);
 
 /*
- * Every location of the classes not waived (a bitmask of 1 << class_id)
- * that exists now: under home, the runtime directory and the system.
- * Paths are canonical; duplicates are dropped. The repositories of the
+ * Every location of the classes not waived (a bitmask of 1 << class_id):
+ * under home, the runtime directory and the system. Paths are canonical,
+ * a missing one marked absent (its nearest existing ancestor canonical);
+ * a pattern row names only what matches now. Duplicates are dropped. The repositories of the
  * writable trees are discover/'s (repository_classes.h).
  */
 int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
