@@ -143,6 +143,7 @@ int main(int argc, char **argv)
 	    {"r23", r23_sessions_are_locked},
 	    {"r23", r23_a_descendant_in_a_group_of_its_own_dies_with_the_run},
 	    {"r23", r23_a_user_unit_cannot_be_planted},
+	    {"r23", r23_a_missing_planting_location_cannot_be_made_through_a_grant},
 	    {"r23", r23_a_moved_xdg_config_home_is_kept},
 	    {"r23", r23_concurrent_runs_are_separate},
 	    {"r23", r23_a_fork_chain_ends_with_the_run},

@@ -1,10 +1,11 @@
 # Repositories in the cage (R-07): every way the cage could make a later git
 # on the host run its code, each judged by running the real git OUTSIDE the
 # cage afterwards (commit, status, push into a bare repository the test
-# owns) and checking that nothing planted ran, or, where no mask can hold
-# (tier T1: a new entry in a pinned .git), that the end-of-run trust-handoff
-# report names it and --on-handoff-change fail fails the run. On tier T1
-# and T2 (tests/without_userns), as root and as uid 65534.
+# owns) and checking that nothing planted ran, or, where nothing can hold
+# (a repository made, or one deeper than discovery looks), that the
+# end-of-run trust-handoff report names it and --on-handoff-change fail
+# fails the run. On tier T1 and T2 (tests/without_userns), as root and as
+# uid 65534.
 #
 # PROCAGE_TEST_SANDBOX_OFF=1 runs the same commands without procage: every
 # [canary] must then fail and every [control] pass.
@@ -136,19 +137,12 @@ vector_commondir() {
 	err=$(caged --on-handoff-change fail -- "cd r2 && { $(plant_store_script src/common);
 		echo ../src/common >.git/commondir; } 2>/dev/null; true" 2>&1)
 	st=$?
-	if [ "$tier" = T1 ]; then
-		like "$err" "trust-handoff: created where git reads or runs: '$base/ws/r2/.git/commondir'" \
-			"$tier/$user: a commondir written into .git is named at the end [canary]"
-		{ [ "$st" = 123 ]; }
-		t $? canary "and --on-handoff-change fail exits 123 (got $st)"
-	else
-		{ [ ! -e "$base/ws/r2/.git/commondir" ]; }
-		t $? canary \
-			"no commondir can be written into .git (got status $st)"
-		judge_commit r2
-		{ not_planted; }
-		t $? canary "git commit outside runs nothing planted"
-	fi
+	{ [ ! -e "$base/ws/r2/.git/commondir" ]; }
+	t $? canary \
+		"no commondir can be written into .git (got status $st)"
+	judge_commit r2
+	{ not_planted; }
+	t $? canary "git commit outside runs nothing planted"
 	rm -f "$base/ws/r2/.git/commondir"
 	clean
 }
@@ -243,26 +237,19 @@ vector_hooks_missing() {
 		{ [ -d "$base/ws/r6/.git/hooks" ] && [ -z "$(ls -A "$base/ws/r6/.git/hooks")" ]; }
 		t $? control "procage made the missing hooks directory, empty (the documented host change)"
 	fi
-	# config.worktree missing: no mask can hold it on T1, where it is reported.
+	# config.worktree missing: refused at its making by the broker, on both tiers.
 	local err st
 	err=$(caged --on-handoff-change fail -- "cd r6 && printf '[core]\n\thooksPath = /nonexistent\n' >.git/config.worktree 2>/dev/null; true" 2>&1)
 	st=$?
-	if [ "$tier" = T1 ]; then
-		like "$err" "trust-handoff: created where git reads or runs: '$base/ws/r6/.git/config.worktree'" \
-			"$tier/$user: a config.worktree made in the run is named at the end [canary]"
-		{ [ "$st" = 123 ]; }
-		t $? canary "and --on-handoff-change fail exits 123 (got $st)"
-	else
-		{ [ ! -e "$base/ws/r6/.git/config.worktree" ]; }
-		t $? canary \
-			"no config.worktree can be made in .git (status $st)"
-	fi
+	{ [ ! -e "$base/ws/r6/.git/config.worktree" ]; }
+	t $? canary \
+		"no config.worktree can be made in .git (status $st)"
 	clean
 }
 
 # .git/hooks a symbolic link into the work tree (.git/hooks -> ../.githooks):
-# the target is read-only; the link itself no mount holds on tier T1, where
-# replacing it is named at the end.
+# the target is read-only, and the broker refuses to remove or replace the
+# link itself, on both tiers.
 vector_symlinked_hooks() {
 	fresh r8 && mkdir "$base/ws/r8/.githooks" && rm -rf "$base/ws/r8/.git/hooks" &&
 		ln -s ../.githooks "$base/ws/r8/.git/hooks"
@@ -274,18 +261,11 @@ vector_symlinked_hooks() {
 	st=$?
 	[ ! -e "$base/ws/r8/.githooks/pre-commit" ]
 	t $? canary "the directory a symbolic .git/hooks names stays read-only"
-	if [ "$tier" = T1 ]; then
-		like "$err" "trust-handoff: replaced where git reads or runs: '$base/ws/r8/.git/hooks' \(was a symbolic link to '../.githooks'\)" \
-			"$tier/$user: a symbolic .git/hooks replaced in the run is named at the end [canary]"
-		[ "$st" = 123 ]
-		t $? canary "and --on-handoff-change fail exits 123 (got $st)"
-	else
-		[ -L "$base/ws/r8/.git/hooks" ]
-		t $? canary "a symbolic .git/hooks cannot be replaced (status $st)"
-		judge_commit r8
-		{ not_planted; }
-		t $? canary "git commit outside runs nothing planted"
-	fi
+	[ -L "$base/ws/r8/.git/hooks" ]
+	t $? canary "a symbolic .git/hooks cannot be replaced (status $st)"
+	judge_commit r8
+	{ not_planted; }
+	t $? canary "git commit outside runs nothing planted"
 	clean
 }
 

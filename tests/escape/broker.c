@@ -1,7 +1,8 @@
 /*
- * Attacks on the T2 broker (R-45). A workspace holding a repository is
- * granted writing: on tier T2 the workspace and its .git are the broker's
- * zones, where the supervisor makes new entries itself. The cage races
+ * Attacks on the broker (R-45). A workspace holding a repository is
+ * granted writing: the workspace and its .git are the broker's zones
+ * (.git holds names still missing, commondir among them, on both tiers),
+ * where the supervisor makes new entries itself. The cage races
  * it (another thread rewriting the path, swapping a link, renaming a
  * directory on the way), reaches .git by `..`, a magic link or a
  * descriptor of its own, dies with calls pending and floods it; what it
@@ -9,9 +10,6 @@
  * directory smuggled into .git, a hook, a changed .git/config. Next to
  * each, the allowed creation the broker performs (a lock file in .git, a
  * file at the workspace's root) shows it was there to race.
- *
- * On tier T1 there is no broker (mount masks hold the denials): the
- * canaries are skipped there, saying so.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -49,11 +47,6 @@ static bool r45_fixtures(const struct tier *t, struct caged_ws *ws)
 /* The workspace, or NULL when this tier has no broker or the cage is refused. */
 static struct caged_ws *r45_workspace(const struct tier *t)
 {
-	if (tier_is_t1(t)) {
-		skip(t, "r45: the broker is tier T2's; on T1 the denials are mount masks "
-			"(R-07's canaries)");
-		return NULL;
-	}
 	struct caged_ws *ws = workspace(t, "r45");
 	if (!ws || cage_refused_here(t, ws, "r45") || !r45_fixtures(t, ws)) {
 		caged_ws_free(ws);
@@ -243,13 +236,12 @@ void r45_dying_callers_and_floods_leave_the_broker_whole(const struct tier *t)
 }
 
 /*
- * The broker makes entries only where every denial below lies in a git
- * directory: a home inside the workspace holds ~/.bashrc (protected), and
- * ~/.profile is missing. Had the home been a zone, the broker would have
- * made it (no denial names a missing location); it stays read-only, as
- * entry grants leave it. (A missing location below a directory with no
- * denial at all, ~/.config/autostart in a ~/.config granted whole, is
- * R-07's open variant, broker or not.)
+ * A home inside the workspace holds ~/.bashrc (protected), and ~/.profile
+ * is missing: the home is a zone whose missing startup files are names
+ * the broker refuses, while the rest of it takes new entries. (A missing
+ * location below a directory with no denial at all, ~/.config/systemd in
+ * a ~/.config granted whole, is R-23's
+ * r23_a_missing_planting_location_cannot_be_made_through_a_grant.)
  */
 void r45_no_missing_startup_file_is_made_beside_a_protected_one(const struct tier *t)
 {

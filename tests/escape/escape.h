@@ -211,6 +211,7 @@ void r23_descendants_of_an_exited_child_die_with_the_run(const struct tier *t);
 void r23_sessions_are_locked(const struct tier *t);
 void r23_a_descendant_in_a_group_of_its_own_dies_with_the_run(const struct tier *t);
 void r23_a_user_unit_cannot_be_planted(const struct tier *t);
+void r23_a_missing_planting_location_cannot_be_made_through_a_grant(const struct tier *t);
 void r23_a_moved_xdg_config_home_is_kept(const struct tier *t);
 void r23_concurrent_runs_are_separate(const struct tier *t);
 /* lifetime_end.c: a fork chain (item 17), the spawning thread gone */

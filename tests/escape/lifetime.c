@@ -422,8 +422,11 @@ out:
  * the persistence class that exist at spawn take no new unit and no
  * change.
  */
-/* The system readable, the probe's directory too, and the workspace's home writable. */
-static bool home_writable_policy(struct caged_ws *ws)
+/*
+ * The system readable, the probe's directory too, and below the
+ * workspace's home what writable names (NULL: the home itself).
+ */
+static bool home_part_writable_policy(struct caged_ws *ws, const char *const *writable)
 {
 	static const char *const system[] = { "/usr", "/bin", "/lib", "/lib64", "/etc" };
 	char probe_dir[PATH_MAX];
@@ -436,9 +439,14 @@ static bool home_writable_policy(struct caged_ws *ws)
 	for (size_t i = 0; ok && i < sizeof system / sizeof *system; i++)
 		if (caged_path_exists(system[i]))
 			ok = procage_policy_allow(p, system[i], PROCAGE_READ, NULL) == 0;
-	ok = ok && procage_policy_allow(p, probe_dir, PROCAGE_READ, NULL) == 0 &&
-	     procage_policy_allow(p, ws->home, PROCAGE_WRITE, NULL) == 0 &&
-	     procage_policy_accept(p, "spawn-snapshot", NULL) == 0 &&
+	ok = ok && procage_policy_allow(p, probe_dir, PROCAGE_READ, NULL) == 0;
+	for (size_t i = 0; ok && (writable ? writable[i] != NULL : i == 0); i++) {
+		char path[PATH_MAX + 64];
+		ok = snprintf(path, sizeof path, "%s%s%s", ws->home, writable ? "/" : "",
+			      writable ? writable[i] : "") < (int)sizeof path &&
+		     procage_policy_allow(p, path, PROCAGE_WRITE, NULL) == 0;
+	}
+	ok = ok && procage_policy_accept(p, "spawn-snapshot", NULL) == 0 &&
 	     procage_policy_accept(p, "entry-grants", NULL) == 0;
 	if (!ok) {
 		procage_policy_free(p);
@@ -447,6 +455,11 @@ static bool home_writable_policy(struct caged_ws *ws)
 	procage_policy_free(ws->policy);
 	ws->policy = p;
 	return true;
+}
+
+static bool home_writable_policy(struct caged_ws *ws)
+{
+	return home_part_writable_policy(ws, NULL);
 }
 
 void r23_a_user_unit_cannot_be_planted(const struct tier *t)
@@ -621,3 +634,63 @@ out:
 }
 
 /* ---- R-22 -------------------------------------------------------------- */
+
+/*
+ * The planting locations missing when the run starts, inside a grant of
+ * what holds them (~/.config, ~/go): a grant does not let a run make
+ * them, by mkdir, by a file, by renaming a directory it made there or by
+ * a link; the rest of the granted directories takes new entries.
+ */
+void r23_a_missing_planting_location_cannot_be_made_through_a_grant(const struct tier *t)
+{
+	static const char *const granted[] = { ".config", "go", NULL };
+	char config[PATH_MAX], units[PATH_MAX], autostart[PATH_MAX], made[PATH_MAX],
+	    gobin[PATH_MAX], settings[PATH_MAX], elsewhere[PATH_MAX];
+	struct caged_result r;
+	struct caged_ws *ws = workspace(t, "r23");
+	if (!ws)
+		goto out;
+	bool ok = path_join(t, config, ws->home, ".config") &&
+		  path_join(t, units, config, "systemd") &&
+		  path_join(t, autostart, config, "autostart") &&
+		  path_join(t, made, config, "made") &&
+		  path_join(t, settings, config, "other/settings") &&
+		  path_join(t, gobin, ws->home, "go/bin") &&
+		  path_join(t, elsewhere, ws->home, "go/elsewhere");
+	char other[PATH_MAX];
+	ok = ok && path_join(t, other, config, "other");
+	if (!ok || !fixture(t, make_dirs(other) && put_file(settings, "x") && make_dirs(elsewhere),
+			    "r23: a home with ~/.config and ~/go, no unit, autostart or go/bin") ||
+	    !fixture(t, home_part_writable_policy(ws, granted),
+		     "r23: a policy with ~/.config and ~/go writable") ||
+	    cage_refused_here(t, ws, "r23"))
+		goto out;
+	r = run_caged(ws, NULL, "mkdir", units, NULL);
+	check(t, refused(&r) && !caged_path_exists(units), &r,
+	      "r23: a missing ~/.config/systemd cannot be made through --write ~/.config");
+	r = run_caged(ws, NULL, "write-file", autostart, "x", NULL);
+	check(t, refused(&r) && !caged_path_exists(autostart), &r,
+	      "r23: nor ~/.config/autostart as a file");
+	r = run_caged(ws, NULL, "mkdir", made, NULL);
+	check(t, did_it(&r) && caged_path_exists(made), &r,
+	      "r23: control: a new directory is made in the granted ~/.config");
+	r = run_caged(ws, NULL, "rename", made, units, NULL);
+	check(t, refused(&r) && !caged_path_exists(units), &r,
+	      "r23: a directory the run made cannot be renamed to ~/.config/systemd");
+	r = run_caged(ws, NULL, "symlink", elsewhere, autostart, NULL);
+	check(t, refused(&r) && !caged_path_exists(autostart), &r,
+	      "r23: ~/.config/autostart cannot be made a symbolic link");
+	r = run_caged(ws, NULL, "mkdir", gobin, NULL);
+	check(t, refused(&r) && !caged_path_exists(gobin), &r,
+	      "r23: a missing ~/go/bin (a directory of the search path) cannot be made through "
+	      "--write ~/go");
+	r = run_caged(ws, NULL, "write-file", settings, "changed", NULL);
+	check(t, did_it(&r) && file_is(settings, "changed"), &r,
+	      "r23: control: an existing file of ~/.config is written");
+	(void)rmdir(units); /* made above when the sandbox is off */
+	r = run_uncaged(ws, NULL, "mkdir", units, NULL);
+	check(t, did_it(&r) && caged_path_exists(units), &r,
+	      "r23: control: without the cage ~/.config/systemd is made");
+out:
+	caged_ws_free(ws);
+}

@@ -22,7 +22,6 @@ static struct denial_rules rules;
 static void rules_make(void)
 {
 	rules.home = strdup("/home/u");
-	rules.tier = PROCAGE_TIER_T2;
 	denial_rules_add_grant(&rules, "/", PROCAGE_READ);
 	denial_rules_add_grant(&rules, "/usr", PROCAGE_READ);
 	denial_rules_add_grant(&rules, "/home/u/proj", PROCAGE_WRITE);
@@ -114,10 +113,6 @@ static void judging(void)
 	struct denial d;
 	tap_ok(!denial_judge_path(&rules, DENIAL_WRITE, "relative/path", &d),
 	       "a relative path is never judged");
-	rules.tier = PROCAGE_TIER_T1;
-	expect(DENIAL_CREATE, "/home/u/proj/.git/config.lock",
-	       NULL); /* T1: only the rename fails */
-	rules.tier = PROCAGE_TIER_T2;
 }
 
 static void storing(void)

@@ -47,7 +47,6 @@ struct denial_rules {
 	size_t n_locations;
 	char *home; /* written as ~ in the flags; or NULL */
 	enum procage_network network;
-	int tier;
 	/*
 	 * A root caller's T1 run sees /etc id-mapped (root_private.h): what
 	 * others may not read there is hidden without being listed.

@@ -54,7 +54,6 @@ struct denial_rules *denial_rules_copy(const struct denial_rules *src)
 	if (!r)
 		return NULL;
 	r->network = src->network;
-	r->tier = src->tier;
 	r->root_private_idmapped = src->root_private_idmapped;
 	r->trust_handoff = src->trust_handoff;
 	bool ok = !src->home || (r->home = strdup(src->home));
@@ -238,16 +237,16 @@ static bool judge_location(const struct denial_rules *r, enum denial_op op, cons
 }
 
 /*
- * Tier T2: the broker refuses to make "NAME.lock" beside a protected NAME
- * (git's lock files: config.lock would be renamed over config), so such a
- * lock file is judged as NAME's location.
+ * The broker refuses to make "NAME.lock" beside a protected NAME (git's
+ * lock files: config.lock would be renamed over config), so such a lock
+ * file is judged as NAME's location.
  */
 static const struct denial_location *lock_file_location(const struct denial_rules *r,
 							enum denial_op op, const char *path)
 {
 	static const char lock[] = ".lock";
 	size_t len = strlen(path);
-	if (r->tier == PROCAGE_TIER_T1 || op != DENIAL_CREATE || len <= sizeof lock ||
+	if (op != DENIAL_CREATE || len <= sizeof lock ||
 	    strcmp(path + len - (sizeof lock - 1), lock) != 0)
 		return NULL;
 	for (size_t i = 0; i < r->n_locations; i++) {
@@ -431,7 +430,6 @@ int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *pat
 		return error_set(err, -ENOMEM, "out of memory");
 	}
 	r->network = c->policy->network;
-	r->tier = c->tier;
 	r->root_private_idmapped = c->root_private_userns_fd >= 0;
 	r->trust_handoff = !(c->policy->waived_classes & (1u << CLASS_TRUST_HANDOFF));
 	c->denial_rules = r;
