@@ -9,8 +9,7 @@
 #include "cli.h"
 
 static int fit_print(const struct procage_policy *policy, const struct procage_policy *fitted,
-		     char **changes, bool json,
-		     struct procage_error *err)
+		     char **changes, bool json, struct procage_error *err)
 {
 	struct procage_host_facts f;
 	char *text = NULL;

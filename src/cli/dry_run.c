@@ -63,9 +63,10 @@ void cli_resolutions_print(const struct procage_policy *policy, bool json)
 	procage_strings_free(lines);
 }
 
-static void json_print(const struct procage_policy *policy, const char *policy_text, const struct fit_outcome *fit,
-		       const struct procage_error *cage_err, const char *policy_file,
-		       bool trust_policy, char *const *command, const char *const sources[2])
+static void json_print(const struct procage_policy *policy, const char *policy_text,
+		       const struct fit_outcome *fit, const struct procage_error *cage_err,
+		       const char *policy_file, bool trust_policy, char *const *command,
+		       const char *const sources[2])
 {
 	printf("{\"dry_run\":true,\"policy_file\":");
 	if (policy_file)
@@ -108,9 +109,10 @@ static void json_print(const struct procage_policy *policy, const char *policy_t
 	fputs("]}\n", stdout);
 }
 
-static void text_print(const struct procage_policy *policy, const char *policy_text, const struct fit_outcome *fit,
-		       const struct procage_error *cage_err, const char *policy_file,
-		       bool trust_policy, char *const *command, const char *const sources[2])
+static void text_print(const struct procage_policy *policy, const char *policy_text,
+		       const struct fit_outcome *fit, const struct procage_error *cage_err,
+		       const char *policy_file, bool trust_policy, char *const *command,
+		       const char *const sources[2])
 {
 	size_t n = 0;
 	printf("procage: dry run, nothing is run\n");
@@ -178,9 +180,11 @@ int cli_dry_run_print(const struct procage_policy *policy, const struct procage_
 	if (config && config->project_flags)
 		sources[sources[0] ? 1 : 0] = config->project_path;
 	if (json) {
-		json_print(policy, text, &fit, cage_err, policy_file, trust_policy, command, sources);
+		json_print(policy, text, &fit, cage_err, policy_file, trust_policy, command,
+			   sources);
 	} else {
-		text_print(policy, text, &fit, cage_err, policy_file, trust_policy, command, sources);
+		text_print(policy, text, &fit, cage_err, policy_file, trust_policy, command,
+			   sources);
 	}
 	procage_strings_free(fit.changes);
 	procage_free(text);

@@ -150,10 +150,11 @@ static int target_conflicts(const struct procage_policy *p, char *const *canon,
 			if (strcmp(canon[i], canon[j]) != 0 || a->access == b->access ||
 			    (a->access == PROCAGE_WRITE && b->access == PROCAGE_READ))
 				continue;
-			return error_set(err, -EINVAL,
-					 "conflicting rules for %s: %s %s and %s %s both resolve to it",
-					 canon[i], policy_access_name(a->access), a->path,
-					 policy_access_name(b->access), b->path);
+			return error_set(
+			    err, -EINVAL,
+			    "conflicting rules for %s: %s %s and %s %s both resolve to it",
+			    canon[i], policy_access_name(a->access), a->path,
+			    policy_access_name(b->access), b->path);
 		}
 	return 0;
 }
@@ -177,8 +178,8 @@ static bool is_grant(enum procage_access a)
  * Does another rule, spelled through no planted link, grant rule i's
  * target as much? Then the link gives nothing the policy does not.
  */
-static bool granted_anyway(const struct procage_policy *p, char *const *canon,
-			   const bool *planted, size_t i)
+static bool granted_anyway(const struct procage_policy *p, char *const *canon, const bool *planted,
+			   size_t i)
 {
 	enum procage_access want = p->paths[i].access;
 	if (want == PROCAGE_CONNECT)
@@ -218,8 +219,7 @@ static int planted_refusal(const struct procage_policy *p, char *const *canon, s
 	return -EPERM;
 }
 
-int rule_links_judge(const struct procage_policy *p, char *const *canon,
-		     struct procage_error *err)
+int rule_links_judge(const struct procage_policy *p, char *const *canon, struct procage_error *err)
 {
 	int rc = 0;
 	bool *planted = calloc(p->n_paths + 1, sizeof *planted);
@@ -264,8 +264,9 @@ static int resolution_line(const struct policy_path_rule *r, const char *target,
 		line = NULL;
 	for (size_t k = 0; rc == 0 && line && k < w.n_links; k++) {
 		if (asprintf(&longer, "%s%s%s", line,
-			     k == 0 ? (w.n_links == 1 ? " (through the link " : " (through the links ")
-				    : ", ",
+			     k == 0
+				 ? (w.n_links == 1 ? " (through the link " : " (through the links ")
+				 : ", ",
 			     w.links[k]) < 0)
 			longer = NULL;
 		free(line);

@@ -38,7 +38,6 @@ void path_walk_free(struct path_walk *walk);
  * such link, grants its target as much. Protect and hide rules only take
  * away: through any link they fall on its target.
  */
-int rule_links_judge(const struct procage_policy *p, char *const *canon,
-		     struct procage_error *err);
+int rule_links_judge(const struct procage_policy *p, char *const *canon, struct procage_error *err);
 
 #endif
