@@ -454,6 +454,17 @@ PROCAGE_API int procage_policy_fit(const struct procage_policy *policy,
 	PROCAGE_NONNULL(1, 2, 3);
 PROCAGE_API void procage_strings_free(char **strings);
 /*
+ * What each path rule resolves to where that differs from its spelling,
+ * one line a rule ("--write /w/ws/out -> /root (through the link
+ * /w/ws/out)"), read from the file system now: a NULL-terminated list,
+ * empty when every rule names its target itself; procage_strings_free.
+ * A rule that does not resolve is left out (procage_cage_new names it).
+ * Escape class: R-02.
+ */
+PROCAGE_API int procage_policy_resolutions(const struct procage_policy *policy, char ***lines,
+					   struct procage_error *err) PROCAGE_MUST_USE
+	PROCAGE_NONNULL(1, 2);
+/*
  * Free memory the library handed out as a plain block (the text of
  * procage_policy_to_json, the array of procage_run_reports). NULL is
  * accepted. Use it rather than free(): a binding may load another C library.

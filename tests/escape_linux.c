@@ -113,6 +113,7 @@ int main(int argc, char **argv)
 		void (*run)(const struct tier *);
 	} canaries[] = {
 	    {"r02", r02_a_rule_spelled_through_a_symlink_binds_its_target},
+	    {"r02", r02_a_grant_through_a_link_a_run_planted_reaches_nothing},
 	    {"r02", r02_a_bind_mount_alias_reaches_no_hidden_location},
 	    {"r02", r02_a_mount_inside_a_grant_gets_no_more_than_its_other_name},
 	    {"r02", r02_the_home_is_found_whatever_home_says},

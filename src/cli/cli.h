@@ -132,6 +132,13 @@ int cli_path_option_absolute(const char *option, const char *value, const char *
  * would be made). Returns the exit status: 0, or 125 when refused.
  */
 struct cli_config;
+/*
+ * What the policy's rules resolve to where that differs from their
+ * spelling (procage_policy_resolutions), for --dry-run and fit: the text
+ * lines under a heading, or the JSON member ,"resolutions":[...]. A
+ * failure to find them is said in their place.
+ */
+void cli_resolutions_print(const struct procage_policy *policy, bool json);
 int cli_dry_run_print(const struct procage_policy *policy, const struct procage_error *cage_err,
 		      const char *policy_file, const struct cli_config *config, bool trust_policy,
 		      char *const *command, bool json);

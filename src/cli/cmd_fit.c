@@ -8,8 +8,8 @@
 
 #include "cli.h"
 
-static int fit_print(const struct procage_policy *fitted, char **changes, bool json,
-		     struct procage_error *err)
+static int fit_print(const struct procage_policy *policy, const struct procage_policy *fitted,
+		     char **changes, bool json, struct procage_error *err)
 {
 	struct procage_host_facts f;
 	char *text = NULL;
@@ -19,7 +19,9 @@ static int fit_print(const struct procage_policy *fitted, char **changes, bool j
 	if (procage_host_facts(&f, err) != 0 || procage_policy_to_json(fitted, &text, err) != 0)
 		return -1;
 	if (json) {
-		printf("{\"tier\":\"%s\",\"changes\":[", procage_tier_name(f.tier));
+		printf("{\"tier\":\"%s\"", procage_tier_name(f.tier));
+		cli_resolutions_print(policy, true);
+		fputs(",\"changes\":[", stdout);
 		for (size_t i = 0; i < n; i++) {
 			fputs(i ? "," : "", stdout);
 			json_write_string(stdout, changes[i]);
@@ -82,10 +84,13 @@ int cmd_fit(int argc, char **argv)
 		rc = procage_policy_new_default(cwd, &policy, &err);
 	else
 		rc = cwd_failure(&err);
+	/* Said first: a rule refused through a link is easier read beside it. */
+	if (rc == 0 && !json)
+		cli_resolutions_print(policy, false);
 	if (rc == 0)
 		rc = procage_policy_fit(policy, &fitted, &changes, &err);
 	if (rc == 0)
-		rc = fit_print(fitted, changes, json, &err);
+		rc = fit_print(policy, fitted, changes, json, &err);
 	if (rc != 0)
 		cli_report_error(&err, json);
 	procage_strings_free(changes);

@@ -408,13 +408,15 @@ static int run_options_parse(int argc, char **argv, struct run_options *o)
 }
 
 /*
- * The write rule for path or a directory above it, as spelled (a read of
- * it is covered; said, not refused): true with its path in holder.
+ * The write rule for path's target or a directory above it (a read of it
+ * is covered; said, not refused): true with its path in holder. The
+ * target, not the spelling: a link in the workspace may lead out of it.
  */
 static bool write_grant_holding(const struct procage_policy *p, const char *path, char *holder,
 				size_t size)
 {
-	if (path[0] != '/' || snprintf(holder, size, "%s", path) >= (int)size)
+	char target[PATH_MAX];
+	if (!realpath(path, target) || snprintf(holder, size, "%s", target) >= (int)size)
 		return false;
 	for (;;) {
 		if (procage_policy_access(p, holder) == PROCAGE_WRITE)

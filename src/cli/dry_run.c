@@ -28,9 +28,45 @@ static void fit_outcome_find(const struct procage_policy *policy, struct fit_out
 	procage_policy_free(fitted);
 }
 
-static void json_print(const char *policy_text, const struct fit_outcome *fit,
-		       const struct procage_error *cage_err, const char *policy_file,
-		       bool trust_policy, char *const *command, const char *const sources[2])
+void cli_resolutions_print(const struct procage_policy *policy, bool json)
+{
+	struct procage_error err = {0};
+	char **lines = NULL;
+	int rc = procage_policy_resolutions(policy, &lines, &err);
+	if (json) {
+		fputs(",\"resolutions\":", stdout);
+		if (rc != 0) {
+			fputs("{\"error\":", stdout);
+			json_write_string(stdout, err.message);
+			fputc('}', stdout);
+		}
+		for (size_t i = 0; rc == 0 && lines[i]; i++) {
+			fputs(i ? "," : "[", stdout);
+			json_write_string(stdout, lines[i]);
+		}
+		if (rc == 0)
+			fputs(lines[0] ? "]" : "[]", stdout);
+	} else if (rc != 0) {
+		fputs("what the rules resolve to cannot be said: ", stdout);
+		text_write(stdout, err.message);
+		fputc('\n', stdout);
+	} else if (lines[0]) {
+		fputs("rules that resolve to another path than they spell (the cage binds the "
+		      "target):\n",
+		      stdout);
+		for (size_t i = 0; lines[i]; i++) {
+			fputs("  ", stdout);
+			text_write(stdout, lines[i]);
+			fputc('\n', stdout);
+		}
+	}
+	procage_strings_free(lines);
+}
+
+static void json_print(const struct procage_policy *policy, const char *policy_text,
+		       const struct fit_outcome *fit, const struct procage_error *cage_err,
+		       const char *policy_file, bool trust_policy, char *const *command,
+		       const char *const sources[2])
 {
 	printf("{\"dry_run\":true,\"policy_file\":");
 	if (policy_file)
@@ -43,7 +79,9 @@ static void json_print(const char *policy_text, const struct fit_outcome *fit,
 		json_write_string(stdout, sources[i]);
 	}
 	fputc(']', stdout);
-	printf(",\"policy\":%s,\"tier\":\"%s\",\"fit\":", policy_text,
+	printf(",\"policy\":%s", policy_text);
+	cli_resolutions_print(policy, true);
+	printf(",\"tier\":\"%s\",\"fit\":",
 	       fit->facts_known ? procage_tier_name(fit->facts.tier) : "unknown");
 	if (fit->err.code) {
 		fputs("{\"error\":", stdout);
@@ -71,9 +109,10 @@ static void json_print(const char *policy_text, const struct fit_outcome *fit,
 	fputs("]}\n", stdout);
 }
 
-static void text_print(const char *policy_text, const struct fit_outcome *fit,
-		       const struct procage_error *cage_err, const char *policy_file,
-		       bool trust_policy, char *const *command, const char *const sources[2])
+static void text_print(const struct procage_policy *policy, const char *policy_text,
+		       const struct fit_outcome *fit, const struct procage_error *cage_err,
+		       const char *policy_file, bool trust_policy, char *const *command,
+		       const char *const sources[2])
 {
 	size_t n = 0;
 	printf("procage: dry run, nothing is run\n");
@@ -90,6 +129,7 @@ static void text_print(const char *policy_text, const struct fit_outcome *fit,
 		printf("the effective policy (the default one, then the flags):\n");
 	}
 	fputs(policy_text, stdout);
+	cli_resolutions_print(policy, false);
 	while (!fit->err.code && fit->changes[n])
 		n++;
 	if (fit->err.code)
@@ -140,9 +180,11 @@ int cli_dry_run_print(const struct procage_policy *policy, const struct procage_
 	if (config && config->project_flags)
 		sources[sources[0] ? 1 : 0] = config->project_path;
 	if (json) {
-		json_print(text, &fit, cage_err, policy_file, trust_policy, command, sources);
+		json_print(policy, text, &fit, cage_err, policy_file, trust_policy, command,
+			   sources);
 	} else {
-		text_print(text, &fit, cage_err, policy_file, trust_policy, command, sources);
+		text_print(policy, text, &fit, cage_err, policy_file, trust_policy, command,
+			   sources);
 	}
 	procage_strings_free(fit.changes);
 	procage_free(text);

@@ -188,12 +188,15 @@ static const char fit_help[] =
 	"usage: procage fit [--json] [--policy FILE]\n"
 	"\n"
 	"What a policy (FILE, or the default policy for the working directory) becomes\n"
-	"on this host: each change that makes it enforceable here, then the fitted\n"
-	"policy as JSON, which procage check accepts. Exit status 0, or 1 on an error.\n"
+	"on this host: the rules whose targets differ from their spelling (with the\n"
+	"symbolic links they pass through), each change that makes it enforceable\n"
+	"here, then the fitted policy as JSON, which procage check accepts. Exit\n"
+	"status 0, or 1 on an error.\n"
 	"\n"
 	"options:\n"
 	"  --policy FILE        the policy to fit (default: the default policy)\n"
-	"  --json               the tier, the changes and the policy as one JSON object\n"
+	"  --json               the tier, the resolutions, the changes and the policy as\n"
+	"                       one JSON object\n"
 	"  -h, --help           this help\n";
 
 static const char profiles_help[] =

@@ -149,6 +149,7 @@ long sysctl_value(const char *path);
 /* ---- the canaries ---------------------------------------------------- */
 
 void r02_a_rule_spelled_through_a_symlink_binds_its_target(const struct tier *t);
+void r02_a_grant_through_a_link_a_run_planted_reaches_nothing(const struct tier *t);
 void r04_a_protected_file_stays_protected_when_an_ancestor_is_renamed(const struct tier *t);
 void r04_files_move_between_writable_directories_and_gain_no_right(const struct tier *t);
 void r04_the_working_directory_is_entered_after_the_masks(const struct tier *t);

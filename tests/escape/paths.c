@@ -1,6 +1,7 @@
 /*
  * Path rules that cannot be undone: a rule binds the canonical target of a
- * symlinked spelling (R-02); renaming an ancestor moves no protected file
+ * symlinked spelling, and a grant through a link a run could have planted
+ * is refused (R-02); renaming an ancestor moves no protected file
  * out from under its rule, and files moved between writable directories
  * gain no right (R-04); a protected file cannot be replaced (R-30).
  *
@@ -12,6 +13,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -109,6 +111,83 @@ void r02_a_rule_spelled_through_a_symlink_binds_its_target(const struct tier *t)
 	check(t, did_it(&r) && strcmp(r.out, secret) == 0, &r,
 	      "r02: control: without the cage the hidden file is readable and the link's new "
 	      "target writable");
+out:
+	caged_ws_free(ws);
+}
+
+/*
+ * A first run replaces a directory of its workspace with a link to the
+ * home, or to a system directory (stand-ins: the workspace's HOME, its
+ * read-only tree as /usr/local/bin); the next run is given that directory
+ * as a write grant, as a harness or a project file would. The grant must
+ * not follow the link: the cage is refused, naming it, and the target is
+ * not written.
+ */
+static void r02_planted_link_judged(const struct tier *t, struct caged_ws *ws, const char *name,
+				    const char *target, const char *what)
+{
+	char dir[PATH_MAX], was[PATH_MAX], through[PATH_MAX], landed[PATH_MAX];
+	struct caged_result r;
+	struct stat st;
+	if (!path_join(t, dir, ws->rw, name) || !path_join(t, was, ws->rw, "was") ||
+	    !path_join(t, through, dir, "planted") || !path_join(t, landed, target, "planted"))
+		return;
+	if (!fixture(t, make_dirs(dir) && caged_ws_reset_policy(ws) == 0,
+		     "r02p: the directory %s and the default policy", dir))
+		return;
+	r = run_caged(ws, NULL, "rename", dir, was, "then", "symlink", target, dir, NULL);
+	if (!check_role(t, ROLE_SETUP, did_it(&r) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode),
+			&r, "r02p: a first caged run replaces %s with a link to %s", dir, what))
+		return;
+	if (!policy_rule(t, ws, "r02p", dir, PROCAGE_WRITE))
+		return;
+	r = run_caged(ws, NULL, "write-file", through, "r02p: planted\n", NULL);
+	check(t,
+	      refused_before_any_child(&r) && strstr(r.error, "symbolic link") &&
+		  strstr(r.error, dir) && !caged_path_exists(landed),
+	      &r,
+	      "r02p: a second run granted %s to write is refused, naming the link; %s is not "
+	      "written",
+	      dir, what);
+	unlink(landed);
+	r = run_uncaged(ws, NULL, "write-file", through, "r02p: planted\n", NULL);
+	check(t, did_it(&r) && caged_path_exists(landed), &r,
+	      "r02p: control: without the cage the run writes %s through the link", what);
+	unlink(landed);
+}
+
+void r02_a_grant_through_a_link_a_run_planted_reaches_nothing(const struct tier *t)
+{
+	char bin[PATH_MAX], data[PATH_MAX], ext[PATH_MAX], real[PATH_MAX], file[PATH_MAX];
+	struct caged_result r;
+	struct caged_ws *ws = workspace(t, "r02p");
+	if (!ws || cage_refused_here(t, ws, "r02p"))
+		goto out;
+	if (!path_join(t, bin, ws->ro, "bin") || !path_join(t, data, ws->root, "data") ||
+	    !path_join(t, ext, ws->root, "ext") || !path_join(t, real, ws->rw, "real") ||
+	    !path_join(t, file, real, "made"))
+		goto out;
+	if (!fixture(
+		t, make_dirs(bin) && make_dirs(data) && make_dirs(real) && symlink(data, ext) == 0,
+		"r02p: directories and a link outside the grants in %s", ws->root))
+		goto out;
+	r02_planted_link_judged(t, ws, "out", ws->home, "the home");
+	r02_planted_link_judged(t, ws, "tools", bin, "a system directory");
+
+	/* Controls: the same grant without the planted link is held. */
+	if (!fixture(t, caged_ws_reset_policy(ws) == 0, "r02p: the default policy again") ||
+	    !policy_rule(t, ws, "r02p", real, PROCAGE_WRITE) ||
+	    !policy_rule(t, ws, "r02p", ext, PROCAGE_WRITE))
+		goto out;
+	r = run_caged(ws, NULL, "write-file", file, "r02p: granted\n", NULL);
+	check(t, did_it(&r) && file_is(file, "r02p: granted\n"), &r,
+	      "r02p: control: in the cage a write grant on a directory, not a link, is written");
+	if (!path_join(t, file, ext, "made"))
+		goto out;
+	r = run_caged(ws, NULL, "write-file", file, "r02p: granted\n", NULL);
+	check(t, did_it(&r) && file_is(file, "r02p: granted\n"), &r,
+	      "r02p: control: in the cage a write grant through a link outside every write "
+	      "grant is followed to its target");
 out:
 	caged_ws_free(ws);
 }

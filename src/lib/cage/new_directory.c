@@ -194,5 +194,6 @@ PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *p, con
 		return 1;
 	if ((rc = directory_make(parent, name, path, err)) < 0)
 		return rc;
-	return procage_policy_allow(p, full, PROCAGE_WRITE, err);
+	/* As spelled: the cage judges the links on the way (rule_links.h). */
+	return procage_policy_allow(p, path, PROCAGE_WRITE, err);
 }

@@ -24,6 +24,7 @@
 #include "policy/path_waivers.h"
 #include "discover/repositories.h"
 #include "discover/root_private.h"
+#include "rule_links.h"
 
 static int path_list_add_absent(struct cage_path **list, size_t *n, const char *path,
 				enum procage_access access, int cls, bool absent)
@@ -136,6 +137,9 @@ static int rules_resolve(const struct procage_policy *p, struct cage_paths *c,
 			rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "%s rule for %s",
 					   policy_access_name(p->paths[i].access),
 					   p->paths[i].path);
+	/* Every check below is on the targets; what the spellings pass through, here. */
+	if (rc == 0)
+		rc = rule_links_judge(p, canon, err);
 	/*
 	 * A protected path outside every grant is simply readable. A socket
 	 * counts as a read grant too, so that one inside a hidden location is
