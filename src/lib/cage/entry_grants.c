@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "discover/hardlinks.h"
+#include "policy/classes.h"
 
 struct expansion {
 	const struct cage_paths *paths;
@@ -102,11 +103,14 @@ static bool denial_in_git_dir(const char *dir, const char *denied)
  * A directory of a write grant granted only reading, or nothing, because
  * of the denials below it: a zone of the broker, where the supervisor
  * makes the new entries whose names no denial starts with. Only where
- * every denial below lies in a git directory or is a gitfile: there the names a new
- * entry must not take are known (the git directory's, and git's own
- * rules inside it, broker_zones.c), while elsewhere (a home) a protected
- * location missing when the cage is made (a startup file) has no denial
- * to refuse its name by, and the directory stays read-only.
+ * every denial below lies in a git directory or is a gitfile, or is a
+ * workspace's configuration: there the names a new entry must not take
+ * are known (the git directory's, and git's own rules inside it,
+ * broker_zones.c; a workspace-config location is one of a few fixed names
+ * below the workspace, which would be writable without it), while
+ * elsewhere (a home) a protected location missing when the cage is made
+ * (a startup file) has no denial to refuse its name by, and the directory
+ * stays read-only.
  */
 static int zone_record(struct expansion *x, const char *path)
 {
@@ -115,7 +119,8 @@ static int zone_record(struct expansion *x, const char *path)
 		return 0;
 	for (size_t i = 0; i < x->paths->n_denials; i++) {
 		const char *d = x->paths->denials[i].path;
-		if (strcmp(d, path) != 0 && path_within(d, path) && !denial_in_git_dir(path, d))
+		if (strcmp(d, path) != 0 && path_within(d, path) &&
+		    x->paths->denials[i].cls != CLASS_WORKSPACE_CONFIG && !denial_in_git_dir(path, d))
 			return 0;
 	}
 	for (size_t i = 0; rc == 0 && i < x->paths->n_denials; i++) {
