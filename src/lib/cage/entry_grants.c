@@ -120,7 +120,8 @@ static int zone_record(struct expansion *x, const char *path)
 	for (size_t i = 0; i < x->paths->n_denials; i++) {
 		const char *d = x->paths->denials[i].path;
 		if (strcmp(d, path) != 0 && path_within(d, path) &&
-		    x->paths->denials[i].cls != CLASS_WORKSPACE_CONFIG && !denial_in_git_dir(path, d))
+		    x->paths->denials[i].cls != CLASS_WORKSPACE_CONFIG &&
+		    !denial_in_git_dir(path, d))
 			return 0;
 	}
 	for (size_t i = 0; rc == 0 && i < x->paths->n_denials; i++) {
