@@ -5,7 +5,8 @@
 # flag pasted, the same write succeeds and no line is printed, while
 # .claude/settings.json stays read-only. The files beside them and a new
 # file at the workspace's root are written either way. On tier T1 and T2,
-# as root and as uid 65534.
+# as root and as uid 65534. And --write-new makes no directory the class
+# would hold.
 . "$(dirname "$0")/lib.sh"
 for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
@@ -77,6 +78,23 @@ refused_and_waived() {
 	cd "$work" || return
 }
 
+# --write-new never makes a directory where the class would hold one: it
+# would be granted writable before the cage could keep it read-only.
+write_new_refused() {
+	local dir="$work/write-new" err
+	home="$dir/home"
+	mkdir -p "$home" "$dir/ws"
+	cd "$dir/ws" || return
+	err=$(HOME=$home "$PROCAGE" run --write-new "$dir/ws/.cursor" -- true 2>&1)
+	like "$err" "new directory $dir/ws/\.cursor: it would lie at $dir/ws/\.cursor, a location of the workspace-config class" \
+		"--write-new of the workspace's .cursor is refused, naming the class"
+	ok "$([ ! -e "$dir/ws/.cursor" ]; echo $?)" "and nothing is made"
+	HOME=$home "$PROCAGE" run --write-new "$dir/ws/cache" -- true 2>/dev/null
+	ok "$([ -d "$dir/ws/cache" ]; echo $?)" "control: --write-new of another directory there makes it"
+	cd "$work" || return
+}
+
+write_new_refused
 for tier in T1 T2; do
 	for user in root nobody; do
 		[ "$user" = root ] || [ "$(id -u)" -eq 0 ] || continue
