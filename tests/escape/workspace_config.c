@@ -29,32 +29,49 @@ static bool kept(const char *path, unsigned long long ino)
 	return ino && inode_of(path) == ino && file_is(path, original);
 }
 
-/* Put the file back as the fixture made it, after an attempt that changed it. */
-static void restore(const char *path, const char *moved)
+/*
+ * Put the file back as the fixture made it, after an attempt that changed
+ * it (without the cage): its directory moved back, the file rewritten.
+ */
+static void restore(const char *path, const char *moved, const char *dir, const char *dir_moved)
 {
 	(void)unlink(moved);
+	if (inode_of(dir_moved)) {
+		(void)unlink(path);
+		(void)rmdir(dir);
+		(void)rename(dir_moved, dir);
+	}
 	(void)unlink(path);
 	put_file(path, original);
 }
 
 static void r48_attempts(const struct tier *t, struct caged_ws *ws, const char *path)
 {
-	char incoming[PATH_MAX], moved[PATH_MAX];
+	char incoming[PATH_MAX], moved[PATH_MAX], dir[PATH_MAX], dir_moved[PATH_MAX];
 	if (!fixture(t,
 		     snprintf(incoming, sizeof incoming, "%s.r48-incoming", path) <
 			     (int)sizeof incoming &&
-			 snprintf(moved, sizeof moved, "%s.r48-moved", path) < (int)sizeof moved,
+			 snprintf(moved, sizeof moved, "%s.r48-moved", path) < (int)sizeof moved &&
+			 snprintf(dir, sizeof dir, "%s", path) < (int)sizeof dir,
 		     "r48: the names beside %s fit", path))
+		return;
+	*strrchr(dir, '/') = '\0';
+	if (!fixture(t,
+		     snprintf(dir_moved, sizeof dir_moved, "%s-r48-moved", dir) <
+			 (int)sizeof dir_moved,
+		     "r48: the name beside %s fits", dir))
 		return;
 	const struct {
 		const char *what;
-		const char *args[8];
+		const char *args[12];
 	} attempts[] = {
 	    {"writing it in place", {"write-file", path, evil}},
 	    {"renaming a file from its own directory over it", {"rename", incoming, path}},
 	    {"removing it", {"unlink", path}},
 	    {"renaming it away and writing a new one",
 	     {"rename", path, moved, "then", "write-file", path, evil}},
+	    {"renaming its directory away and writing a new one in a new directory",
+	     {"rename", dir, dir_moved, "then", "mkdir", dir, "then", "write-file", path, evil}},
 	};
 	for (size_t i = 0; i < sizeof attempts / sizeof *attempts; i++) {
 		/* The incoming file is the fixture's: only the rename is the run's. */
@@ -68,7 +85,7 @@ static void r48_attempts(const struct tier *t, struct caged_ws *ws, const char *
 		      attempts[i].what, path);
 		(void)unlink(incoming);
 		if (!same)
-			restore(path, moved);
+			restore(path, moved, dir, dir_moved);
 	}
 }
 
