@@ -64,7 +64,7 @@ _procage()
 			return ;;
 		--waive)
 			COMPREPLY=($(compgen -W "secrets trust-handoff persistence service-handoff
-				container-engines process-access" -- "$cur"))
+				container-engines process-access workspace-config" -- "$cur"))
 			return ;;
 		--hardlinks) COMPREPLY=($(compgen -W "refuse report" -- "$cur")); return ;;
 		--on-handoff-change) COMPREPLY=($(compgen -W "report fail" -- "$cur")); return ;;

@@ -39,7 +39,7 @@ complete -c procage -n "__procage_verb_is $cage" -l setenv -x -d 'set NAME=VALUE
 complete -c procage -n "__procage_verb_is $cage" -l no-private-tmp -d 'no TMPDIR of the run'
 complete -c procage -n "__procage_verb_is $cage" -l limit -x -a 'as= core= cpu= data= fsize= locks= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack= memory= pids=' -d 'a resource limit'
 complete -c procage -n "__procage_verb_is $cage" -l accept -x -a 'spawn-snapshot entry-grants proc-other-processes listing-shows-hidden-names host-loopback' -d 'accept an approximation'
-complete -c procage -n "__procage_verb_is $cage" -l waive -x -a 'secrets trust-handoff persistence service-handoff container-engines process-access' -d 'waive a hard-deny class'
+complete -c procage -n "__procage_verb_is $cage" -l waive -x -a 'secrets trust-handoff persistence service-handoff container-engines process-access workspace-config' -d 'waive a hard-deny class'
 complete -c procage -n "__procage_verb_is $cage" -l hardlinks -x -a 'refuse report' -d 'the hard-link check'
 complete -c procage -n "__procage_verb_is $cage" -l hardlink-exempt -r -F -d 'a store never rewritten in place'
 complete -c procage -n "__procage_verb_is run" -l audit -d 'list the trust-handoff files changed'

@@ -336,15 +336,16 @@ PROCAGE_API int procage_policy_accept(struct procage_policy *policy, const char 
 				      struct procage_error *err) PROCAGE_NONNULL(1, 2);
 /*
  * Waive a hard-deny class by name: "secrets", "trust-handoff",
- * "persistence", "service-handoff", "container-engines", "process-access"
- * (docs/classes.md lists what each covers).
+ * "persistence", "service-handoff", "container-engines", "process-access",
+ * "workspace-config" (docs/classes.md lists what each covers).
  * "CLASS:PATH" ("secrets:~/.npmrc") lifts the class for that one location
  * only: PATH (absolute, or ~/ of the policy's home) must be, when the cage
  * is made, a location the class denies on this host, spelled without a
  * symbolic link; the cage is refused otherwise, and the class's other
  * locations keep their denial.
  * Escape classes: trust-handoff R-07, persistence R-23, process-access
- * R-25, service-handoff and container-engines R-34; secrets: every class.
+ * R-25, service-handoff and container-engines R-34, workspace-config R-48;
+ * secrets: every class.
  */
 PROCAGE_API int procage_policy_waive(struct procage_policy *policy, const char *class_name,
 				     struct procage_error *err) PROCAGE_NONNULL(1, 2);

@@ -189,6 +189,8 @@ int main(int argc, char **argv)
 	    {"r45", r45_a_brokered_listing_shows_names_never_contents},
 	    {"r46", r46_the_observer_grants_nothing},
 	    {"r47", r47_a_crash_reaches_no_core_dump_helper},
+	    {"r48", r48_workspace_configuration_is_read_only},
+	    {"r48", r48_missing_workspace_configuration_cannot_be_made},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

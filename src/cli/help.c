@@ -22,8 +22,9 @@ static const char overview[] =
 	"\n"
 	"By default (no --policy) the command runs with the system and the home\n"
 	"readable, every hard-deny class holding (secrets, trust-handoff files,\n"
-	"persistence, service sockets, container engines, other processes), the\n"
-	"working directory writable, the network off and a private TMPDIR.\n"
+	"persistence, service sockets, container engines, other processes, the\n"
+	"workspace's agent and editor configuration), the working directory\n"
+	"writable, the network off and a private TMPDIR.\n"
 	"\n"
 	"'procage VERB --help' or 'procage help VERB' lists a verb's options;\n"
 	"man procage(1) and procage-policy(5) say more.\n";
@@ -91,8 +92,9 @@ static const struct option_help run_options[] = {
 	  "                       (docs/classes.md), host-loopback (docs/policy.md)\n", false },
 	{ "  --waive CLASS        waive a hard-deny class: secrets, trust-handoff,\n"
 	  "                       persistence, service-handoff, container-engines,\n"
-	  "                       process-access (docs/classes.md); CLASS:PATH lifts it for\n"
-	  "                       that one location only (secrets:~/.npmrc)\n", false },
+	  "                       process-access, workspace-config (docs/classes.md);\n"
+	  "                       CLASS:PATH lifts it for that one location only\n"
+	  "                       (secrets:~/.npmrc)\n", false },
 	{ "  --hardlinks refuse|report  a hidden or protected file with a name elsewhere\n"
 	  "                       refuses the spawn (default), or is listed and the run goes on\n", false },
 	{ "  --hardlink-exempt DIR  do not examine protected files under DIR (a store never\n"

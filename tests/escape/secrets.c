@@ -1,6 +1,7 @@
 /*
  * The secrets class, family by family: agent CLIs, database clients, cloud,
- * storage and registry clients, snap and flatpak browser profiles, ~/.env.
+ * storage and registry clients, snap and flatpak browser profiles, ~/.env
+ * and ~/.envrc, the tokens CLIs keep in ~/.config/configstore.
  * Each is a file in the workspace's home holding a marker; the cage reads
  * the home but none of the markers, the same reads without the cage find
  * every one.
@@ -33,6 +34,8 @@ static const char *const secret_files[] = {
     ".oci/config",
     ".config/openstack/clouds.yaml",
     ".env",
+    ".envrc",
+    ".config/configstore/firebase-tools.json",
     "snap/firefox/common/.mozilla/firefox/profile/logins.json",
     "snap/chromium/common/chromium/Default/Login Data",
     ".var/app/org.mozilla.firefox/.mozilla/firefox/profile/logins.json",

@@ -566,10 +566,67 @@ static void test_env_moved(void)
 	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
 }
 
+/*
+ * The workspace-config rows below each workspace root, and the work trees
+ * the repositories' scan hands over as further roots.
+ */
+static void test_workspaces(void)
+{
+	static const char *const dirs[] = { "ws", "ws/.vscode", "ws/.claude", "ws/.claude/commands",
+					    "ws/.cursor", "ws/sub", "ws/sub/.git", "ws/sub/.zed" };
+	static const char *const files[] = { "ws/.vscode/tasks.json", "ws/.vscode/launch.json",
+					     "ws/.claude/settings.json", "ws/.mcp.json",
+					     "ws/.claude/notes.md" };
+	struct class_locations l = { 0 };
+	struct procage_error err;
+	char ws[600], sub[600];
+	const char *roots[2] = { ws, sub };
+
+	root_make();
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		make(dirs[i], true);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		make(files[i], false);
+	snprintf(ws, sizeof ws, "%s/ws", root);
+	snprintf(sub, sizeof sub, "%s/ws/sub", root);
+
+	tap_ok(classes_expand_workspaces(0, roots, 1, &l, &err) == 0, "workspace rows expand");
+	const struct class_location *c = find(&l, "ws/.vscode/tasks.json");
+	tap_ok(c && c->cls == CLASS_WORKSPACE_CONFIG && c->deny == PROCAGE_PROTECT,
+	       "the workspace's .vscode/tasks.json is read-only workspace-config");
+	tap_ok(find(&l, "ws/.claude/settings.json") && find(&l, "ws/.claude/commands") &&
+		       find(&l, "ws/.mcp.json") && find(&l, "ws/.cursor"),
+	       "agent settings, commands, MCP servers and .cursor are listed");
+	tap_ok(!find(&l, "ws/.vscode/launch.json") && !find(&l, "ws/.claude/notes.md") &&
+		       !find(&l, "ws/.vscode") && !find(&l, "ws/.claude"),
+	       "the rest of .vscode and .claude is not");
+	tap_ok(!find(&l, "ws/sub/.zed"), "a root not given holds nothing");
+	class_locations_free(&l);
+
+	tap_ok(classes_expand_workspaces(0, roots, 2, &l, &err) == 0 && find(&l, "ws/sub/.zed"),
+	       "each root given holds the rows");
+	class_locations_free(&l);
+	tap_ok(classes_expand_workspaces(1u << CLASS_WORKSPACE_CONFIG, roots, 2, &l, &err) == 0 &&
+		       l.n == 0,
+	       "the waived class holds nothing");
+	class_locations_free(&l);
+
+	struct repositories found;
+	const char *trees[1] = { ws };
+	bool listed = false;
+	tap_ok(repositories_find(trees, 1, NULL, 0, &found, &err) == 0, "repositories found");
+	for (size_t i = 0; i < found.n_worktrees; i++)
+		listed = listed || strcmp(found.worktrees[i], sub) == 0;
+	tap_ok(listed, "the scan lists the work tree it found below the writable tree");
+	repositories_free(&found);
+	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
+}
+
 static void test_names(void)
 {
 	tap_ok(class_from_name("secrets") == CLASS_SECRETS &&
 		       class_from_name("container-engines") == CLASS_CONTAINER_ENGINES &&
+		       class_from_name("workspace-config") == CLASS_WORKSPACE_CONFIG &&
 		       class_from_name("secret") == -1,
 	       "class names map both ways, and a near miss is unknown");
 }
@@ -582,6 +639,7 @@ int main(void)
 	test_xdg_moved();
 	test_env_moved();
 	test_names();
+	test_workspaces();
 	test_root_private_walk();
 	test_hardlinks_walk();
 	test_discovery_walk();

@@ -203,7 +203,7 @@ int main(void)
 		" \"accept\": [\"spawn-snapshot\", \"entry-grants\", \"proc-other-processes\"],\n"
 		" \"waive\": [\"secrets\", \"trust-handoff\", \"persistence\", "
 		"\"service-handoff\",\n"
-		"   \"container-engines\", \"process-access\"],\n"
+		"   \"container-engines\", \"process-access\", \"workspace-config\"],\n"
 		" \"hardlinks\": {\"mode\": \"report\", \"exempt\": [\"%s/w/store\"]},\n"
 		" \"reports\": true,\n"
 		" \"on_handoff_change\": \"fail\",\n"

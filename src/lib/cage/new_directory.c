@@ -71,6 +71,28 @@ static const char *overlap_word(const char *path, const char *location)
 	return a == b ? "at" : a < b ? "above" : "inside";
 }
 
+/*
+ * A <workspace>/ row below each write grant the policy holds so far (the
+ * working directory of the default policy): in *location when the path
+ * overlaps it.
+ */
+static bool workspace_overlap(const struct procage_policy *p, const char *path, const char *rel,
+			      char *location, size_t size)
+{
+	for (size_t i = 0; i < p->n_paths; i++) {
+		char *root = p->paths[i].access == PROCAGE_WRITE ? realpath(p->paths[i].path, NULL)
+								  : NULL;
+		bool hit = root &&
+			   snprintf(location, size, "%s/%s", strcmp(root, "/") == 0 ? "" : root,
+				    rel) < (int)size &&
+			   overlaps_pattern(path, location);
+		free(root);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
 /* The class location the path overlaps, in *location, or false. */
 static bool class_overlap(const struct procage_policy *p, const char *path, char *location,
 			  size_t size, enum class_id *cls)
@@ -85,6 +107,11 @@ static bool class_overlap(const struct procage_policy *p, const char *path, char
 			continue;
 		if (strncmp(row, "<repository>/", 13) == 0)
 			continue; /* every ".git" component is refused on its own */
+		if (strncmp(row, "<workspace>/", 12) == 0) {
+			if (workspace_overlap(p, path, row + 12, location, size))
+				return true;
+			continue;
+		}
 		if (strncmp(row, "$XDG_RUNTIME_DIR/", 17) == 0) {
 			if (snprintf(location, size, "%s/%s",
 				     paths_runtime_directory(runtime, sizeof runtime),

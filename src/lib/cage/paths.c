@@ -22,6 +22,7 @@
 #include "base/home.h"
 #include "discover/path_aliases.h"
 #include "policy/path_waivers.h"
+#include "workspace_roots.h"
 #include "discover/repositories.h"
 #include "discover/root_private.h"
 #include "rule_links.h"
@@ -199,7 +200,8 @@ static int locations_consider(struct cage_paths *c, const struct class_locations
  * hooks and config, which those grants reach, become denials.
  */
 static int repositories_resolve(const struct procage_policy *p, struct cage_paths *c,
-				const char *home, struct procage_error *err)
+				const char *home, struct workspace_roots *workspaces,
+				struct procage_error *err)
 {
 	const char **writable = calloc(c->n_grants + 1, sizeof *writable);
 	size_t n_writable = 0;
@@ -229,7 +231,26 @@ static int repositories_resolve(const struct procage_policy *p, struct cage_path
 	if (rc == 0 && !c->handoff_snapshot)
 		c->handoff_snapshot = handoff_snapshot_make(writable, n_writable, home, &repos);
 	free(writable);
+	for (size_t i = 0; rc == 0 && i < repos.n_worktrees; i++)
+		rc = workspace_roots_add(workspaces, repos.worktrees[i], err);
 	repositories_free(&repos);
+	return rc;
+}
+
+/*
+ * The workspace-config class's bases: each write grant's root that is a
+ * directory (the policy's own, before the stores repositories_resolve
+ * grants) and each work tree the repositories' scan found in them.
+ */
+static int workspaces_resolve(struct cage_paths *c, unsigned skipped, struct workspace_roots *w,
+			      struct path_waivers *waivers, struct procage_error *err)
+{
+	struct class_locations found = { 0 };
+	int rc = classes_expand_workspaces(skipped, (const char *const *)w->roots, w->n, &found,
+					   err);
+	if (rc == 0)
+		rc = locations_consider(c, &found, waivers, err);
+	class_locations_free(&found);
 	return rc;
 }
 
@@ -249,11 +270,17 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	 * locations.
 	 */
 	struct homes homes;
+	struct workspace_roots workspaces = { 0 };
 	homes_find(&homes, p->home);
 	size_t h = 0;
 	int rc = path_waivers_resolve(p, &waivers, err);
+	if (rc == 0)
+		rc = workspace_roots_add_grants(&workspaces, c, err);
 	if (rc == 0 && !(skipped & (1u << CLASS_TRUST_HANDOFF)))
-		rc = repositories_resolve(p, c, homes.n ? homes.path[0] : NULL, err);
+		rc = repositories_resolve(p, c, homes.n ? homes.path[0] : NULL, &workspaces, err);
+	if (rc == 0 && !(skipped & (1u << CLASS_WORKSPACE_CONFIG)))
+		rc = workspaces_resolve(c, skipped, &workspaces, &waivers, err);
+	workspace_roots_free(&workspaces);
 	if (rc == 0)
 		rc = classes_expand(skipped, homes.n ? homes.path[0] : NULL,
 				    paths_runtime_directory(runtime, sizeof runtime), &found, err);

@@ -621,10 +621,12 @@ static int dot_git(struct discovery *d, int dir_fd, const char *path, int depth)
 	if (snprintf(git, sizeof git, "%s/.git", path) >= (int)sizeof git ||
 	    fstatat(dir_fd, ".git", &st, 0) != 0)
 		return 0;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return 0;
+	if (strings_add(&d->out->worktrees, &d->out->n_worktrees, path) < 0)
+		return -ENOMEM;
 	if (S_ISREG(st.st_mode))
 		return discovery_gitfile(d, git, path, depth);
-	if (!S_ISDIR(st.st_mode))
-		return 0;
 	char *store = realpath(git, NULL);
 	int rc = store ? discovery_store(d, store, path, depth) : (errno == ENOMEM ? -ENOMEM : 0);
 	free(store);
@@ -758,6 +760,9 @@ void repositories_free(struct repositories *r)
 		free(r->links[i].path);
 		free(r->links[i].target);
 	}
+	for (size_t i = 0; i < r->n_worktrees; i++)
+		free(r->worktrees[i]);
+	free(r->worktrees);
 	free(r->links);
 	free(r->protect);
 	free(r->stores);

@@ -74,6 +74,9 @@ struct repositories {
 	size_t n_grants;
 	struct repo_link *links;
 	size_t n_links;
+	/* The work trees the scan found below the trees (canonical): where editors open. */
+	char **worktrees;
+	size_t n_worktrees;
 };
 
 /* Options of repositories_find. */

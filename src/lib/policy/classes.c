@@ -1,7 +1,8 @@
 /*
  * The hard-deny classes as data. Each row is a location relative to a base
- * (the home directory, the user's runtime directory, the system, or each
- * repository inside a writable tree) and what the class does to it: hide it
+ * (the home directory, the user's runtime directory, the system, each
+ * repository inside a writable tree, or each workspace: a write grant's
+ * root and every work tree found inside one) and what the class does to it: hide it
  * (no access at all) or protect it (read-only). Rows that do not exist on
  * this host are skipped; the list is checked against what exists when a
  * cage is made, and masks are laid from what exists at spawn.
@@ -27,6 +28,7 @@ enum class_base {
 	BASE_RUNTIME,    /* $XDG_RUNTIME_DIR, else /run/user/UID */
 	BASE_SYSTEM,     /* an absolute path */
 	BASE_REPOSITORY, /* each repository's store (documentation: repositories.c finds them) */
+	BASE_WORKSPACE,  /* each write grant's root and each work tree inside one */
 };
 
 struct class_row {
@@ -103,6 +105,9 @@ static const struct class_row class_rows[] = {
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/openstack/clouds.yaml" },
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/openstack/secure.yaml" },
 	{ CLASS_SECRETS, BASE_HOME, HIDE, ".env" },
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".envrc" },
+	/* firebase-tools and other Node CLIs keep their tokens in its JSON files. */
+	{ CLASS_SECRETS, BASE_HOME, HIDE, ".config/configstore" },
 	/*
 	 * Browsers packaged as snaps (~/snap/NAME/REVISION or common) and
 	 * flatpaks (~/.var/app/ID) keep their profiles in the app's own home.
@@ -249,6 +254,31 @@ static const struct class_row class_rows[] = {
 
 	/* process-access: other processes' arguments and state. */
 	{ CLASS_PROCESS_ACCESS, BASE_SYSTEM, HIDE, "/proc" },
+
+	/*
+	 * workspace-config: what an agent or an editor opening the workspace
+	 * later acts on, outside any cage: servers and hooks it starts,
+	 * commands and instructions it follows, tasks run when the folder
+	 * opens, files the editor sources.
+	 */
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".mcp.json" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".claude/settings.json" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".claude/settings.local.json" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".claude/commands" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".claude/agents" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".cursor" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".codex" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".gemini" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".vscode/settings.json" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".vscode/tasks.json" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".vscode/mcp.json" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".idea/runConfigurations" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".idea/workspace.xml" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".zed" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".nvim.lua" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".exrc" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".vimrc" },
+	{ CLASS_WORKSPACE_CONFIG, BASE_WORKSPACE, PROTECT, ".nvimrc" },
 };
 
 static const char *const class_names[CLASS__COUNT] = {
@@ -258,6 +288,7 @@ static const char *const class_names[CLASS__COUNT] = {
 	[CLASS_SERVICE_HANDOFF] = "service-handoff",
 	[CLASS_CONTAINER_ENGINES] = "container-engines",
 	[CLASS_PROCESS_ACCESS] = "process-access",
+	[CLASS_WORKSPACE_CONFIG] = "workspace-config",
 };
 
 const char *class_name(enum class_id cls)
@@ -585,6 +616,20 @@ int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 	return 0;
 }
 
+int classes_expand_workspaces(unsigned waived, const char *const *roots, size_t n_roots,
+			      struct class_locations *out, struct procage_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n_roots; i++)
+		if (roots[i][0] == '/')
+			rc = rows_add_for_base(out, waived, BASE_WORKSPACE,
+					       strcmp(roots[i], "/") == 0 ? "" : roots[i]);
+	if (rc < 0)
+		return error_set(err, rc, "listing the workspace-config locations: %s",
+				 strerror(-rc));
+	return 0;
+}
+
 void class_locations_free(struct class_locations *l)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -607,6 +652,7 @@ void classes_row_describe(size_t i, char *buf, size_t size, enum class_id *cls,
 		[BASE_RUNTIME] = "$XDG_RUNTIME_DIR/",
 		[BASE_SYSTEM] = "",
 		[BASE_REPOSITORY] = "<repository>/.git/",
+		[BASE_WORKSPACE] = "<workspace>/",
 	};
 	const struct class_row *row = &class_rows[i];
 	snprintf(buf, size, "%s%s", prefixes[row->base], row->path);

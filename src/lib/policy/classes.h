@@ -18,6 +18,7 @@ enum class_id {
 	CLASS_SERVICE_HANDOFF,
 	CLASS_CONTAINER_ENGINES,
 	CLASS_PROCESS_ACCESS,
+	CLASS_WORKSPACE_CONFIG,
 	CLASS__COUNT
 };
 
@@ -47,6 +48,13 @@ int class_from_name(const char *name);
  */
 int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		   struct class_locations *out, struct procage_error *err);
+/*
+ * The workspace-config locations below each root: the write grants' roots
+ * and the work trees found in them, canonical directories. Like
+ * classes_expand, but *out is added to, and left as it is on failure.
+ */
+int classes_expand_workspaces(unsigned waived, const char *const *roots, size_t n_roots,
+			      struct class_locations *out, struct procage_error *err);
 void class_locations_free(struct class_locations *locations);
 /* Add a canonical location (once: the same place through two rows keeps the hiding). 0 or -ENOMEM. */
 int class_locations_add(struct class_locations *out, const char *canonical, enum class_id cls,

@@ -384,7 +384,7 @@ static int path_waiver_add(struct procage_policy *p, const char *spec, const cha
 		return error_set(err, -EINVAL,
 				 "waiver %s: unknown hard-deny class '%s' (known: secrets, "
 				 "trust-handoff, persistence, service-handoff, container-engines, "
-				 "process-access)",
+				 "process-access, workspace-config)",
 				 spec, name);
 	if (path[0] != '/' && strncmp(path, "~/", 2) != 0)
 		return error_set(err, -EINVAL,
@@ -423,7 +423,8 @@ PROCAGE_API int procage_policy_waive(struct procage_policy *p, const char *name,
 	if (cls < 0)
 		return error_set(err, -EINVAL,
 				 "unknown hard-deny class '%s' (known: secrets, trust-handoff, "
-				 "persistence, service-handoff, container-engines, process-access)",
+				 "persistence, service-handoff, container-engines, process-access, "
+				 "workspace-config)",
 				 name ? name : "");
 	p->waived_classes |= 1u << cls;
 	return 0;
