@@ -67,13 +67,13 @@ static uint64_t grant_rights(const struct landlock_config *c, enum procage_acces
 }
 
 /*
- * Pin a grant's path and append it to the cage's Landlock grants. The path
+ * Pin a grant's path and append it to a list of Landlock grants. The path
  * is canonical; it is opened without following any link, so that a
  * component swapped for a symbolic link since it was resolved (the tree
  * walks in between take time) cannot carry the grant elsewhere (ELOOP).
  */
-static int cage_add_grant(struct procage_cage *c, const struct cage_path *grant,
-			  struct procage_error *err)
+static int grant_append(struct procage_cage *c, const struct cage_path *grant,
+			struct landlock_grant **list, size_t *n, struct procage_error *err)
 {
 	struct stat st;
 	struct open_how how = {
@@ -93,20 +93,35 @@ static int cage_add_grant(struct procage_cage *c, const struct cage_path *grant,
 		return error_set_sys(err, e, PROCAGE_STEP_NONE, "%s rule for %s",
 				     policy_access_name(grant->access), grant->path);
 	}
-	struct landlock_grant *grown = realloc(c->grants, (c->n_grants + 1) * sizeof *grown);
+	struct landlock_grant *grown = realloc(*list, (*n + 1) * sizeof *grown);
 	char *path = strdup(grant->path);
 	if (!grown || !path) {
 		if (grown)
-			c->grants = grown;
+			*list = grown;
 		free(path);
 		close(fd);
 		return error_set(err, -ENOMEM, "out of memory");
 	}
-	c->grants = grown;
-	c->grants[c->n_grants++] = (struct landlock_grant){
+	*list = grown;
+	(*list)[(*n)++] = (struct landlock_grant){
 		path, fd, grant_rights(&c->landlock, grant->access, S_ISDIR(st.st_mode))
 	};
 	return 0;
+}
+
+static int cage_add_grant(struct procage_cage *c, const struct cage_path *grant,
+			  struct procage_error *err)
+{
+	return grant_append(c, grant, &c->grants, &c->n_grants, err);
+}
+
+static void grants_free(struct landlock_grant *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)list[i].path);
+		close(list[i].path_fd);
+	}
+	free(list);
 }
 
 static bool accepted(const struct procage_cage *c, enum policy_approximation a)
@@ -384,14 +399,12 @@ static bool missing_denial_any(const struct cage_paths *paths)
 static int write_roots_keep(struct procage_cage *c, const struct cage_paths *paths,
 			    struct procage_error *err)
 {
-	c->write_roots = calloc(paths->n_grants + 1, sizeof *c->write_roots);
-	if (!c->write_roots)
-		return error_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < paths->n_grants; i++)
-		if (paths->grants[i].access == PROCAGE_WRITE &&
-		    !(c->write_roots[c->n_write_roots++] = strdup(paths->grants[i].path)))
-			return error_set(err, -ENOMEM, "out of memory");
-	return 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < paths->n_grants; i++)
+		if (paths->grants[i].access == PROCAGE_WRITE)
+			rc = grant_append(c, &paths->grants[i], &c->write_roots, &c->n_write_roots,
+					  err);
+	return rc;
 }
 
 /*
@@ -761,19 +774,13 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n_grants; i++) {
-		free((char *)c->grants[i].path);
-		close(c->grants[i].path_fd);
-	}
-	free(c->grants);
+	grants_free(c->grants, c->n_grants);
 	if (c->landlock_fd >= 0)
 		close(c->landlock_fd);
 	if (c->root_private_userns_fd >= 0)
 		close(c->root_private_userns_fd);
 	cage_masks_free(&c->masks);
-	for (size_t i = 0; i < c->n_write_roots; i++)
-		free(c->write_roots[i]);
-	free(c->write_roots);
+	grants_free(c->write_roots, c->n_write_roots);
 	for (size_t i = 0; i < c->n_denials; i++)
 		free(c->denials[i].path);
 	free(c->denials);

@@ -38,9 +38,10 @@ struct procage_cage {
 	/*
 	 * T1: the write grants as written, when Landlock's are made entry by
 	 * entry around missing locations: they stay writable mounts, so that
-	 * the broker can act through the run's own descriptors there.
+	 * the broker can act through the run's own descriptors there, and
+	 * exec mode, which has no broker, grants them whole (spawn-snapshot).
 	 */
-	char **write_roots;
+	struct landlock_grant *write_roots;
 	size_t n_write_roots;
 	struct cage_path *sockets; /* the Unix sockets granted (T1: left unmasked) */
 	size_t n_sockets;

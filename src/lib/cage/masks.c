@@ -174,7 +174,7 @@ static int candidate_compare(const void *a, const void *b)
 static int writable_type(int fd, const char *path, bool *out, struct procage_error *err)
 {
 	struct stat st;
-	if ((fd >= 0 ? fstat(fd, &st) : stat(path, &st)) != 0)
+	if (fstat(fd, &st) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "write rule for %s", path);
 	*out = S_ISDIR(st.st_mode) || S_ISREG(st.st_mode);
 	return 0;
@@ -195,13 +195,13 @@ static int writable_make(const struct procage_cage *c, struct cage_masks *m,
 	size_t n = 0;
 	int rc = w && by_order && m->writable ? 0 : error_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < total; i++) {
-		const char *path = c->write_roots ? c->write_roots[i] : c->grants[i].path;
+		const struct landlock_grant *g = c->write_roots ? &c->write_roots[i] : &c->grants[i];
 		bool kept = false;
-		if (!c->write_roots && !(c->grants[i].access & LANDLOCK_ACCESS_FS_WRITE_FILE))
+		if (!(g->access & LANDLOCK_ACCESS_FS_WRITE_FILE))
 			continue;
-		rc = writable_type(c->write_roots ? -1 : c->grants[i].path_fd, path, &kept, err);
+		rc = writable_type(g->path_fd, g->path, &kept, err);
 		if (rc == 0 && kept) {
-			w[n].path = path;
+			w[n].path = g->path;
 			w[n].order = n;
 			n++;
 		}

@@ -14,6 +14,7 @@
  * nothing to remove.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "discover/handoff_snapshot.h"
 #include "kernel/landlock.h"
 #include "plan/namespaces.h"
+#include "policy/policy.h"
 #include "spawn.h"
 
 /* Before anything changes in this process: what exec mode cannot do. */
@@ -54,6 +56,12 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot judge Unix socket connects on tier T2: no "
 				 "supervisor remains to broker them; use procage run");
+	if (cage->n_write_roots && !(cage->policy->accepted & (1u << APPROX_SPAWN_SNAPSHOT)))
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot hold the locations still missing in %s: no "
+				 "supervisor remains to refuse their making; accept spawn-snapshot "
+				 "or use procage run",
+				 cage->write_roots[0].path);
 	return 0;
 }
 
@@ -123,6 +131,42 @@ static int exec_namespaces(struct plan *plan, const struct procage_cage *cage,
 	return rc;
 }
 
+/*
+ * Tier T1 in exec mode: no broker serves the directories whose Landlock
+ * grants were made entry by entry around locations still missing, so the
+ * write grants are given whole again (the masks still hold what exists):
+ * a missing class location can then be made, which the policy accepted as
+ * spawn-snapshot (exec_refusal). The cage's own ruleset is shared by its
+ * runs, so a fresh one takes the extra rules.
+ */
+static int exec_write_roots_whole(const struct procage_cage *cage, struct plan *plan,
+				  struct procage_error *err)
+{
+	if (!cage->n_write_roots)
+		return 0;
+	if (!plan->landlock_per_run) {
+		int fresh = landlock_ruleset_create(&cage->landlock, cage->grants, cage->n_grants, err);
+		if (fresh < 0)
+			return fresh;
+		int moved = fcntl(fresh, F_DUPFD_CLOEXEC, plan->fd_scratch_base);
+		close(fresh);
+		if (moved < 0)
+			return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+					     "making the exec mode's Landlock ruleset");
+		close(plan->landlock_fd);
+		plan->landlock_fd = moved;
+		plan->landlock_per_run = true;
+	}
+	for (size_t i = 0; i < cage->n_write_roots; i++) {
+		int rc = landlock_ruleset_add_fd(plan->landlock_fd, cage->write_roots[i].path_fd,
+						 cage->write_roots[i].access);
+		if (rc < 0)
+			return error_set_sys(err, -rc, PROCAGE_STEP_PREPARE, "write rule for %s",
+					     cage->write_roots[i].path);
+	}
+	return 0;
+}
+
 PROCAGE_API int procage_exec(const struct procage_cage *cage,
 			     const struct procage_spawn_opts *opts, struct procage_error *err)
 {
@@ -137,14 +181,16 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	if (!cage)
 		return error_set(err, -EINVAL, "no cage given");
 	handoff_snapshot_stale(cage->handoff_snapshot);
-	/*
+	
+/*
 	 * The kernel lets only a process of one thread enter new namespaces:
 	 * work a caller began ahead (procage_prepare_ahead) ends here if no
 	 * cage has taken it yet.
 	 */
 	ahead_join();
 	if ((rc = spawn_opts_copy(opts, &o, err)) < 0 || (rc = exec_refusal(cage, err)) < 0 ||
-	    (rc = spawn_prepare(cage, &o, &s, err)) < 0) {
+	    (rc = spawn_prepare(cage, &o, &s, err)) < 0 ||
+	    (rc = exec_write_roots_whole(cage, &s.plan, err)) < 0) {
 		spawn_state_release(&s);
 		return rc;
 	}
