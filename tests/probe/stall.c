@@ -42,7 +42,7 @@ static long long stall_ms(void)
 
 static void flip(int fd)
 {
-	struct timeval none = { 0, 0 };
+	struct timeval none = {0, 0};
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl ^ O_NONBLOCK);
@@ -66,15 +66,15 @@ static void *stall_sender(void *arg)
 {
 	char byte = 'x';
 	for (;;) {
-		struct iovec iov = { &byte, 1 };
+		struct iovec iov = {&byte, 1};
 		union {
 			char buf[CMSG_SPACE(sizeof(int))];
 			struct cmsghdr align;
 		} control;
-		struct msghdr m = { .msg_iov = &iov,
-				    .msg_iovlen = 1,
-				    .msg_control = control.buf,
-				    .msg_controllen = sizeof control.buf };
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = control.buf,
+				   .msg_controllen = sizeof control.buf};
 		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
@@ -104,7 +104,7 @@ static void *stall_connector(void *arg)
 static int stall_bound(int type, struct sockaddr_in *a)
 {
 	socklen_t len = sizeof *a;
-	*a = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	*a = (struct sockaddr_in){.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)a, sizeof *a) != 0 ||
 	    getsockname(fd, (struct sockaddr *)a, &len) != 0) {
@@ -118,7 +118,7 @@ static int stall_bound(int type, struct sockaddr_in *a)
 static bool stall_hostile_start(void)
 {
 	int sv[2];
-	char fill[4096] = { 0 };
+	char fill[4096] = {0};
 	pthread_t t;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return false;
@@ -151,7 +151,7 @@ static bool stall_hostile_start(void)
 
 static bool stall_arrived(int fd)
 {
-	struct pollfd p = { fd, POLLIN, 0 };
+	struct pollfd p = {fd, POLLIN, 0};
 	return poll(&p, 1, STALL_ARRIVAL_MS) == 1;
 }
 
@@ -183,7 +183,7 @@ int do_broker_stall(char **args)
 	bool hostile = strcmp(args[0], "hostile") == 0;
 	if (!hostile && strcmp(args[0], "quiet") != 0)
 		return usage_error("not hostile or quiet:", args[0]);
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(args[2])) };
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(args[2]))};
 	if (inet_pton(AF_INET, args[1], &to.sin_addr) != 1)
 		return usage_error("not an IPv4 address:", args[1]);
 	struct sockaddr_in at;
