@@ -10,6 +10,7 @@ command -v cc >/dev/null || { echo "1..0 # SKIP no C compiler"; exit 0; }
 cat >"$work/hostile.c" <<'C'
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -17,6 +18,7 @@ cat >"$work/hostile.c" <<'C'
 #include <unistd.h>
 
 static int full, kept;
+static volatile long flips;
 
 static void *flipper(void *arg)
 {
@@ -24,6 +26,7 @@ static void *flipper(void *arg)
 	for (;;) {
 		fcntl(full, F_SETFL, fcntl(full, F_GETFL) ^ O_NONBLOCK);
 		setsockopt(full, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+		__atomic_add_fetch(&flips, 1, __ATOMIC_RELAXED);
 	}
 	return arg;
 }
@@ -61,6 +64,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t, NULL, sender, NULL);
 	pthread_create(&t, NULL, flipper, NULL);
+	/* Under way: the flipper has been at it a while. */
+	while (__atomic_load_n(&flips, __ATOMIC_RELAXED) < 100000)
+		sched_yield();
 	/* A brokered call of the main thread's own, answered beside them. */
 	int pair[2];
 	struct iovec iov = { "y", 1 };
