@@ -67,12 +67,15 @@ int main(int argc, char **argv)
 	/* Under way: the flipper has been at it a while. */
 	while (__atomic_load_n(&flips, __ATOMIC_RELAXED) < 100000)
 		sched_yield();
-	/* A brokered call of the main thread's own, answered beside them. */
+	/* Brokered calls of the main thread's own, answered beside theirs. */
 	int pair[2];
 	struct iovec iov = { "y", 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0 || sendmsg(pair[0], &m, 0) != 1)
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0)
 		return 3;
+	for (int i = 0; i < 200; i++)
+		if (sendmsg(pair[0], &m, 0) != 1)
+			return 3;
 	printf("stalling\n");
 	fflush(stdout);
 	if (argc > 1 && strcmp(argv[1], "wait") == 0)
@@ -94,7 +97,7 @@ ends_after() {
 		"$work/hostile" exit 2>&1)
 	st=$?
 	is "$st" 7 "$label: procage run ends after its command, with the command's status"
-	like "$out" "^stalling$" "$label: a brokered call of the command's was answered meanwhile"
+	like "$out" "^stalling$" "$label: 200 brokered calls of the command's were answered meanwhile"
 }
 
 # ends_on SIGNAL STATUS LABEL PROCAGE-PREFIX...: procage run ends on SIGNAL.
