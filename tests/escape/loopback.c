@@ -316,8 +316,7 @@ static long long stall_now_ms(void)
 }
 
 /* True when the run ended (r filled) within STALL_RUN_BOUND_MS. */
-static bool run_caged_bounded(struct caged_ws *ws, const char *const *args,
-			      struct caged_result *r)
+static bool run_caged_bounded(struct caged_ws *ws, const char *const *args, struct caged_result *r)
 {
 	struct caged_opts slow = {.timeout_ms = 4 * STALL_RUN_BOUND_MS};
 	int p[2];
@@ -363,9 +362,10 @@ static bool stall_rounds_answered(const struct caged_result *r)
 	int answered = 0, rounds = 0;
 	long long slowest = -1;
 	const char *line = strstr(r->out, "answered ");
-	return line && sscanf(line, "answered %d of %d rounds, slowest %lld ms", &answered, &rounds,
-			      &slowest) == 3 && rounds > 0 && answered == rounds &&
-	       slowest < STALL_ROUND_BOUND_MS;
+	return line &&
+	       sscanf(line, "answered %d of %d rounds, slowest %lld ms", &answered, &rounds,
+		      &slowest) == 3 &&
+	       rounds > 0 && answered == rounds && slowest < STALL_ROUND_BOUND_MS;
 }
 
 static void stall_runs(const struct tier *t, struct caged_ws *ws, struct elsewhere *e)

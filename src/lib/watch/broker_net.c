@@ -488,14 +488,14 @@ static long perform_send(struct net_request *rq, struct broker_net_scratch *s,
 			return rc;
 		}
 	}
-	struct broker_send send = { .data = s->data,
-				    .data_len = rq->data_len,
-				    .control = s->control,
-				    .control_len = rq->control_len,
-				    .addr = &rq->addr,
-				    .addr_len = rq->addr_len,
-				    .flags = rq->flags,
-				    .msg_len_at = rq->call == NET_SENDMMSG ? rq->msg_len_at : 0 };
+	struct broker_send send = {.data = s->data,
+				   .data_len = rq->data_len,
+				   .control = s->control,
+				   .control_len = rq->control_len,
+				   .addr = &rq->addr,
+				   .addr_len = rq->addr_len,
+				   .flags = rq->flags,
+				   .msg_len_at = rq->call == NET_SENDMMSG ? rq->msg_len_at : 0};
 	long sent = broker_send_or_park(waits, listener, rq->n->id, rq->tid, rq->sock, &send,
 					send_blocking(rq), passed, n_passed);
 	/* Parked: the descriptors are the parked call's now. */

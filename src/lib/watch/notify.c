@@ -271,8 +271,8 @@ static void *supervise(void *arg)
 	struct pollfd fds[2 + BROKER_WAITS_MAX];
 	for (;;) {
 		long long deadline = -1;
-		fds[0] = (struct pollfd){ s->listener, POLLIN, 0 };
-		fds[1] = (struct pollfd){ s->stop_pipe[0], POLLIN, 0 };
+		fds[0] = (struct pollfd){s->listener, POLLIN, 0};
+		fds[1] = (struct pollfd){s->stop_pipe[0], POLLIN, 0};
 		int parked = s->broker ? broker_poll_fds(s->broker, fds + 2, &deadline) : 0;
 		if (poll(fds, (nfds_t)(2 + parked), poll_timeout(deadline)) < 0) {
 			if (errno == EINTR)
