@@ -187,6 +187,7 @@ int main(int argc, char **argv)
 	    {"r45", r45_dying_callers_and_floods_leave_the_broker_whole},
 	    {"r45", r45_no_missing_startup_file_is_made_beside_a_protected_one},
 	    {"r45", r45_a_brokered_listing_shows_names_never_contents},
+	    {"r45", r45_a_hostile_caller_stalls_neither_other_calls_nor_the_run},
 	    {"r46", r46_the_observer_grants_nothing},
 	    {"r47", r47_a_crash_reaches_no_core_dump_helper},
 	    {"r48", r48_workspace_configuration_is_read_only},

@@ -237,6 +237,8 @@ static const struct action actions[] = {
     {"bind-tcp", 1, 1, do_bind_tcp, "ADDR: bind a TCP socket on ADDR and listen"},
     {"listen-any", 0, 0, do_listen_any, ": listen on a TCP socket never bound"},
     {"source-route", 2, 2, do_source_route, "HOP PORT: set an LSRR route through HOP"},
+    {"broker-stall", 3, 3, do_broker_stall,
+     "hostile|quiet ADDR PORT: rounds of brokered calls beside threads stalling the broker"},
     {"connect-race", 5, 5, do_connect_race,
      "GOOD GPORT BAD BPORT N: N connects while a thread flips the address"},
     {"connect-unix-race", 3, 3, do_connect_unix_race,

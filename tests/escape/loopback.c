@@ -14,6 +14,7 @@
  * host-loopback, without which the cage is refused).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -21,7 +22,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -288,6 +292,126 @@ void r36_a_loopback_child_reaches_loopback_only(const struct tier *t)
 		canaries_t2(t, ws);
 out:
 	listen_close(e.tcp, NULL);
+	listen_close(e.udp, NULL);
+	caged_ws_free(ws);
+}
+
+/*
+ * The supervisor's availability (R-45). A run's every brokered call is
+ * answered by one supervisor thread: a caller that could hold it (a send
+ * into a full buffer, a connect to a full backlog, on a socket whose
+ * O_NONBLOCK and send timeout another thread flips, as they are the
+ * cage's own) would keep every other call unanswered and the run from
+ * ending. The run is made in a child of ours, so that one never ending
+ * fails the bound below and not the suite.
+ */
+#define STALL_RUN_BOUND_MS 20000
+#define STALL_ROUND_BOUND_MS 3000
+
+static long long stall_now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/* True when the run ended (r filled) within STALL_RUN_BOUND_MS. */
+static bool run_caged_bounded(struct caged_ws *ws, const char *const *args, struct caged_result *r)
+{
+	struct caged_opts slow = {.timeout_ms = 4 * STALL_RUN_BOUND_MS};
+	int p[2];
+	size_t have = 0;
+	memset(r, 0, sizeof *r);
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return false;
+	long long deadline = stall_now_ms() + STALL_RUN_BOUND_MS;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		static struct caged_result got;
+		got = run_caged_argv(ws, &slow, args);
+		(void)!write(p[1], &got, sizeof got);
+		_exit(0);
+	}
+	close(p[1]);
+	while (pid > 0 && have < sizeof *r) {
+		long long left = deadline - stall_now_ms();
+		struct pollfd pf = {p[0], POLLIN, 0};
+		if (left <= 0 || poll(&pf, 1, (int)left) != 1)
+			break;
+		ssize_t n = read(p[0], (char *)r + have, sizeof *r - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	if (pid > 0 && have < sizeof *r)
+		kill(pid, SIGKILL);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	close(p[0]);
+	if (have < sizeof *r)
+		snprintf(r->summary, sizeof r->summary, "the run did not end within %d ms",
+			 STALL_RUN_BOUND_MS);
+	return have == sizeof *r;
+}
+
+/* "answered 50 of 50 rounds, slowest N ms", N under the bound. */
+static bool stall_rounds_answered(const struct caged_result *r)
+{
+	int answered = 0, rounds = 0;
+	long long slowest = -1;
+	const char *line = strstr(r->out, "answered ");
+	return line &&
+	       sscanf(line, "answered %d of %d rounds, slowest %lld ms", &answered, &rounds,
+		      &slowest) == 3 &&
+	       rounds > 0 && answered == rounds && slowest < STALL_ROUND_BOUND_MS;
+}
+
+static void stall_runs(const struct tier *t, struct caged_ws *ws, struct elsewhere *e)
+{
+	const char *hostile[] = {"broker-stall", "hostile", e->addr, e->udp_text, NULL};
+	const char *quiet[] = {"broker-stall", "quiet", e->addr, e->udp_text, NULL};
+	struct caged_result r;
+	bool ended = run_caged_bounded(ws, hostile, &r);
+	check(t, ended && stall_rounds_answered(&r) && refused(&r) && arrivals(e->udp, false) == 0,
+	      &r,
+	      "r45: beside threads sending into a full buffer and connecting to a full backlog "
+	      "while another flips their sockets' O_NONBLOCK and send timeout, every round of "
+	      "brokered calls is answered within %d ms, a datagram to %s is still refused, and "
+	      "the run ends within %d ms",
+	      STALL_ROUND_BOUND_MS, e->addr, STALL_RUN_BOUND_MS);
+	ended = run_caged_bounded(ws, quiet, &r);
+	check_role(t, ROLE_CONTROL, ended && stall_rounds_answered(&r), &r,
+		   "r45: control: the same program without the hostile threads: every round "
+		   "answered, the run ended");
+	r = run_uncaged_argv(ws, NULL, quiet);
+	check(t, did_it(&r) && arrivals_within(e->udp, false, CONTROL_WAIT_MS) >= 1, &r,
+	      "r45: control: without the cage the same program's datagram reaches %s", e->addr);
+}
+
+/*
+ * On tier T2 the network broker performs the sends and connects; on tier
+ * T1 (a network namespace of the run's own) none of them is brokered,
+ * and the same program shows that the run still ends and its calls are
+ * answered, the kernel's own.
+ */
+void r45_a_hostile_caller_stalls_neither_other_calls_nor_the_run(const struct tier *t)
+{
+	struct elsewhere e = {.tcp = -1, .udp = -1};
+	struct caged_ws *ws = workspace(t, "r45");
+	if (!ws || cage_refused_here(t, ws, "r45") ||
+	    !policy_network(t, ws, "r45", PROCAGE_NET_LOOPBACK) || !t2_acceptance(t, ws, "r45"))
+		goto out;
+	if (!host_address(e.addr, sizeof e.addr)) {
+		skip(t, "r45: this host has no non-loopback IPv4 address up: the broker's "
+			"availability is not tried");
+	} else if (fixture(t, (e.udp = bound_at(e.addr, SOCK_DGRAM, &e.udp_port)) >= 0,
+			   "r45: a UDP socket on this host's %s", e.addr)) {
+		snprintf(e.udp_text, sizeof e.udp_text, "%d", e.udp_port);
+		stall_runs(t, ws, &e);
+	}
+out:
 	listen_close(e.udp, NULL);
 	caged_ws_free(ws);
 }

@@ -143,6 +143,8 @@ int do_connect_unix_race(char **args);
 int do_connect_unix_opath(char **args);
 int do_unix_dgram_send(char **args);
 int do_sendmsg_swap(char **args);
+/* stall.c: a caller hostile to the supervisor */
+int do_broker_stall(char **args);
 int do_env_to_file(char **args);
 int do_find_listener(char **args);
 int do_reopen_listener(char **args);

@@ -89,6 +89,13 @@ static int run_finish(struct procage_run *run, struct procage_error *err)
 		run->cgroup_dir = NULL;
 	}
 	run->ended = true;
+	if (run->supervision.abandoned) {
+		run->status = rc < 0 ? W_EXITCODE(125, 0) : status;
+		return error_set(err, -ETIMEDOUT,
+				 "the run ended, but its supervisor did not stop within %d s; its "
+				 "thread is left running, and its reports may be incomplete",
+				 NOTIFY_STOP_WAIT_S);
+	}
 	if (rc < 0) {
 		run->status = W_EXITCODE(125, 0);
 		return error_set(err, -ECHILD,
@@ -167,6 +174,9 @@ PROCAGE_API void procage_run_free(struct procage_run *run)
 		run_finish(run, NULL);
 	}
 	supervision_release(&run->supervision);
+	/* A supervisor left running still uses the run's memory: kept. */
+	if (run->supervision.abandoned)
+		return;
 	free(run->tmpdir);
 	free(run->tmpdir_inside);
 	free(run->cgroup_dir);

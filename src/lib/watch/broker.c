@@ -95,6 +95,7 @@ void broker_free(struct broker *b)
 {
 	if (!b)
 		return;
+	broker_waits_clear(&b->net_waits);
 	broker_zones_free(&b->state.zones);
 	free(b->state.created);
 	broker_meta_free(b);
@@ -165,10 +166,20 @@ static int request_read(struct broker *b, struct request *rq)
 	return 0;
 }
 
+int broker_poll_fds(const struct broker *b, struct pollfd *fds, long long *deadline)
+{
+	return broker_waits_fds(&b->net_waits, fds, deadline);
+}
+
+void broker_poll_resume(struct broker *b, int listener, const struct pollfd *fds, int n)
+{
+	broker_waits_resume(&b->net_waits, listener, fds, n);
+}
+
 void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call)
 {
 	if (broker_net_handles(call)) {
-		broker_net_answer(&b->net, b->net_scratch, listener, n, call);
+		broker_net_answer(&b->net, b->net_scratch, &b->net_waits, listener, n, call);
 		return;
 	}
 	struct request rq = {.call = call_find(call),

@@ -30,4 +30,14 @@ bool broker_handles(const char *call);
 /* Answer the pending notification n, a call broker_handles, on listener. */
 void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call);
 
+/*
+ * The calls parked until their socket is ready (broker_net_wait.h): the
+ * descriptors the supervisor polls beside its listener (at most
+ * BROKER_WAITS_MAX), with the nearest deadline (or -1); after the poll,
+ * what is ready or due is answered.
+ */
+struct pollfd;
+int broker_poll_fds(const struct broker *b, struct pollfd *fds, long long *deadline);
+void broker_poll_resume(struct broker *b, int listener, const struct pollfd *fds, int n);
+
 #endif

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "broker_net.h"
+#include "broker_net_wait.h"
 #include "broker_place.h"
 
 enum broker_op {
@@ -43,6 +44,7 @@ struct broker {
 	struct broker_meta *meta; /* the metadata broker (broker_meta.h), or NULL */
 	struct broker_net_config net;
 	struct broker_net_scratch *net_scratch; /* with net only */
+	struct broker_waits net_waits;		/* network calls answered later */
 	/* The call being answered: its copied strings. */
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
 };

@@ -10,11 +10,14 @@
  * them. What the broker performs cannot be changed by the cage's other
  * threads: they can rewrite their memory, not our copy.
  *
- * The broker must not wait long: while it waits no other call of the run
- * is answered. A blocking socket gets a send timeout of at most
- * BROKER_NET_WAIT_S for the broker's connect or send (the caller then sees
- * a short send, EAGAIN or ETIMEDOUT); a non-blocking one behaves as it
- * would in the kernel (EINPROGRESS, EAGAIN).
+ * The broker must not wait: while it waits no other call of the run is
+ * answered. Nothing the cage can change decides how long it would: the
+ * socket's open file is shared with the cage, which may flip O_NONBLOCK
+ * or SO_SNDTIMEO between any two of the broker's steps. So every send is
+ * MSG_DONTWAIT, and a connect of a stream socket is made on a thread of
+ * its own; a call that has to wait (a blocking caller's send into a full
+ * buffer, a connection under way) is parked with the broker's own
+ * deadline and answered when its socket is ready (broker_net_wait.c).
  */
 #include "broker_net.h"
 
@@ -35,6 +38,7 @@
 #include <unistd.h>
 
 #include "broker_io.h"
+#include "broker_net_wait.h"
 #include "cage/net_admission.h"
 #include "base/syscalls.h"
 
@@ -56,7 +60,6 @@
 #define BROKER_NET_DATA_MAX 65536
 #define BROKER_NET_CONTROL_MAX 1024
 #define BROKER_NET_IOV_MAX 1024
-#define BROKER_NET_WAIT_S 2
 /* Descriptors one brokered message may pass (the kernel's SCM_MAX_FD). */
 #define BROKER_NET_FDS_MAX 253
 
@@ -376,34 +379,6 @@ static int judge(const struct broker_net_config *net, struct net_request *rq)
 	return -EACCES;
 }
 
-/* Bound how long a blocking socket holds the broker; the old timeout back after. */
-struct send_timeout {
-	struct timeval old;
-	bool changed;
-};
-
-static void timeout_bound(int sock, struct send_timeout *t)
-{
-	socklen_t len = sizeof t->old;
-	t->changed = false;
-	if (fcntl(sock, F_GETFL) & O_NONBLOCK)
-		return;
-	if (getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &t->old, &len) != 0)
-		return;
-	if (t->old.tv_sec || t->old.tv_usec) {
-		if (t->old.tv_sec < BROKER_NET_WAIT_S)
-			return;
-	}
-	struct timeval bound = { BROKER_NET_WAIT_S, 0 };
-	t->changed = setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound) == 0;
-}
-
-static void timeout_restore(int sock, const struct send_timeout *t)
-{
-	if (t->changed)
-		(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &t->old, sizeof t->old);
-}
-
 /*
  * An IP socket about to listen or send without a local address would get
  * every interface's (port 0 bound on the wildcard): bound to loopback
@@ -486,16 +461,17 @@ static int descriptors_take(const struct net_request *rq, struct broker_net_scra
 	return n;
 }
 
-/* Send the copies; the byte count or a negative errno. */
-static long perform_send(struct net_request *rq, struct broker_net_scratch *s)
+/* Is the caller's send one that waits for room (its flags and its file as now)? */
+static bool send_blocking(const struct net_request *rq)
 {
-	struct iovec iov = { s->data, rq->data_len };
-	struct msghdr m = { .msg_name = rq->addr_len ? &rq->addr : NULL,
-			    .msg_namelen = rq->addr_len,
-			    .msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = rq->control_len ? s->control : NULL,
-			    .msg_controllen = rq->control_len };
+	int fl = fcntl(rq->sock, F_GETFL);
+	return !(rq->flags & MSG_DONTWAIT) && fl >= 0 && !(fl & O_NONBLOCK);
+}
+
+/* Send the copies: the byte count, a negative errno, or BROKER_NET_LATER. */
+static long perform_send(struct net_request *rq, struct broker_net_scratch *s,
+			 struct broker_waits *waits, int listener)
+{
 	int passed[BROKER_NET_FDS_MAX], n_passed = 0;
 	if (rq->control_len && ip_socket(rq) && !control_allowed(s->control, rq->control_len))
 		return -EPERM;
@@ -506,18 +482,26 @@ static long perform_send(struct net_request *rq, struct broker_net_scratch *s)
 	}
 	if (ip_socket(rq) && rq->type == SOCK_DGRAM) {
 		int rc = bind_loopback_if_unbound(rq);
-		if (rc < 0)
+		if (rc < 0) {
+			for (int i = 0; i < n_passed; i++)
+				close(passed[i]);
 			return rc;
+		}
 	}
-	struct send_timeout t;
-	timeout_bound(rq->sock, &t);
-	/* No SIGPIPE for the caller's process: the broker runs in it. */
-	ssize_t sent = sendmsg(rq->sock, &m, rq->flags | MSG_NOSIGNAL);
-	int e = errno;
-	timeout_restore(rq->sock, &t);
-	for (int i = 0; i < n_passed; i++)
+	struct broker_send send = {.data = s->data,
+				   .data_len = rq->data_len,
+				   .control = s->control,
+				   .control_len = rq->control_len,
+				   .addr = &rq->addr,
+				   .addr_len = rq->addr_len,
+				   .flags = rq->flags,
+				   .msg_len_at = rq->call == NET_SENDMMSG ? rq->msg_len_at : 0};
+	long sent = broker_send_or_park(waits, listener, rq->n->id, rq->tid, rq->sock, &send,
+					send_blocking(rq), passed, n_passed);
+	/* Parked: the descriptors are the parked call's now. */
+	for (int i = 0; sent != BROKER_NET_LATER && i < n_passed; i++)
 		close(passed[i]);
-	return sent < 0 ? -e : (long)sent;
+	return sent;
 }
 
 /*
@@ -541,34 +525,40 @@ static int proxy_admission_record(const struct broker_net_config *net, struct ne
 	return 0;
 }
 
-static int perform_connect(const struct broker_net_config *net, struct net_request *rq)
+/*
+ * A connect that may wait (a stream socket's: TCP, a Unix stream or
+ * seqpacket socket) is made on a thread of its own, and the call parked:
+ * the file's O_NONBLOCK, the only thing that keeps connect from waiting,
+ * is the cage's to clear between our setting it and the connect. A
+ * datagram socket's connect never waits.
+ */
+static long perform_connect(const struct broker_net_config *net, struct net_request *rq,
+			    struct broker_waits *waits)
 {
 	in_port_t admitted;
 	int rc = proxy_admission_record(net, rq, &admitted);
 	if (rc < 0)
 		return rc;
-	struct send_timeout t;
-	timeout_bound(rq->sock, &t);
+	bool stream = rq->type == SOCK_STREAM || rq->type == SOCK_SEQPACKET;
+	if (stream && rq->addr.ss_family != AF_UNSPEC)
+		return broker_connect_park(waits, rq->n->id, rq->sock, &rq->addr, rq->addr_len,
+					   &rq->unix_held, net->admission, admitted);
 	rc = connect(rq->sock, (struct sockaddr *)&rq->addr, rq->addr_len) == 0 ? 0 : -errno;
-	timeout_restore(rq->sock, &t);
 	if (admitted && rc < 0 && rc != -EINPROGRESS)
 		net_admission_drop(net->admission, admitted);
-	/* A blocking connect the bound cut short is still under way. */
-	if (rc == -EINPROGRESS && t.changed)
-		rc = -ETIMEDOUT;
 	return rc;
 }
 
-/* The call performed; its result (0 or a count) or a negative errno. */
+/* The call performed; its result (0 or a count), a negative errno, or BROKER_NET_LATER. */
 static long perform(const struct broker_net_config *net, struct net_request *rq,
-		    struct broker_net_scratch *s)
+		    struct broker_net_scratch *s, struct broker_waits *waits, int listener)
 {
 	int rc = judge(net, rq);
 	if (rc < 0)
 		return rc;
 	switch (rq->call) {
 	case NET_CONNECT:
-		return perform_connect(net, rq);
+		return perform_connect(net, rq, waits);
 	case NET_BIND:
 		return bind(rq->sock, (struct sockaddr *)&rq->addr, rq->addr_len) == 0 ? 0 : -errno;
 	case NET_LISTEN:
@@ -577,26 +567,19 @@ static long perform(const struct broker_net_config *net, struct net_request *rq,
 		return listen(rq->sock, rq->backlog) == 0 ? 0 : -errno;
 	case NET_SENDTO:
 	case NET_SENDMSG:
-		return perform_send(rq, s);
-	case NET_SENDMMSG: {
+		return perform_send(rq, s, waits, listener);
+	case NET_SENDMMSG:
 		if (rq->vlen_zero)
 			return 0;
 		/* One message at a time: the caller's loop sends the rest. */
-		long sent = perform_send(rq, s);
-		if (sent < 0)
-			return sent;
-		unsigned int len = (unsigned int)sent;
-		struct iovec local = { &len, sizeof len },
-			     remote = { (void *)(uintptr_t)rq->msg_len_at, sizeof len };
-		(void)process_vm_writev(rq->tid, &local, 1, &remote, 1, 0);
-		return 1;
-	}
+		return perform_send(rq, s, waits, listener);
 	}
 	return -ENOSYS;
 }
 
 void broker_net_answer(const struct broker_net_config *net, struct broker_net_scratch *s,
-		       int listener, const struct seccomp_notif *n, const char *call)
+		       struct broker_waits *waits, int listener, const struct seccomp_notif *n,
+		       const char *call)
 {
 	struct net_request rq = { .n = n, .tid = (pid_t)n->pid, .sock = -1, .unix_held = -1 };
 	int found = net_call_find(call);
@@ -616,8 +599,12 @@ void broker_net_answer(const struct broker_net_config *net, struct broker_net_sc
 		rc = request_read(&rq, s);
 	/* A thread gone (and its id maybe another's now): nothing read is used. */
 	if (broker_id_valid(listener, n->id)) {
-		long result = rc < 0 ? rc : perform(net, &rq, s);
-		if (result < 0)
+		long result = rc < 0 ? rc : perform(net, &rq, s, waits, listener);
+		if (result == BROKER_NET_LATER)
+			; /* parked: answered by broker_waits_resume */
+		else if (rq.call == NET_SENDMMSG && !rq.vlen_zero)
+			broker_send_answer(listener, n->id, rq.tid, rq.msg_len_at, result);
+		else if (result < 0)
 			broker_answer_result(listener, n->id, (int)-result);
 		else
 			broker_answer_value(listener, n->id, result);

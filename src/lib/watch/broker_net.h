@@ -47,11 +47,14 @@ bool broker_net_handles(const char *call);
 
 /*
  * Answer the pending notification n (a call broker_net_handles) on
- * listener, under mode. Uses scratch, room for the call's copies.
+ * listener, under mode. Uses scratch, room for the call's copies; a
+ * call that has to wait is parked in waits (broker_net_wait.h).
  */
 struct broker_net_scratch;
+struct broker_waits;
 void broker_net_answer(const struct broker_net_config *net, struct broker_net_scratch *scratch,
-		       int listener, const struct seccomp_notif *n, const char *call);
+		       struct broker_waits *waits, int listener, const struct seccomp_notif *n,
+		       const char *call);
 struct broker_net_scratch *broker_net_scratch_new(void);
 
 /*

@@ -19,10 +19,12 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "broker.h"
 #include "broker_meta.h"
+#include "broker_net_wait.h"
 #include "base/error.h"
 #include "kernel/seccomp_programs.h"
 
@@ -247,22 +249,46 @@ static void answer_one(struct notify_supervisor *s)
 	report_store_add(s->store, call, args, (pid_t)n.pid);
 }
 
+/* Milliseconds from now to deadline (-1: none), for poll. */
+static int poll_timeout(long long deadline)
+{
+	if (deadline < 0)
+		return -1;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	long long left = deadline - (t.tv_sec * 1000LL + t.tv_nsec / 1000000);
+	return left <= 0 ? 0 : left > 60000 ? 60000 : (int)left;
+}
+
+/*
+ * The one place the thread waits: on the listener, the stop pipe and
+ * the sockets of the broker's parked calls together, so that a stop is
+ * seen at once whatever the cage does, and no call waits on another.
+ */
 static void *supervise(void *arg)
 {
 	struct notify_supervisor *s = arg;
-	struct pollfd fds[2] = { { s->listener, POLLIN, 0 }, { s->stop_pipe[0], POLLIN, 0 } };
+	struct pollfd fds[2 + BROKER_WAITS_MAX];
 	for (;;) {
-		if (poll(fds, 2, -1) < 0) {
+		long long deadline = -1;
+		fds[0] = (struct pollfd){s->listener, POLLIN, 0};
+		fds[1] = (struct pollfd){s->stop_pipe[0], POLLIN, 0};
+		int parked = s->broker ? broker_poll_fds(s->broker, fds + 2, &deadline) : 0;
+		if (poll(fds, (nfds_t)(2 + parked), poll_timeout(deadline)) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
+		if (fds[1].revents)
+			break;
+		if (parked)
+			broker_poll_resume(s->broker, s->listener, fds + 2, parked);
 		if (fds[0].revents & POLLIN) {
 			answer_one(s);
 			continue;
 		}
 		/* POLLHUP: every process under the filter is gone. */
-		if ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) || fds[1].revents)
+		if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
 	}
 	return NULL;
@@ -307,16 +333,31 @@ int notify_start(struct notify_supervisor *s, int listener, struct report_store 
 	return 0;
 }
 
-void notify_stop(struct notify_supervisor *s)
+bool notify_stop(struct notify_supervisor *s)
 {
 	if (!s->started)
-		return;
+		return true;
 	(void)!write(s->stop_pipe[1], "", 1);
-	pthread_join(s->thread, NULL);
+	/*
+	 * The thread sees the stop at its next poll, and never waits
+	 * elsewhere longer than a system call on the broker's own
+	 * descriptors takes. Should it still not end (a kernel wait we did
+	 * not foresee), it is left running with everything it uses, rather
+	 * than have the run never end.
+	 */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += NOTIFY_STOP_WAIT_S;
+	if (pthread_timedjoin_np(s->thread, NULL, &until) != 0) {
+		pthread_detach(s->thread);
+		s->started = false;
+		return false;
+	}
 	close(s->listener);
 	close(s->stop_pipe[0]);
 	close(s->stop_pipe[1]);
 	s->started = false;
+	return true;
 }
 
 static const struct seccomp_call_name *call_row(uint32_t arch, int nr)

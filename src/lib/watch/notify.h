@@ -32,8 +32,14 @@ struct notify_supervisor {
 int notify_start(struct notify_supervisor *s, int listener, struct report_store *store,
 		 struct broker *broker, const struct observe_context *observe,
 		 struct procage_error *err);
-/* Answer what is pending, stop the thread and close the listener. */
-void notify_stop(struct notify_supervisor *s);
+/* How long a stop waits for the thread before leaving it behind. */
+#define NOTIFY_STOP_WAIT_S 5
+/*
+ * Stop the thread and close the listener. False when the thread did not
+ * end within NOTIFY_STOP_WAIT_S: it is left running, and what it uses
+ * (the listener, the broker, the report store) must be left too.
+ */
+bool notify_stop(struct notify_supervisor *s);
 
 /* The name of a refused system call, by audit arch and number. */
 const char *notify_call_name(uint32_t arch, int nr);

@@ -160,7 +160,16 @@ void supervision_stop(struct run_supervision *s)
 	if (s->proxy_listener >= 0)
 		close(s->proxy_listener);
 	s->proxy_listener = -1;
-	notify_stop(&s->notify);
+	if (!notify_stop(&s->notify)) {
+		/*
+		 * The supervisor's thread did not end: it keeps the broker, the
+		 * stores and the report file, which are never freed (the run
+		 * says so, and procage_run_free leaves its memory).
+		 */
+		s->abandoned = true;
+		report_store_finish(&s->reports);
+		return;
+	}
 	broker_free(s->broker);
 	s->broker = NULL;
 	if (s->admission_on)
@@ -177,6 +186,8 @@ void supervision_release(struct run_supervision *s)
 	if (!s->reports_on)
 		return;
 	supervision_stop(s);
+	if (s->abandoned)
+		return;
 	report_store_destroy(&s->reports);
 	denial_store_destroy(&s->denials);
 	handoff_observed_destroy(&s->handoff_observed);

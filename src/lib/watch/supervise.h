@@ -20,6 +20,8 @@ struct run_supervision {
 	struct report_store reports;
 	bool reports_on; /* the store is there (until supervision_release) */
 	bool stopped;
+	/* The thread did not end when stopped: it and what it uses are left. */
+	bool abandoned;
 	struct notify_supervisor notify;
 	struct broker *broker; /* the run's own copy of the cage's zones; or NULL */
 	struct proxy *proxy;
@@ -47,9 +49,14 @@ struct run_supervision {
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
 		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
 		      struct procage_error *err);
-/* Once the run has ended: stop, and write the final report lines. */
+/*
+ * Once the run has ended: stop, and write the final report lines. Ends
+ * within NOTIFY_STOP_WAIT_S whatever the cage did; s->abandoned then says
+ * the thread was left running (never expected: every wait of the thread
+ * is bounded).
+ */
 void supervision_stop(struct run_supervision *s);
-/* Stop if still going, and free the reports. */
+/* Stop if still going, and free the reports (not when abandoned). */
 void supervision_release(struct run_supervision *s);
 
 #endif
