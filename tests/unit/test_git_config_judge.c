@@ -20,12 +20,11 @@ struct judge_case {
 static const struct judge_case cases[] = {
     {"nothing changes", BASE, BASE, ""},
     {"comments, spacing and empty sections change nothing", BASE,
-     "# note\n[core]\nrepositoryformatversion=0\n  filemode = true ; x\nbare=false\n[empty]\n",
-     ""},
+     "# note\n[core]\nrepositoryformatversion=0\n  filemode = true ; x\nbare=false\n[empty]\n", ""},
     {"git config user.email", BASE, BASE "[user]\n\temail = a@example.org\n", ""},
     {"git remote add", BASE,
      BASE "[remote \"origin\"]\n\turl = https://example.org/r.git\n"
-          "\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+	  "\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
      ""},
     {"an ssh remote, scp-like", BASE, BASE "[remote \"o\"]\n\turl = git@example.org:r.git\n", ""},
     {"a local remote", BASE, BASE "[remote \"o\"]\n\turl = /srv/r.git\n", ""},
@@ -34,8 +33,8 @@ static const struct judge_case cases[] = {
     {"git branch -m renames the section",
      BASE "[branch \"a\"]\n\tremote = o\n\tmerge = refs/heads/a\n",
      BASE "[branch \"b\"]\n\tremote = o\n\tmerge = refs/heads/a\n", ""},
-    {"git submodule add", BASE,
-     BASE "[submodule \"s\"]\n\turl = /srv/s.git\n\tactive = true\n", ""},
+    {"git submodule add", BASE, BASE "[submodule \"s\"]\n\turl = /srv/s.git\n\tactive = true\n",
+     ""},
     {"a key removed from the list", BASE "[user]\n\tname = x\n", BASE, ""},
     {"a harmful key already there and unchanged", BASE "\tfsmonitor = /x\n",
      BASE "\tfsmonitor = /x\n[user]\n\tname = y\n", ""},
@@ -50,8 +49,9 @@ static const struct judge_case cases[] = {
     {"core.editor", BASE, BASE "\teditor = x\n", "core.editor"},
     {"core.pager", BASE, BASE "\tpager = x\n", "core.pager"},
     {"core.worktree", BASE, BASE "\tworktree = /elsewhere\n", "core.worktree"},
-    {"core.bare changed", BASE, "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
-				"\tbare = true\n",
+    {"core.bare changed", BASE,
+     "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
+     "\tbare = true\n",
      "core.bare"},
     {"include.path", BASE, BASE "[include]\n\tpath = /tmp/c\n", "include.path"},
     {"includeIf", BASE, BASE "[includeIf \"gitdir:/\"]\n\tpath = /tmp/c\n",
@@ -73,8 +73,8 @@ static const struct judge_case cases[] = {
      "remote.o.url"},
     {"a remote helper by scheme", BASE, BASE "[remote \"o\"]\n\turl = evil://x/y\n",
      "remote.o.url"},
-    {"an ssh option as host", BASE,
-     BASE "[remote \"o\"]\n\turl = ssh://-oProxyCommand=sh/x\n", "remote.o.url"},
+    {"an ssh option as host", BASE, BASE "[remote \"o\"]\n\turl = ssh://-oProxyCommand=sh/x\n",
+     "remote.o.url"},
     {"an ssh option after the user", BASE,
      BASE "[remote \"o\"]\n\tpushurl = ssh://u@-oProxyCommand=sh/x\n", "remote.o.pushurl"},
     {"an option as the url", BASE, BASE "[remote \"o\"]\n\turl = -u sh\n", "remote.o.url"},
@@ -109,7 +109,8 @@ static void test_table(void)
 					       v.kind == GIT_CONFIG_NEW_UNREADABLE);
 		else
 			ok = rc == -EACCES &&
-			     (v.kind == GIT_CONFIG_KEY_REFUSED || v.kind == GIT_CONFIG_VALUE_REFUSED) &&
+			     (v.kind == GIT_CONFIG_KEY_REFUSED ||
+			      v.kind == GIT_CONFIG_VALUE_REFUSED) &&
 			     strcmp(v.key, c->refused) == 0;
 		tap_ok(ok, "%s: %s (got %d, kind %d, key \"%s\")", c->what,
 		       c->refused[0] ? "refused" : "allowed", rc, (int)v.kind, v.key);

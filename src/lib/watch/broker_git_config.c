@@ -177,10 +177,11 @@ int broker_git_config_replace(const struct broker_place *from, const struct brok
 	if (rc == -ENOENT)
 		rc = 0; /* a config made afresh: judged against none */
 	if (rc == -EFBIG || rc == -EACCES) {
-		refusal_record(denials, to, &v, "the config is not a regular file of at most 1 MiB");
+		refusal_record(denials, to, &v,
+			       "the config is not a regular file of at most 1 MiB");
 		rc = -EACCES;
-	} else if (rc == 0 && (rc = git_config_judge(old ? old : "", old_len, now, now_len, &v)) ==
-					 -EACCES) {
+	} else if (rc == 0 &&
+		   (rc = git_config_judge(old ? old : "", old_len, now, now_len, &v)) == -EACCES) {
 		refusal_record(denials, to, &v, NULL);
 	}
 	/* The permissions git gave its lock file (it copies the config's), never set-id. */

@@ -37,7 +37,7 @@ enum sub_rule { SUB_NONE, SUB_ANY };
 struct safe_key {
 	const char *section;
 	enum sub_rule sub;
-	const char *key; /* lower-case, as the reader names keys */
+	const char *key;		     /* lower-case, as the reader names keys */
 	bool (*value_ok)(const char *value); /* NULL: any value */
 };
 
@@ -54,7 +54,7 @@ static bool digits(const char *value)
 /* git's own transports, whose programs git ships; "foo://" runs git-remote-foo. */
 static bool known_scheme(const char *value, size_t len)
 {
-	static const char *const schemes[] = {"http", "https", "ssh", "git", "file",
+	static const char *const schemes[] = {"http",	 "https",   "ssh", "git", "file",
 					      "git+ssh", "ssh+git", "ftp", "ftps"};
 	for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
 		if (strlen(schemes[i]) == len && strncmp(value, schemes[i], len) == 0)
@@ -168,8 +168,9 @@ static const struct safe_key *safe_key_find(const char *name)
 	bool has_sub = last != first;
 	for (size_t i = 0; i < sizeof safe_keys / sizeof *safe_keys; i++) {
 		const struct safe_key *k = &safe_keys[i];
-		if (strlen(k->section) == section_len && strncmp(name, k->section, section_len) == 0 &&
-		    strcmp(last + 1, k->key) == 0 && has_sub == (k->sub == SUB_ANY))
+		if (strlen(k->section) == section_len &&
+		    strncmp(name, k->section, section_len) == 0 && strcmp(last + 1, k->key) == 0 &&
+		    has_sub == (k->sub == SUB_ANY))
 			return k;
 	}
 	return NULL;
