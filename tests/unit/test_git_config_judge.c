@@ -77,6 +77,8 @@ static const struct judge_case cases[] = {
      "remote.o.url"},
     {"an ssh option after the user", BASE,
      BASE "[remote \"o\"]\n\tpushurl = ssh://u@-oProxyCommand=sh/x\n", "remote.o.pushurl"},
+    {"an ssh option as an scp-like host", BASE,
+     BASE "[remote \"o\"]\n\turl = u@-oProxyCommand=sh:x\n", "remote.o.url"},
     {"an option as the url", BASE, BASE "[remote \"o\"]\n\turl = -u sh\n", "remote.o.url"},
     {"a submodule's update command", BASE, BASE "[submodule \"s\"]\n\tupdate = !sh\n",
      "submodule.s.update"},

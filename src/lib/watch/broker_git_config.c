@@ -184,9 +184,14 @@ int broker_git_config_replace(const struct broker_place *from, const struct brok
 		   (rc = git_config_judge(old ? old : "", old_len, now, now_len, &v)) == -EACCES) {
 		refusal_record(denials, to, &v, NULL);
 	}
-	/* The permissions git gave its lock file (it copies the config's), never set-id. */
+	/*
+	 * The config's own permissions, as git gives them to its lock file;
+	 * a new config gets the lock file's, never more than 0644: the cage
+	 * chose them, and no other user may write what git will run from.
+	 */
 	if (rc == 0)
-		rc = text_place(to->dir, to->name, now, now_len, now_mode & 0666);
+		rc = text_place(to->dir, to->name, now, now_len,
+				old ? old_mode & 0666 : now_mode & 0644);
 	/* The rename is done: git's lock file is gone as rename would have left it. */
 	if (rc == 0)
 		(void)unlinkat(from->dir, from->name, 0);

@@ -70,7 +70,8 @@ static bool known_scheme(const char *value, size_t len)
  */
 static bool url_ok(const char *value)
 {
-	if (!value || !*value || value[0] == '-' || strstr(value, "::"))
+	/* "user@-oProxyCommand=...:path" is the same option, scp-like. */
+	if (!value || !*value || value[0] == '-' || strstr(value, "::") || strstr(value, "@-"))
 		return false;
 	for (const char *c = value; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
