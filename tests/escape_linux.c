@@ -186,6 +186,7 @@ int main(int argc, char **argv)
 	    {"r45", r45_dotdot_magic_links_and_descriptors_reach_no_protected_name},
 	    {"r45", r45_dying_callers_and_floods_leave_the_broker_whole},
 	    {"r45", r45_no_missing_startup_file_is_made_beside_a_protected_one},
+	    {"r45", r45_the_git_config_judged_is_the_one_that_lands},
 	    {"r45", r45_a_brokered_listing_shows_names_never_contents},
 	    {"r45", r45_a_hostile_caller_stalls_neither_other_calls_nor_the_run},
 	    {"r46", r46_the_observer_grants_nothing},

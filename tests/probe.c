@@ -292,6 +292,8 @@ static const struct action actions[] = {
      "PID [batch|other]: sched_setscheduler(SCHED_BATCH, or SCHED_OTHER)"},
     {"race-create", 4, 4, do_race_create,
      "text|text-mkdir|link|rename A B N: N creations while a thread races the path"},
+    {"config-race", 4, 4, do_config_race,
+     "DIR ALLOWED REFUSED N: config.lock renamed over config while a thread rewrites it"},
     {"create-via", 3, 3, do_create_via, "fd|magic|cwd DIR NAME: make NAME through DIR's fd"},
     {"broker-flood", 3, 3, do_broker_flood, "DIR T N: T threads making and removing in DIR"},
     {"broker-die", 2, 2, do_broker_die, "DIR K: K children killed while making entries"},

@@ -4,8 +4,8 @@
 # of a hidden file, shared memory (the run's own on tier T1, the host's
 # refused on T2), devices (a flag for the device, none for /dev or the
 # terminals; on T1 the run's own terminals), a refused setsid, a write in
-# the home itself and a missing tool directory there, a write to .git/config and git rewriting it (remote
-# add, branch -m), a DNS lookup with the network off, npm and pip without
+# the home itself and a missing tool directory there, a write to .git/config and git rewriting it
+# with a key that runs a program (core.hooksPath, an ext:: remote), a DNS lookup with the network off, npm and pip without
 # network where installed, and on tier T1 a proxy refusal. Each refusal is
 # judged from outside as well: the host file is unchanged. The controls:
 # the same operation with the flag the line names succeeds and prints
@@ -160,9 +160,12 @@ check_tier_user() {
 		>/dev/null 2>"$dir/err"
 	like "$(lines)" "^procage: write $dir/repo/.git/config: read-only \(trust-handoff; --waive trust-handoff\)$" \
 		"$what: a write to .git/config names it and the class"
-	for g in "remote add origin https://example.invalid/r.git" "branch -m renamed"; do
+	# git's harmless keys land through the broker (git_config.t); one that
+	# runs a program is refused by name, or, where no broker judges the
+	# config (tier T1's read-only mount), with the file.
+	for g in "config core.hooksPath /x" "remote add evil ext::sh"; do
 		cage "$tier" "$user" -- git $g >/dev/null 2>"$dir/err"
-		like "$(lines)" "^procage: (create|write) $dir/repo/\.git/config(\.lock)?: read-only \(trust-handoff; --waive trust-handoff\)$" \
+		like "$(lines)" "^procage: (create|write) $dir/repo/\.git/config(\.lock)?: (read-only|git key [a-z.]+ (is not one a run may change|given a value that runs a program)) \(trust-handoff; --waive trust-handoff\)$" \
 			"$what: git $g: procage names .git/config and the class"
 	done
 	cmp -s "$dir/config.before" "$dir/repo/.git/config"

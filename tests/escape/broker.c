@@ -11,10 +11,12 @@
  * each, the allowed creation the broker performs (a lock file in .git, a
  * file at the workspace's root) shows it was there to race.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -263,6 +265,86 @@ void r45_no_missing_startup_file_is_made_beside_a_protected_one(const struct tie
 	r = run_caged(ws, NULL, "write-file", other, "changed", NULL);
 	check(t, did_it(&r) && file_is(other, "changed"), &r,
 	      "r45: control: an existing file of the home's ~/.config is written");
+out:
+	caged_ws_free(ws);
+}
+
+/*
+ * What the host's git reads as key in the config file path (git config
+ * --file): its output without the newline, "" when it prints nothing;
+ * false when git could not be run or could not read the file.
+ */
+static bool host_git_get(const char *path, const char *key, char *out, size_t size)
+{
+	int fds[2];
+	out[0] = '\0';
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		execlp("git", "git", "config", "--file", path, "--get", key, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	size_t got = 0;
+	ssize_t n;
+	while (pid > 0 && (n = read(fds[0], out + got, size - 1 - got)) > 0 && got + 1 < size)
+		got += (size_t)n;
+	/* One line of TAP: the value without its newline, any other control as '?'. */
+	while (got && out[got - 1] == '\n')
+		got--;
+	out[got] = '\0';
+	for (size_t i = 0; i < got; i++)
+		if ((unsigned char)out[i] < 0x20)
+			out[i] = '?';
+	close(fds[0]);
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return false;
+	/* 0: found, 1: not there; anything else: git did not read it. */
+	return WEXITSTATUS(status) <= 1;
+}
+
+/*
+ * git's config.lock renamed over config is judged by content: the cage
+ * writes an allowed change (user.name) and renames it, while another
+ * thread keeps rewriting config.lock through its own descriptor with the
+ * same change plus core.fsmonitor, and writes that once more after the
+ * rename succeeded. What lands must be the text the broker judged: the
+ * host's git finds no core.fsmonitor. Without the cage, the last write
+ * lands in the renamed file.
+ */
+void r45_the_git_config_judged_is_the_one_that_lands(const struct tier *t)
+{
+	static const char allowed[] = "[core]\n\tbare = false\n[user]\n\tname = r45\n";
+	static const char refused_text[] = "[core]\n\tbare = false\n\tfsmonitor = /bin/r45\n";
+	static const char control[] = "[core]\n\tbare = false\n[user]\n\tname = r45-control\n";
+	char git[PATH_MAX], config[PATH_MAX], lock[PATH_MAX], got[256];
+	struct caged_opts slow = {.timeout_ms = 120000};
+	struct caged_ws *ws = r45_workspace(t);
+	if (!ws)
+		return;
+	in_ws(ws, ".git", git);
+	in_ws(ws, ".git/config", config);
+	in_ws(ws, ".git/config.lock", lock);
+	if (!fixture(t, host_git_get(config, "core.bare", got, sizeof got),
+		     "r45: the host's git reads the config"))
+		goto out;
+	struct caged_result r =
+	    run_caged(ws, &slow, "config-race", git, allowed, refused_text, "200", NULL);
+	bool read = host_git_get(config, "core.fsmonitor", got, sizeof got);
+	check(t, read && got[0] == '\0', &r,
+	      "r45: config.lock rewritten with core.fsmonitor through the cage's descriptor "
+	      "during and after its rename: the host's git finds no core.fsmonitor (got \"%.40s\")",
+	      got);
+	put_file(config, config_text);
+	(void)unlink(lock);
+	r = run_caged(ws, NULL, "write-file", lock, control, "then", "rename", lock, config, NULL);
+	check(t,
+	      did_it(&r) && host_git_get(config, "user.name", got, sizeof got) &&
+		  strcmp(got, "r45-control") == 0 && file_is(config, control),
+	      &r, "r45: control: the same change without the race lands (git reads user.name)");
 out:
 	caged_ws_free(ws);
 }

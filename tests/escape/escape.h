@@ -180,6 +180,7 @@ void r45_links_and_renames_raced_on_the_path_change_nothing(const struct tier *t
 void r45_dotdot_magic_links_and_descriptors_reach_no_protected_name(const struct tier *t);
 void r45_dying_callers_and_floods_leave_the_broker_whole(const struct tier *t);
 void r45_no_missing_startup_file_is_made_beside_a_protected_one(const struct tier *t);
+void r45_the_git_config_judged_is_the_one_that_lands(const struct tier *t);
 /* observe.c: the observer of explained refusals grants nothing */
 void r46_the_observer_grants_nothing(const struct tier *t);
 void r07_every_secrets_family_is_hidden(const struct tier *t);

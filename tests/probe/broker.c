@@ -301,3 +301,70 @@ int do_broker_die(char **args)
 	printf("killed %ld, then made %s\n", k, after);
 	return PROBE_DID_IT;
 }
+
+struct rewriter {
+	int fd;
+	const char *a, *b; /* the two texts written in turn */
+	volatile int stop;
+};
+
+/* text, whole, as the file's only content. */
+static void text_put(int fd, const char *text)
+{
+	size_t len = strlen(text);
+	(void)!pwrite(fd, text, len, 0);
+	(void)!ftruncate(fd, (off_t)len);
+}
+
+static void *rewrite_text(void *arg)
+{
+	struct rewriter *w = arg;
+	while (!w->stop) {
+		text_put(w->fd, w->a);
+		text_put(w->fd, w->b);
+	}
+	return NULL;
+}
+
+/*
+ * config-race DIR ALLOWED REFUSED N: git's way of changing DIR/config
+ * (write DIR/config.lock, rename it over DIR/config), with a descriptor
+ * of config.lock kept open: another thread rewrites config.lock with
+ * ALLOWED and REFUSED in turn while the rename is pending; after a rename
+ * that succeeded, REFUSED is written through the descriptor once more,
+ * the last word. Up to N tries, until one rename succeeds. Prints the
+ * tries; PROBE_DID_IT when a rename succeeded.
+ */
+int do_config_race(char **args)
+{
+	char lock[PATH_MAX], config[PATH_MAX];
+	long n;
+	if (!parse_int(args[3], &n) || n <= 0)
+		return usage_error("N", args[3]);
+	if (snprintf(lock, sizeof lock, "%s/config.lock", args[0]) >= (int)sizeof lock ||
+	    snprintf(config, sizeof config, "%s/config", args[0]) >= (int)sizeof config)
+		return usage_error("DIR", args[0]);
+	for (long i = 0; i < n; i++) {
+		int fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return failed(REFUSE_FILE, "open", lock);
+		text_put(fd, args[1]);
+		struct rewriter w = {.fd = fd, .a = args[1], .b = args[2]};
+		pthread_t thread;
+		if (pthread_create(&thread, NULL, rewrite_text, &w) != 0)
+			return usage_error("pthread_create", lock);
+		int rc = rename(lock, config);
+		w.stop = 1;
+		pthread_join(thread, NULL);
+		if (rc == 0) {
+			text_put(fd, args[2]);
+			close(fd);
+			printf("renamed at try %ld\n", i + 1);
+			return PROBE_DID_IT;
+		}
+		close(fd);
+		(void)unlink(lock);
+	}
+	printf("no rename in %ld tries\n", n);
+	return PROBE_REFUSED;
+}

@@ -172,6 +172,7 @@ int do_ioprio(char **args);
 int do_setscheduler(char **args);
 /* broker.c: attacks on the T2 broker */
 int do_race_create(char **args);
+int do_config_race(char **args);
 int do_create_via(char **args);
 int do_broker_flood(char **args);
 int do_broker_die(char **args);

@@ -47,9 +47,11 @@ static void test_git_names(void)
 	    "lfs",
 	    "shallow.lock",
 	    "description",
+	    "config.lock",
+	    "config.worktree.lock",
 	};
 	static const char *const no[] = {
-	    "config",	    "config.lock", "config.worktree",
+	    "config",	    "config.lock.lock", "config.worktree",
 	    "commondir",    "hooks",	   "hooks.lock",
 	    "info",	    "modules",	   "worktrees",
 	    "evil",	    "_HEAD",	   "HEAD.lock.lock",

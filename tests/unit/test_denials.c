@@ -27,6 +27,8 @@ static void rules_make(void)
 	denial_rules_add_grant(&rules, "/home/u/proj", PROCAGE_WRITE);
 	denial_rules_add_grant(&rules, "/tmp/run", PROCAGE_WRITE);
 	denial_rules_add_location(&rules, "/home/u/.ssh", PROCAGE_HIDE, CLASS_SECRETS);
+	denial_rules_add_location(&rules, "/home/u/proj/.git/hooks", PROCAGE_PROTECT,
+				  CLASS_TRUST_HANDOFF);
 	denial_rules_add_location(&rules, "/home/u/proj/.git/config", PROCAGE_PROTECT,
 				  CLASS_TRUST_HANDOFF);
 	denial_rules_add_location(&rules, "/proc", PROCAGE_HIDE, CLASS_PROCESS_ACCESS);
@@ -78,9 +80,11 @@ static void judging(void)
 	expect(DENIAL_CREATE, "/home/u/proj/.git/config",
 	       "create /home/u/proj/.git/config: read-only (trust-handoff; --waive trust-handoff)");
 	expect(DENIAL_READ, "/home/u/proj/.git/config", NULL);
-	expect(DENIAL_CREATE, "/home/u/proj/.git/config.lock",
-	       "create /home/u/proj/.git/config.lock: read-only (trust-handoff; --waive "
+	expect(DENIAL_CREATE, "/home/u/proj/.git/hooks.lock",
+	       "create /home/u/proj/.git/hooks.lock: read-only (trust-handoff; --waive "
 	       "trust-handoff)");
+	/* The broker makes it, judges its rename onto config and explains a refusal. */
+	expect(DENIAL_CREATE, "/home/u/proj/.git/config.lock", NULL);
 	expect(DENIAL_CREATE, "/home/u/proj/.git/configX", NULL);
 	expect(DENIAL_WRITE, "/home/u/proj/src/a.c", NULL);
 	expect(DENIAL_CREATE, "/home/u/proj/new/dir", NULL);

@@ -83,7 +83,14 @@ bool broker_git_name(const char *name)
 {
 	size_t len = strlen(name);
 	static const char lock[] = ".lock";
-	/* One ".lock" may follow: config.lock is refused as config is. */
+	/*
+	 * git's lock files of its config: made, written and removed as git
+	 * does; the rename onto the config is judged by the new text
+	 * (watch/broker_git_config.h).
+	 */
+	if (strcmp(name, "config.lock") == 0 || strcmp(name, "config.worktree.lock") == 0)
+		return true;
+	/* Otherwise one ".lock" may follow: config.lock is not config. */
 	if (len > sizeof lock - 1 && strcmp(name + len - (sizeof lock - 1), lock) == 0)
 		len -= sizeof lock - 1;
 	for (size_t i = 0; i < sizeof git_names / sizeof *git_names; i++)

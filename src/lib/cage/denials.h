@@ -60,7 +60,8 @@ struct denial_rules {
 struct denial {
 	char op[16];	   /* "write", "read", "connect", ... */
 	char subject[512]; /* the path or the host */
-	char reason[64];   /* "not granted", "hidden", "read-only", "network is off" */
+	/* "not granted", "hidden", "read-only", "network is off", a git key refused */
+	char reason[192];
 	/* "grants", a class's name, "policy", "network", "proxy", "shared-memory",
 	 * "devices", "disks", "terminals", "lifetime", "read-grant",
 	 * "home" */

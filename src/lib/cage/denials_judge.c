@@ -238,9 +238,18 @@ static bool judge_location(const struct denial_rules *r, enum denial_op op, cons
 
 /*
  * The broker refuses to make "NAME.lock" beside a protected NAME (git's
- * lock files: config.lock would be renamed over config), so such a lock
- * file is judged as NAME's location.
+ * lock files: hooks.lock would be renamed over hooks), so such a lock
+ * file is judged as NAME's location. A repository's config.lock and
+ * config.worktree.lock are made: the broker judges their rename onto the
+ * config by content (watch/broker_git_config.h), and explains a refusal.
  */
+static bool git_config_location(const struct denial_location *l)
+{
+	const char *base = strrchr(l->path, '/');
+	return l->cls == CLASS_TRUST_HANDOFF && base &&
+	       (strcmp(base, "/config") == 0 || strcmp(base, "/config.worktree") == 0);
+}
+
 static const struct denial_location *lock_file_location(const struct denial_rules *r,
 							enum denial_op op, const char *path)
 {
@@ -253,7 +262,7 @@ static const struct denial_location *lock_file_location(const struct denial_rule
 		const struct denial_location *l = &r->locations[i];
 		if (strlen(l->path) == len - (sizeof lock - 1) &&
 		    strncmp(l->path, path, len - (sizeof lock - 1)) == 0)
-			return l;
+			return git_config_location(l) ? NULL : l;
 	}
 	return NULL;
 }

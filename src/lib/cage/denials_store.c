@@ -134,7 +134,7 @@ static void json_flag(char *out, size_t size, const char *flag)
 
 static void json_write(int fd, const struct denial *d)
 {
-	char op[64], subject[2900], reason[200], rule[100], flag[2900], line[7000];
+	char op[64], subject[2900], reason[800], rule[100], flag[2900], line[7000];
 	if (fd < 0)
 		return;
 	json_string(op, sizeof op, d->op);

@@ -103,6 +103,11 @@ void broker_free(struct broker *b)
 	free(b);
 }
 
+void broker_explain_to(struct broker *b, struct denial_store *denials)
+{
+	b->denials = denials;
+}
+
 /* The int the kernel reads from a register: its low 32 bits. */
 static int arg_int(const struct seccomp_notif *n, int index)
 {

@@ -24,6 +24,12 @@ struct broker;
 int broker_new(const struct broker_zones *zones, const struct broker_net_config *net,
 	       struct broker **out);
 void broker_free(struct broker *b);
+/*
+ * Record the refusals the broker judges by content (a git config change)
+ * in denials, for the after-run explanation.
+ */
+struct denial_store;
+void broker_explain_to(struct broker *b, struct denial_store *denials);
 
 /* Is call (by name) one the broker answers? */
 bool broker_handles(const char *call);

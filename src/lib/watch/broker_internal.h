@@ -38,10 +38,12 @@ struct broker_call {
 };
 
 struct broker_meta;
+struct denial_store;
 
 struct broker {
 	struct broker_state state;
 	struct broker_meta *meta; /* the metadata broker (broker_meta.h), or NULL */
+	struct denial_store *denials; /* refusals explained after the run, or NULL. Not owned */
 	struct broker_net_config net;
 	struct broker_net_scratch *net_scratch; /* with net only */
 	struct broker_waits net_waits;		/* network calls answered later */

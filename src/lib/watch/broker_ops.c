@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "broker_git_config.h"
 #include "broker_io.h"
 #include "cage/broker_zones.h"
 #include "base/syscalls.h"
@@ -304,6 +305,8 @@ static struct outcome op_two_names(struct broker *b, struct request *rq)
 		o = out_continue;
 	else if (rc1 == 0 || rc2 == 0)
 		o = out_result(EXDEV);
+	else if (rename && broker_git_config_rename(&from, &to, rq->flags))
+		o = out_result(broker_git_config_replace(&from, &to, b->denials)); /* by content */
 	else if (!rename && (rq->flags & AT_SYMLINK_FOLLOW) &&
 		 fstatat(from.dir, from.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 		o = out_result(EXDEV); /* the broker follows no link */

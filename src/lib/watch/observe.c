@@ -198,12 +198,25 @@ static void unseen_note(struct observe_context *ctx, const struct seccomp_notif 
 }
 
 /*
+ * Is renaming from onto to git replacing a config with its lock file
+ * (config.lock over config, config.worktree.lock over config.worktree)?
+ */
+static bool git_config_from_lock(const char *from, const char *to)
+{
+	const char *base = strrchr(to, '/');
+	size_t len = strlen(to);
+	return base && (strcmp(base, "/config") == 0 || strcmp(base, "/config.worktree") == 0) &&
+	       strncmp(from, to, len) == 0 && strcmp(from + len, ".lock") == 0;
+}
+
+/*
  * Judge one path of call n; a refusal is stored. When the rules let it
  * go by, its absolute path is left in path (PATH_MAX bytes) and true is
  * returned; a change is also shown to the trust-handoff observation.
  */
 static bool judge_one(struct observe_context *ctx, const struct seccomp_notif *n,
-		      const struct observed_call *c, const struct observed_path *p, char *path)
+		      const struct observed_call *c, const struct observed_path *p, char *path,
+		      const char *lock)
 {
 	char name[PATH_MAX];
 	struct stat st;
@@ -245,6 +258,8 @@ static bool judge_one(struct observe_context *ctx, const struct seccomp_notif *n
 		return false; /* EEXIST before any right is looked at */
 	if (!reaches_landlock(op, path, exists) || routine_probe(op, path))
 		return false;
+	if (lock && git_config_from_lock(lock, path))
+		return false; /* the broker's to judge and explain */
 	if (denial_judge_path(ctx->rules, op, path, &d)) {
 		denial_store_add(ctx->store, &d);
 		return false;
@@ -261,8 +276,13 @@ void observe_judge(struct observe_context *ctx, const struct seccomp_notif *n, c
 	const struct observed_call *c = observed_find(call);
 	if (!c || !ctx->rules)
 		return;
-	for (int i = 0; i < 2 && c->paths[i].path >= 0; i++)
-		let[i] = judge_one(ctx, n, c, &c->paths[i], paths[i]);
+	/* A plain rename (no flags) whose source the rules let by: maybe git's config. */
+	bool plain = strcmp(call, "renameat2") != 0 || n->data.args[4] == 0;
+	for (int i = 0; i < 2 && c->paths[i].path >= 0; i++) {
+		bool config = i == 1 && let[0] && plain && ctx->git_config_brokered &&
+			      strncmp(call, "rename", 6) == 0;
+		let[i] = judge_one(ctx, n, c, &c->paths[i], paths[i], config ? paths[0] : NULL);
+	}
 	/*
 	 * A rename moves what the observation kept below its source (if it
 	 * succeeds: both names are kept). An exchange moves both ways.

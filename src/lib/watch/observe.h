@@ -17,6 +17,11 @@ struct observe_context {
 	struct denial_store *store;
 	/* The changes the rules let go by, for the trust-handoff report; or NULL. */
 	struct handoff_observed *handoff;
+	/*
+	 * The broker judges git's config.lock renamed over config by its
+	 * content and explains its own refusal: the observer leaves it be.
+	 */
+	bool git_config_brokered;
 };
 
 /* Is call one the observe variants hand over for a look? */

@@ -100,7 +100,7 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	denial_store_init(&s->denials, s->json_fd);
 	handoff_observed_init(&s->handoff_observed);
 	s->reports_on = true;
-	struct observe_context observe = { NULL, &s->denials, NULL };
+	struct observe_context observe = { NULL, &s->denials, NULL, false };
 	if (cage->denial_rules &&
 	    (!(s->denial_rules = denial_rules_copy(cage->denial_rules)) ||
 	     (tmpdir && denial_rules_add_grant(s->denial_rules, tmpdir, PROCAGE_WRITE) < 0)))
@@ -128,6 +128,10 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	if (rc == 0 && seccomp_listener >= 0 && cage_brokered(cage) &&
 	    (rc = broker_new(&cage->zones, &net, &s->broker)) < 0)
 		error_set(err, rc, "starting the broker: out of memory");
+	if (rc == 0 && s->broker && s->denial_rules) {
+		broker_explain_to(s->broker, &s->denials);
+		observe.git_config_brokered = cage->zones.n > 0;
+	}
 	if (rc == 0 && s->broker && cage->broker_metadata)
 		rc = broker_meta_start(s->broker, cage, tmpdir, err);
 	if (rc == 0 && seccomp_listener >= 0) {
