@@ -1,4 +1,5 @@
-# git's own writes to a repository's config in a default cage on tier T2:
+# git's own writes to a repository's config in a default cage, on tier T1
+# (when the host offers it) and T2:
 # git writes config.lock and renames it over config, and the broker
 # performs that rename when every key changed is one that runs no program
 # and leads git nowhere else (docs/git-config.md). git config user.email,
@@ -61,49 +62,55 @@ make_repositories() {
 
 users="uid$(id -u)"
 [ "$(id -u)" -eq 0 ] && users="root 65534"
+tiers=T2
+"$PROCAGE" facts --json | grep -q '"tier":"T1"' && tiers="T1 T2"
+for tier in $tiers; do
+wrap=
+[ "$tier" = T1 ] || wrap=$t2
 for user in $users; do
-	dir="$work/$user"
+	dir="$work/$tier-$user"
 	home="$dir/home"
 	tmp="$dir/tmp"
 	mkdir -p "$dir" "$home" "$tmp"
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir"
 	make_repositories "$dir"
-	ok $? "$user: a work tree with a repository at sub, a remote and the submodule's origin"
+	ok $? "$tier/$user: a work tree with a repository at sub, a remote and the submodule's origin"
 
-	out=$(cd "$dir/repo" && run_as "$user" "$t2" "$PROCAGE" run --read "$dir/remote.git" \
+	out=$(cd "$dir/repo" && run_as "$user" $wrap "$PROCAGE" run --read "$dir/remote.git" \
 		--read "$dir/sub.git" -- sh -c "$(cat "$work/configure.sh")" sh "$dir/remote.git" \
 		"$dir/sub.git" 2>&1)
-	like "$out" "GITCONF-OK" "$user: T2: config user.email, remote add, fetch, checkout --track, branch -m, submodule add"
+	like "$out" "GITCONF-OK" "$tier/$user: config user.email, remote add, fetch, checkout --track, branch -m, submodule add"
 	[ "${out#*GITCONF-OK}" = "$out" ] && printf '%s\n' "$out" | sed 's/^/#   /'
 	cfg() { (cd "$dir/repo" && run_as "$user" git config --get "$1" 2>&1); }
-	is "$(cfg user.email)" cage@example.invalid "$user: the host's git reads user.email"
-	is "$(cfg remote.origin.url)" "$dir/remote.git" "$user: and the remote's url"
-	is "$(cfg remote.origin.fetch)" "+refs/heads/*:refs/remotes/origin/*" "$user: and its refspec"
+	is "$(cfg user.email)" cage@example.invalid "$tier/$user: the host's git reads user.email"
+	is "$(cfg remote.origin.url)" "$dir/remote.git" "$tier/$user: and the remote's url"
+	is "$(cfg remote.origin.fetch)" "+refs/heads/*:refs/remotes/origin/*" "$tier/$user: and its refspec"
 	is "$(cfg branch.renamed.remote) $(cfg branch.renamed.merge)" "origin refs/heads/main" \
-		"$user: the renamed branch tracks origin's main"
-	is "$(cfg branch.tracked.merge)" "" "$user: nothing is left of the old name"
+		"$tier/$user: the renamed branch tracks origin's main"
+	is "$(cfg branch.tracked.merge)" "" "$tier/$user: nothing is left of the old name"
 	is "$(cfg submodule.sub.url) $(cfg submodule.sub.active)" "$dir/sub.git true" \
-		"$user: the submodule's url, active"
+		"$tier/$user: the submodule's url, active"
 	is "$(cd "$dir/repo" && git_host rev-parse --abbrev-ref HEAD)" renamed \
-		"$user: the host's git is on the renamed branch"
+		"$tier/$user: the host's git is on the renamed branch"
 	left=$(cd "$dir/repo/.git" && ls -a | grep -E '^(config\.lock|\.procage-config)' | tr '\n' ' ')
-	is "$left" "" "$user: no lock file and no file of the broker's left in .git"
+	is "$left" "" "$tier/$user: no lock file and no file of the broker's left in .git"
 
 	cp "$dir/repo/.git/config" "$dir/config.before"
-	out=$(cd "$dir/repo" && run_as "$user" "$t2" "$PROCAGE" run -- git config core.fsmonitor "$dir/run-me" 2>&1)
-	ok $([ $? -ne 0 ] && echo 0 || echo 1) "$user: T2: git config core.fsmonitor fails"
+	out=$(cd "$dir/repo" && run_as "$user" $wrap "$PROCAGE" run -- git config core.fsmonitor "$dir/run-me" 2>&1)
+	ok $([ $? -ne 0 ] && echo 0 || echo 1) "$tier/$user: git config core.fsmonitor fails"
 	like "$out" "procage: write $dir/repo/\\.git/config: git key core\\.fsmonitor is not one a run may change" \
-		"$user: procage's line names the key and the repository's config"
+		"$tier/$user: procage's line names the key and the repository's config"
 	cmp -s "$dir/config.before" "$dir/repo/.git/config"
-	ok $? "$user: the config is unchanged, byte for byte"
-	is "$(cfg core.fsmonitor)" "" "$user: the host's git sees no core.fsmonitor"
+	ok $? "$tier/$user: the config is unchanged, byte for byte"
+	is "$(cfg core.fsmonitor)" "" "$tier/$user: the host's git sees no core.fsmonitor"
 
-	out=$(cd "$dir/repo" && run_as "$user" "$t2" "$PROCAGE" run -- \
+	out=$(cd "$dir/repo" && run_as "$user" $wrap "$PROCAGE" run -- \
 		sh -c 'git config alias.x "!sh"; git remote add evil "ext::sh -c x"; git config user.name cage' 2>&1)
-	like "$out" "git key alias\\.x is not one" "$user: T2: an alias is refused by name"
+	like "$out" "git key alias\\.x is not one" "$tier/$user: an alias is refused by name"
 	like "$out" "git key remote\\.evil\\.url given a value that runs a program" \
-		"$user: an ext:: remote is refused by name"
+		"$tier/$user: an ext:: remote is refused by name"
 	is "$(cfg alias.x)$(cfg remote.evil.url) $(cfg user.name)" " cage" \
-		"$user: neither landed; user.name, set after them, did"
+		"$tier/$user: neither landed; user.name, set after them, did"
+done
 done
 done_testing
