@@ -111,7 +111,8 @@ static void judging(void)
 	expect(DENIAL_WRITE, "/srv/q $(touch x); y/f",
 	       "write '/srv/q $(touch x); y/f': not granted (add --write-new '/srv/q $(touch x); y')");
 	expect(DENIAL_WRITE, "/home/u/.cache/it's/f",
-	       "write '/home/u/.cache/it'\\''s/f': not granted (add --write-new ~/.cache)");
+	       "write '/home/u/.cache/it'\\''s/f': not granted (add --write-new ~/.cache; "
+	       "~/.cache/huggingface/token stays held)");
 	expect(DENIAL_WRITE, "/home/u/.a b/f",
 	       "write '/home/u/.a b/f': not granted (add --write-new ~/'.a b')");
 	struct denial d;

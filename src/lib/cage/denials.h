@@ -73,6 +73,8 @@ struct denial {
 	 */
 	char group[4200];
 	char flag[4200]; /* what would allow it ("--write ~/.npm"), or "" */
+	/* For a suggested write grant: the class locations it would still hold, or "". */
+	char held[256];
 };
 
 struct procage_cage;

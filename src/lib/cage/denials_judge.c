@@ -7,6 +7,7 @@
 #include "denials.h"
 
 #include <errno.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,37 @@ static bool read_granted_itself(const struct denial_rules *r, const char *dir)
 		if (r->grants[i].access == PROCAGE_READ && strcmp(r->grants[i].path, dir) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * The home's class locations a write grant of dir (as the user writes it,
+ * "~/.config") would hold all the same, whether they exist or not: a
+ * suggested grant says what stays out of it. "" when none.
+ */
+static void held_below(const char *dir, char *out, size_t size)
+{
+	char row[256], first[2][80]; /* the rows are short names below the home */
+	size_t n = 0;
+	out[0] = '\0';
+	if (strncmp(dir, "~/", 2) != 0)
+		return;
+	for (size_t i = 0; i < classes_row_count(); i++) {
+		enum class_id cls;
+		enum procage_access deny;
+		classes_row_describe(i, row, sizeof row, &cls, &deny);
+		if (strncmp(row, "~/", 2) != 0 || strcmp(row, dir) == 0 || !path_within(row, dir))
+			continue;
+		if (n < 2)
+			snprintf(first[n], sizeof first[n], "%.79s", row);
+		n++;
+	}
+	if (n == 1)
+		snprintf(out, size, "%s stays held", first[0]);
+	else if (n == 2)
+		snprintf(out, size, "%s and %s stay held", first[0], first[1]);
+	else if (n > 2)
+		snprintf(out, size, "%s, %s and %zu more locations of the classes stay held", first[0],
+			 first[1], n - 2);
 }
 
 /* Does op need more than a read grant gives? */
@@ -378,6 +410,8 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 	bool missing = op_writes(op) && lstat(dir, &st) != 0 && errno == ENOENT;
 	snprintf(out->flag, sizeof out->flag, "%s %s",
 		 !op_writes(op) ? "--read" : missing ? "--write-new" : "--write", written);
+	if (op_writes(op))
+		held_below(written, out->held, sizeof out->held);
 	snprintf(out->group, sizeof out->group, "%s", out->flag);
 	return true;
 }

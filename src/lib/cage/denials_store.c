@@ -71,7 +71,7 @@ static const char *rule_words(const struct denial *d)
 
 void denial_line(const struct denial *d, char *buf, size_t size)
 {
-	char subject[1200], paren[4400];
+	char subject[1200], paren[4700];
 	/* The name bare, or quoted as a shell would read it back (text_escape.h). */
 	escape_shell_word(subject, sizeof subject, d->subject);
 	/*
@@ -81,7 +81,8 @@ void denial_line(const struct denial *d, char *buf, size_t size)
 	 */
 	const char *flag = d->flag;
 	if (strcmp(d->rule, "grants") == 0)
-		snprintf(paren, sizeof paren, " (add %s)", flag);
+		snprintf(paren, sizeof paren, " (add %s%s%s)", flag, d->held[0] ? "; " : "",
+			 d->held);
 	else if (d->flag[0] && strcmp(d->rule, "network") != 0 && strcmp(d->rule, "proxy") != 0 &&
 		 strcmp(d->rule, "lifetime") != 0)
 		snprintf(paren, sizeof paren, " (%s; %s)", d->rule, flag);
