@@ -1,8 +1,10 @@
 /*
- * The broker's zones (tier T2): the directories of a write grant that
+ * The broker's zones: the directories of a write grant that
  * entry_grants_expand could only grant reading, because a denial lies
  * below them (a workspace root beside its protected .git, the .git itself
- * beside hooks and config, a home holding hidden paths). Landlock cannot
+ * beside hooks and config, a home holding hidden paths, a ~/.config
+ * without its systemd directory; on tier T1 only where something is
+ * still missing). Landlock cannot
  * let the cage make an entry there without also letting it replace the
  * denied one, so the supervisor's broker makes entries there itself, by
  * the rules here: never a protected name, and in a git directory only
