@@ -314,6 +314,18 @@ out:
 	caged_ws_free(ws);
 }
 
+
+/* The directory holding path (path_join's output), made. */
+static bool parent_made(const char *path)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	return make_dirs(dir);
+}
+
 /* ---- moves between writable directories ------------------------- */
 
 void r04_files_move_between_writable_directories_and_gain_no_right(const struct tier *t)
@@ -336,12 +348,12 @@ void r04_files_move_between_writable_directories_and_gain_no_right(const struct 
 	    !path_join(t, box_moved, free_dir, "box") ||
 	    !path_join(t, box_moved_key, box_moved, "vault/key") ||
 	    !path_join(t, dst, free_dir, "taken") || !path_join(t, dst2, w2, "taken") ||
-	    !path_join(t, x, free_dir, "x") || !path_join(t, w2x, w2, "x") ||
+	    !path_join(t, x, free_dir, "x") || !path_join(t, w2x, w2, "sub/x") ||
 	    !path_join(t, w2_locked, w2, "locked") ||
 	    !path_join(t, w2_locked_conf, w2_locked, "conf"))
 		goto out;
 	if (!fixture(t,
-		     make_dirs(w2) && make_dirs(free_dir) && put_file(conf, orig) &&
+		     make_dirs(w2) && make_dirs(free_dir) && parent_made(w2x) && put_file(conf, orig) &&
 			 put_file(conf2, orig) && put_file(key, secret) &&
 			 put_file(ro_file, orig) && put_file(box_key, secret) && put_file(x, "x"),
 		     "r04: fixtures in %s", ws->root))
@@ -406,10 +418,14 @@ void r04_files_move_between_writable_directories_and_gain_no_right(const struct 
 	 * On tier T1 each write grant is a mount of its own (the rest is
 	 * read-only, R-40): rename(2) between two of them fails with EXDEV as
 	 * between file systems (mv copies instead), so the control moves the
-	 * file between two directories of one tree there.
+	 * file between two directories of one tree there. On T2 it goes to a
+	 * directory inside the other tree. Never to a tree's root: that is a
+	 * zone of the broker (names of the workspace-config class are missing
+	 * there), and a rename between a zone and a directory Landlock judges
+	 * is EXDEV too.
 	 */
 	char rw_x[PATH_MAX];
-	if (!path_join(t, rw_x, ws->rw, "x-moved"))
+	if (!path_join(t, rw_x, ws->rw, "other/x-moved") || !parent_made(rw_x))
 		goto out;
 	const char *to = tier_is_t1(t) ? rw_x : w2x;
 	r = run_caged(ws, NULL, "rename", x, to, "then", "write-file", to, "r04: moved", "then",

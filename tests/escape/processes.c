@@ -149,7 +149,8 @@ static void r25_refused(const struct tier *t, struct caged_ws *ws, const char *w
 
 void r25_proc_through_a_link_or_a_grant_is_an_approximation(const struct tier *t)
 {
-	char pid[16], cmdline[64], environ_path[64], link[PATH_MAX], link_cmdline[PATH_MAX];
+	char pid[16], cmdline[64], environ_path[64], link[PATH_MAX], link_cmdline[PATH_MAX],
+	    ro_link[PATH_MAX];
 	int hold[2] = {-1, -1};
 	struct caged_proc *target = NULL;
 	struct caged_result r;
@@ -162,7 +163,9 @@ void r25_proc_through_a_link_or_a_grant_is_an_approximation(const struct tier *t
 	snprintf(environ_path, sizeof environ_path, "/proc/%s/environ", pid);
 	if (!path_join(t, link, ws->rw, "proc-link") ||
 	    !path_join(t, link_cmdline, link, cmdline + strlen("/proc/")) ||
-	    !fixture(t, symlink("/proc", link) == 0, "r25: the link %s -> /proc", link))
+	    !fixture(t, symlink("/proc", link) == 0, "r25: the link %s -> /proc", link) ||
+	    !path_join(t, ro_link, ws->ro, "proc-link") ||
+	    !fixture(t, symlink("/proc", ro_link) == 0, "r25: the link %s -> /proc", ro_link))
 		goto out;
 
 	/* A link to /proc inside the writable workspace leads nowhere. */
@@ -175,7 +178,11 @@ void r25_proc_through_a_link_or_a_grant_is_an_approximation(const struct tier *t
 		const char *what, *path;
 	} reaching[] = {
 	    {"a read rule for /proc", "/proc"},
-	    {"a read rule spelled through a link to /proc", link},
+	    /*
+	     * Outside the write grants: one inside them is refused before this,
+	     * as a link a run could have planted (R-02).
+	     */
+	    {"a read rule spelled through a link to /proc", ro_link},
 	    {"a read rule for /dev/fd (a link into /proc)", "/dev/fd"},
 	};
 	for (size_t i = 0; i < sizeof reaching / sizeof *reaching; i++) {
