@@ -501,7 +501,12 @@ PROCAGE_API void procage_audit_free(struct procage_audit *audit);
  * and gitfile new within the discovery bound, every gitfile rewritten,
  * every location git reads or runs that was absent when the run began
  * and exists now (a commondir, config.worktree, an include target, a
- * core.hooksPath directory), and what procage_handoff_add_run adds. Empty when nothing changed, and always empty
+ * core.hooksPath directory), every directory of a work tree from which
+ * git's discovery now leads to another git directory than before the run
+ * (a .git, a gitfile or a bare layout made there: recorded by identity
+ * from each writable tree's root, each work tree found and the caller's
+ * working directory, and checked for each place a .git or a store
+ * appeared), and what procage_handoff_add_run adds. Empty when nothing changed, and always empty
  * when the trust-handoff class is waived. It costs what the cage's own
  * repository discovery costs: no walk of the whole tree.
  */

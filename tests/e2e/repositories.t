@@ -36,7 +36,7 @@ g() {
 		GIT_AUTHOR_EMAIL=t@example.test GIT_COMMITTER_NAME=t \
 		GIT_COMMITTER_EMAIL=t@example.test git -c protocol.file.allow=always "$@"
 }
-# caged [procage run options] -- SCRIPT: SCRIPT run by sh in $base/ws.
+# caged [procage run options] -- SCRIPT: SCRIPT run by sh in $base/ws (or $cage_in).
 caged() {
 	local opts=()
 	while [ "$1" != -- ]; do
@@ -44,13 +44,14 @@ caged() {
 		shift
 	done
 	shift
+	local in=${cage_in:-$base/ws}
 	if [ "$sandbox_off" = 1 ]; then
-		(cd "$base/ws" && as_user env HOME="$base/home" sh -c "$1")
+		(cd "$in" && as_user env HOME="$base/home" sh -c "$1")
 	elif [ "$tier" = T2 ]; then
-		(cd "$base/ws" && as_user env HOME="$base/home" GIT_CONFIG_NOSYSTEM=1 TMPDIR="$base/tmp" \
+		(cd "$in" && as_user env HOME="$base/home" GIT_CONFIG_NOSYSTEM=1 TMPDIR="$base/tmp" \
 			"$without_userns" "$PROCAGE" run "${opts[@]}" -- sh -c "$1")
 	else
-		(cd "$base/ws" && as_user env HOME="$base/home" GIT_CONFIG_NOSYSTEM=1 TMPDIR="$base/tmp" \
+		(cd "$in" && as_user env HOME="$base/home" GIT_CONFIG_NOSYSTEM=1 TMPDIR="$base/tmp" \
 			"$PROCAGE" run "${opts[@]}" -- sh -c "$1")
 	fi
 }
@@ -401,6 +402,91 @@ vector_deep_repository() {
 	clean
 }
 
+# A repository rearranged with git's own names: .git/config and .git/hooks
+# untouched, but a ".git" directory, a gitfile or a bare layout made in a
+# directory of the work tree, so that git run there afterwards takes the
+# run's directory for the repository and runs its core.fsmonitor and
+# hooks. Not preventable where git init must work; named after every run
+# (also with --explain off) with the place git now goes to, as the real git
+# outside finds it, and --on-handoff-change fail fails the run.
+reshape_fresh() {
+	rm -rf "$base/ws/r10" && fresh r10 && mkdir -p "$base/ws/r10/sub/a/b/c"
+	[ "$user" = root ] || chown -R 65534:65534 "$base/ws/r10"
+}
+# Planting script: a git directory DIR whose fsmonitor and pre-commit hook leave the trace.
+plant_reshape_script() {
+	printf '%s &&\nprintf '"'"'\\tfsmonitor = echo ran: fsmonitor >>%s\\n'"'"' >>"%s/config"\n' \
+		"$(plant_store_script "$1")" "$base/planted" "$1"
+}
+# reshape_judge DIR ERR STATUS WHAT [bare]: git outside, in DIR, finds its
+# git directory; the report must name DIR leading there (the true place,
+# not a repository "deeper than procage looks"), and the run fail. git
+# outside runs the planted fsmonitor and hook there (a bare layout takes
+# no commit: there only the place is judged).
+reshape_judge() {
+	local dir=$1 err=$2 st=$3 what=$4 bare=${5:-} true_place named=1
+	true_place=$(g -C "$dir" rev-parse --absolute-git-dir 2>/dev/null)
+	judge_commit "${dir#"$base/ws/"}"
+	printf '%s' "$err" | grep -Fq "trust-handoff: '$dir' now leads git to '$true_place'" &&
+		! printf '%s' "$err" | grep -q "deeper than procage looks" && named=0
+	ok $named "$tier/$user: $what: the report names '${dir#"$base/"}' leading git to the place git outside finds ('${true_place#"$base/"}') [canary]"
+	[ $named = 0 ] || echo "#   report: $err"
+	{ [ "$st" = 123 ]; }
+	t $? canary "$what: --on-handoff-change fail exits 123 (got $st)"
+	if [ -z "$bare" ]; then
+		{ planted; }
+		t $? control "$what: git outside runs what the run planted there (the way is real)"
+		{ not_planted || [ $named = 0 ]; }
+		t $? canary "$what: what git outside runs there is named first"
+	fi
+	clean
+}
+vector_reshaped_by_git_names() {
+	local err st sub="$base/ws/r10/sub"
+	reshape_fresh
+	err=$(cage_in=$sub caged --on-handoff-change fail -- \
+		"{ $(plant_reshape_script .git); } 2>/dev/null; true" 2>&1)
+	st=$?
+	reshape_judge "$sub" "$err" "$st" "a .git directory made in a work tree's directory"
+	reshape_fresh
+	err=$(cage_in=$sub caged --on-handoff-change fail --explain off -- \
+		"{ $(plant_reshape_script .cache/evil); echo 'gitdir: .cache/evil' >.git; } 2>/dev/null; true" 2>&1)
+	st=$?
+	reshape_judge "$sub" "$err" "$st" "a gitfile made there naming a store the run wrote (--explain off)"
+	reshape_fresh
+	err=$(cage_in=$sub caged --on-handoff-change fail --explain off -- \
+		"{ $(plant_reshape_script .); } 2>/dev/null; true" 2>&1)
+	st=$?
+	reshape_judge "$sub" "$err" "$st" "a bare layout made in the directory itself (--explain off)" bare
+	# Deeper than discovery, between the working directory and its work tree.
+	reshape_fresh
+	err=$(cage_in=$sub/a/b/c caged --on-handoff-change fail --explain off --write "$base/ws/r10" -- \
+		"{ $(plant_reshape_script ../.git); } 2>/dev/null; true" 2>&1)
+	st=$?
+	reshape_judge "$sub/a/b/c" "$err" "$st" "a .git made above the working directory, deeper than discovery (--explain off)"
+	# Deeper than discovery, away from the working directory: seen made (explain on).
+	reshape_fresh
+	err=$(caged --on-handoff-change fail -- \
+		"{ $(plant_reshape_script r10/sub/a/b/c/.git); } 2>/dev/null; true" 2>&1)
+	st=$?
+	reshape_judge "$sub/a/b/c" "$err" "$st" "a .git made deep in a work tree, seen made (explain on)"
+	# Controls: ordinary writes say nothing; git init of a new nested repository works.
+	reshape_fresh
+	err=$(cage_in=$sub caged --on-handoff-change fail --explain off -- \
+		"echo x >a/file && mkdir -p a/new/dir && mv a/file a/new/dir/" 2>&1)
+	st=$?
+	{ [ "$st" = 0 ] && [ -z "$err" ]; }
+	t $? control "a run that writes ordinary files in a work tree's directory says nothing (status $st: $err)"
+	err=$(cage_in=$sub caged -- "git init -q tool && git -C tool rev-parse --git-dir >/dev/null" 2>&1)
+	st=$?
+	{ [ "$st" = 0 ] && [ -d "$sub/tool/.git" ]; }
+	t $? control "git init of a new nested repository works (status $st)"
+	like "$err" "trust-handoff: new repository: '$sub/tool/.git'" \
+		"$tier/$user: and is named as a new repository [canary]"
+	rm -rf "$base/ws/r10"
+	clean
+}
+
 # Everyday git in a linked worktree and in a submodule (the working
 # directory), whose stores lie outside it: granted, with their hooks and
 # config still read-only. On tier T2 the lock files and new entries of the
@@ -467,6 +553,7 @@ scenario() {
 	vector_store_as_tree
 	vector_new_repository
 	vector_deep_repository
+	vector_reshaped_by_git_names
 	usable_worktree_and_submodule
 }
 

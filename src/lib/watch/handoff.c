@@ -27,6 +27,8 @@
 #include "handoff.h"
 #include "handoff_observed.h"
 #include "discover/handoff_path.h"
+#include "discover/git_reach.h"
+#include "policy/path_rule.h"
 #include "discover/repositories.h"
 #include "common/text_escape.h"
 #include "base/string_list.h"
@@ -42,6 +44,8 @@ struct procage_handoff {
 	uint64_t observed_more;
 	uint64_t observed_unseen; /* calls the observer could not look at */
 	struct search_path search; /* $PATH's directories inside the trees */
+	/* Where git's discovery led, before the run, from the trees, work trees and cwd. */
+	struct reach_points reach;
 };
 
 PROCAGE_API int procage_cage_handoff_change(const struct procage_cage *cage)
@@ -60,6 +64,7 @@ PROCAGE_API void procage_handoff_free(struct procage_handoff *h)
 	repositories_free(&h->before);
 	procage_strings_free(h->observed);
 	search_path_free(&h->search);
+	reach_points_free(&h->reach);
 	free(h);
 }
 
@@ -98,6 +103,32 @@ static bool snapshot_take(const struct procage_cage *cage, struct procage_handof
 	return true;
 }
 
+/*
+ * The directories whose discovery is compared after the run (git_reach.h):
+ * each writable tree's root, each work tree found below one, and the
+ * caller's working directory when a tree holds it (where its next git
+ * runs). A bounded set, known without a walk: a ".git" or a store made
+ * deeper, away from them, is found by the end-of-run discovery (to its
+ * depth) or by the run's observed calls (explain on).
+ */
+static int reach_record(struct procage_handoff *h)
+{
+	int rc = 0;
+	char cwd[PATH_MAX];
+	for (size_t i = 0; rc == 0 && i < h->n_trees; i++)
+		rc = reach_points_add(&h->reach, h->trees[i]);
+	for (size_t i = 0; rc == 0 && i < h->before.n_worktrees; i++)
+		rc = reach_points_add(&h->reach, h->before.worktrees[i]);
+	char *canonical = getcwd(cwd, sizeof cwd) ? realpath(cwd, NULL) : NULL;
+	for (size_t i = 0; rc == 0 && canonical && i < h->n_trees; i++)
+		if (path_within(canonical, h->trees[i])) {
+			rc = reach_points_add(&h->reach, canonical);
+			break;
+		}
+	free(canonical);
+	return rc;
+}
+
 PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage, struct procage_handoff **out,
 				      struct procage_error *err)
 {
@@ -126,8 +157,9 @@ PROCAGE_API int procage_handoff_begin(const struct procage_cage *cage, struct pr
 	if (rc < 0)
 		rc = error_prefix(err, rc, "finding the repositories before the run: ");
 	/* The caller's own $PATH: the one its next commands are found in. */
-	if (rc == 0 && !h->waived && search_path_snapshot(getenv("PATH"), h->trees, h->n_trees,
-							  &h->search) < 0)
+	if (rc == 0 && !h->waived &&
+	    (search_path_snapshot(getenv("PATH"), h->trees, h->n_trees, &h->search) < 0 ||
+	     reach_record(h) < 0))
 		rc = error_set(err, -ENOMEM, "out of memory");
 	if (rc < 0) {
 		procage_handoff_free(h);
@@ -291,7 +323,7 @@ int handoff_add_observed(struct procage_handoff *h, const struct handoff_observe
  * bound): nothing protected them, and no walk names them.
  */
 static int observed_compare(const struct procage_handoff *h, const struct repositories *after,
-			    struct findings *f)
+			    char *const *reach_named, struct findings *f)
 {
 	int rc = 0;
 	struct quoted q;
@@ -302,6 +334,8 @@ static int observed_compare(const struct procage_handoff *h, const struct reposi
 		bool named = false; /* by an earlier run added to the report */
 		for (size_t j = 0; j < i && !named; j++)
 			named = strcmp(h->observed[j], g) == 0;
+		for (size_t j = 0; reach_named[j] && !named; j++)
+			named = strcmp(reach_named[j], g) == 0;
 		if (named || lstat(g, &st) != 0 || store_known(after, g) ||
 		    store_known(&h->before, g) || gitfile_known(after, g) ||
 		    gitfile_known(&h->before, g))
@@ -337,6 +371,78 @@ static int observed_compare(const struct procage_handoff *h, const struct reposi
 	return rc;
 }
 
+/* Take the directory of path (its last component cut) into the candidates. */
+static int candidate_parent(char ***list, size_t *n, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash > path ? (size_t)(slash - path) : 1) : NULL;
+	if (!slash)
+		return 0;
+	int rc = dir ? string_list_add_once(list, n, dir) : -ENOMEM;
+	free(dir);
+	return rc;
+}
+
+static bool named_dot_git(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && strcmp(slash + 1, ".git") == 0;
+}
+
+/*
+ * The directories a ".git" or a store appeared in, beside the recorded
+ * ones: work trees and gitfiles found new by the end-of-run discovery,
+ * stores found new outside any ".git" (bare layouts), and the git
+ * directories the run was seen making or writing, at any depth.
+ */
+static int reach_candidates(const struct procage_handoff *h, const struct repositories *after,
+			    char ***list, size_t *n)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < after->n_worktrees; i++)
+		if (!listed(h->before.worktrees, h->before.n_worktrees, after->worktrees[i]))
+			rc = string_list_add_once(list, n, after->worktrees[i]);
+	for (size_t i = 0; rc == 0 && i < after->n_gitfiles; i++)
+		if (!gitfile_known(&h->before, after->gitfiles[i].path))
+			rc = candidate_parent(list, n, after->gitfiles[i].path);
+	for (size_t i = 0; rc == 0 && i < after->n_stores; i++) {
+		const char *s = after->stores[i];
+		if (!store_known(&h->before, s) && !strstr(s, "/.git/") && !named_dot_git(s))
+			rc = string_list_add_once(list, n, s);
+	}
+	for (size_t i = 0; rc == 0 && h->observed && h->observed[i]; i++)
+		rc = named_dot_git(h->observed[i]) ? candidate_parent(list, n, h->observed[i])
+						   : string_list_add_once(list, n, h->observed[i]);
+	return rc;
+}
+
+/*
+ * Each directory of a work tree from which git's discovery now leads to
+ * another git directory than before the run (git_reach.h); the git
+ * directories named in *named, whose observed lines would say less.
+ */
+static int reach_findings(const struct procage_handoff *h, const struct repositories *after,
+			  struct findings *f, char ***named)
+{
+	char **candidates = NULL, **lines = NULL;
+	size_t n = 0;
+	int rc = reach_candidates(h, after, &candidates, &n);
+	if (rc == 0)
+		rc = reach_points_compare(&h->reach, candidates, n, &lines, named);
+	for (size_t i = 0; i < n; i++)
+		free(candidates[i]);
+	free(candidates);
+	for (size_t i = 0; rc == 0 && lines[i]; i++) {
+		rc = finding_add(f, lines[i], 0);
+		lines[i] = NULL; /* the findings' from here */
+		if (rc < 0)
+			for (size_t j = i + 1; lines[j]; j++)
+				free(lines[j]);
+	}
+	free(lines);
+	return rc;
+}
+
 /* Programs made on the caller's search path ahead of a command (handoff_path.h). */
 static int search_path_findings(const struct procage_handoff *h, struct findings *f)
 {
@@ -367,10 +473,14 @@ PROCAGE_API int procage_handoff_end(struct procage_handoff *h, char ***findings,
 	if (rc < 0)
 		rc = error_prefix(err, rc, "finding the repositories after the run: ");
 	if (rc == 0) {
+		char **reach_named = NULL;
 		if ((rc = compare(&h->before, &after, &f)) < 0 ||
-		    (rc = observed_compare(h, &after, &f)) < 0 ||
+		    (!h->waived && (rc = reach_findings(h, &after, &f, &reach_named)) < 0) ||
+		    (rc = observed_compare(h, &after, reach_named ? reach_named : (char *[]){NULL},
+					   &f)) < 0 ||
 		    (rc = search_path_findings(h, &f)) < 0)
 			error_set(err, rc, "out of memory");
+		procage_strings_free(reach_named);
 		repositories_free(&after);
 	}
 	if (rc < 0) {
