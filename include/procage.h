@@ -327,7 +327,8 @@ PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *policy, int res
  *                           listing by the supervisor's broker: the names
  *                           of its hidden entries become visible, never
  *                           what they hold. Without it such a directory
- *                           cannot be listed (nothing is refused).
+ *                           cannot be listed (nothing is refused). The
+ *                           default policy accepts it.
  * Without the acceptance the cage is refused, naming the approximation.
  * Escape classes: spawn-snapshot R-07, R-23, R-30, R-34; entry-grants R-07,
  * R-23, R-30; proc-other-processes R-25; listing-shows-hidden-names R-45.

@@ -1,17 +1,18 @@
 /*
  * Listing a directory that holds a hidden location (the home holding
  * ~/.ssh). On tier T2 entry grants leave it without a rule, so it cannot
- * be listed; with listing-shows-hidden-names accepted the broker opens it
- * for listing. The hidden entry's name then shows (as the empty mask over
- * it does on tier T1), never what it holds: not through the descriptor
- * the broker handed over, not from it as the working directory, and the
- * hidden directory itself is never listed.
+ * be listed; with listing-shows-hidden-names accepted (the default policy
+ * does; the canary takes it out first) the broker opens it for listing. The hidden entry's name
+ * then shows (as the empty mask over it does on tier T1), never what it holds: not through the
+ * descriptor the broker handed over, not from it as the working directory, and the hidden directory
+ * itself is never listed.
  *
  * Judged from the probe's output (the names it printed, the secret it
  * must not print) and its exit code.
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -19,6 +20,27 @@
 static bool printed(const struct caged_result *r, const char *text)
 {
 	return strstr(r->out, text) != NULL;
+}
+
+/* The workspace's default policy, read back without listing-shows-hidden-names. */
+static bool listing_not_accepted(const struct tier *t, struct caged_ws *ws)
+{
+	static const char accepted[] = ", \"listing-shows-hidden-names\"";
+	struct procage_error err = {0};
+	struct procage_policy *p = NULL;
+	char *text = NULL, *at;
+	if (procage_policy_to_json(ws->policy, &text, &err) == 0 &&
+	    (at = strstr(text, accepted)) != NULL) {
+		memmove(at, at + sizeof accepted - 1, strlen(at + sizeof accepted - 1) + 1);
+		if (procage_policy_from_json_text(text, "r45", &p, &err) == 0) {
+			procage_policy_free(ws->policy);
+			ws->policy = p;
+		}
+	}
+	procage_free(text);
+	return fixture(t, p != NULL,
+		       "r45: the default policy without listing-shows-hidden-names (%s)",
+		       err.message);
 }
 
 void r45_a_brokered_listing_shows_names_never_contents(const struct tier *t)
@@ -34,6 +56,8 @@ void r45_a_brokered_listing_shows_names_never_contents(const struct tier *t)
 		     "listing: fixtures in %s", ws->home))
 		goto out;
 
+	if (!listing_not_accepted(t, ws))
+		goto out;
 	r = run_caged(ws, NULL, "list-dir", ws->home, NULL);
 	if (tier_is_t1(t))
 		check(t, did_it(&r) && printed(&r, ".ssh") && printed(&r, "notes"), &r,

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -99,11 +100,37 @@ bool broker_git_name(const char *name)
 	return false;
 }
 
+/*
+ * A linked worktree's git directory holds, beside git's own names, the
+ * files naming its work tree (gitdir) and its state (locked), and
+ * commondir: the directory whose config and hooks git uses for it. That
+ * one is only ever the broker's own "../.." (op_open), made afresh or
+ * removed, never rewritten: so the common directory is the one holding
+ * worktrees/, whose config and hooks are held.
+ */
+static int linked_name_check(const char *name, enum broker_use use)
+{
+	if (strcmp(name, "commondir") == 0)
+		return use == BROKER_USE_CREATE || use == BROKER_USE_REMOVE ? 0 : -EACCES;
+	if (strcmp(name, "gitdir") == 0 || strcmp(name, "locked") == 0)
+		return 0;
+	return 1;
+}
+
 int broker_name_check(const struct broker_zone *z, const char *name, enum broker_use use)
 {
 	for (size_t i = 0; i < z->n_protected; i++)
 		if (strcmp(z->protected_names[i], name) == 0)
 			return -EACCES;
+	/* worktrees/: each entry a directory the broker made, itself a zone. */
+	if (z->worktrees)
+		return use == BROKER_USE_MKDIR || use == BROKER_USE_REMOVE ? 0 : -EACCES;
+	int linked = z->linked ? linked_name_check(name, use) : 1;
+	if (linked <= 0)
+		return linked;
+	if (use != BROKER_USE_EXISTING && z->git_dir && !z->linked &&
+	    strcmp(name, "worktrees") == 0)
+		return use == BROKER_USE_MKDIR || use == BROKER_USE_REMOVE ? 0 : -EACCES;
 	/*
 	 * Git makes and removes only its own names at the root of a git
 	 * directory; any other entry there (a hooks directory given as a
@@ -217,6 +244,41 @@ static void listing_open(struct broker_zones *z)
 	}
 }
 
+static const struct broker_zone *zone_parent(const struct broker_zones *z,
+					     const struct broker_zone *zone, const char *base)
+{
+	const char *slash = strrchr(zone->path, '/');
+	if (!slash || strcmp(slash + 1, base) != 0)
+		return NULL;
+	size_t len = (size_t)(slash - zone->path);
+	for (size_t i = 0; i < z->n; i++)
+		if (strlen(z->zones[i].path) == len &&
+		    strncmp(z->zones[i].path, zone->path, len) == 0)
+			return &z->zones[i];
+	return NULL;
+}
+
+/* A git directory's worktrees/ (that git directory a zone too). */
+static bool zone_is_worktrees(const struct broker_zones *z, const struct broker_zone *zone)
+{
+	const struct broker_zone *parent = zone_parent(z, zone, "worktrees");
+	return parent && parent->git_dir;
+}
+
+/* A git directory directly in a worktrees/ zone: a linked worktree's. */
+static bool zone_in_worktrees(const struct broker_zones *z, const struct broker_zone *zone)
+{
+	const char *slash = strrchr(zone->path, '/');
+	if (!slash || slash == zone->path)
+		return false;
+	size_t len = (size_t)(slash - zone->path);
+	for (size_t i = 0; i < z->n; i++)
+		if (strlen(z->zones[i].path) == len &&
+		    strncmp(z->zones[i].path, zone->path, len) == 0)
+			return zone_is_worktrees(z, &z->zones[i]);
+	return false;
+}
+
 int broker_zones_open(struct broker_zones *z, struct procage_error *err)
 {
 	listing_open(z);
@@ -235,12 +297,59 @@ int broker_zones_open(struct broker_zones *z, struct procage_error *err)
 		zone->ino = st.st_ino;
 		zone->git_dir = is_git_dir(zone->fd, zone->path);
 	}
+	/* Read once every zone is known: a worktrees/ zone's parent is a git directory zone. */
+	for (size_t i = 0; i < z->n; i++) {
+		struct broker_zone *zone = &z->zones[i];
+		zone->worktrees = zone_is_worktrees(z, zone);
+		zone->linked = zone->git_dir && zone_in_worktrees(z, zone);
+	}
 	return 0;
+}
+
+int broker_zones_add_made(struct broker_zones *z, const struct broker_zone *parent,
+			  const char *name, int fd, bool linked)
+{
+	struct stat st;
+	char *path;
+	if (z->n_made >= BROKER_ZONES_MADE_MAX) {
+		close(fd);
+		return -ENOSPC;
+	}
+	if (fstat(fd, &st) != 0 || asprintf(&path, "%s/%s", parent->path, name) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	struct broker_zone *grown = realloc(z->zones, (z->n + 1) * sizeof *grown);
+	if (!grown) {
+		free(path);
+		close(fd);
+		return -ENOMEM;
+	}
+	z->zones = grown;
+	grown[z->n++] = (struct broker_zone){.path = path,
+					     .fd = fd,
+					     .dev = st.st_dev,
+					     .ino = st.st_ino,
+					     .git_dir = linked,
+					     .worktrees = !linked,
+					     .linked = linked};
+	z->n_made++;
+	return 0;
+}
+
+void broker_zones_forget(struct broker_zones *z, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < z->n; i++)
+		if (z->zones[i].dev == dev && z->zones[i].ino == ino) {
+			z->zones[i].dev = 0;
+			z->zones[i].ino = 0;
+		}
 }
 
 int broker_zones_copy(const struct broker_zones *from, struct broker_zones *to)
 {
-	*to = (struct broker_zones){calloc(from->n ? from->n : 1, sizeof *to->zones), 0, NULL, 0};
+	*to = (struct broker_zones){calloc(from->n ? from->n : 1, sizeof *to->zones), 0, NULL, 0,
+				    from->n_made};
 	if (!to->zones)
 		return -ENOMEM;
 	for (size_t i = 0; i < from->n_listing; i++) {
@@ -256,7 +365,9 @@ int broker_zones_copy(const struct broker_zones *from, struct broker_zones *to)
 					  .fd = -1,
 					  .dev = f->dev,
 					  .ino = f->ino,
-					  .git_dir = f->git_dir};
+					  .git_dir = f->git_dir,
+					  .worktrees = f->worktrees,
+					  .linked = f->linked};
 		to->n++;
 		if (!t->path || (t->fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3)) < 0)
 			goto fail;
@@ -285,5 +396,6 @@ void broker_zones_free(struct broker_zones *z)
 	free(z->zones);
 	z->zones = NULL;
 	z->n = 0;
+	z->n_made = 0;
 	broker_zones_drop_listing(z);
 }

@@ -26,6 +26,18 @@ struct broker_zone {
 	ino_t ino;
 	/* $GIT_DIR: new entries only by git's own names (broker_git_name). */
 	bool git_dir;
+	/*
+	 * A common git directory's worktrees/: new entries only directories
+	 * made by mkdir (a linked worktree's git directory each), never a
+	 * link, a file or a directory renamed in.
+	 */
+	bool worktrees;
+	/*
+	 * worktrees/ID, a linked worktree's git directory (git_dir too): also
+	 * gitdir and locked, and commondir, which the broker writes itself
+	 * ("../..": the common directory holding it) and nobody rewrites.
+	 */
+	bool linked;
 	/* The first components, below path, of the denials under it. */
 	char **protected_names;
 	size_t n_protected;
@@ -49,6 +61,7 @@ struct broker_zones {
 	size_t n;
 	struct broker_listing *listing;
 	size_t n_listing;
+	size_t n_made; /* zones made during the run (broker_zones_add_made) */
 };
 
 /*
@@ -75,6 +88,8 @@ enum broker_use {
 	BROKER_USE_EXISTING, /* writes or truncates an entry, or links it elsewhere */
 	BROKER_USE_REMOVE,   /* removes an entry or renames it away */
 	BROKER_USE_NEW,	     /* makes an entry that was not there (or replaces one) */
+	BROKER_USE_MKDIR,    /* makes an empty directory */
+	BROKER_USE_CREATE,   /* makes an empty regular file (open with O_CREAT) */
 };
 
 /*
@@ -86,5 +101,18 @@ int broker_name_check(const struct broker_zone *z, const char *name, enum broker
 
 /* Is name one git itself makes at the root of a git directory? */
 bool broker_git_name(const char *name);
+
+/*
+ * A zone the broker makes during the run: a git directory's worktrees/
+ * (worktrees) or a linked worktree's git directory in it (linked), made
+ * by the broker's mkdir of name in the zone parent; fd (taken) is an
+ * O_PATH descriptor of the new directory. At most BROKER_ZONES_MADE_MAX
+ * (then -ENOSPC, fd closed).
+ */
+#define BROKER_ZONES_MADE_MAX 256
+int broker_zones_add_made(struct broker_zones *z, const struct broker_zone *parent,
+			  const char *name, int fd, bool linked);
+/* A zone's directory was removed: it is no zone any more (its inode may come back). */
+void broker_zones_forget(struct broker_zones *z, dev_t dev, ino_t ino);
 
 #endif

@@ -442,6 +442,11 @@ static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 	if (!accepted(c, APPROX_LISTING_SHOWS_HIDDEN_NAMES) && c->zones.n_listing) {
 		c->n_unlistable = c->zones.n_listing;
 		c->unlistable_first = strdup(c->zones.listing[0].path);
+		/* A refused listing is then explained after the run. */
+		struct denial_rules *r = c->denial_rules;
+		for (size_t i = 0; rc == 0 && r && i < c->zones.n_listing; i++)
+			if (denial_rules_add_unlistable(r, c->zones.listing[i].path) < 0)
+				rc = error_set(err, -ENOMEM, "out of memory");
 		broker_zones_drop_listing(&c->zones);
 	}
 	if (rc == 0 && (c->zones.n || c->zones.n_listing))

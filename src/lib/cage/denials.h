@@ -54,6 +54,12 @@ struct denial_rules {
 	bool root_private_idmapped;
 	/* The trust-handoff class holds: changes where git runs or reads are observed. */
 	bool trust_handoff;
+	/*
+	 * T2: the directories entry grants leave without a rule (a hidden
+	 * path below) and the policy does not let the broker list.
+	 */
+	char **unlistable;
+	size_t n_unlistable;
 };
 
 /* One refusal explained: every field plain text, not yet escaped. */
@@ -64,7 +70,7 @@ struct denial {
 	char reason[192];
 	/* "grants", a class's name, "policy", "network", "proxy", "shared-memory",
 	 * "devices", "disks", "terminals", "lifetime", "read-grant",
-	 * "home" */
+	 * "home", "listing" */
 	char rule[32];
 	/*
 	 * What makes refusals the same line: the location of a class or
@@ -85,6 +91,8 @@ int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *pat
 int denial_rules_add_grant(struct denial_rules *r, const char *path, enum procage_access access);
 int denial_rules_add_location(struct denial_rules *r, const char *path, enum procage_access deny,
 			      int cls);
+/* path, a directory the run cannot list (listing-shows-hidden-names not accepted). */
+int denial_rules_add_unlistable(struct denial_rules *r, const char *path);
 /* A copy of src (its lists and strings); NULL when out of memory. */
 struct denial_rules *denial_rules_copy(const struct denial_rules *src);
 void denial_rules_free(struct denial_rules *r);

@@ -49,6 +49,19 @@ int denial_rules_add_location(struct denial_rules *r, const char *path, enum pro
 	return 0;
 }
 
+int denial_rules_add_unlistable(struct denial_rules *r, const char *path)
+{
+	char *copy = strdup(path);
+	char **grown = copy ? realloc(r->unlistable, (r->n_unlistable + 1) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	r->unlistable = grown;
+	r->unlistable[r->n_unlistable++] = copy;
+	return 0;
+}
+
 struct denial_rules *denial_rules_copy(const struct denial_rules *src)
 {
 	struct denial_rules *r = calloc(1, sizeof *r);
@@ -63,6 +76,8 @@ struct denial_rules *denial_rules_copy(const struct denial_rules *src)
 	for (size_t i = 0; ok && i < src->n_locations; i++)
 		ok = denial_rules_add_location(r, src->locations[i].path, src->locations[i].deny,
 					       src->locations[i].cls) == 0;
+	for (size_t i = 0; ok && i < src->n_unlistable; i++)
+		ok = denial_rules_add_unlistable(r, src->unlistable[i]) == 0;
 	if (!ok) {
 		denial_rules_free(r);
 		return NULL;
@@ -78,6 +93,9 @@ void denial_rules_free(struct denial_rules *r)
 		free(r->grants[i].path);
 	for (size_t i = 0; i < r->n_locations; i++)
 		free(r->locations[i].path);
+	for (size_t i = 0; i < r->n_unlistable; i++)
+		free(r->unlistable[i]);
+	free(r->unlistable);
 	free(r->grants);
 	free(r->locations);
 	free(r->home);
@@ -386,6 +404,19 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 		snprintf(out->flag, sizeof out->flag, "--waive %s", class_name(CLASS_SECRETS));
 		return true;
 	}
+	/*
+	 * Opening it at all needs the right to list it, which Landlock
+	 * could not give without the hidden entries below.
+	 */
+	for (size_t i = 0; op == DENIAL_READ && i < r->n_unlistable; i++)
+		if (strcmp(path, r->unlistable[i]) == 0) {
+			set(out, op, path, "cannot be listed without the hidden entries below it");
+			snprintf(out->rule, sizeof out->rule, "listing");
+			snprintf(out->group, sizeof out->group, "%s", path);
+			snprintf(out->flag, sizeof out->flag,
+				 "--accept listing-shows-hidden-names");
+			return true;
+		}
 	if (granted(r, op, path))
 		return false;
 	set(out, op, path, "not granted");

@@ -123,8 +123,10 @@ static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 	if (rc == 0 && c->n_unlistable && c->unlistable_first) {
 		snprintf(text, sizeof text,
 			 "%s%s cannot be listed (Landlock cannot let it be read without the hidden "
-			 "paths below it); accept listing-shows-hidden-names to have the supervisor "
-			 "list it, showing the hidden entries' names but not what they hold",
+			 "paths below it); accept listing-shows-hidden-names (--accept "
+			 "listing-shows-hidden-names, as the default policy does) to have the "
+			 "supervisor list it, showing the hidden entries' names but not what they "
+			 "hold",
 			 c->unlistable_first,
 			 c->n_unlistable > 1 ? " and directories like it" : "");
 		rc = string_list_append(list, n, text);

@@ -9,7 +9,8 @@
  * granted: the shared /tmp, the host's /proc, the rest of /sys, devices
  * beyond the harmless ones every program expects. It accepts the
  * approximations each tier needs to hold the classes inside those grants:
- * masks laid at spawn (T1), grants entry by entry (T2).
+ * masks laid at spawn (T1), grants entry by entry (T2), and the listing
+ * of the directories those grants leave unlistable (T2).
  */
 #include <errno.h>
 #include <limits.h>
@@ -140,6 +141,15 @@ PROCAGE_API int procage_policy_new_default(const char *workdir, struct procage_p
 		rc = procage_policy_accept(p, "spawn-snapshot", err);
 	if (rc == 0)
 		rc = procage_policy_accept(p, "entry-grants", err);
+	/*
+	 * On tier T2 a directory entry grants leave without a rule (the home
+	 * holding ~/.ssh, /etc holding /etc/shadow) could not be listed at
+	 * all: ls ~ and ls /etc would fail. Listed by the broker it shows
+	 * the hidden entries' names and never what they hold, as the empty
+	 * mount over each shows its name on tier T1.
+	 */
+	if (rc == 0)
+		rc = procage_policy_accept(p, "listing-shows-hidden-names", err);
 	if (rc < 0) {
 		procage_policy_free(p);
 		return rc;

@@ -24,6 +24,7 @@
 
 #include "broker_git_config.h"
 #include "broker_io.h"
+#include "broker_refusal.h"
 #include "cage/broker_zones.h"
 #include "base/syscalls.h"
 
@@ -52,9 +53,40 @@ static struct outcome out_syscall(int rc)
 	return out_result(rc < 0 ? errno : 0);
 }
 
-static int check_name(const struct broker_place *p, enum broker_use use)
+static mode_t caller_umask(const struct request *rq);
+
+/* Is use of p's name allowed? A refusal is recorded for the explanation. */
+static int check_name(struct broker *b, const struct broker_place *p, enum broker_use use)
 {
-	return p->in_created ? 0 : broker_name_check(p->zone, p->name, use);
+	int rc = p->in_created ? 0 : broker_name_check(p->zone, p->name, use);
+	if (rc < 0)
+		broker_refusal_record(b->denials, p, use);
+	return rc;
+}
+
+/*
+ * A linked worktree's commondir, new: the broker writes "../.." itself
+ * (git's own text: the common directory is the one holding worktrees/),
+ * and what the caller writes goes to /dev/null, so that git's own write
+ * of the same text succeeds and any other lands nowhere.
+ */
+static struct outcome commondir_make(const struct request *rq, const struct broker_place *p)
+{
+	static const char text[] = "../..\n";
+	mode_t mode = rq->mode & 0644 & ~caller_umask(rq);
+	int fd =
+	    openat(p->dir, p->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return out_syscall(-1);
+	bool written = write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1);
+	if (close(fd) != 0 || !written) {
+		(void)unlinkat(p->dir, p->name, 0);
+		return out_failed();
+	}
+	int sink = open("/dev/null", (rq->flags & O_ACCMODE) | O_CLOEXEC);
+	if (sink < 0)
+		return out_failed();
+	return (struct outcome){OUT_FD, 0, sink, (rq->flags & O_CLOEXEC) != 0};
 }
 
 /*
@@ -96,7 +128,8 @@ static bool open_left_to_kernel(int flags)
  * open never blocks (O_NONBLOCK: an entry swapped for a FIFO meanwhile)
  * and never follows a link; the caller's own O_NONBLOCK is restored.
  */
-static struct outcome open_at_place(const struct request *rq, const struct broker_place *p)
+static struct outcome open_at_place(struct broker *b, const struct request *rq,
+				    const struct broker_place *p)
 {
 	struct stat st;
 	int flags = rq->flags;
@@ -109,9 +142,11 @@ static struct outcome open_at_place(const struct request *rq, const struct broke
 		return out_result(EEXIST);
 	if (!exists && !(flags & O_CREAT))
 		return out_result(ENOENT);
-	int rc = check_name(p, exists ? BROKER_USE_EXISTING : BROKER_USE_NEW);
+	int rc = check_name(b, p, exists ? BROKER_USE_EXISTING : BROKER_USE_CREATE);
 	if (rc < 0)
 		return out_result(rc);
+	if (!exists && !p->in_created && p->zone->linked && strcmp(p->name, "commondir") == 0)
+		return commondir_make(rq, p);
 	if (exists)
 		flags &= ~(O_CREAT | O_EXCL);
 	/* Set-id bits are not given: chmod could not set them either. */
@@ -181,37 +216,64 @@ static struct outcome op_open(struct broker *b, struct request *rq)
 	int rc = broker_place_resolve(&b->state, rq->base, b->path, false, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
-	struct outcome o = open_at_place(rq, &p);
+	struct outcome o = open_at_place(b, rq, &p);
 	broker_place_release(&p);
 	return o;
+}
+
+/*
+ * A git directory's worktrees/, and each linked worktree's git directory
+ * in it, become zones of their own (broker_zones.h) rather than trees the
+ * broker made, in which any name goes.
+ */
+static bool mkdir_makes_zone(const struct broker_place *p)
+{
+	return !p->in_created && (p->zone->worktrees || (p->zone->git_dir && !p->zone->linked &&
+							 strcmp(p->name, "worktrees") == 0));
+}
+
+/*
+ * Landlock has no rule for a directory made in a zone: what is made
+ * beneath it comes to the broker, which finds it by identity, as a zone
+ * or as a tree it made. On failure the directory is removed again.
+ */
+static int mkdir_note(struct broker *b, const struct broker_place *p)
+{
+	struct stat st;
+	int rc;
+	if (mkdir_makes_zone(p)) {
+		int fd = openat(p->dir, p->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* p->zone may move with the table: nothing of it is read after. */
+		rc = fd < 0 ? -errno
+			    : broker_zones_add_made(&b->state.zones, p->zone, p->name, fd,
+						    p->zone->worktrees);
+	} else {
+		rc = fstatat(p->dir, p->name, &st, AT_SYMLINK_NOFOLLOW) != 0
+			 ? -errno
+			 : broker_created_add(&b->state, st.st_dev, st.st_ino);
+	}
+	if (rc < 0)
+		(void)unlinkat(p->dir, p->name, AT_REMOVEDIR);
+	return rc;
 }
 
 static struct outcome op_mkdir(struct broker *b, struct request *rq)
 {
 	struct broker_place p;
-	struct stat st;
 	int rc = broker_place_resolve(&b->state, rq->base, b->path, true, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o;
-	if ((rc = check_name(&p, BROKER_USE_NEW)) < 0) {
+	if ((rc = check_name(b, &p, BROKER_USE_MKDIR)) < 0)
 		o = out_result(rc);
-	} else if (!p.in_created && broker_created_full(&b->state)) {
+	else if (!p.in_created && broker_created_full(&b->state))
 		o = out_result(ENOSPC);
-	} else if (mkdirat(p.dir, p.name, rq->mode & 01777 & ~caller_umask(rq)) != 0) {
+	else if (mkdirat(p.dir, p.name, rq->mode & 01777 & ~caller_umask(rq)) != 0)
 		o = out_syscall(-1);
-	} else {
+	else if (!p.in_created && (rc = mkdir_note(b, &p)) < 0)
+		o = rc == -ENOSPC ? out_result(ENOSPC) : out_failed();
+	else
 		o = out_result(0);
-		/*
-		 * Landlock has no rule for it: what is made beneath it comes to
-		 * the broker, which finds it here by identity.
-		 */
-		if (!p.in_created && (fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-				      broker_created_add(&b->state, st.st_dev, st.st_ino) < 0)) {
-			(void)unlinkat(p.dir, p.name, AT_REMOVEDIR);
-			o = out_failed();
-		}
-	}
 	broker_place_release(&p);
 	return o;
 }
@@ -239,14 +301,17 @@ static struct outcome op_unlink(struct broker *b, struct request *rq)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o;
 	bool known = fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if ((rc = check_name(&p, BROKER_USE_REMOVE)) < 0)
+	if ((rc = check_name(b, &p, BROKER_USE_REMOVE)) < 0)
 		o = out_result(rc);
 	else if (unlinkat(p.dir, p.name, dir ? AT_REMOVEDIR : 0) != 0)
 		o = out_syscall(-1);
 	else
 		o = out_result(0);
-	if (o.kind == OUT_RESULT && o.err == 0 && known && S_ISDIR(st.st_mode))
+	if (o.kind == OUT_RESULT && o.err == 0 && known && S_ISDIR(st.st_mode)) {
 		broker_created_remove(&b->state, st.st_dev, st.st_ino);
+		/* Its inode may come back as another directory: no zone any more. */
+		broker_zones_forget(&b->state.zones, st.st_dev, st.st_ino);
+	}
 	broker_place_release(&p);
 	return o;
 }
@@ -268,18 +333,35 @@ static bool link_into_git_dir(const struct broker_place *from, const struct brok
 	       fstatat(from->dir, from->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 }
 
-static struct outcome two_names_at(const struct request *rq, const struct broker_place *from,
-				   const struct broker_place *to)
+/*
+ * A zone's directory stays where it was made: worktrees/ ID moved out of
+ * its git directory would take its commondir ("../..") to name another.
+ */
+static bool zone_moved(const struct broker *b, const struct broker_place *p)
+{
+	struct stat st;
+	if (fstatat(p->dir, p->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+		return false;
+	for (size_t i = 0; i < b->state.zones.n; i++)
+		if (b->state.zones.zones[i].dev == st.st_dev &&
+		    b->state.zones.zones[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+static struct outcome two_names_at(struct broker *b, const struct request *rq,
+				   const struct broker_place *from, const struct broker_place *to)
 {
 	bool rename = rq->call->op == OP_RENAME;
-	if (link_into_git_dir(from, to) ||
-	    (rename && (rq->flags & RENAME_EXCHANGE) && link_into_git_dir(to, from)))
+	bool exchange = rename && (rq->flags & RENAME_EXCHANGE);
+	if (link_into_git_dir(from, to) || (exchange && link_into_git_dir(to, from)) ||
+	    (rename && zone_moved(b, from)) || (exchange && zone_moved(b, to)))
 		return out_result(EACCES);
-	int rc = check_name(from, rename ? BROKER_USE_REMOVE : BROKER_USE_EXISTING);
-	if (rc == 0 && rename && (rq->flags & RENAME_EXCHANGE))
-		rc = check_name(from, BROKER_USE_NEW);
+	int rc = check_name(b, from, rename ? BROKER_USE_REMOVE : BROKER_USE_EXISTING);
+	if (rc == 0 && exchange)
+		rc = check_name(b, from, BROKER_USE_NEW);
 	if (rc == 0)
-		rc = check_name(to, BROKER_USE_NEW);
+		rc = check_name(b, to, BROKER_USE_NEW);
 	if (rc < 0)
 		return out_result(rc);
 	if (rename)
@@ -311,7 +393,7 @@ static struct outcome op_two_names(struct broker *b, struct request *rq)
 		 fstatat(from.dir, from.name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 		o = out_result(EXDEV); /* the broker follows no link */
 	else
-		o = two_names_at(rq, &from, &to);
+		o = two_names_at(b, rq, &from, &to);
 	if (rc1 > 0)
 		broker_place_release(&from);
 	if (rc2 > 0)
@@ -326,7 +408,7 @@ static struct outcome op_symlink(struct broker *b, struct request *rq)
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o;
-	if ((rc = check_name(&p, BROKER_USE_NEW)) < 0)
+	if ((rc = check_name(b, &p, BROKER_USE_NEW)) < 0)
 		o = out_result(rc);
 	else if (p.zone->git_dir && !p.in_created)
 		o = out_result(EACCES); /* see link_into_git_dir */
@@ -336,7 +418,8 @@ static struct outcome op_symlink(struct broker *b, struct request *rq)
 	return o;
 }
 
-static struct outcome truncate_at(const struct request *rq, const struct broker_place *p)
+static struct outcome truncate_at(struct broker *b, const struct request *rq,
+				  const struct broker_place *p)
 {
 	struct stat st;
 	if (rq->length < 0)
@@ -345,7 +428,7 @@ static struct outcome truncate_at(const struct request *rq, const struct broker_
 		return out_syscall(-1);
 	if (!openable(st.st_mode))
 		return out_continue;
-	int rc = check_name(p, BROKER_USE_EXISTING);
+	int rc = check_name(b, p, BROKER_USE_EXISTING);
 	if (rc < 0)
 		return out_result(rc);
 	int fd = openat(p->dir, p->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -364,7 +447,7 @@ static struct outcome op_truncate(struct broker *b, struct request *rq)
 	int rc = broker_place_resolve(&b->state, rq->base, b->path, false, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
-	struct outcome o = truncate_at(rq, &p);
+	struct outcome o = truncate_at(b, rq, &p);
 	broker_place_release(&p);
 	return o;
 }

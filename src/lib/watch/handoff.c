@@ -208,6 +208,42 @@ static bool store_known(const struct repositories *r, const char *store)
 	return false;
 }
 
+/*
+ * A linked worktree's git directory made by git worktree add in a store
+ * known before the run (STORE/worktrees/ID): its commondir names that
+ * store ("../..", as git writes it and the broker makes it), and it holds
+ * no config, config.worktree or hooks of its own. git in its work tree
+ * then runs and reads only the store's, which were held: nothing to name.
+ */
+static bool linked_store_held(const struct repositories *before, const char *store)
+{
+	char common[PATH_MAX], path[PATH_MAX], text[16];
+	static const char *const own[] = {"config", "config.worktree", "hooks"};
+	struct stat st;
+	const char *slash = strrchr(store, '/');
+	size_t len = slash ? (size_t)(slash - store) : 0;
+	if (len < sizeof "/worktrees" || len >= sizeof common ||
+	    strncmp(store + len - (sizeof "/worktrees" - 1), "/worktrees",
+		    sizeof "/worktrees" - 1) != 0)
+		return false;
+	memcpy(common, store, len - (sizeof "/worktrees" - 1));
+	common[len - (sizeof "/worktrees" - 1)] = '\0';
+	if (!store_known(before, common))
+		return false;
+	for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+		if (snprintf(path, sizeof path, "%s/%s", store, own[i]) >= (int)sizeof path ||
+		    lstat(path, &st) == 0 || errno != ENOENT)
+			return false;
+	if (snprintf(path, sizeof path, "%s/commondir", store) >= (int)sizeof path)
+		return false;
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = '\0';
+	return strcmp(text, "../..\n") == 0 || strcmp(text, "../..") == 0;
+}
+
 static const struct repo_gitfile *gitfile_known(const struct repositories *r, const char *path)
 {
 	for (size_t i = 0; i < r->n_gitfiles; i++)
@@ -224,6 +260,12 @@ static int gitfile_compare(const struct repositories *before, const struct repo_
 	char *text = NULL;
 	int printed = 0;
 	if (was && strcmp(was->target, now->target) == 0)
+		return 0;
+	/* A new linked worktree's, naming its held git directory. */
+	char *target = was ? NULL : realpath(now->target, NULL);
+	bool held = target && linked_store_held(before, target);
+	free(target);
+	if (held)
 		return 0;
 	if (!quote(&q, now->path, now->target, was ? was->target : NULL))
 		printed = -1;
@@ -243,7 +285,8 @@ static int compare(const struct repositories *before, const struct repositories 
 	struct quoted q;
 	char *text = NULL;
 	for (size_t i = 0; rc == 0 && i < after->n_stores; i++) {
-		if (store_known(before, after->stores[i]))
+		if (store_known(before, after->stores[i]) ||
+		    linked_store_held(before, after->stores[i]))
 			continue;
 		int printed = quote(&q, after->stores[i], NULL, NULL)
 				  ? asprintf(&text,
