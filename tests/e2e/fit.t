@@ -54,8 +54,8 @@ fi
 if [ -x "$t2" ] && command -v git >/dev/null; then
 	git init -q "$work/ws/repo"
 	out=$(cd "$work/ws/repo" && "$t2" "$PROCAGE" fit 2>&1)
-	like "$out" "new entries in $work/ws/repo are made by the supervisor \(the broker\).*never under the name \.git" \
-		"T2: fit names the workspace the broker makes entries in"
+	like "$out" "new entries in $work/ws/repo are made by the supervisor \(the broker\).*never under the names? .*\.git[,]" \
+		"T2: fit names the workspace the broker makes entries in, .git among its names"
 	like "$out" "new entries in $work/ws/repo/\.git are made by the supervisor.*commondir, config, config.worktree, hooks, info, and only under git's own names" \
 		"T2: and its .git, with the protected names"
 	like "$out" "chmod, chown and utimes are performed by the supervisor \(the T2 metadata broker\) on files inside the write grants only" \
