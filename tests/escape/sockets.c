@@ -177,8 +177,8 @@ void r09_unix_sockets_reach_only_their_paths(const struct tier *t)
 	    {"inside.sock", "a socket inside the writable workspace", 2, "", -1},
 	};
 	const size_t n = sizeof d / sizeof *d;
-	char real[PATH_MAX], link[PATH_MAX], via_link[PATH_MAX], netns_sock[PATH_MAX],
-	    own[PATH_MAX];
+	char own_dir[PATH_MAX], real[PATH_MAX], link[PATH_MAX], via_link[PATH_MAX],
+	    netns_sock[PATH_MAX], own[PATH_MAX];
 	int via_fd = -1, hold[2] = {-1, -1};
 	struct caged_proc *other_ns = NULL;
 	struct caged_result r;
@@ -189,8 +189,11 @@ void r09_unix_sockets_reach_only_their_paths(const struct tier *t)
 	    !path_join(t, link, ws->root, "link") ||
 	    !path_join(t, via_link, link, "via-link.sock") ||
 	    !path_join(t, netns_sock, ws->root, "other-netns.sock") ||
-	    !path_join(t, own, ws->rw, "own.sock") ||
-	    !fixture(t, make_dirs(real) && symlink(real, link) == 0, "r09: %s -> %s", link, real) ||
+	    /* Below the workspace's root, which is a zone of the broker (no socket bound there). */
+	    !path_join(t, own, ws->rw, "sockets/own.sock") ||
+	    !path_join(t, own_dir, ws->rw, "sockets") ||
+	    !fixture(t, make_dirs(real) && make_dirs(own_dir) && symlink(real, link) == 0,
+		     "r09: %s -> %s", link, real) ||
 	    !policy_network(t, ws, "r09", PROCAGE_NET_ON) ||
 	    !policy_rule(t, ws, "r09", d[0].path, PROCAGE_CONNECT))
 		goto out;
