@@ -36,8 +36,7 @@ void broker_state_started(struct broker_state *s)
 static int dir_identity(const struct broker_state *s, int fd, struct stat *st)
 {
 	struct statx sx;
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_INO | STATX_BTIME, &sx) !=
-	    0)
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_INO | STATX_BTIME, &sx) != 0)
 		return -1;
 	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 	st->st_ino = sx.stx_ino;
