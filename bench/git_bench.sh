@@ -51,6 +51,7 @@ done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/procage-git-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 mkdir "$work/bin"
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost
