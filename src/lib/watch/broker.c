@@ -87,6 +87,7 @@ int broker_new(const struct broker_zones *zones, const struct broker_net_config 
 		free(b);
 		return -ENOMEM;
 	}
+	broker_state_started(&b->state);
 	*out = b;
 	return 0;
 }

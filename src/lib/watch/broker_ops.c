@@ -159,12 +159,14 @@ static struct outcome open_at_place(struct broker *b, const struct request *rq,
 		close(fd);
 		return out_result(EACCES);
 	}
-	if (!(rq->flags & O_NONBLOCK)) {
-		int fl = fcntl(fd, F_GETFL);
-		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-			close(fd);
-			return out_failed();
-		}
+	/*
+	 * F_SETFL reads only the status flags (O_APPEND, O_DIRECT,
+	 * O_NOATIME...), which are the ones the file was opened with: no
+	 * F_GETFL needed, one system call less per open.
+	 */
+	if (!(rq->flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		close(fd);
+		return out_failed();
 	}
 	return (struct outcome){OUT_FD, 0, fd, (rq->flags & O_CLOEXEC) != 0};
 }

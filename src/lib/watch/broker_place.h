@@ -26,7 +26,16 @@ struct broker_state {
 	struct broker_zones zones;
 	struct broker_created *created;
 	size_t n_created;
+	/*
+	 * A directory born (statx btime) before this second, a margin
+	 * before the broker started, is none the broker made
+	 * (broker_place.c). 0: not known, every walk goes to a zone.
+	 */
+	long long born_before;
 };
+
+/* Set born_before from the clock: when the broker starts. */
+void broker_state_started(struct broker_state *s);
 
 struct broker_place {
 	const struct broker_zone *zone; /* NULL: not brokered */
