@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 	    {"r23", r23_descendants_die_with_the_run},
 	    {"r23", r23_a_double_forked_descendant_dies_with_the_run},
 	    {"r23", r23_descendants_of_an_exited_child_die_with_the_run},
-	    {"r23", r23_sessions_are_locked},
+	    {"r23", r23_a_new_session_ends_with_the_run},
 	    {"r23", r23_a_descendant_in_a_group_of_its_own_dies_with_the_run},
 	    {"r23", r23_a_user_unit_cannot_be_planted},
 	    {"r23", r23_a_missing_planting_location_cannot_be_made_through_a_grant},

@@ -108,7 +108,8 @@ static const struct option_help run_options[] = {
 	  "                       when nothing changed); fail also makes procage exit 123\n",
 	  true },
 	{ "  --lifetime session|tree  every process of the run dies with it either way;\n"
-	  "                       session (default) also refuses setsid, tree allows it\n", false },
+	  "                       session (default) also refuses setsid where the run has\n"
+	  "                       no PID namespace (tier T2), tree allows it\n", false },
 	{ "  --terminal inherit   the command shares procage's terminal (the default and only\n"
 	  "                       mode), without being able to type into it\n", false },
 	{ "  --timeout SECONDS    end the run after SECONDS (SIGTERM, then SIGKILL after the\n"

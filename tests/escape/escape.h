@@ -210,7 +210,7 @@ void r22_the_users_terminals_are_out_of_reach(const struct tier *t);
 void r23_descendants_die_with_the_run(const struct tier *t);
 void r23_a_double_forked_descendant_dies_with_the_run(const struct tier *t);
 void r23_descendants_of_an_exited_child_die_with_the_run(const struct tier *t);
-void r23_sessions_are_locked(const struct tier *t);
+void r23_a_new_session_ends_with_the_run(const struct tier *t);
 void r23_a_descendant_in_a_group_of_its_own_dies_with_the_run(const struct tier *t);
 void r23_a_user_unit_cannot_be_planted(const struct tier *t);
 void r23_a_missing_planting_location_cannot_be_made_through_a_grant(const struct tier *t);

@@ -170,6 +170,12 @@ static bool policy_lifetime(const struct tier *t, struct caged_ws *ws, enum proc
 		       err.message);
 }
 
+/* Does a run have a PID namespace of its own, its reaper the first process? */
+static bool run_has_pid_namespace(const struct tier *t)
+{
+	return tier_is_t1(t) && t->facts.pidns_private_proc;
+}
+
 static const enum procage_lifetime lifetimes[] = { PROCAGE_LIFETIME_SESSION,
 						   PROCAGE_LIFETIME_TREE };
 
@@ -323,18 +329,21 @@ void r23_a_double_forked_descendant_dies_with_the_run(const struct tier *t)
 		if (!policy_lifetime(t, ws, l))
 			break;
 		left_behind_dies(t, ws, l, "double-fork", "a double-forked descendant");
-		/* In the tree lifetime it really is in a session of its own. */
+		/*
+		 * In the tree lifetime, and in a PID namespace of the run's own,
+		 * it really is in a session of its own.
+		 */
+		bool new_session = l == PROCAGE_LIFETIME_TREE || run_has_pid_namespace(t);
 		char token[64];
 		token_make(token, sizeof token, "session");
 		struct caged_result r = run_caged(ws, NULL, "descendant", "session", token, NULL);
 		int left = left_count(token);
 		bool own_session = !strstr(r.err, "setsid:");
-		check(t, did_it(&r) && left == 0 && own_session == (l == PROCAGE_LIFETIME_TREE), &r,
+		check(t, did_it(&r) && left == 0 && own_session == new_session, &r,
 		      "r23 (%s lifetime): a double-forked descendant that %s dies with the run (%d "
 		      "left)",
 		      lifetime_name(l),
-		      l == PROCAGE_LIFETIME_TREE ? "made a session of its own"
-						 : "tried a session of its own",
+		      new_session ? "made a session of its own" : "tried a session of its own",
 		      left);
 		left_kill(token);
 	}
@@ -382,15 +391,35 @@ out:
 	caged_ws_free(ws);
 }
 
-void r23_sessions_are_locked(const struct tier *t)
+/*
+ * A new session (setsid) cannot outlive the run. In a PID namespace of the
+ * run's own (tier T1) the session lifetime allows one: the reaper is the
+ * namespace's first process, and its exit kills every process in it,
+ * whatever session. Without that namespace (tier T2) it refuses setsid.
+ */
+void r23_a_new_session_ends_with_the_run(const struct tier *t)
 {
 	struct caged_ws *ws = workspace(t, "r23");
 	struct caged_result r;
 	if (!ws || cage_refused_here(t, ws, "r23"))
 		goto out;
-	r = run_caged(ws, NULL, "setsid", NULL);
-	check(t, refused(&r), &r,
-	      "r23 (session lifetime): a process of the run cannot make a session of its own");
+	if (run_has_pid_namespace(t)) {
+		char token[64];
+		token_make(token, sizeof token, "new-session");
+		r = run_caged(ws, NULL, "descendant", "session", token, NULL);
+		int left = left_count(token);
+		check(t, did_it(&r) && !strstr(r.err, "setsid:") && left == 0, &r,
+		      "r23 (session lifetime, a PID namespace of the run's own): a process of "
+		      "the run makes a session of its own, and dies with the run (%d left)",
+		      left);
+		left_kill(token);
+		left_behind_control(t, ws, "session", "a double-forked descendant in a new session");
+	} else {
+		r = run_caged(ws, NULL, "setsid", NULL);
+		check(t, refused(&r), &r,
+		      "r23 (session lifetime, no PID namespace): a process of the run cannot "
+		      "make a session of its own");
+	}
 	if (policy_lifetime(t, ws, PROCAGE_LIFETIME_TREE)) {
 		r = run_caged(ws, NULL, "setsid", NULL);
 		check(t, did_it(&r), &r, "r23: control: in the tree lifetime it can");

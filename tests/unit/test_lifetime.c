@@ -1,10 +1,11 @@
 /*
  * Unit tests of a run's lifetime and terminal as policy and cage: the
  * setters and their checks, the filter the lifetime picks (setsid refused
- * in the session lifetime), a new pseudo-terminal refused as not supported
- * and fitted to the caller's terminal; and the run API around the reaper:
- * a wait with a timeout, the run's descriptor, a signal to the run, killing
- * it, and the status of a target that a signal ended.
+ * in the session lifetime where the run has no PID namespace), a new
+ * pseudo-terminal refused as not supported and fitted to the caller's
+ * terminal; and the run API around the reaper: a wait with a timeout, the
+ * run's descriptor, a signal to the run, killing it, and the status of a
+ * target that a signal ended.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +83,20 @@ static bool filter_is(const struct procage_cage *c, bool lock_sessions)
 	return c->seccomp.filter == seccomp_generated_programs[seccomp_program_index(&o)].filter;
 }
 
+/* Is the cage's filter for exec mode (no broker) the generated program for these options? */
+static bool exec_filter_is(const struct procage_cage *c, bool lock_sessions)
+{
+	struct seccomp_options o = {
+		.network_on = c->policy->network != PROCAGE_NET_OFF &&
+			      c->net_broker == BROKER_NET_NONE,
+		.unix_sockets = c->tier == PROCAGE_TIER_T1 && c->n_sockets > 0,
+		.lock_sessions = lock_sessions,
+		.own_ipc_namespace = c->tier == PROCAGE_TIER_T1,
+	};
+	return c->seccomp_unbrokered.filter ==
+	       seccomp_generated_programs[seccomp_program_index(&o)].filter;
+}
+
 static void test_cage(void)
 {
 	struct procage_policy *p = policy_default();
@@ -89,12 +104,19 @@ static void test_cage(void)
 	struct procage_error err;
 
 	int rc = procage_cage_new(p, &c, &err);
-	tap_ok(rc == 0 && filter_is(c, true), "the session lifetime picks the filter refusing setsid");
+	/* A run in a PID namespace of its own cannot outlive its reaper: setsid is free there. */
+	bool pidns = rc == 0 && cage_pid_namespace(c);
+	tap_ok(rc == 0 && filter_is(c, !pidns),
+	       "the session lifetime picks the filter %s setsid (%s PID namespace of the run's own)",
+	       pidns ? "allowing" : "refusing", pidns ? "a" : "no");
+	tap_ok(rc == 0 && exec_filter_is(c, true),
+	       "exec mode's filter refuses setsid in the session lifetime (it has no PID namespace)");
 	procage_cage_free(c);
 	c = NULL;
 	procage_policy_set_lifetime(p, PROCAGE_LIFETIME_TREE, NULL);
 	rc = procage_cage_new(p, &c, &err);
-	tap_ok(rc == 0 && filter_is(c, false), "the tree lifetime picks the filter allowing setsid");
+	tap_ok(rc == 0 && filter_is(c, false) && exec_filter_is(c, false),
+	       "the tree lifetime picks the filters allowing setsid");
 	procage_cage_free(c);
 	c = NULL;
 

@@ -615,7 +615,7 @@ bool cage_run_rules_needed(const struct procage_cage *c)
 	 * A run with a /proc of its own (plan.c) gets a grant on it when the
 	 * cage reads it (own_proc) or the policy grants /proc itself.
 	 */
-	if (c->tier != PROCAGE_TIER_T1 || !host_facts_get()->pidns_private_proc)
+	if (!cage_pid_namespace(c))
 		return false;
 	if (c->own_proc)
 		return true;

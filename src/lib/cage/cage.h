@@ -150,6 +150,11 @@ static inline bool cage_supervisor_notified(const struct procage_cage *c)
 }
 
 /*
+ * Does each run of the cage get a PID namespace of its own, its reaper
+ * the first process (tier T1, where the host allows it; not exec mode)?
+ */
+bool cage_pid_namespace(const struct procage_cage *c);
+/*
  * Do the cage's runs get Landlock rules of their own at spawn (their
  * private temporary directory, their own /proc granted again)?
  */

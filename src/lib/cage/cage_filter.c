@@ -15,8 +15,8 @@ int cage_filters_build(struct procage_cage *c, struct procage_error *err)
 		/* A proxy-only run needs IP sockets, to reach its proxy. */
 		.network_on = policy->network != PROCAGE_NET_OFF,
 		.unix_sockets = c->tier == PROCAGE_TIER_T1 && c->n_sockets > 0,
-		/* In the session lifetime no process leaves the run's session. */
 		.report = policy->reports,
+		/* In the session lifetime no process leaves the run's session (exec mode). */
 		.lock_sessions = policy->lifetime == PROCAGE_LIFETIME_SESSION,
 		/* Tier T1 runs (and exec mode) get an IPC namespace of their own. */
 		.own_ipc_namespace = c->tier == PROCAGE_TIER_T1,
@@ -29,6 +29,14 @@ int cage_filters_build(struct procage_cage *c, struct procage_error *err)
 	so.network_on = so.network_on && c->net_broker == BROKER_NET_NONE;
 	int rc = seccomp_program_build(&so, &c->seccomp_unbrokered, err);
 	so.network_on = policy->network != PROCAGE_NET_OFF;
+	/*
+	 * A run in a PID namespace of its own cannot outlive its reaper,
+	 * whatever session its processes are in: the reaper is the
+	 * namespace's first process, and its exit kills every other (R-23).
+	 * There setsid is free, for the programs that give a terminal to a
+	 * child (pty.fork, script, expect). Exec mode has no such namespace.
+	 */
+	so.lock_sessions = so.lock_sessions && !cage_pid_namespace(c);
 	so.broker = c->zones.n > 0;
 	/*
 	 * Tier T2 has no read-only mounts, and Landlock judges no
@@ -46,6 +54,11 @@ int cage_filters_build(struct procage_cage *c, struct procage_error *err)
 	if (rc == 0)
 		rc = seccomp_program_build(&so, &c->seccomp, err);
 	return rc;
+}
+
+bool cage_pid_namespace(const struct procage_cage *c)
+{
+	return c->tier == PROCAGE_TIER_T1 && host_facts_get()->pidns_private_proc;
 }
 
 void cage_supervision_decide(struct procage_cage *c)

@@ -461,8 +461,9 @@ void denial_judge_socket(const struct denial_rules *r, bool udp, struct denial *
 }
 
 /*
- * The session lifetime finds the run's processes by their session, so no
- * process of the run may leave it; programs that give a terminal to a
+ * Without a PID namespace (tier T2) the session lifetime finds the run's
+ * processes by their session, so no process of the run may leave it (a
+ * run with one allows setsid: its reaper's exit ends it all); programs that give a terminal to a
  * child of theirs (pty.spawn, script, expect) make it a session leader
  * first. The tree lifetime allows it, and its descendants die with the
  * run all the same (docs/lifetime.md).

@@ -199,7 +199,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 		 * reaper: its exit ends every process of the run, and a /proc
 		 * mounted there shows only them.
 		 */
-		if (host_facts_get()->pidns_private_proc) {
+		if (cage_pid_namespace(cage)) {
 			plan->clone_namespaces |= CLONE_NEWPID;
 			plan->private_proc = true;
 			plan->proc_rights = proc_grant_rights(cage);
