@@ -17,6 +17,15 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/vendor-completions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 DESTDIR ?=
+# The dynamic linker finds a library in the directories of its cache
+# (/etc/ld.so.cache, which ldconfig makes from /etc/ld.so.conf): until the
+# cache knows libprocage.so, a program linked with `pkg-config --libs
+# procage` does not start. install runs $(LDCONFIG) when the library lands,
+# as root and without DESTDIR, in one of LDCONFIG_DIRS; otherwise it says
+# what to run.
+LDCONFIG ?= ldconfig
+LDCONFIG_DIRS ?= /lib /lib64 /usr/lib /usr/lib64 /usr/local/lib /usr/local/lib64 \
+	$(wildcard /lib/*-linux-gnu /usr/lib/*-linux-gnu /usr/local/lib/*-linux-gnu)
 BUILD ?= build
 # One spelling of the build directory: an absolute one given on the command
 # line (tests/e2e/install.t passes the directory of $PROCAGE) would write
@@ -288,6 +297,17 @@ install: all
 	install -d $(DESTDIR)$(DATADIR)/procage/profiles
 	install -m 644 profiles/*.profile $(DESTDIR)$(DATADIR)/procage/profiles/
 	scripts/apparmor-profile install $(BINDIR) $(DESTDIR)
+	@if [ -n "$(DESTDIR)" ]; then \
+		echo "install: staged under $(DESTDIR): run $(LDCONFIG) once $(LIBDIR) is in place"; \
+	elif ! printf ' %s ' $(LDCONFIG_DIRS) | grep -qF ' $(patsubst %/,%,$(LIBDIR)) '; then \
+		echo "install: $(LIBDIR) is not a directory of the dynamic linker: run programs built against it" \
+			"with LD_LIBRARY_PATH=$(LIBDIR), link them with -Wl,-rpath,$(LIBDIR)," \
+			"or add $(LIBDIR) to a file of /etc/ld.so.conf.d/ and run $(LDCONFIG)"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+		echo "install: run '$(LDCONFIG)' as root so that programs find libprocage.so.$(SOVERSION)"; \
+	else \
+		$(LDCONFIG); \
+	fi
 
 # What install put there, and nothing else.
 uninstall:

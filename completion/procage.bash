@@ -13,7 +13,7 @@ _procage()
 		cword=$COMP_CWORD
 	fi
 
-	local verbs="run exec facts check fit profiles trust help"
+	local verbs="run exec learn facts check fit profiles trust help"
 	local run_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
 		--allow-host --explain --report --report-json --env --setenv --no-private-tmp --limit
 		--accept --waive --hardlinks --hardlink-exempt --audit --on-handoff-change --lifetime --terminal
@@ -29,14 +29,15 @@ _procage()
 	fi
 	local verb=${words[1]} i
 	# After "--" or the command's name, complete the command and its arguments.
-	if [ "$verb" = run ] || [ "$verb" = exec ]; then
+	# learn takes the options of run.
+	if [ "$verb" = run ] || [ "$verb" = exec ] || [ "$verb" = learn ]; then
 		for ((i = 2; i < cword; i++)); do
 			case ${words[i]} in
 			--) break ;;
 			--policy | --profile | --read | --write | --write-new | --protect | --hide | --socket | --net | \
 			--allow-host | --explain | --report-json | --env | --setenv | --limit | --accept | \
-			--waive | --hardlinks | --hardlink-exempt | --lifetime | --terminal | \
-			--timeout | --grace | --cwd) ((i++)) ;;
+			--waive | --hardlinks | --hardlink-exempt | --on-handoff-change | --lifetime | \
+			--terminal | --timeout | --grace | --cwd) ((i++)) ;;
 			-*) ;;
 			*) break ;;
 			esac
@@ -80,7 +81,7 @@ _procage()
 			return ;;
 		--allow-host | --setenv | --timeout | --grace) return ;;
 		esac
-		if [ "$verb" = run ]; then
+		if [ "$verb" != exec ]; then
 			COMPREPLY=($(compgen -W "$run_opts --" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$exec_opts --" -- "$cur"))
@@ -89,7 +90,12 @@ _procage()
 	fi
 	case $verb in
 	facts | profiles) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
-	trust) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
+	trust)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--help" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+		fi ;;
 	check)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
@@ -102,7 +108,7 @@ _procage()
 		else
 			COMPREPLY=($(compgen -W "--json --policy --help" -- "$cur"))
 		fi ;;
-	help) [ "$cword" -eq 2 ] && COMPREPLY=($(compgen -W "run exec facts check fit profiles trust help" -- "$cur")) ;;
+	help) [ "$cword" -eq 2 ] && COMPREPLY=($(compgen -W "$verbs" -- "$cur")) ;;
 	esac
 }
 complete -F _procage procage

@@ -9,6 +9,7 @@ end
 complete -c procage -f
 complete -c procage -n __fish_use_subcommand -a run -d 'run COMMAND in a cage'
 complete -c procage -n __fish_use_subcommand -a exec -d 'become COMMAND in a cage'
+complete -c procage -n __fish_use_subcommand -a learn -d 'the policy COMMAND needs'
 complete -c procage -n __fish_use_subcommand -a facts -d "what this host's kernel offers"
 complete -c procage -n __fish_use_subcommand -a check -d 'validate a policy against this host'
 complete -c procage -n __fish_use_subcommand -a fit -d 'what a policy becomes on this host'
@@ -18,7 +19,8 @@ complete -c procage -n __fish_use_subcommand -a help -d "the overview, or a verb
 complete -c procage -n __fish_use_subcommand -l version -d 'print the version'
 complete -c procage -n __fish_use_subcommand -l help -d 'print the overview'
 
-set -l cage 'run exec'
+# learn takes the options of run.
+set -l cage 'run exec learn'
 complete -c procage -n "__procage_verb_is $cage" -l policy -r -F -d 'read the policy from a JSON file'
 complete -c procage -n "__procage_verb_is $cage" -l trust-policy -d 'confirm a changed policy file'
 complete -c procage -n "__procage_verb_is $cage" -l write-new -r -a '(__fish_complete_directories)' -d 'grant writing DIR, made when missing'
@@ -42,17 +44,17 @@ complete -c procage -n "__procage_verb_is $cage" -l accept -x -a 'spawn-snapshot
 complete -c procage -n "__procage_verb_is $cage" -l waive -x -a 'secrets trust-handoff persistence service-handoff container-engines process-access workspace-config' -d 'waive a hard-deny class'
 complete -c procage -n "__procage_verb_is $cage" -l hardlinks -x -a 'refuse report' -d 'the hard-link check'
 complete -c procage -n "__procage_verb_is $cage" -l hardlink-exempt -r -F -d 'a store never rewritten in place'
-complete -c procage -n "__procage_verb_is run" -l audit -d 'list the trust-handoff files changed'
-complete -c procage -n "__procage_verb_is run" -l explain -x -a 'on off' -d 'explain file and network refusals after the run'
-complete -c procage -n "__procage_verb_is run" -l on-handoff-change -x -a 'report fail' -d 'what a trust-handoff change does'
+complete -c procage -n "__procage_verb_is run learn" -l audit -d 'list the trust-handoff files changed'
+complete -c procage -n "__procage_verb_is run learn" -l explain -x -a 'on off' -d 'explain file and network refusals after the run'
+complete -c procage -n "__procage_verb_is run learn" -l on-handoff-change -x -a 'report fail' -d 'what a trust-handoff change does'
 complete -c procage -n "__procage_verb_is $cage" -l lifetime -x -a 'session tree' -d 'whether setsid is refused'
 complete -c procage -n "__procage_verb_is $cage" -l terminal -x -a inherit -d "share procage's terminal"
-complete -c procage -n "__procage_verb_is run" -l timeout -x -d 'end the run after SECONDS'
-complete -c procage -n "__procage_verb_is run" -l grace -x -d 'seconds between SIGTERM and SIGKILL'
+complete -c procage -n "__procage_verb_is run learn" -l timeout -x -d 'end the run after SECONDS'
+complete -c procage -n "__procage_verb_is run learn" -l grace -x -d 'seconds between SIGTERM and SIGKILL'
 complete -c procage -n "__procage_verb_is $cage" -l cwd -x -a '(__fish_complete_directories)' -d 'run the command in DIR'
 complete -c procage -n "__procage_verb_is $cage facts check fit profiles" -l json -d 'JSON output'
-complete -c procage -n "__procage_verb_is $cage facts check fit profiles" -s h -l help -d "the verb's help"
+complete -c procage -n "__procage_verb_is $cage facts check fit profiles trust" -s h -l help -d "the verb's help"
 complete -c procage -n "__procage_verb_is fit" -l policy -r -F -d 'the policy to fit'
 complete -c procage -n "__procage_verb_is check" -F -d 'a policy file'
 complete -c procage -n "__procage_verb_is trust" -F -d 'a project file'
-complete -c procage -n "__procage_verb_is help" -a 'run exec facts check fit profiles trust help'
+complete -c procage -n "__procage_verb_is help" -a 'run exec learn facts check fit profiles trust help'

@@ -225,7 +225,8 @@ PROCAGE_API int procage_policy_network(const struct procage_policy *policy);
  * "*.npmjs.org" (names below it), "registry.example:8443", "localhost" or
  * "localhost:3000" (the name and both loopback addresses), an address
  * "192.0.2.7" or "127.0.0.1:8080" or "[::1]:8080", or an address range
- * "10.1.2.0/24", "[fd00::]/64" (docs/proxy.md). Checked at once.
+ * "10.1.2.0/24", "[fd00::]/64" (docs/proxy.md). Checked at once; an entry
+ * already allowed is not added again.
  */
 PROCAGE_API int procage_policy_allow_host(struct procage_policy *policy, const char *entry,
 					  struct procage_error *err) PROCAGE_NONNULL(1, 2);

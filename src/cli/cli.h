@@ -127,9 +127,11 @@ int cli_path_option_absolute(const char *option, const char *value, const char *
 			     char *out, size_t size, struct procage_error *err);
 
 /*
- * procage run --dry-run (dry_run.c): the effective policy, what fit does
- * to it on this host, and the cage's verdict (cage_err: code 0 when it
- * would be made). Returns the exit status: 0, or 125 when refused.
+ * procage run --dry-run (dry_run.c): the effective policy, the --write-new
+ * directories a run would make and grant (would_make, NULL-terminated: the
+ * policy lacks them until they exist), what fit does to it on this host,
+ * and the cage's verdict (cage_err: code 0 when it would be made). Returns
+ * the exit status: 0, or 125 when refused.
  */
 struct cli_config;
 /*
@@ -139,9 +141,10 @@ struct cli_config;
  * failure to find them is said in their place.
  */
 void cli_resolutions_print(const struct procage_policy *policy, bool json);
-int cli_dry_run_print(const struct procage_policy *policy, const struct procage_error *cage_err,
-		      const char *policy_file, const struct cli_config *config, bool trust_policy,
-		      char *const *command, bool json);
+int cli_dry_run_print(const struct procage_policy *policy, const char *const *would_make,
+		      const struct procage_error *cage_err, const char *policy_file,
+		      const struct cli_config *config, bool trust_policy, char *const *command,
+		      bool json);
 
 /*
  * Profiles (profiles.c): the directory they are found in, next to the

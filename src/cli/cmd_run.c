@@ -431,20 +431,25 @@ static bool write_grant_holding(const struct procage_policy *p, const char *path
 /*
  * --write-new PATH: a write grant whose directory procage makes when it is
  * missing (the library's checks: parent exists, no class location in or
- * under it). A dry run only checks, and says what a run would make.
+ * under it). A dry run makes nothing: an existing directory is granted as
+ * a run would grant it, a missing one is only checked and joins
+ * would_make, which the dry run lists beside the policy.
  */
 static int new_directory_apply(const struct run_options *o, struct procage_policy *p,
-			       const char *path, struct procage_error *err)
+			       const char *path, const char **would_make,
+			       struct procage_error *err)
 {
 	bool missing = access(path, F_OK) != 0;
 	int rc = procage_policy_allow_new_directory(p, path, o->dry_run, err);
-	if (rc == 1)
-		cli_note(o->json,
-			 "--write-new %s: a run would make it (mode 0700) and grant it; the policy "
-			 "below lacks it until then",
-			 path);
-	else if (rc == 0 && missing && !o->dry_run)
+	if (rc == 0 && o->dry_run)
+		rc = procage_policy_allow(p, path, PROCAGE_WRITE, err);
+	if (rc == 1 && would_make) {
+		while (*would_make && strcmp(*would_make, path) != 0)
+			would_make++;
+		*would_make = path;
+	} else if (rc == 0 && missing && !o->dry_run) {
 		cli_note(o->json, "--write-new %s: made (mode 0700) and granted", path);
+	}
 	return rc < 0 ? rc : 0;
 }
 
@@ -454,7 +459,7 @@ static int new_directory_apply(const struct run_options *o, struct procage_polic
  */
 static int policy_build(const struct run_options *o, const char *workdir,
 			const struct policy_source *src, struct procage_policy **out,
-			struct procage_error *err)
+			const char **would_make, struct procage_error *err)
 {
 	int rc = src ? procage_policy_from_json_text(src->text, o->policy_file, out, err)
 		     : procage_policy_new_default(workdir, out, err);
@@ -465,8 +470,9 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		char holder[PATH_MAX];
 		bool covered = f->option == OPT_READ &&
 			       write_grant_holding(*out, f->value, holder, sizeof holder);
-		rc = f->option == OPT_WRITE_NEW ? new_directory_apply(o, *out, f->value, err)
-						 : run_flag_apply(*out, f, err);
+		rc = f->option == OPT_WRITE_NEW
+			 ? new_directory_apply(o, *out, f->value, would_make, err)
+			 : run_flag_apply(*out, f, err);
 		if (rc == 0 && covered)
 			cli_note(o->json, "--read %s: covered, the policy already lets %s be written",
 				 f->value, strcmp(holder, f->value) == 0 ? "it" : holder);
@@ -580,7 +586,7 @@ static bool exec_tmp_mounted(void)
 
 static int policy_from_options(const struct run_options *o, bool for_exec,
 			       struct policy_source *src, struct procage_policy **policy,
-			       struct procage_error *err)
+			       const char **would_make, struct procage_error *err)
 {
 	char workdir[PATH_MAX];
 	if (o->cwd) {
@@ -591,7 +597,7 @@ static int policy_from_options(const struct run_options *o, bool for_exec,
 		return err->code = -errno;
 	}
 	if ((o->policy_file && policy_file_read(o->policy_file, src, err) != 0) ||
-	    policy_build(o, workdir, o->policy_file ? src : NULL, policy, err) != 0 ||
+	    policy_build(o, workdir, o->policy_file ? src : NULL, policy, would_make, err) != 0 ||
 	    (for_exec && !exec_tmp_mounted() &&
 	     procage_policy_set_private_tmp(*policy, false, err) != 0)) {
 		if (!err->message[0])
@@ -611,7 +617,7 @@ static int cage_from_options(const struct run_options *o, bool for_exec,
 {
 	char grant[PATH_MAX] = "";
 	struct policy_source src = { .dir_fd = -1 };
-	if (policy_from_options(o, for_exec, &src, policy, err) != 0 ||
+	if (policy_from_options(o, for_exec, &src, policy, NULL, err) != 0 ||
 	    procage_cage_new(*policy, cage, err) != 0 ||
 	    (o->policy_file &&
 	     policy_file_judge(&src, *cage, o->trust_policy, grant, sizeof grant, err) != 0)) {
@@ -646,16 +652,25 @@ static int dry_run(const struct run_options *o, bool for_exec)
 	struct procage_cage *cage = NULL;
 	char grant[PATH_MAX] = "";
 	int rc = EXIT_PROCAGE_FAILED;
-	if (policy_from_options(o, for_exec, &src, &policy, &err) != 0) {
+	/* One slot a flag, and the NULL that ends the list. */
+	const char **would_make = calloc(o->n_flags + 1, sizeof *would_make);
+	if (!would_make) {
+		snprintf(err.message, sizeof err.message, "out of memory");
+		err.code = -ENOMEM;
+		cli_report_error(&err, o->json);
+		return rc;
+	}
+	if (policy_from_options(o, for_exec, &src, &policy, would_make, &err) != 0) {
 		cli_report_error(&err, o->json);
 		goto out;
 	}
 	if (procage_cage_new(policy, &cage, &cage_err) == 0 && o->policy_file &&
 	    !o->trust_policy)
 		policy_file_judge(&src, cage, false, grant, sizeof grant, &cage_err);
-	rc = cli_dry_run_print(policy, &cage_err, o->policy_file, &o->config, o->trust_policy,
-			       o->command, o->json);
+	rc = cli_dry_run_print(policy, would_make, &cage_err, o->policy_file, &o->config,
+			       o->trust_policy, o->command, o->json);
 out:
+	free(would_make);
 	procage_cage_free(cage);
 	procage_policy_free(policy);
 	policy_source_free(&src);

@@ -3,7 +3,9 @@
  * The effective policy (the default one or the policy file, then the flags,
  * in that order), the changes procage fit would make to it on this host,
  * and whether the cage would be made: the same checks a run makes, before
- * any child exists. Written on stdout, readable or as one JSON object.
+ * any child exists. Written on stdout, readable or as one JSON object. Every
+ * grant shows once: in the policy, or, for a --write-new directory (of a
+ * flag or a profile) a run would make first, in the list beside it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +66,7 @@ void cli_resolutions_print(const struct procage_policy *policy, bool json)
 }
 
 static void json_print(const struct procage_policy *policy, const char *policy_text,
-		       const struct fit_outcome *fit, const struct procage_error *cage_err,
+		       const char *const *would_make, const struct fit_outcome *fit, const struct procage_error *cage_err,
 		       const char *policy_file, bool trust_policy, char *const *command,
 		       const char *const sources[2])
 {
@@ -79,7 +81,12 @@ static void json_print(const struct procage_policy *policy, const char *policy_t
 		json_write_string(stdout, sources[i]);
 	}
 	fputc(']', stdout);
-	printf(",\"policy\":%s", policy_text);
+	printf(",\"policy\":%s,\"write_new_would_make\":[", policy_text);
+	for (size_t i = 0; would_make[i]; i++) {
+		fputs(i ? "," : "", stdout);
+		json_write_string(stdout, would_make[i]);
+	}
+	fputc(']', stdout);
 	cli_resolutions_print(policy, true);
 	printf(",\"tier\":\"%s\",\"fit\":",
 	       fit->facts_known ? procage_tier_name(fit->facts.tier) : "unknown");
@@ -110,7 +117,7 @@ static void json_print(const struct procage_policy *policy, const char *policy_t
 }
 
 static void text_print(const struct procage_policy *policy, const char *policy_text,
-		       const struct fit_outcome *fit, const struct procage_error *cage_err,
+		       const char *const *would_make, const struct fit_outcome *fit, const struct procage_error *cage_err,
 		       const char *policy_file, bool trust_policy, char *const *command,
 		       const char *const sources[2])
 {
@@ -129,6 +136,15 @@ static void text_print(const struct procage_policy *policy, const char *policy_t
 		printf("the effective policy (the default one, then the flags):\n");
 	}
 	fputs(policy_text, stdout);
+	if (would_make[0])
+		fputs("--write-new: a run would make these (mode 0700), then grant them for "
+		      "writing; the policy above lacks them until then:\n",
+		      stdout);
+	for (size_t i = 0; would_make[i]; i++) {
+		fputs("  ", stdout);
+		text_write(stdout, would_make[i]);
+		fputc('\n', stdout);
+	}
 	cli_resolutions_print(policy, false);
 	while (!fit->err.code && fit->changes[n])
 		n++;
@@ -162,9 +178,10 @@ static void text_print(const struct procage_policy *policy, const char *policy_t
 		       "not)\n");
 }
 
-int cli_dry_run_print(const struct procage_policy *policy, const struct procage_error *cage_err,
-		      const char *policy_file, const struct cli_config *config, bool trust_policy,
-		      char *const *command, bool json)
+int cli_dry_run_print(const struct procage_policy *policy, const char *const *would_make,
+		      const struct procage_error *cage_err, const char *policy_file,
+		      const struct cli_config *config, bool trust_policy, char *const *command,
+		      bool json)
 {
 	struct procage_error err = {0};
 	struct fit_outcome fit = {0};
@@ -180,11 +197,11 @@ int cli_dry_run_print(const struct procage_policy *policy, const struct procage_
 	if (config && config->project_flags)
 		sources[sources[0] ? 1 : 0] = config->project_path;
 	if (json) {
-		json_print(policy, text, &fit, cage_err, policy_file, trust_policy, command,
-			   sources);
+		json_print(policy, text, would_make, &fit, cage_err, policy_file, trust_policy,
+			   command, sources);
 	} else {
-		text_print(policy, text, &fit, cage_err, policy_file, trust_policy, command,
-			   sources);
+		text_print(policy, text, would_make, &fit, cage_err, policy_file, trust_policy,
+			   command, sources);
 	}
 	procage_strings_free(fit.changes);
 	procage_free(text);

@@ -36,6 +36,34 @@ assert d["policy_file"].endswith("policy.json") and d["command"] == [], d
 '
 ok $? "the policy file, then the flags in order (--net off after the file's network on)"
 
+# Every grant once: a host named twice (by a profile and a flag, or two
+# flags) is one entry; an existing --write-new directory is in the policy,
+# a missing one (of a flag or of a profile) in the list of what a run makes.
+mkdir -p "$work/home/.cache/have"
+out=$(HOME="$work/home" "$PROCAGE" run --dry-run --json --net proxy --profile npm \
+	--allow-host registry.npmjs.org --allow-host example.org --allow-host example.org \
+	--write-new "$work/home/.cache/have" --write-new "$work/home/.cache/new" \
+	--write-new "$work/home/.cache/new" -- true 2>"$work/dry.err"); st=$?
+is "$st" 0 "a dry run with a profile, hosts and --write-new: the cage would be made"
+printf '%s' "$out" | H="$work/home" python3 -c '
+import json, os, sys
+d, h = json.load(sys.stdin), os.environ["H"]
+p = d["policy"]
+assert p["allow_hosts"] == ["registry.npmjs.org", "example.org"], p["allow_hosts"]
+assert p["paths"]["write"].count(h + "/.cache/have") == 1, p["paths"]["write"]
+assert d["write_new_would_make"] == [h + "/.npm", h + "/.cache/new"], d["write_new_would_make"]
+assert not any(w in (h + "/.npm", h + "/.cache/new") for w in p["paths"]["write"]), p["paths"]
+'
+ok $? "--json: each host once, the existing directory granted, the missing ones listed once"
+is "$(cat "$work/dry.err")" "" "and nothing said twice on stderr"
+out=$(HOME="$work/home" "$PROCAGE" run --dry-run --net proxy --profile npm --allow-host registry.npmjs.org \
+	--write-new "$work/home/.cache/new" -- true 2>&1)
+is "$(printf '%s\n' "$out" | grep -c 'registry.npmjs.org')" 1 "the text names the profile's host once"
+like "$out" "a run would make these \\(mode 0700\\), then grant them for writing.*
+  $work/home/\\.npm
+  $work/home/\\.cache/new" "and lists the directories a run would make"
+[ ! -e "$work/home/.npm" ] && [ ! -e "$work/home/.cache/new" ]; ok $? "and makes none"
+
 if "$(dirname "$PROCAGE")/tests/without_userns" true 2>/dev/null; then
 	out=$("$(dirname "$PROCAGE")/tests/without_userns" "$PROCAGE" run --dry-run --net proxy --allow-host example.com -- true); st=$?
 	like "$out" "procage fit: this host \\(tier T2\\) would enforce the policy with [0-9]+ changes?" \

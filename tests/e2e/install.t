@@ -3,10 +3,16 @@
 . "$(dirname "$0")/lib.sh"
 
 prefix="$work/prefix"
+# LDCONFIG is a stub that records its calls: no test touches the host's
+# /etc/ld.so.cache.
+printf '#!/bin/sh\necho "ldconfig $*" >>"%s/ldconfig.calls"\n' "$work" >"$work/ldconfig"
+chmod +x "$work/ldconfig"
 make -C "$top" --no-print-directory -s install APPARMOR=0 PREFIX="$prefix" BUILD="${PROCAGE%/procage}" \
-	>"$work/install.log" 2>&1; st=$?
+	LDCONFIG="$work/ldconfig" >"$work/install.log" 2>&1; st=$?
 is "$st" 0 "make install PREFIX=... succeeds"
 [ $st -eq 0 ] || sed 's/^/# /' "$work/install.log"
+ok $([ ! -e "$work/ldconfig.calls" ] && echo 0 || echo 1) "it runs no ldconfig for a prefix the dynamic linker does not search"
+like "$(cat "$work/install.log")" "LD_LIBRARY_PATH=$prefix/lib" "and says how to run programs built against it"
 installed="bin/procage include/procage.h lib/libprocage.a lib/libprocage.so lib/pkgconfig/procage.pc
 	share/man/man1/procage.1 share/man/man3/libprocage.3 share/man/man5/procage-policy.5
 	share/bash-completion/completions/procage share/zsh/vendor-completions/_procage
@@ -60,6 +66,37 @@ is "$st" 0 "a program builds against the installed header and library"
 (cd "$work/ws" && ./hello); st=$?
 is "$st" 0 "it cages a command through the shared library"
 is "$(cat "$work/ws/out.txt" 2>/dev/null)" "caged" "and the command ran"
+
+make -C "$top" --no-print-directory -s install APPARMOR=0 PREFIX="$prefix" BUILD="${PROCAGE%/procage}" \
+	LDCONFIG="$work/ldconfig" DESTDIR="$work/stage" >"$work/stage.log" 2>&1
+ok $([ ! -e "$work/ldconfig.calls" ] && echo 0 || echo 1) "a DESTDIR install runs no ldconfig"
+like "$(cat "$work/stage.log")" "run $work/ldconfig once $prefix/lib is in place" "and says to run it once installed"
+rm -rf "$work/stage"
+if [ "$(id -u)" = 0 ]; then
+	make -C "$top" --no-print-directory -s install APPARMOR=0 PREFIX="$prefix" BUILD="${PROCAGE%/procage}" \
+		LDCONFIG="$work/ldconfig" LDCONFIG_DIRS="/usr/lib $prefix/lib" >"$work/system.log" 2>&1
+	is "$(cat "$work/ldconfig.calls" 2>/dev/null)" "ldconfig " \
+		"root installing into a directory of the dynamic linker runs ldconfig"
+else
+	echo "ok $((tap_n += 1)) # SKIP ldconfig runs only as root"
+fi
+
+# The real thing, in a mount namespace of its own: a tmpfs over /usr/local
+# and a copy of /etc take the install and the new ld.so.cache, so a program
+# linked with pkg-config alone (no rpath) starts with LD_LIBRARY_PATH unset.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	mkdir "$work/etc" && cp -a /etc/. "$work/etc/"
+	out=$(env -u LD_LIBRARY_PATH unshare -m --propagation private sh -c '
+		mount -t tmpfs tmpfs /usr/local && mount --bind "$1/etc" /etc || exit 9
+		make -C "$2" --no-print-directory -s install APPARMOR=0 PREFIX=/usr/local BUILD="$3" >"$1/real.log" 2>&1 || exit 8
+		cd "$1/ws" && cc -o hello2 hello.c $(pkg-config --cflags --libs procage) || exit 7
+		rm -f out.txt && ./hello2 && cat out.txt' sh "$work" "$top" "${PROCAGE%/procage}" 2>&1); st=$?
+	is "$st" 0 "make install PREFIX=/usr/local as root runs ldconfig"
+	[ $st -eq 0 ] || sed 's/^/# /' "$work/real.log"
+	is "$out" "caged" "and a program built with pkg-config runs without LD_LIBRARY_PATH"
+else
+	echo "ok $((tap_n += 1)) # SKIP no mount namespace to install into /usr/local"
+fi
 
 make -C "$top" --no-print-directory -s uninstall APPARMOR=0 PREFIX="$prefix" BUILD="${PROCAGE%/procage}" \
 	>"$work/uninstall.log" 2>&1; st=$?

@@ -1,8 +1,8 @@
 # The man pages and the completion say what the command and the library
 # take: procage(1) names every option `procage VERB --help' prints,
 # procage-policy(5) every key the policy reader accepts, libprocage(3)
-# every function the header exports; each page renders without a warning;
-# the completion offers every option.
+# every function the header exports; each page renders without a warning.
+# completion.t checks the completion.
 . "$(dirname "$0")/lib.sh"
 
 man1="$top/man/procage.1" man5="$top/man/procage-policy.5" man3="$top/man/libprocage.3"
@@ -11,8 +11,6 @@ page_text() { sed 's/\\-/-/g' "$1"; }
 
 # Options as --help prints them: "  --name", "-h, --help", "--name|--other".
 help_options() { grep -oE -- '(^|[ ,|])--?[a-z][a-z-]*' | sed 's/^[ ,|]*//' | sort -u; }
-# The options a verb takes: the first words of its option lines.
-taken_options() { grep -E '^  -' | sed -E 's/^  (-h, )?(--[a-z-]+).*/\2/' | sort -u; }
 
 options_checked=0
 for verb in run exec facts check fit; do
@@ -74,38 +72,4 @@ done
 printf '.TH BROKEN 1\n.SH NAME\n.NOSUCHMACRO x\n' >"$work/broken.1"
 like "$(warnings "$work/broken.1")" "warning" "control: a page with an unknown macro gives a warning"
 
-# bash completion offers every option of run and exec.
-for verb in run exec; do
-	offered=$(bash -c 'source "$1"; COMP_WORDS=(procage "$2" --); COMP_CWORD=2; _procage
-		printf "%s\n" "${COMPREPLY[@]}"' sh "$top/completion/procage.bash" "$verb" | sort -u)
-	missing=""
-	for opt in $("$PROCAGE" "$verb" --help | taken_options); do
-		printf '%s\n' "$offered" | grep -qx -- "$opt" || missing="$missing $opt"
-	done
-	is "$missing" "" "bash completion offers every option of procage $verb"
-done
-out=$(bash -c 'source "$1"; COMP_WORDS=(procage exec --tim); COMP_CWORD=2; _procage
-	echo "${COMPREPLY[*]}"' sh "$top/completion/procage.bash")
-is "$out" "" "bash completion does not offer exec an option it refuses (--timeout)"
-# zsh and fish: every long option named, and the files parse.
-for file in "$top/completion/_procage" "$top/completion/procage.fish"; do
-	missing=""
-	for opt in $("$PROCAGE" run --help | taken_options); do
-		name=${opt#--}
-		grep -qE -- "(--|-l )$name\b" "$file" || missing="$missing $opt"
-	done
-	is "$missing" "" "$(basename "$file") names every option of procage run"
-done
-if command -v zsh >/dev/null; then
-	zsh -n "$top/completion/_procage"; ok $? "_procage parses in zsh"
-else
-	echo "# SKIP zsh is not installed (scripts/deps installs it): _procage not parsed"
-fi
-if command -v fish >/dev/null; then
-	fish -n "$top/completion/procage.fish"; ok $? "procage.fish parses in fish"
-	out=$(HOME=$work/home fish -c "source $top/completion/procage.fish; complete -C 'procage run --net '" 2>&1)
-	like "$out" "proxy" "fish completes procage run --net"
-else
-	echo "# SKIP fish is not installed (scripts/deps installs it): procage.fish not parsed"
-fi
 done_testing

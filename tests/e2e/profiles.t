@@ -96,6 +96,6 @@ if command -v cargo >/dev/null; then
 	mkdir -p "$home/.cargo"
 	out=$("$PROCAGE" run --dry-run --json --profile cargo --net proxy -- true 2>&1)
 	like "$out" "index.crates.io" "--profile cargo: crates.io hosts for --net proxy"
-	like "$out" "a run would make it" "and its caches would be made"
+	like "$out" "\"write_new_would_make\":\\[\"$home/\\.cargo" "and its caches would be made"
 fi
 done_testing

@@ -137,6 +137,28 @@ else
 	echo "# SKIP git is not installed: git over HTTP not tried"
 fi
 
+# A listed name that resolves to a documentation address is refused before
+# any connection, its line naming the address and the flag that allows it;
+# a private one is named without a flag (a rebinding setup). The names come
+# from an /etc/hosts of a mount namespace of this test's own.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	printf '127.0.0.1 localhost\n192.0.2.5 doc.test\n2001:db8::7 doc6.test\n10.9.9.9 private.test\n' \
+		>"$work/hosts"
+	out=$(unshare -m --propagation private sh -c '
+		mount --bind "$1" /etc/hosts || exit 9
+		for h in doc.test doc6.test private.test; do
+			"$2" run --net proxy --allow-host "$h" -- curl -s -o /dev/null --max-time 30 "http://$h/"
+		done' sh "$work/hosts" "$PROCAGE" 2>&1)
+	like "$out" "procage: connect doc\.test:80: name resolves to a documentation address 192\.0\.2\.5 \(--allow-host 192\.0\.2\.5\)" \
+		"a name resolving to a documentation address: the address and --allow-host ADDR"
+	like "$out" "procage: connect doc6\.test:80: name resolves to a documentation address 2001:db8::7 \(--allow-host 2001:db8::7\)" \
+		"an IPv6 one too"
+	like "$out" "procage: connect private\.test:80: name resolves to a private address 10\.9\.9\.9 \(proxy\)" \
+		"a private one is named, without a flag"
+else
+	echo "# SKIP no mount namespace for an /etc/hosts of the test's own: names resolving inward not tried"
+fi
+
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 done_testing

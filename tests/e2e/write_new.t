@@ -49,7 +49,8 @@ ok $? "no refused directory was made"
 
 out=$(run --dry-run --write-new "$home/.cargo-cache" -- true 2>&1); st=$?
 is "$st" 0 "--dry-run --write-new: the cage would be made"
-like "$out" "a run would make it" "it says what a run would make"
+like "$out" "a run would make these \\(mode 0700\\).*
+  $home/\\.cargo-cache" "it says what a run would make"
 [ ! -e "$home/.cargo-cache" ]; ok $? "and makes nothing"
 
 # An unprivileged caller: the directory is its own.

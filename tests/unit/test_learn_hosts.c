@@ -58,6 +58,10 @@ int main(void)
 	tap_ok(procage_learn_host("write /x: not granted (add --write /x)", entry, sizeof entry, note,
 			     sizeof note) == PROCAGE_LEARNED_NONE,
 	       "a path line is not a host");
+	tap_ok(procage_learn_host("connect doc.test:80: name resolves to a documentation address "
+				  "192.0.2.5 (--allow-host 192.0.2.5)",
+				  entry, sizeof entry, note, sizeof note) == PROCAGE_LEARNED_NONE,
+	       "a name resolving to a documentation address is not learned");
 	tap_ok(procage_learn_host("connect vm:80: name resolves to a loopback address (proxy)", entry,
 			     sizeof entry, note, sizeof note) == PROCAGE_LEARNED_NONE,
 	       "a name refused for resolving inward is not a host to add");

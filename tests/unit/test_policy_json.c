@@ -216,7 +216,36 @@ static void test_defaults(void)
 	}
 }
 
+/* "limits.memory" takes the sizes --limit memory= takes: bytes, or K, M, G. */
+static void test_memory_sizes(void)
+{
+	static const struct {
+		const char *value;
+		uint64_t bytes;
+	} sizes[] = {
+		{ "268435456", 268435456 },     { "\"512M\"", 512ULL << 20 },
+		{ "\"512m\"", 512ULL << 20 },    { "\"2048K\"", 2048ULL << 10 },
+		{ "\"1G\"", 1ULL << 30 },        { "\"3g\"", 3ULL << 30 },
+	};
+
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		char text[128];
+		struct procage_policy *p = NULL;
+		struct procage_error err = { 0 };
+		snprintf(text, sizeof text, "{\"limits\": {\"memory\": %s}}", sizes[i].value);
+		int rc = procage_policy_from_json_text(text, "m.json", &p, &err);
+		tap_ok(rc == 0 && p && p->cgroup_memory == sizes[i].bytes,
+		       "\"limits.memory\": %s is %llu bytes (rc %d: %s)", sizes[i].value,
+		       (unsigned long long)sizes[i].bytes, rc, err.message);
+		procage_policy_free(p);
+	}
+}
+
 /* ---- errors ----------------------------------------------------------- */
+
+#define MEMORY_EXPECTED                                                                            \
+	"\"limits.memory\" is a limit of the whole run: a whole number above 0 (bytes, or a "     \
+	"string with K, M or G: \"512M\")"
 
 struct refused {
 	const char *label;
@@ -315,14 +344,31 @@ static const struct refused refused_cases[] = {
 	  "\"limits\" must be an object, not a number" },
 	{ "unknown limit", "{\"limits\": {`\"nofiles\": 1}}", -EINVAL,
 	  "unknown resource limit \"nofiles\" in \"limits\"" },
-	{ "memory limit not a number", "{\"limits\": {\"memory\": `\"1G\"}}", -EINVAL,
-	  "\"limits.memory\" is a limit of the whole run: a whole number above 0 (bytes)" },
+	{ "memory limit as a string without a unit", "{\"limits\": {\"memory\": `\"1024\"}}",
+	  -EINVAL, MEMORY_EXPECTED },
+	{ "memory limit with an unknown unit", "{\"limits\": {\"memory\": `\"1T\"}}", -EINVAL,
+	  MEMORY_EXPECTED },
+	{ "memory limit with a spelled unit", "{\"limits\": {\"memory\": `\"1GB\"}}", -EINVAL,
+	  MEMORY_EXPECTED },
+	{ "memory limit as a unit alone", "{\"limits\": {\"memory\": `\"M\"}}", -EINVAL,
+	  MEMORY_EXPECTED },
+	{ "memory limit negative with a unit", "{\"limits\": {\"memory\": `\"-1M\"}}", -EINVAL,
+	  MEMORY_EXPECTED },
+	{ "memory limit with a space", "{\"limits\": {\"memory\": `\" 1M\"}}", -EINVAL,
+	  MEMORY_EXPECTED },
+	{ "memory limit beyond 64 bits", "{\"limits\": {\"memory\": `\"17179869184G\"}}",
+	  -EINVAL, MEMORY_EXPECTED },
+	{ "memory limit of 0 with a unit", "{\"limits\": {\"memory\": `\"0M\"}}", -EINVAL,
+	  MEMORY_EXPECTED },
+	{ "memory limit with a unit, too small", "{\"limits\": {\"memory\": `\"4K\"}}", -EINVAL,
+	  "memory limit 4096: at least 1 MiB (1048576 bytes)" },
+	{ "pids limit takes no unit", "{\"limits\": {\"pids\": `\"1K\"}}", -EINVAL,
+	  "\"limits.pids\" is a limit of the whole run: a whole number above 0 (processes)" },
 	{ "memory limit too small", "{\"limits\": {\"memory\": `4096}}", -EINVAL,
 	  "memory limit 4096: at least 1 MiB (1048576 bytes)" },
 	{ "pids limit with soft and hard", "{\"limits\": {\"pids\": `{\"soft\": 1, \"hard\": 2}}}",
 	  -EINVAL, "\"limits.pids\" is a limit of the whole run: a whole number above 0 (processes)" },
-	{ "memory limit of 0", "{\"limits\": {\"memory\": `0}}", -EINVAL,
-	  "\"limits.memory\" is a limit of the whole run: a whole number above 0 (bytes)" },
+	{ "memory limit of 0", "{\"limits\": {\"memory\": `0}}", -EINVAL, MEMORY_EXPECTED },
 	{ "pids limit of 0", "{\"limits\": {\"pids\": `0}}", -EINVAL,
 	  "\"limits.pids\" is a limit of the whole run: a whole number above 0 (processes)" },
 	{ "negative limit", "{\"limits\": {\"nofile\": `-1}}", -EINVAL,
@@ -559,6 +605,7 @@ int main(void)
 
 	test_full_policy();
 	test_defaults();
+	test_memory_sizes();
 	test_refused_cases();
 	test_files();
 	test_arguments();

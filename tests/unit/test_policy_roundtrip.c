@@ -152,6 +152,23 @@ static void round_trip(const char *name, const char *text)
 	procage_policy_free(second);
 }
 
+/* A memory limit read with a unit ("512M") is written as bytes. */
+static void memory_written_in_bytes(void)
+{
+	struct procage_error err;
+	struct procage_policy *p = NULL;
+	char *written = NULL;
+	int rc = procage_policy_from_json_text("{\"limits\": {\"memory\": \"512M\"}}", "m.json", &p,
+					       &err);
+	if (rc == 0)
+		rc = procage_policy_to_json(p, &written, &err);
+	tap_ok(rc == 0 && strstr(written, "\"memory\": 536870912") && !strstr(written, "512M"),
+	       "\"memory\": \"512M\" is written as 536870912 bytes (%s)", rc ? err.message : "ok");
+	round_trip("memory with a unit", "{\"limits\": {\"memory\": \"1G\"}}");
+	procage_free(written);
+	procage_policy_free(p);
+}
+
 static void make_fixture(void)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -220,6 +237,7 @@ int main(void)
 	round_trip("network off", "{\"network\": \"off\"}");
 	round_trip("network on", "{\"network\": \"on\"}");
 	round_trip("network proxy, no host", "{\"network\": \"proxy\"}");
+	memory_written_in_bytes();
 	free(every);
 	tap_ok(tmpdir_remove(tmp) == 0, "the test's directory is removed");
 	return tap_done();

@@ -492,7 +492,8 @@ PROCAGE_API int procage_policy_allow_host(struct procage_policy *p, const char *
 	allowlist_free(one);
 	if (rc < 0)
 		return rc;
-	rc = string_list_append(&p->allow_hosts, &p->n_allow_hosts, entry);
+	/* A host given twice (a profile and a flag, say) is one grant, listed once. */
+	rc = string_list_add_once(&p->allow_hosts, &p->n_allow_hosts, entry);
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
 

@@ -1,12 +1,16 @@
 /*
  * The JSON policy reader's "limits": resource limits of each process
  * (setrlimit, a number or a soft and a hard one, or "unlimited") and the
- * limits of the whole run ("memory" and "pids", cgroup), by name.
+ * limits of the whole run ("memory" and "pids", cgroup), by name. "memory"
+ * also takes the sizes `procage run --limit memory=512M` takes, as a string
+ * ("512M"); the writer always writes bytes.
  */
 #include "procage.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -66,6 +70,29 @@ static int read_soft_hard(struct reader *r, const struct json_value *v, const ch
 	return 0;
 }
 
+/*
+ * A size as a string: digits and one of K, M, G (binary, either case), as
+ * --limit memory= takes it. False on anything else, or beyond 64 bits.
+ */
+static bool size_with_unit(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMG";
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+	if (!unit || errno || end[1])
+		return false;
+	unsigned shift = 10 * (unsigned)(unit - units + 1);
+	if (v > (~0ULL >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
 /* "memory" and "pids": a limit of the whole run (cgroup), one number. */
 static int read_cgroup_limit(struct reader *r, const struct json_member *m,
 			     enum procage_cgroup_limit limit)
@@ -73,13 +100,19 @@ static int read_cgroup_limit(struct reader *r, const struct json_member *m,
 	struct procage_error inner;
 	uint64_t value;
 	char what[64];
+	bool memory = limit == PROCAGE_CGROUP_MEMORY;
 	snprintf(what, sizeof what, "\"limits.%s\"", m->key);
+	bool read = false;
+	if (m->value->type == JSON_NUMBER)
+		read = json_number_to_u64(m->value, &value) == 0;
+	else if (memory && m->value->type == JSON_STRING)
+		read = size_with_unit(m->value->u.string, &value);
 	/* 0 is refused, not read as "no limit": leaving the key out says that. */
-	if (m->value->type != JSON_NUMBER || json_number_to_u64(m->value, &value) < 0 ||
-	    value == 0)
-		return fail_value(r, m->value, -EINVAL,
-				  "%s is a limit of the whole run: a whole number above 0 (%s)",
-				  what, limit == PROCAGE_CGROUP_MEMORY ? "bytes" : "processes");
+	if (!read || value == 0)
+		return fail_value(
+		    r, m->value, -EINVAL,
+		    "%s is a limit of the whole run: a whole number above 0 (%s)", what,
+		    memory ? "bytes, or a string with K, M or G: \"512M\"" : "processes");
 	int rc = procage_policy_set_cgroup_limit(r->policy, limit, value, &inner);
 	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
 }

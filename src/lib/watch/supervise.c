@@ -19,6 +19,48 @@
 #include "proxy/proxy.h"
 #include "common/text_escape.h"
 
+/*
+ * A listed name that resolved to a special address: the proxy's reason,
+ * "name resolves to a documentation address (192.0.2.5)", becomes
+ * "... address 192.0.2.5". Another entry of the name would change nothing.
+ * A documentation address (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24,
+ * 2001:db8::/32) reaches nothing of the caller's (unless it is one of the
+ * host's own), so the address itself is offered: a listed address is let
+ * through before the special ranges are checked. Loopback, private,
+ * link-local and the host's own addresses get no flag: a public name
+ * turning into one is a rebinding setup, and procage learn must not read
+ * it as a host to add.
+ */
+static void resolved_inward(const char *reason, struct denial *d)
+{
+	static const char documentation[] = "name resolves to a documentation address (";
+	const char *paren = strstr(reason, " (");
+	size_t len = strlen(reason);
+	if (!paren || reason[len - 1] != ')') {
+		snprintf(d->reason, sizeof d->reason, "%s", reason);
+		d->flag[0] = '\0';
+		return;
+	}
+	int n = (int)(paren - reason), inner = (int)(len - (size_t)n - 3);
+	char addr[64], word[sizeof addr * 4 + 12];
+	snprintf(d->reason, sizeof d->reason, "%.*s %.*s", n, reason, inner, paren + 2);
+	d->flag[0] = '\0';
+	if (strncmp(reason, documentation, sizeof documentation - 1) != 0 || inner <= 0 ||
+	    (size_t)inner >= sizeof addr)
+		return;
+	snprintf(addr, sizeof addr, "%.*s", inner, paren + 2);
+	/* One of the host's own, though documentation by its range: no flag. */
+	struct dest dest;
+	char interface[24];
+	enum dest_error e = strchr(addr, ':') ? dest_parse_ipv6(addr, strlen(addr), &dest)
+					      : dest_parse_plain(addr, strlen(addr), &dest);
+	if (e != DEST_OK || dest.kind == DEST_NAME ||
+	    allowlist_host_interface(&dest.addr, interface, sizeof interface))
+		return;
+	escape_shell_word(word, sizeof word, addr);
+	snprintf(d->flag, sizeof d->flag, "--allow-host %s", word);
+}
+
 /* A request the proxy refused is a violation report too. */
 static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
 {
@@ -50,18 +92,8 @@ static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
 		} else {
 			snprintf(d.reason, sizeof d.reason, "%s", r->reason);
 		}
-		/*
-		 * A listed name that resolved inward: another entry of the
-		 * name would change nothing, so the proxy's own reason is
-		 * given, without a flag (procage learn must not read it as a
-		 * host to add).
-		 */
-		if (strncmp(r->reason, "name resolves to ", 17) == 0) {
-			const char *paren = strstr(r->reason, " (");
-			int n = paren ? (int)(paren - r->reason) : (int)strlen(r->reason);
-			snprintf(d.reason, sizeof d.reason, "%.*s", n, r->reason);
-			d.flag[0] = '\0';
-		}
+		if (strncmp(r->reason, "name resolves to ", 17) == 0)
+			resolved_inward(r->reason, &d);
 		denial_store_add(&s->denials, &d);
 	}
 }
