@@ -143,6 +143,14 @@ static int path_flag_add(struct run_options *o, int option, const char *value)
 static int profile_line_add(void *ctx, const char *option, const char *value)
 {
 	struct run_options *o = ctx;
+	if (strcmp(option, "cache") == 0) {
+		char *owned = strdup(value);
+		if (!owned || !flag_push(o, (struct policy_flag){ OPT_CACHE, owned, owned })) {
+			free(owned);
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	for (const struct option *opt = run_long_options; opt->name; opt++) {
 		if (strcmp(opt->name, option) != 0)
 			continue;
@@ -449,6 +457,23 @@ static int new_directory_apply(const struct run_options *o, struct procage_polic
 }
 
 /*
+ * A profile's cache: made with its missing parents inside the caller's home
+ * (the library's checks), without a word on a run, since the profile says
+ * so; a dry run says what a run would make.
+ */
+static int cache_directory_apply(const struct run_options *o, struct procage_policy *p,
+				 const char *path, struct procage_error *err)
+{
+	int rc = procage_policy_allow_cache_directory(p, path, o->dry_run, err);
+	if (rc == 1)
+		cli_note(o->json,
+			 "profile cache %s: a run would make it (mode 0700, with its missing "
+			 "parents in the home) and grant it; the policy below lacks it until then",
+			 path);
+	return rc < 0 ? rc : 0;
+}
+
+/*
  * The policy file is read once (src) and stays read-only for the whole run,
  * wherever it lies: no run changes the policy of the next one.
  */
@@ -466,6 +491,7 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		bool covered = f->option == OPT_READ &&
 			       write_grant_holding(*out, f->value, holder, sizeof holder);
 		rc = f->option == OPT_WRITE_NEW ? new_directory_apply(o, *out, f->value, err)
+		     : f->option == OPT_CACHE	 ? cache_directory_apply(o, *out, f->value, err)
 						 : run_flag_apply(*out, f, err);
 		if (rc == 0 && covered)
 			cli_note(o->json, "--read %s: covered, the policy already lets %s be written",
