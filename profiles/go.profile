@@ -1,4 +1,4 @@
-# go: ~/go/pkg and ~/.cache/go-build writable (made when missing); the Go module proxy for --net proxy
+# go: ~/go/pkg and ~/.cache/go-build writable (made when missing; not ~/go/bin: set GOBIN); the Go module proxy for --net proxy
 #
 # go: the module cache and checksum database (~/go/pkg, under GOPATH's
 # default ~/go) and the build cache writable (made when missing, with ~/go

@@ -71,7 +71,7 @@ static void test_refused(void)
 	struct procage_error err;
 	int rc = cache("go", 0, &err);
 	tap_ok(rc == -EPERM && strstr(err.message, "above") && strstr(err.message, "go/bin") &&
-		       absent("go"),
+		   absent("go"),
 	       "a cache above a class location is refused: %s", err.message);
 	rc = cache(".config/autostart/x", 0, &err);
 	tap_ok(rc == -EPERM && strstr(err.message, "autostart") && absent(".config"),
@@ -89,8 +89,8 @@ static void test_refused(void)
 	tap_ok(rc == -EPERM && strstr(err.message, "search path") && absent("tools"),
 	       "a directory of the search path is never made: %s", err.message);
 	rc = cache("tools/cache", 0, &err);
-	tap_ok(rc == 0 && made("tools/cache") && absent("tools/bin"),
-	       "beside it is fine (%d %s)", rc, rc ? err.message : "");
+	tap_ok(rc == 0 && made("tools/cache") && absent("tools/bin"), "beside it is fine (%d %s)",
+	       rc, rc ? err.message : "");
 	if (saved)
 		setenv("PATH", saved, 1);
 	free(saved);

@@ -114,8 +114,8 @@ static bool search_path_holds(const char *dir, char *out, size_t size)
 		if (e[0] != '/' || len >= sizeof entry)
 			continue; /* a relative entry names no fixed directory */
 		snprintf(entry, sizeof entry, "%.*s", (int)len, e);
-		bool hit = inside(dir, entry) ||
-			   (realpath(entry, canonical) && inside(dir, canonical));
+		bool hit =
+		    inside(dir, entry) || (realpath(entry, canonical) && inside(dir, canonical));
 		if (hit) {
 			snprintf(out, size, "%s", entry);
 			return true;
@@ -162,8 +162,8 @@ static int chain_make_parents(const struct chain *c, const char *path, struct pr
 			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, c->base, &how, sizeof how);
 	if (fd < 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "cache directory %s: %s",
-				     path, c->base);
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "cache directory %s: %s", path,
+				     c->base);
 	how.resolve |= RESOLVE_BENEATH;
 	for (size_t i = 0; i + 1 < c->n; i++) {
 		/* Made by someone else meanwhile: taken if it is a directory. */
