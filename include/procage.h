@@ -577,6 +577,22 @@ PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *policy
 						   struct procage_error *err) PROCAGE_NONNULL(1, 2);
 
 /*
+ * A tool's cache (~/.cache/pip): procage_policy_allow_new_directory, but
+ * its missing parents are made too (mode 0700, owned by the calling
+ * process's user, never granted) when they lie inside the policy's home
+ * (else $HOME) and that home is owned by the calling user; elsewhere the
+ * parent must exist. No directory is made at or inside a location of a
+ * hard-deny class the policy does not waive, nor at or inside a directory
+ * of $PATH; a parent may lie above a class location (~/.cache above
+ * ~/.cache/huggingface/token), the cache itself may not. Nothing is made
+ * unless every directory passes. With check_only: 0 when the directory
+ * exists, 1 when it would be made. Escape classes: R-07, R-23.
+ */
+PROCAGE_API int procage_policy_allow_cache_directory(struct procage_policy *policy,
+						     const char *path, int check_only,
+						     struct procage_error *err) PROCAGE_NONNULL(1, 2);
+
+/*
  * Off by default: refused calls are refused by the filter itself.
  * Escape class: R-32.
  */

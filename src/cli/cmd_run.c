@@ -143,6 +143,14 @@ static int path_flag_add(struct run_options *o, int option, const char *value)
 static int profile_line_add(void *ctx, const char *option, const char *value)
 {
 	struct run_options *o = ctx;
+	if (strcmp(option, "cache") == 0) {
+		char *owned = strdup(value);
+		if (!owned || !flag_push(o, (struct policy_flag){ OPT_CACHE, owned, owned })) {
+			free(owned);
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	for (const struct option *opt = run_long_options; opt->name; opt++) {
 		if (strcmp(opt->name, option) != 0)
 			continue;
@@ -428,6 +436,14 @@ static bool write_grant_holding(const struct procage_policy *p, const char *path
 	}
 }
 
+/* Add path to the list of directories a run would make, once. */
+static void would_make_add(const char **would_make, const char *path)
+{
+	while (*would_make && strcmp(*would_make, path) != 0)
+		would_make++;
+	*would_make = path;
+}
+
 /*
  * --write-new PATH: a write grant whose directory procage makes when it is
  * missing (the library's checks: parent exists, no class location in or
@@ -444,12 +460,25 @@ static int new_directory_apply(const struct run_options *o, struct procage_polic
 	if (rc == 0 && o->dry_run)
 		rc = procage_policy_allow(p, path, PROCAGE_WRITE, err);
 	if (rc == 1 && would_make) {
-		while (*would_make && strcmp(*would_make, path) != 0)
-			would_make++;
-		*would_make = path;
+		would_make_add(would_make, path);
 	} else if (rc == 0 && missing && !o->dry_run) {
 		cli_note(o->json, "--write-new %s: made (mode 0700) and granted", path);
 	}
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * A profile's cache: made with its missing parents inside the caller's home
+ * (the library's checks), without a word on a run, since the profile says
+ * so; a dry run lists it with the directories a run would make.
+ */
+static int cache_directory_apply(const struct run_options *o, struct procage_policy *p,
+				 const char *path, const char **would_make,
+				 struct procage_error *err)
+{
+	int rc = procage_policy_allow_cache_directory(p, path, o->dry_run, err);
+	if (rc == 1 && would_make)
+		would_make_add(would_make, path);
 	return rc < 0 ? rc : 0;
 }
 
@@ -470,8 +499,9 @@ static int policy_build(const struct run_options *o, const char *workdir,
 		char holder[PATH_MAX];
 		bool covered = f->option == OPT_READ &&
 			       write_grant_holding(*out, f->value, holder, sizeof holder);
-		rc = f->option == OPT_WRITE_NEW
-			 ? new_directory_apply(o, *out, f->value, would_make, err)
+		rc = f->option == OPT_WRITE_NEW ? new_directory_apply(o, *out, f->value, would_make, err)
+		     : f->option == OPT_CACHE
+			 ? cache_directory_apply(o, *out, f->value, would_make, err)
 			 : run_flag_apply(*out, f, err);
 		if (rc == 0 && covered)
 			cli_note(o->json, "--read %s: covered, the policy already lets %s be written",

@@ -47,7 +47,8 @@ static const struct option_help run_options[] = {
 	  "                       cage would be made; run nothing (exit 0, or 125 refused)\n", false },
 	{ "  --profile NAME       add a tool's profile (npm, pip, cargo, go, git, make; see\n"
 	  "                       'procage profiles'): its caches writable (made when\n"
-	  "                       missing), its registry hosts for --net proxy\n", false },
+	  "                       missing, with their parents in your home, mode 0700),\n"
+	  "                       its registry hosts for --net proxy\n", false },
 	{ "  --read PATH          grant reading PATH (and executing from it); a path the\n"
 	  "                       policy already lets be written (the working directory,\n"
 	  "                       what lies in it) is covered, and said so\n", false },
@@ -207,7 +208,11 @@ static const char profiles_help[] =
 	"\n"
 	"The profiles shipped with procage, for run and exec's --profile NAME: each a\n"
 	"policy fragment for a tool (its caches writable and made when missing, its\n"
-	"registry hosts for --net proxy). docs/profiles.md describes them.\n"
+	"registry hosts for --net proxy). Missing caches are made mode 0700 with\n"
+	"their missing parents inside your home (~/.cache for ~/.cache/pip; made,\n"
+	"not granted); never a class location nor a directory of $PATH, so ~/go/bin\n"
+	"and ~/.cargo/bin stay unmade and read-only: set GOBIN or cargo install\n"
+	"--root to a directory of the workspace. docs/profiles.md describes them.\n"
 	"\n"
 	"options:\n"
 	"  --json               the list as JSON\n"

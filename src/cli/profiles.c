@@ -6,7 +6,9 @@
  * binary: <bin>/../share/procage/profiles once installed, <build>/../profiles
  * in the source tree, never in the working directory or anywhere a run
  * could write (a profile widens the cage). Only flags that grant what a tool
- * needs are taken: read, write, write-new, allow-host, env, setenv.
+ * needs are taken: read, write, write-new, allow-host, env, setenv, and
+ * "cache DIR", a profile's own: a write-new whose missing parents inside the
+ * caller's home are made too (~/.cache/pip on a home without ~/.cache).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -21,8 +23,8 @@
 
 #include "cli.h"
 
-static const char *const profile_keys[] = {"read", "write",  "write-new", "allow-host",
-					   "env",  "setenv", NULL};
+static const char *const profile_keys[] = {"read", "write",  "write-new", "cache",
+					   "allow-host", "env", "setenv", NULL};
 
 static bool directory_exists(const char *path)
 {
@@ -140,7 +142,7 @@ int cli_profile_read(const char *name, int (*add)(void *ctx, const char *option,
 		if (!key_known(key) || !val[0]) {
 			snprintf(why, why_size,
 				 "%s:%u: expected a line 'KEY VALUE' with KEY one of read, write, "
-				 "write-new, allow-host, env, setenv",
+				 "write-new, cache, allow-host, env, setenv",
 				 path, n);
 			rc = -EINVAL;
 		} else if ((rc = value_expand(val, value, sizeof value)) != 0) {

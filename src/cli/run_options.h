@@ -74,6 +74,7 @@ enum {
 	OPT_PROFILE,
 	OPT_NO_CONFIG,
 	OPT_ON_HANDOFF_CHANGE,
+	OPT_CACHE, /* a profile's "cache DIR": no option of the command line */
 };
 
 /* Apply one flag (not --write-new, which needs the run's options) to p (run_flags.c). */

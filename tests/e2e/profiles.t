@@ -1,7 +1,9 @@
 # Profiles: listed by `procage profiles` and `procage help profiles`, added
-# with --profile NAME, and tested with the real tool where it is installed
-# (npm, pip in a venv), on both tiers. The home is the test's own.
+# with --profile NAME, run on a fresh home on both tiers as root and as uid
+# 65534, and tested with the real tool where it is installed (npm, pip in a
+# venv). The home is the test's own.
 . "$(dirname "$0")/lib.sh"
+for_every_user
 
 home="$work/home"
 export HOME="$home"
@@ -87,13 +89,72 @@ else
 	echo "# skip: /usr/bin/python3 lacks venv, wheel or setuptools: the pip profile is not tried with the tool"
 fi
 
+# A fresh home (empty, the user's own): every profile runs, says nothing,
+# and makes its caches with their missing parents, 0700, the user's; never
+# a class location (~/go/bin, ~/.cargo/bin, both on the search path).
+fresh_made() {
+	case $1 in
+	npm) echo .npm ;;
+	pip) echo .cache .cache/pip ;;
+	cargo) echo .cargo .cargo/registry .cargo/git ;;
+	go) echo go go/pkg .cache .cache/go-build ;;
+	make) echo .cache .cache/ccache ;;
+	esac
+}
+# fresh_run UID TIER DIR ARGS...: procage run in DIR/ws with HOME=DIR/home.
+fresh_run() {
+	local uid=$1 tier=$2 dir=$3
+	shift 3
+	(cd "$dir/ws" && HOME="$dir/home" setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+		$tier "$PROCAGE" run "$@")
+}
+fresh_home() { # fresh_home UID: a new DIR with DIR/home (0700) and DIR/ws, the user's
+	local dir
+	dir=$(mktemp -d "$work/fresh.XXXXXX") && mkdir "$dir/home" "$dir/ws" &&
+		chmod 755 "$dir" && chmod 700 "$dir/home" && chown -R "$1:$1" "$dir" &&
+		echo "$dir"
+}
+for uid in 0 65534; do
+	for tier in "${tiers[@]}"; do
+		for p in npm pip cargo go git make; do
+			name="$(tier_name "$tier"), uid $uid, --profile $p"
+			dir=$(fresh_home "$uid") || exit 1
+			out=$(fresh_run "$uid" "$tier" "$dir" --profile "$p" -- true 2>&1); st=$?
+			is "$st:$out" "0:" "$name on a fresh home: exits 0 and prints nothing"
+			for d in $(fresh_made "$p"); do
+				is "$(stat -c '%a %u %F' "$dir/home/$d" 2>/dev/null)" "700 $uid directory" \
+					"$name: ~/$d was made, the user's, mode 0700"
+			done
+			for d in go/bin .cargo/bin .local/bin bin; do
+				[ ! -e "$dir/home/$d" ] || { ok 1 "$name: ~/$d was made"; continue 2; }
+			done
+			ok 0 "$name: no class location was made"
+		done
+	done
+done
+# What a profile may not make: a directory of the search path, or parents
+# in a home that is not the caller's.
+dir=$(fresh_home 0) || exit 1
+out=$(PATH="$dir/home/.cache:$PATH" fresh_run 0 "" "$dir" --profile pip -- true 2>&1); st=$?
+like "$st:$out" "^125:.*$dir/home/.cache would lie in .*search path" \
+	"a cache's parent on the search path is refused, named"
+[ ! -e "$dir/home/.cache" ]; ok $? "and nothing was made"
+out=$(fresh_run 0 "" "$dir" --dry-run --profile pip -- true 2>&1); st=$?
+like "$st:$(printf '%s' "$out" | tr '\n' ' ')" "^0:.*a run would make these.* [^ ]*/\.cache/pip " \
+	"a dry run says what a run would make"
+[ ! -e "$dir/home/.cache" ]; ok $? "nor by the dry run"
+chown 65534:65534 "$dir/home"
+out=$(fresh_run 0 "" "$dir" --profile cargo -- true 2>&1); st=$?
+like "$st:$out" "^125:.*parents are made only inside the home of the calling user .*not owned" \
+	"root with a HOME of another user's: no parents are made there, said"
+[ ! -e "$dir/home/.cargo" ]; ok $? "and nothing was made"
+
 for tool in cargo go ccache; do
 	command -v "$tool" >/dev/null ||
 		echo "# skip: $tool is not installed: its profile is not tried with the tool"
 done
 if command -v cargo >/dev/null; then
 	echo "# skip: cargo is installed ($(command -v cargo)), but its toolchain lives in the real home, which this test does not use: the cargo profile is checked by --dry-run only"
-	mkdir -p "$home/.cargo"
 	out=$("$PROCAGE" run --dry-run --json --profile cargo --net proxy -- true 2>&1)
 	like "$out" "index.crates.io" "--profile cargo: crates.io hosts for --net proxy"
 	like "$out" "\"write_new_would_make\":\\[\"$home/\\.cargo" "and its caches would be made"

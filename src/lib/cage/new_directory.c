@@ -25,6 +25,7 @@
 #include "policy/classes.h"
 #include "base/error.h"
 #include "base/home.h"
+#include "new_directory.h"
 #include "paths.h"
 #include "policy/policy.h"
 
@@ -64,8 +65,15 @@ static size_t components_count(const char *path)
 	return n;
 }
 
+/* Overlap, or with !above_too only at or inside the location. */
+static bool location_hit(const char *path, const char *location, bool above_too)
+{
+	return overlaps_pattern(path, location) &&
+	       (above_too || components_count(path) >= components_count(location));
+}
+
 /* How path overlaps the location it was found to overlap, for the message. */
-static const char *overlap_word(const char *path, const char *location)
+const char *new_directory_overlap_word(const char *path, const char *location)
 {
 	size_t a = components_count(path), b = components_count(location);
 	return a == b ? "at" : a < b ? "above" : "inside";
@@ -77,7 +85,7 @@ static const char *overlap_word(const char *path, const char *location)
  * overlaps it.
  */
 static bool workspace_overlap(const struct procage_policy *p, const char *path, const char *rel,
-			      char *location, size_t size)
+			      char *location, size_t size, bool above_too)
 {
 	for (size_t i = 0; i < p->n_paths; i++) {
 		char *root = p->paths[i].access == PROCAGE_WRITE ? realpath(p->paths[i].path, NULL)
@@ -85,7 +93,7 @@ static bool workspace_overlap(const struct procage_policy *p, const char *path, 
 		bool hit = root &&
 			   snprintf(location, size, "%s/%s", strcmp(root, "/") == 0 ? "" : root,
 				    rel) < (int)size &&
-			   overlaps_pattern(path, location);
+			   location_hit(path, location, above_too);
 		free(root);
 		if (hit)
 			return true;
@@ -93,9 +101,12 @@ static bool workspace_overlap(const struct procage_policy *p, const char *path, 
 	return false;
 }
 
-/* The class location the path overlaps, in *location, or false. */
-static bool class_overlap(const struct procage_policy *p, const char *path, char *location,
-			  size_t size, enum class_id *cls)
+/*
+ * The class location the path overlaps (with !above_too: lies at or
+ * inside), in *location, or false.
+ */
+bool new_directory_class_overlap(const struct procage_policy *p, const char *path, char *location,
+				 size_t size, enum class_id *cls, bool above_too)
 {
 	struct homes homes;
 	char row[PATH_MAX], runtime[64];
@@ -108,7 +119,7 @@ static bool class_overlap(const struct procage_policy *p, const char *path, char
 		if (strncmp(row, "<repository>/", 13) == 0)
 			continue; /* every ".git" component is refused on its own */
 		if (strncmp(row, "<workspace>/", 12) == 0) {
-			if (workspace_overlap(p, path, row + 12, location, size))
+			if (workspace_overlap(p, path, row + 12, location, size, above_too))
 				return true;
 			continue;
 		}
@@ -116,19 +127,19 @@ static bool class_overlap(const struct procage_policy *p, const char *path, char
 			if (snprintf(location, size, "%s/%s",
 				     paths_runtime_directory(runtime, sizeof runtime),
 				     row + 17) < (int)size &&
-			    overlaps_pattern(path, location))
+			    location_hit(path, location, above_too))
 				return true;
 			continue;
 		}
 		if (strncmp(row, "~/", 2) != 0) {
 			if (snprintf(location, size, "%s", row) < (int)size &&
-			    overlaps_pattern(path, location))
+			    location_hit(path, location, above_too))
 				return true;
 			continue;
 		}
 		for (size_t h = 0; h < homes.n; h++) {
 			if (snprintf(location, size, "%s/%s", homes.path[h], row + 2) < (int)size &&
-			    overlaps_pattern(path, location))
+			    location_hit(path, location, above_too))
 				return true;
 		}
 	}
@@ -211,12 +222,12 @@ PROCAGE_API int procage_policy_allow_new_directory(struct procage_policy *p, con
 	if (rc < 0)
 		return rc;
 	snprintf(full, sizeof full, "%s/%s", strcmp(parent, "/") == 0 ? "" : parent, name);
-	if (class_overlap(p, full, location, sizeof location, &cls))
+	if (new_directory_class_overlap(p, full, location, sizeof location, &cls, true))
 		return error_set(
 		    err, -EPERM,
 		    "new directory %s: it would lie %s %s, a location of the %s class; "
 		    "make it yourself if it must exist, and waive the class to grant it",
-		    path, overlap_word(full, location), location, class_name(cls));
+		    path, new_directory_overlap_word(full, location), location, class_name(cls));
 	if (check_only)
 		return 1;
 	if ((rc = directory_make(parent, name, path, err)) < 0)
