@@ -59,71 +59,6 @@ static int host_refusal(const struct procage_host_facts *f, struct procage_error
 	return 0;
 }
 
-static uint64_t grant_rights(const struct landlock_config *c, enum procage_access access,
-			     bool is_dir)
-{
-	uint64_t rights = access == PROCAGE_WRITE ? c->handled_fs : landlock_fs_rights_read();
-	return is_dir ? rights : landlock_fs_rights_for_file(rights);
-}
-
-/*
- * Pin a grant's path and append it to a list of Landlock grants. The path
- * is canonical; it is opened without following any link, so that a
- * component swapped for a symbolic link since it was resolved (the tree
- * walks in between take time) cannot carry the grant elsewhere (ELOOP).
- */
-static int grant_append(struct procage_cage *c, const struct cage_path *grant,
-			struct landlock_grant **list, size_t *n, struct procage_error *err)
-{
-	struct stat st;
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = sys_openat2(AT_FDCWD, grant->path, &how);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		if (e == ELOOP)
-			return error_set(err, -ELOOP,
-					 "the %s rule for %s: a component of the path has become a "
-					 "symbolic link since it was resolved; make the cage again",
-					 policy_access_name(grant->access), grant->path);
-		return error_set_sys(err, e, PROCAGE_STEP_NONE, "%s rule for %s",
-				     policy_access_name(grant->access), grant->path);
-	}
-	struct landlock_grant *grown = realloc(*list, (*n + 1) * sizeof *grown);
-	char *path = strdup(grant->path);
-	if (!grown || !path) {
-		if (grown)
-			*list = grown;
-		free(path);
-		close(fd);
-		return error_set(err, -ENOMEM, "out of memory");
-	}
-	*list = grown;
-	(*list)[(*n)++] = (struct landlock_grant){
-		path, fd, grant_rights(&c->landlock, grant->access, S_ISDIR(st.st_mode))
-	};
-	return 0;
-}
-
-static int cage_add_grant(struct procage_cage *c, const struct cage_path *grant,
-			  struct procage_error *err)
-{
-	return grant_append(c, grant, &c->grants, &c->n_grants, err);
-}
-
-static void grants_free(struct landlock_grant *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free((char *)list[i].path);
-		close(list[i].path_fd);
-	}
-	free(list);
-}
-
 static bool accepted(const struct procage_cage *c, enum policy_approximation a)
 {
 	return c->policy->accepted & (1u << a);
@@ -395,18 +330,6 @@ static bool missing_denial_any(const struct cage_paths *paths)
 	return false;
 }
 
-/* Tier T1: the write grants as written, kept writable mounts (cage.h). */
-static int write_roots_keep(struct procage_cage *c, const struct cage_paths *paths,
-			    struct procage_error *err)
-{
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < paths->n_grants; i++)
-		if (paths->grants[i].access == PROCAGE_WRITE)
-			rc = grant_append(c, &paths->grants[i], &c->write_roots, &c->n_write_roots,
-					  err);
-	return rc;
-}
-
 /*
  * The grants pinned into the cage: made entry by entry around the denials,
  * with the broker's zones, on T2; on T1 around the missing ones only
@@ -427,7 +350,7 @@ static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 	struct broker_zones *zones = host_facts_get()->seccomp_user_notif ? &c->zones : NULL;
 	bool expand = paths->n_denials && (!masks || missing_denial_any(paths));
 	if (expand && masks)
-		rc = write_roots_keep(c, paths, err);
+		rc = cage_write_roots_keep(c, paths, err);
 	if (expand && rc == 0 &&
 	    (rc = entry_grants_expand(paths, c->examined, c->n_examined, masks, &grants, &n_grants,
 				      zones, err)) < 0) {
@@ -779,13 +702,13 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 {
 	if (!c)
 		return;
-	grants_free(c->grants, c->n_grants);
+	cage_grants_free(c->grants, c->n_grants);
 	if (c->landlock_fd >= 0)
 		close(c->landlock_fd);
 	if (c->root_private_userns_fd >= 0)
 		close(c->root_private_userns_fd);
 	cage_masks_free(&c->masks);
-	grants_free(c->write_roots, c->n_write_roots);
+	cage_grants_free(c->write_roots, c->n_write_roots);
 	for (size_t i = 0; i < c->n_denials; i++)
 		free(c->denials[i].path);
 	free(c->denials);

@@ -122,6 +122,23 @@ struct cage_fix {
 	char path[4096];
 };
 
+struct cage_path;
+struct cage_paths;
+/*
+ * Pin grant's path and append it to list (cage_grants.c): opened without
+ * following any link, so a component swapped for a symbolic link since it
+ * was resolved cannot carry the grant elsewhere (ELOOP).
+ */
+int cage_grant_append(struct procage_cage *c, const struct cage_path *grant,
+		      struct landlock_grant **list, size_t *n, struct procage_error *err);
+/* The same, to the cage's own grants. */
+int cage_add_grant(struct procage_cage *c, const struct cage_path *grant,
+		   struct procage_error *err);
+void cage_grants_free(struct landlock_grant *list, size_t n);
+/* Tier T1: keep the write grants as written (c->write_roots). */
+int cage_write_roots_keep(struct procage_cage *c, const struct cage_paths *paths,
+			  struct procage_error *err);
+
 /* Do the cage's runs need the supervisor's broker (entries or metadata)? */
 static inline bool cage_brokered(const struct procage_cage *c)
 {
