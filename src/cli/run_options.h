@@ -77,6 +77,14 @@ enum {
 	OPT_CACHE, /* a profile's "cache DIR": no option of the command line */
 };
 
+/*
+ * The policy the options make (run_policy.c): src's, or the default one
+ * for workdir, with every flag applied; would_make (a dry run) gets the
+ * directories a run would make first.
+ */
+int run_policy_build(const struct run_options *o, const char *workdir,
+		     const struct policy_source *src, struct procage_policy **out,
+		     const char **would_make, struct procage_error *err);
 /* Apply one flag (not --write-new, which needs the run's options) to p (run_flags.c). */
 int run_flag_apply(struct procage_policy *p, const struct policy_flag *f,
 		   struct procage_error *err);
