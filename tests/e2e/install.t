@@ -89,8 +89,9 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	out=$(env -u LD_LIBRARY_PATH unshare -m --propagation private sh -c '
 		mount -t tmpfs tmpfs /usr/local && mount --bind "$1/etc" /etc || exit 9
 		make -C "$2" --no-print-directory -s install APPARMOR=0 PREFIX=/usr/local BUILD="$3" >"$1/real.log" 2>&1 || exit 8
-		cd "$1/ws" && cc -o hello2 hello.c $(pkg-config --cflags --libs procage) || exit 7
-		rm -f out.txt && ./hello2 && cat out.txt' sh "$work" "$top" "${PROCAGE%/procage}" 2>&1); st=$?
+		cd "$1/ws" && cc $4 -o hello2 hello.c $(pkg-config --cflags --libs procage) || exit 7
+		rm -f out.txt && ./hello2 && cat out.txt' sh "$work" "$top" "${PROCAGE%/procage}" \
+		"${TEST_CFLAGS:-}" 2>&1); st=$?
 	is "$st" 0 "make install PREFIX=/usr/local as root runs ldconfig"
 	[ $st -eq 0 ] || sed 's/^/# /' "$work/real.log"
 	is "$out" "caged" "and a program built with pkg-config runs without LD_LIBRARY_PATH"
