@@ -15,27 +15,6 @@ if [ ! -x "$t2" ]; then
 	exit 0
 fi
 
-run_as() {
-	local user=$1
-	shift
-	if [ "$user" = root ]; then
-		env HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin "$@"
-	else
-		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
-			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
-	fi
-}
-
-cage() {
-	local tier=$1 user=$2
-	shift 2
-	if [ "$tier" = T2 ]; then
-		run_as "$user" "$t2" "$PROCAGE" run "$@"
-	else
-		run_as "$user" "$PROCAGE" run "$@"
-	fi
-}
-
 # The workspaces are made first, all of them, so that their directories
 # are as old as they can be when the runs start.
 for tier in T1 T2; do

@@ -21,29 +21,6 @@ command -v git >/dev/null || { echo "1..0 # SKIP git is not installed"; exit 0; 
 chmod 755 "$work"
 [ "$(ls -d /usr/share/*/ | wc -l)" -gt 70 ] || { echo "1..0 # SKIP /usr/share has too few directories for the flood"; exit 0; }
 
-# run_as USER COMMAND...: as root, or as uid 65534 with a home of its own.
-run_as() {
-	local user=$1
-	shift
-	if [ "$user" = root ]; then
-		env HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin "$@"
-	else
-		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
-			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
-	fi
-}
-
-# cage TIER USER ARGS...: procage run on tier T1 (the host's) or T2.
-cage() {
-	local tier=$1 user=$2
-	shift 2
-	if [ "$tier" = T2 ]; then
-		run_as "$user" "$t2" "$PROCAGE" run "$@"
-	else
-		run_as "$user" "$PROCAGE" run "$@"
-	fi
-}
-
 # lines: procage's own lines of the last run's stderr.
 lines() { grep '^procage: ' "$dir/err"; }
 

@@ -31,18 +31,6 @@ git -c protocol.file.allow=always submodule add -q "$2" sub
 echo GITCONF-OK
 SH
 
-# run_as USER COMMAND...: as this user (root, or whoever runs the test), or as uid 65534.
-run_as() {
-	local user=$1
-	shift
-	if [ "$user" != 65534 ]; then
-		env HOME="$home" "$@"
-	else
-		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
-			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
-	fi
-}
-
 git_host() { run_as "$user" git -c user.name=host -c user.email=host@example.invalid "$@"; }
 
 # The work tree (one commit on main, and a repository at sub with one

@@ -81,18 +81,6 @@ mv .git .git-real && printf 'gitdir: %s/common\n' "$PWD" >.git
 exit 0
 SH
 
-# run_as USER COMMAND...: as this user (root, or whoever runs the test), or as uid 65534.
-run_as() {
-	local user=$1
-	shift
-	if [ "$user" != 65534 ]; then
-		env HOME="$home" "$@"
-	else
-		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
-			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
-	fi
-}
-
 git_host() { run_as "$user" git -c user.name=host -c user.email=host@example.invalid "$@"; }
 
 # Make the repository (with one commit on main) and a bare remote in $1.

@@ -56,28 +56,7 @@ mv .git/worktrees/x moved-out
 exit 0
 SH
 
-run_as() {
-	local user=$1
-	shift
-	if [ "$user" != 65534 ]; then
-		env HOME="$home" "$@"
-	else
-		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
-			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
-	fi
-}
 git_host() { run_as "$user" git -c user.name=host -c user.email=host@example.invalid "$@"; }
-# cage TIER COMMAND...: the default cage on that tier, in the current directory.
-cage() {
-	local tier=$1
-	shift
-	if [ "$tier" = T2 ]; then
-		run_as "$user" "$t2" "$PROCAGE" run -- "$@"
-	else
-		run_as "$user" "$PROCAGE" run -- "$@"
-	fi
-}
-
 # The workspace $1/ws holding a repository with one commit, a bare one to
 # clone as a submodule, and a victim directory outside it.
 make_workspace() {
@@ -131,7 +110,7 @@ for user in $users; do
 		make_workspace "$dir"
 		ok $? "$user $tier: a workspace with a repository and a bare one"
 
-		out=$(cd "$dir/ws" && cage "$tier" sh -c \
+		out=$(cd "$dir/ws" && cage "$tier" "$user" -- sh -c \
 			"ls -a ~; echo ETC=\$(ls /etc | wc -l); ls -a; cat ~/.ssh/id" 2>&1)
 		like "$out" "notes" "$user $tier: ls ~ works"
 		like "$out" "\.ssh" "$user $tier: and shows the hidden ~/.ssh by name"
@@ -140,7 +119,7 @@ for user in $users; do
 		ok $(printf '%s' "$out" | grep -q LISTING-SECRET && echo 1 || echo 0) \
 			"$user $tier: but ~/.ssh/id is not read"
 
-		out=$(cd "$dir/ws" && cage "$tier" sh -c \
+		out=$(cd "$dir/ws" && cage "$tier" "$user" -- sh -c \
 			'cd repo && git worktree add -q ../wt && git worktree add -q wt2 && echo WORKTREES-OK' 2>&1)
 		like "$out" "WORKTREES-OK" "$user $tier: git worktree add ../wt and wt2 (inside the work tree)"
 		[ "${out#*WORKTREES-OK}" = "$out" ] && printf '%s\n' "$out" | sed 's/^/#   /'
@@ -150,12 +129,12 @@ for user in $users; do
 			git_host -C "$dir/ws/repo/wt2" commit -q --allow-empty -m host >/dev/null 2>&1
 		ok $? "$user $tier: the host's git uses both worktrees afterwards"
 
-		out=$(cd "$dir/ws/repo" && cage "$tier" git -c protocol.file.allow=always \
+		out=$(cd "$dir/ws/repo" && cage "$tier" "$user" -- git -c protocol.file.allow=always \
 			submodule add -q "$dir/sub.git" sub 2>&1)
 		like "$out" "procage: create $dir/ws/repo/\.git/modules: a submodule's git directory.*--waive trust-handoff" \
 			"$user $tier: git submodule add is refused, with a line naming .git/modules and the flag"
 
-		(cd "$dir/ws/repo" && VICTIM="$dir/victim" PWNED="$dir/PWNED" cage "$tier" \
+		(cd "$dir/ws/repo" && VICTIM="$dir/victim" PWNED="$dir/PWNED" cage "$tier" "$user" -- \
 			sh -c "$(cat "$work/plant.sh")" >/dev/null 2>&1)
 		ok $? "$user $tier: the planting run ends"
 		x="$dir/ws/repo/.git/worktrees/x"

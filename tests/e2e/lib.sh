@@ -73,3 +73,29 @@ for_every_user() {
 	chmod -R a+rX "$copy" && chmod 755 "$work" || exit 1
 	PROCAGE=$copy/bin/procage
 }
+
+# run_as USER COMMAND...: as uid 65534 (USER 65534 or nobody), else as the
+# caller, with the pass's $home (and $tmp for uid 65534) and a plain PATH.
+run_as() {
+	local user=$1
+	shift
+	case "$user" in
+	65534 | nobody)
+		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
+			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
+		;;
+	*) env HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin "$@" ;;
+	esac
+}
+
+# cage TIER USER ARGS...: procage run as USER on tier T1 (the host's) or
+# T2 (the test's $t2, tests/without_userns).
+cage() {
+	local tier=$1 user=$2
+	shift 2
+	if [ "$tier" = T2 ]; then
+		run_as "$user" "$t2" "$PROCAGE" run "$@"
+	else
+		run_as "$user" "$PROCAGE" run "$@"
+	fi
+}

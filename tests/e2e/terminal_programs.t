@@ -60,29 +60,6 @@ os.waitpid(pid, 0)
 EOF
 )
 
-# run_as USER COMMAND...: as root, or as uid 65534 with a home of its own.
-run_as() {
-	local user=$1
-	shift
-	if [ "$user" = root ]; then
-		env HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin "$@"
-	else
-		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
-			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
-	fi
-}
-
-# cage TIER USER ARGS...: procage run on tier T1 (the host's) or T2.
-cage() {
-	local tier=$1 user=$2
-	shift 2
-	if [ "$tier" = T2 ]; then
-		run_as "$user" "$t2" "$PROCAGE" run "$@"
-	else
-		run_as "$user" "$PROCAGE" run "$@"
-	fi
-}
-
 # lines: procage's own lines of the last run's stderr.
 lines() { grep '^procage: ' "$dir/err"; }
 

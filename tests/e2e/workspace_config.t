@@ -15,29 +15,6 @@ if [ ! -x "$t2" ]; then
 	exit 0
 fi
 
-# run_as USER COMMAND...: as root, or as uid 65534, with the pass's home.
-run_as() {
-	local user=$1
-	shift
-	if [ "$user" = root ]; then
-		env HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin "$@"
-	else
-		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$home" \
-			PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$tmp" "$@"
-	fi
-}
-
-# cage TIER USER ARGS...: procage run on tier T1 (the host's) or T2.
-cage() {
-	local tier=$1 user=$2
-	shift 2
-	if [ "$tier" = T2 ]; then
-		run_as "$user" "$t2" "$PROCAGE" run "$@"
-	else
-		run_as "$user" "$PROCAGE" run "$@"
-	fi
-}
-
 refused_and_waived() {
 	local tier=$1 user=$2 what="$1, $2"
 	local dir="$work/$tier-$user" line flag status
