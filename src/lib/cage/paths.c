@@ -19,6 +19,7 @@
 #include "policy/classes.h"
 #include "base/error.h"
 #include "discover/handoff_snapshot.h"
+#include "base/canonical.h"
 #include "base/home.h"
 #include "discover/path_aliases.h"
 #include "policy/path_waivers.h"
@@ -273,6 +274,7 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	struct workspace_roots workspaces = { 0 };
 	homes_find(&homes, p->home);
 	size_t h = 0;
+	canonical_memo_begin();
 	int rc = path_waivers_resolve(p, &waivers, err);
 	if (rc == 0)
 		rc = workspace_roots_add_grants(&workspaces, c, err);
@@ -293,6 +295,7 @@ static int classes_resolve(const struct procage_policy *p, struct cage_paths *c,
 	}
 	if (rc == 0)
 		rc = path_waivers_check_used(&waivers, skipped, err);
+	canonical_memo_end();
 	path_waivers_free(&waivers);
 	return rc;
 }
@@ -359,7 +362,8 @@ static int link_targets_resolve(struct cage_paths *c, struct procage_error *err)
 		const struct cage_path loc = c->examined[i];
 		char **targets = NULL;
 		size_t n = 0;
-		if (loc.access != PROCAGE_HIDE || loc.cls == CLASS_PROCESS_ACCESS)
+		/* A location missing now holds no link yet: nothing to open. */
+		if (loc.access != PROCAGE_HIDE || loc.cls == CLASS_PROCESS_ACCESS || loc.absent)
 			continue;
 		if ((rc = link_targets_in(loc.path, &targets, &n)) < 0)
 			return error_set(err, rc, "looking for symbolic links in %s: %s", loc.path,

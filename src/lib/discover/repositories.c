@@ -124,7 +124,7 @@ static int link_record(struct discovery *d, const char *path)
 	}
 	target[n] = '\0';
 	*slash = '\0';
-	char *canonical = realpath(parent, NULL);
+	char *canonical = canonical_path(parent);
 	int rc = 0;
 	if (canonical && asprintf(&spelled, "%s/%s", canonical, slash + 1) < 0) {
 		spelled = NULL; /* undefined after a failure */
@@ -389,6 +389,7 @@ static int hooks_make(struct discovery *d, const char *gitdir)
 				   "giving the new hooks directory %s to the store's owner", path);
 	if (dir >= 0)
 		close(dir);
+	canonical_memo_forget();
 	return rc;
 }
 

@@ -348,15 +348,25 @@ static int location_add_absent(struct class_locations *out, const char *path,
 static int locations_add(struct class_locations *out, const char *path, const struct class_row *row)
 {
 	/*
-	 * Most rows name nothing on a given host: one lstat says so, where
-	 * realpath reads every component as a link first. (A missing path
-	 * fails both alike; a dangling last link passes lstat and fails
-	 * realpath.)
+	 * Most rows name nothing on a given host. In the cage's memo one walk
+	 * spells a row, present or missing; outside it, or for a row missing
+	 * behind a link, one lstat says whether it is missing, where realpath
+	 * reads every component as a link first. (A missing path fails both
+	 * alike; a dangling last link passes lstat and fails realpath, and is
+	 * skipped.)
 	 */
+	bool absent = false;
+	char *spelled = canonical_memo_spell(path, &absent);
+	if (spelled || errno == ENOMEM) {
+		int rc = spelled ? class_locations_add(out, spelled, row->cls, row->deny, absent)
+				 : -ENOMEM;
+		free(spelled);
+		return rc;
+	}
 	struct stat st;
 	if (lstat(path, &st) != 0 && errno == ENOENT)
 		return location_add_absent(out, path, row);
-	char *canonical = realpath(path, NULL);
+	char *canonical = canonical_path(path);
 	if (!canonical)
 		return 0; /* a dangling link: nothing a program outside reads there now */
 	int rc = class_locations_add(out, canonical, row->cls, row->deny, false);
@@ -568,7 +578,7 @@ const char *classes_moved_by(const char *location)
 	for (size_t i = 0; i < sizeof env_moves / sizeof *env_moves; i++) {
 		const char *value = getenv(env_moves[i].variable);
 		while (env_move_next(i, &value, path, sizeof path)) {
-			char *canonical = realpath(path, NULL);
+			char *canonical = canonical_path(path);
 			bool same = canonical && strcmp(canonical, location) == 0;
 			free(canonical);
 			if (same)
