@@ -219,6 +219,21 @@ class Policy(Handle):
     def set_reports(self, on):
         return self._set("procage_policy_set_reports", 1 if on else 0)
 
+    def set_explain(self, on):
+        """Judge the run's refused calls and keep them, each with the flag that
+        would allow it (Run.denials, CompletedRun.denials). Policy() and
+        Policy.default() leave it off; procage.run turns it on unless
+        explain=False."""
+        return self._set("procage_policy_set_explain", 1 if on else 0)
+
+    def write_new(self, *paths):
+        """Write grants on directories made now when missing (mode 0700), as
+        procage run --write-new: the parent must exist, and no location of a
+        hard-deny class may lie at or under the directory."""
+        for path in paths:
+            self._set("procage_policy_allow_new_directory", _path(path), 0)
+        return self
+
     def set_hardlinks(self, mode):
         return self._set("procage_policy_set_hardlinks", _choice(_HARDLINKS, mode, "hardlinks"))
 
@@ -227,7 +242,7 @@ class Policy(Handle):
 
     def apply(self, *, write=(), read=(), hide=(), protect=(), network=None, allow_hosts=(),
               env_pass=(), env_set=None, report=None, private_tmp=None, home=None,
-              tmp_base=None, accept=(), waive=()):
+              tmp_base=None, accept=(), waive=(), write_new=(), explain=None):
         """Add the keyword arguments procage.run takes to this policy."""
         self.read(*_paths(read)).write(*_paths(write))
         self.protect(*_paths(protect)).hide(*_paths(hide))
@@ -244,7 +259,12 @@ class Policy(Handle):
             self.set_home(home)
         if tmp_base is not None:
             self.set_tmp_base(tmp_base)
-        return self.accept(*_strs(accept)).waive(*_strs(waive))
+        if explain is not None:
+            self.set_explain(explain)
+        # Waived classes first: a new directory is checked against the classes
+        # still in force, as the command checks it after all its flags.
+        self.accept(*_strs(accept)).waive(*_strs(waive))
+        return self.write_new(*_paths(write_new))
 
     def cage(self):
         return Cage(self)

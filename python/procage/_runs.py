@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 
-from . import _lib, _stdio
+from . import _denials, _lib, _stdio
 from ._errors import ProcageError, call, from_struct
 from ._policy import Cage, Policy
 
@@ -34,12 +34,17 @@ class CompletedRun(subprocess.CompletedProcess):
     """subprocess.CompletedProcess with what procage adds.
 
     reports  the refused system calls (Report), empty with reports off
+    denials  the refusals the run met (Denial: path or host, operation,
+             rule or class, the flag that would allow it), empty with
+             explain off or on a host without seccomp user notification
     tier     the tier the cage was enforced with ("T1", "T2")
     """
 
-    def __init__(self, args, returncode, stdout=None, stderr=None, reports=(), tier=None):
+    def __init__(self, args, returncode, stdout=None, stderr=None, reports=(), tier=None,
+                 denials=()):
         super().__init__(args, returncode, stdout, stderr)
         self.reports = list(reports)
+        self.denials = list(denials)
         self.tier = tier
 
     def __repr__(self):
@@ -81,6 +86,8 @@ def _cage_for(cage, policy, workspace, policy_options):
         return Cage(policy), True
     if workspace is None:
         raise TypeError("a run needs workspace=, policy= or cage=")
+    # Explanations on unless asked off, as procage run has them.
+    policy_options = dict(policy_options, explain=policy_options.get("explain", True))
     with Policy.default(workspace, **policy_options) as made:
         return Cage(made), True
 
@@ -120,6 +127,7 @@ class Run:
         self._lock = threading.RLock()
         self._run = None
         self._reports = None
+        self._denials = None
         self._pending = {}  # what communicate() read so far, per stream
         self.pid = None
         self.tmpdir = None
@@ -286,6 +294,18 @@ class Run:
                 self._reports = reports
             return reports
 
+    def denials(self):
+        """The refusals the run met so far (Denial), with explain on."""
+        with self._lock:
+            if self._run is None:
+                return list(self._denials or ())
+            lines = ctypes.POINTER(ctypes.c_char_p)()
+            call("procage_run_denials", self._run, ctypes.byref(lines))
+            denials = [d for d in map(_denials.parse, _lib.strings(lines)) if d is not None]
+            if self.returncode is not None:
+                self._denials = denials
+            return denials
+
     # ---- pipes ---------------------------------------------------------
 
     def communicate(self, input=None, timeout=None):
@@ -383,6 +403,7 @@ class Run:
                     self.wait()
                 if self._failure is None:
                     self.reports()
+                    self.denials()
             finally:
                 run, self._run = self._run, None
                 _lib.lib.procage_run_free(run)
@@ -430,21 +451,22 @@ def _run_options(input, capture_output, stdin, stdout, stderr):
     return stdin, stdout, stderr
 
 
-def _policy_options(cage, policy, write, read, hide, network, allow_hosts, report):
+def _policy_options(cage, policy, explain, **options):
     if cage is not None or policy is not None:
-        if write or read or hide or allow_hosts or network != "off" or report:
-            raise TypeError("policy options (write, read, hide, network, allow_hosts, "
-                            "report) go into the policy, not beside policy= or cage=")
+        given = [name for name, value in options.items()
+                 if value and not (name == "network" and value == "off")]
+        if given or explain is not None:
+            raise TypeError("policy options (" + ", ".join(given or ["explain"])
+                            + ") go into the policy, not beside policy= or cage=")
         return {}
-    return dict(write=write, read=read, hide=hide, network=network, allow_hosts=allow_hosts,
-                report=report)
+    return dict(options, explain=True if explain is None else explain)
 
 
 def _finish(r, out, err, text, check):
     if text:
         out = None if out is None else out.decode("utf-8", "replace")
         err = None if err is None else err.decode("utf-8", "replace")
-    result = CompletedRun(r.args, r.returncode, out, err, r.reports(), r.tier)
+    result = CompletedRun(r.args, r.returncode, out, err, r.reports(), r.tier, r.denials())
     if check:
         result.check_returncode()
     return result
@@ -452,14 +474,20 @@ def _finish(r, out, err, text, check):
 
 def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allow_hosts=(),
         env=None, cwd=None, input=None, capture_output=False, timeout=None, report=False,
-        check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False):
+        check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
+        write_new=(), waive=(), accept=(), explain=None):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
     home readable, workspace writable, network off, a private temporary
     directory, every hard-deny class on) plus write, read and hide (paths),
     network ("off", "on", "proxy", "loopback") and allow_hosts (with "proxy"), and
-    report (refused system calls come back in .reports); or policy= (a
+    report (refused system calls come back in .reports), write_new
+    (directories made when missing, then writable: --write-new), waive
+    (hard-deny classes, "CLASS" or "CLASS:PATH": --waive), accept
+    (approximations by name: --accept) and explain (on unless False: the
+    refusals come back in .denials, each with the flag that would allow
+    it; policy= and cage= carry their own, Policy.set_explain); or policy= (a
     Policy), or cage= (a Cage, reused across runs). cwd defaults to the
     workspace. The rest is subprocess.run's: input, capture_output, timeout
     (the run is killed, then subprocess.TimeoutExpired), check
@@ -470,7 +498,9 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     during the run kills it and raises KeyboardInterrupt.
     """
     stdin, stdout, stderr = _run_options(input, capture_output, stdin, stdout, stderr)
-    options = _policy_options(cage, policy, write, read, hide, network, allow_hosts, report)
+    options = _policy_options(cage, policy, explain, write=write, read=read, hide=hide,
+                              network=network, allow_hosts=allow_hosts, report=report,
+                              write_new=write_new, waive=waive, accept=accept)
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     with Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin, stdout=stdout,

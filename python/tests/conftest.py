@@ -84,7 +84,8 @@ def _uncaged(monkeypatch):
 
     for name, f in (("_spawn", spawn), ("_end_fd", end_fd), ("_reap", reap),
                     ("send_signal", signal), ("kill", lambda self: signal(self, 9)),
-                    ("reports", lambda self: []), ("close", close),
+                    ("reports", lambda self: []), ("denials", lambda self: []),
+                    ("close", close),
                     ("fileno", lambda self: -1)):
         monkeypatch.setattr(run_module.Run, name, f)
 
