@@ -94,13 +94,16 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                     allow_hosts=(), env=None, cwd=None, input=None, capture_output=False,
                     timeout=None, report=False, check=False, policy=None, cage=None,
                     stdin=None, stdout=None, stderr=None, text=False, write_new=(), waive=(),
-                    accept=(), explain=None):
+                    accept=(), explain=None, protect=(), env_pass=(), env_set=None,
+                    private_tmp=None):
     """procage.run, awaited: the same arguments and result. Cancelling the
     task, or the timeout, kills the run."""
     stdin, stdout, stderr = _run._run_options(input, capture_output, stdin, stdout, stderr)
     options = _run._policy_options(cage, policy, explain, write=write, read=read, hide=hide,
                                    network=network, allow_hosts=allow_hosts, report=report,
-                                   write_new=write_new, waive=waive, accept=accept)
+                                   write_new=write_new, waive=waive, accept=accept,
+                                   protect=protect, env_pass=env_pass, env_set=env_set,
+                                   private_tmp=private_tmp)
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     r = _run.Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin,

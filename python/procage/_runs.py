@@ -451,10 +451,14 @@ def _run_options(input, capture_output, stdin, stdout, stderr):
     return stdin, stdout, stderr
 
 
+# The policy options of run() whose value says "not given".
+_UNSET = {"network": "off", "report": False, "private_tmp": None, "env_set": None}
+
+
 def _policy_options(cage, policy, explain, **options):
     if cage is not None or policy is not None:
         given = [name for name, value in options.items()
-                 if value and not (name == "network" and value == "off")]
+                 if value != _UNSET.get(name, ()) and value is not None]
         if given or explain is not None:
             raise TypeError("policy options (" + ", ".join(given or ["explain"])
                             + ") go into the policy, not beside policy= or cage=")
@@ -475,7 +479,8 @@ def _finish(r, out, err, text, check):
 def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allow_hosts=(),
         env=None, cwd=None, input=None, capture_output=False, timeout=None, report=False,
         check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
-        write_new=(), waive=(), accept=(), explain=None):
+        write_new=(), waive=(), accept=(), explain=None, protect=(), env_pass=(),
+        env_set=None, private_tmp=None):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
@@ -487,7 +492,11 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     (hard-deny classes, "CLASS" or "CLASS:PATH": --waive), accept
     (approximations by name: --accept) and explain (on unless False: the
     refusals come back in .denials, each with the flag that would allow
-    it; policy= and cage= carry their own, Policy.set_explain); or policy= (a
+    it; policy= and cage= carry their own, Policy.set_explain), protect
+    (paths kept read-only), env_pass (variables passed although they look
+    like secrets), env_set (a mapping set in the command's environment)
+    and private_tmp (False: no TMPDIR of the run's own); python/README.md
+    maps every procage run option to its argument; or policy= (a
     Policy), or cage= (a Cage, reused across runs). cwd defaults to the
     workspace. The rest is subprocess.run's: input, capture_output, timeout
     (the run is killed, then subprocess.TimeoutExpired), check
@@ -500,7 +509,9 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     stdin, stdout, stderr = _run_options(input, capture_output, stdin, stdout, stderr)
     options = _policy_options(cage, policy, explain, write=write, read=read, hide=hide,
                               network=network, allow_hosts=allow_hosts, report=report,
-                              write_new=write_new, waive=waive, accept=accept)
+                              write_new=write_new, waive=waive, accept=accept,
+                              protect=protect, env_pass=env_pass, env_set=env_set,
+                              private_tmp=private_tmp)
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     with Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin, stdout=stdout,

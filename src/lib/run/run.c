@@ -189,7 +189,7 @@ PROCAGE_API int procage_run_reports(const struct procage_run *run, struct procag
 	error_clear(err);
 	if (!run || !out || !n)
 		return error_set(err, -EINVAL, "no run or no place for the reports given");
-	if (!run->supervision.reports_on) {
+	if (!run->supervision.reports_on || !run->reports_wanted) {
 		*out = calloc(1, sizeof **out);
 		*n = 0;
 		return *out ? 0 : error_set(err, -ENOMEM, "out of memory");

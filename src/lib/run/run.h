@@ -16,6 +16,11 @@ struct procage_run {
 	char *tmpdir_inside; /* tier T1: the run's tmpfs, as the run sees it (nothing on the host) */
 	char *cgroup_dir; /* likewise */
 	struct run_supervision supervision; /* reports and the proxy, while it goes on */
+	/*
+	 * The policy asked for reports: a supervisor started for the broker or
+	 * for explaining sees refused calls too, which are not the caller's then.
+	 */
+	bool reports_wanted;
 };
 
 #endif

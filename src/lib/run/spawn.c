@@ -248,6 +248,7 @@ static int run_supervise(struct procage_run *run, const struct procage_cage *cag
 		proxy_listener = s->proxy_listener;
 		s->proxy_port = 0; /* the supervision's from here */
 	}
+	run->reports_wanted = cage->policy->reports;
 	int rc = supervision_start(&run->supervision, cage, run->reaper.seccomp_listener,
 				   proxy_listener, s->report_fd, s->plan.tmpdir, err);
 	s->report_fd = -1;
