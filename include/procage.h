@@ -593,6 +593,36 @@ PROCAGE_API int procage_policy_allow_cache_directory(struct procage_policy *poli
 						     struct procage_error *err) PROCAGE_NONNULL(1, 2);
 
 /*
+ * Profiles: policy fragments for common tools (npm, pip, cargo...),
+ * shipped as NAME.profile files of "KEY VALUE" lines: read, write,
+ * write-new, cache (procage_policy_allow_cache_directory), allow-host, env
+ * (procage_policy_env_pass), setenv (NAME=VALUE); '#' starts a comment,
+ * "~/" is $HOME. The directory is found next to the file that holds this
+ * library's code (the procage command, or libprocage.so, as the kernel
+ * maps it): its ../share/procage/profiles, or, in a build
+ * directory of procage's source tree, ../profiles; never the working
+ * directory nor anywhere else a run could write, since a profile widens
+ * the cage. A NAME is lower-case letters, digits, '-' and '_'.
+ *
+ * procage_profiles_dir: that directory's real path, or -ENOENT.
+ * procage_profile_read: calls add for each line in order, with "~/"
+ * expanded; a nonzero return from add stops the reading and is returned,
+ * with the message naming the file and line. Errors: a bad NAME, no such
+ * profile, a line of an unknown KEY, each named.
+ * procage_policy_apply_profile: each line as the policy call its KEY
+ * names, on policy (a write-new or cache directory is made now, as those
+ * calls make it). Escape classes: those of the calls a line makes.
+ */
+typedef int (*procage_profile_line_fn)(void *ctx, const char *key, const char *value,
+				       struct procage_error *err);
+PROCAGE_API int procage_profiles_dir(char *out, size_t size, struct procage_error *err)
+	PROCAGE_NONNULL(1);
+PROCAGE_API int procage_profile_read(const char *name, procage_profile_line_fn add, void *ctx,
+				     struct procage_error *err) PROCAGE_NONNULL(1, 2);
+PROCAGE_API int procage_policy_apply_profile(struct procage_policy *policy, const char *name,
+					     struct procage_error *err) PROCAGE_NONNULL(1, 2);
+
+/*
  * Off by default: refused calls are refused by the filter itself.
  * Escape class: R-32.
  */

@@ -95,7 +95,7 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                     timeout=None, report=False, check=False, policy=None, cage=None,
                     stdin=None, stdout=None, stderr=None, text=False, write_new=(), waive=(),
                     accept=(), explain=None, protect=(), env_pass=(), env_set=None,
-                    private_tmp=None):
+                    private_tmp=None, profiles=()):
     """procage.run, awaited: the same arguments and result. Cancelling the
     task, or the timeout, kills the run."""
     stdin, stdout, stderr = _run._run_options(input, capture_output, stdin, stdout, stderr)
@@ -103,7 +103,7 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                                    network=network, allow_hosts=allow_hosts, report=report,
                                    write_new=write_new, waive=waive, accept=accept,
                                    protect=protect, env_pass=env_pass, env_set=env_set,
-                                   private_tmp=private_tmp)
+                                   private_tmp=private_tmp, profiles=profiles)
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     r = _run.Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin,

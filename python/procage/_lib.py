@@ -124,6 +124,7 @@ _FUNCTIONS = {
     "procage_policy_set_explain": (_I, [_P, _I, _E]),
     "procage_policy_allow_new_directory": (_I, [_P, _S, _I, _E]),
     "procage_run_denials": (_I, [_P, _STRS, _E]),
+    "procage_policy_apply_profile": (_I, [_P, _S, _E]),
     "procage_rlimit_from_name": (_I, [_S]),
     "procage_policy_from_json_file": (_I, [_S, _PP, _E]),
     "procage_policy_from_json_text": (_I, [_S, _S, _PP, _E]),

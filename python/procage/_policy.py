@@ -234,6 +234,14 @@ class Policy(Handle):
             self._set("procage_policy_allow_new_directory", _path(path), 0)
         return self
 
+    def profile(self, *names):
+        """Add shipped profiles by name ("pip", "npm"; procage profiles lists
+        them), as procage run --profile: their caches made when missing and
+        writable, their registry hosts for network="proxy"."""
+        for name in names:
+            self._set("procage_policy_apply_profile", _text(name))
+        return self
+
     def set_hardlinks(self, mode):
         return self._set("procage_policy_set_hardlinks", _choice(_HARDLINKS, mode, "hardlinks"))
 
@@ -242,7 +250,7 @@ class Policy(Handle):
 
     def apply(self, *, write=(), read=(), hide=(), protect=(), network=None, allow_hosts=(),
               env_pass=(), env_set=None, report=None, private_tmp=None, home=None,
-              tmp_base=None, accept=(), waive=(), write_new=(), explain=None):
+              tmp_base=None, accept=(), waive=(), write_new=(), explain=None, profiles=()):
         """Add the keyword arguments procage.run takes to this policy."""
         self.read(*_paths(read)).write(*_paths(write))
         self.protect(*_paths(protect)).hide(*_paths(hide))
@@ -264,7 +272,7 @@ class Policy(Handle):
         # Waived classes first: a new directory is checked against the classes
         # still in force, as the command checks it after all its flags.
         self.accept(*_strs(accept)).waive(*_strs(waive))
-        return self.write_new(*_paths(write_new))
+        return self.write_new(*_paths(write_new)).profile(*_strs(profiles))
 
     def cage(self):
         return Cage(self)

@@ -480,7 +480,7 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
         env=None, cwd=None, input=None, capture_output=False, timeout=None, report=False,
         check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
         write_new=(), waive=(), accept=(), explain=None, protect=(), env_pass=(),
-        env_set=None, private_tmp=None):
+        env_set=None, private_tmp=None, profiles=()):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
@@ -495,7 +495,8 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     it; policy= and cage= carry their own, Policy.set_explain), protect
     (paths kept read-only), env_pass (variables passed although they look
     like secrets), env_set (a mapping set in the command's environment)
-    and private_tmp (False: no TMPDIR of the run's own); python/README.md
+    private_tmp (False: no TMPDIR of the run's own) and profiles (shipped
+    profiles by name, as --profile: "pip", "npm"); python/README.md
     maps every procage run option to its argument; or policy= (a
     Policy), or cage= (a Cage, reused across runs). cwd defaults to the
     workspace. The rest is subprocess.run's: input, capture_output, timeout
@@ -511,7 +512,7 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
                               network=network, allow_hosts=allow_hosts, report=report,
                               write_new=write_new, waive=waive, accept=accept,
                               protect=protect, env_pass=env_pass, env_set=env_set,
-                              private_tmp=private_tmp)
+                              private_tmp=private_tmp, profiles=profiles)
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     with Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin, stdout=stdout,

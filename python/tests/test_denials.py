@@ -150,3 +150,32 @@ def test_denial_lines_read_back():
     d = parse("read $'/x\\x01': hidden (a mount of a hidden location)")
     assert (d.subject, d.flag, d.why) == ("$'/x\\x01'", None, "a mount of a hidden location")
     assert parse("and 3 more refused accesses not listed") is None
+
+
+def test_profile_makes_its_cache_writable(workspace, home):
+    cache = home / ".cache" / "pip"
+    cmd = ["sh", "-c", f"mkdir -p {cache} && echo wheel > {cache}/w"]
+    refused = procage.run(cmd, workspace=workspace, capture_output=True)
+    assert refused.returncode != 0 and not cache.exists()
+    r = procage.run(cmd, workspace=workspace, capture_output=True, profiles=["pip"])
+    assert r.returncode == 0 and (cache / "w").read_text() == "wheel\n"
+    # Its registry hosts, for network="proxy", as procage run --profile pip adds them.
+    with procage.Policy.default(workspace, profiles="pip") as p:
+        assert "pypi.org" in p.to_dict()["allow_hosts"]
+    # The profile grants its cache only: the rest of the home stays read-only.
+    beside = procage.run(["sh", "-c", f"echo no > {home}/planted"], workspace=workspace,
+                         capture_output=True, profiles=["pip"])
+    assert beside.returncode != 0 and not (home / "planted").exists()
+
+
+@pytest.mark.parametrize("name, message", [
+    ("Pip", "--profile Pip: a profile's name is lower-case letters"),
+    ("no-such-tool", "--profile no-such-tool: no such profile ("),
+    ("../pip", "--profile ../pip: a profile's name is lower-case letters"),
+])
+def test_bad_profile_refused_before_the_run(workspace, home, name, message):
+    marker = workspace / "ran"
+    with pytest.raises(procage.ProcageError) as e:
+        procage.run(["touch", str(marker)], workspace=workspace, profiles=[name])
+    assert str(e.value).startswith(message), str(e.value)
+    assert not marker.exists()

@@ -1,160 +1,43 @@
 /*
- * Profiles: policy fragments for common tools (npm, pip, cargo...), shipped
- * as data files, NAME.profile, one flag a line ("write-new ~/.npm",
- * "allow-host registry.npmjs.org"), '#' starting a comment; the first
- * comment line describes the profile. They are found next to the procage
- * binary: <bin>/../share/procage/profiles once installed, <build>/../profiles
- * in the source tree, never in the working directory or anywhere a run
- * could write (a profile widens the cage). Only flags that grant what a tool
- * needs are taken: read, write, write-new, allow-host, env, setenv, and
- * "cache DIR", a profile's own: a write-new whose missing parents inside the
- * caller's home are made too (~/.cache/pip on a home without ~/.cache).
+ * procage profiles: the profiles shipped with procage (the library reads
+ * and applies them: procage_profiles_dir, procage_profile_read), and the
+ * command's reading of one, each line given to --profile's expansion as the
+ * flag of its name.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 
-static const char *const profile_keys[] = {"read", "write",  "write-new", "cache",
-					   "allow-host", "env", "setenv", NULL};
-
-static bool directory_exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/*
- * The binary in a build directory of procage's own source tree (beside its
- * src/cli): only there is "../profiles" the shipped profiles, and not some
- * directory a run could have written next to an installed procage.
- */
-static bool source_tree_build(const char *bin_dir)
-{
-	char marker[PATH_MAX];
-	struct stat st;
-	return snprintf(marker, sizeof marker, "%s/../src/cli/profiles.c", bin_dir) <
-		   (int)sizeof marker &&
-	       stat(marker, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 int cli_profiles_dir(char *out, size_t size)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return -errno;
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	*slash = '\0';
-	static const char *const candidates[] = {"../share/procage/profiles", "../profiles"};
-	for (size_t i = 0; i < 2; i++)
-		if ((i == 0 || source_tree_build(exe)) &&
-		    snprintf(out, size, "%s/%s", exe, candidates[i]) < (int)size &&
-		    directory_exists(out) && size >= PATH_MAX && realpath(out, exe))
-			return snprintf(out, size, "%s", exe) < (int)size ? 0 : -ENAMETOOLONG;
-	return -ENOENT;
+	return procage_profiles_dir(out, size, NULL);
 }
 
-static bool name_valid(const char *name)
-{
-	if (!name[0] || strlen(name) > 64)
-		return false;
-	for (const char *c = name; *c; c++)
-		if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '-' &&
-		    *c != '_')
-			return false;
-	return true;
-}
+struct line_adapter {
+	int (*add)(void *ctx, const char *option, const char *value);
+	void *ctx;
+};
 
-static bool key_known(const char *key)
+static int line_adapt(void *ctx, const char *key, const char *value, struct procage_error *err)
 {
-	for (size_t i = 0; profile_keys[i]; i++)
-		if (strcmp(key, profile_keys[i]) == 0)
-			return true;
-	return false;
-}
-
-/* "~/x" in a profile is the caller's home; anything else is kept. */
-static int value_expand(const char *value, char *out, size_t size)
-{
-	const char *home = getenv("HOME");
-	if (strncmp(value, "~/", 2) != 0)
-		return snprintf(out, size, "%s", value) < (int)size ? 0 : -ENAMETOOLONG;
-	if (!home || home[0] != '/')
-		return -ENOENT;
-	return snprintf(out, size, "%s%s", strcmp(home, "/") == 0 ? "" : home, value + 1) <
-		       (int)size
-		   ? 0
-		   : -ENAMETOOLONG;
-}
-
-static FILE *profile_open(const char *name, char *path, size_t size, char *why, size_t why_size)
-{
-	char dir[PATH_MAX];
-	if (!name_valid(name)) {
-		snprintf(why, why_size,
-			 "a profile's name is lower-case letters, digits, '-' and "
-			 "'_' ('procage profiles' lists them)");
-		return NULL;
-	}
-	if (cli_profiles_dir(dir, sizeof dir) != 0) {
-		snprintf(why, why_size, "no profile directory next to this procage");
-		return NULL;
-	}
-	if (snprintf(path, size, "%s/%s.profile", dir, name) >= (int)size) {
-		snprintf(why, why_size, "the profile directory's path is too long");
-		return NULL;
-	}
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	if (!f) {
-		snprintf(why, why_size, "no such profile (%s: %s); 'procage profiles' lists them",
-			 path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
-	return f;
+	struct line_adapter *a = ctx;
+	(void)err; /* the library names the line and strerror of the code */
+	return a->add(a->ctx, key, value);
 }
 
 int cli_profile_read(const char *name, int (*add)(void *ctx, const char *option, const char *value),
 		     void *ctx, char *why, size_t why_size)
 {
-	char path[PATH_MAX], line[1024], value[PATH_MAX];
-	FILE *f = profile_open(name, path, sizeof path, why, why_size);
-	int rc = f ? 0 : -ENOENT;
-	for (unsigned n = 1; rc == 0 && fgets(line, sizeof line, f); n++) {
-		line[strcspn(line, "\n")] = '\0';
-		char *key = line + strspn(line, " \t");
-		if (!key[0] || key[0] == '#')
-			continue;
-		char *sep = key + strcspn(key, " \t");
-		char *val = sep + strspn(sep, " \t");
-		*sep = '\0';
-		if (!key_known(key) || !val[0]) {
-			snprintf(why, why_size,
-				 "%s:%u: expected a line 'KEY VALUE' with KEY one of read, write, "
-				 "write-new, cache, allow-host, env, setenv",
-				 path, n);
-			rc = -EINVAL;
-		} else if ((rc = value_expand(val, value, sizeof value)) != 0) {
-			snprintf(why, why_size, "%s:%u: %s: %s", path, n, val,
-				 rc == -ENOENT ? "HOME is not set to an absolute path"
-					       : "too long");
-		} else if ((rc = add(ctx, key, value)) != 0) {
-			snprintf(why, why_size, "%s:%u: %s", path, n, strerror(-rc));
-		}
-	}
-	if (f)
-		fclose(f);
+	struct line_adapter adapter = { add, ctx };
+	struct procage_error err = { 0 };
+	int rc = procage_profile_read(name, line_adapt, &adapter, &err);
+	if (rc != 0)
+		snprintf(why, why_size, "%s", err.message);
 	return rc;
 }
 
