@@ -77,10 +77,26 @@ def _unquote_word(text):
     return "".join(out), text[i:]
 
 
+def _split_unquoted(text, separator):
+    """text cut at the first separator outside '...' (a quoted path may hold one)."""
+    quoted = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "'":
+            quoted = not quoted
+        elif c == "\\" and not quoted:
+            i += 1  # an escaped byte (\' or \\) outside quotes
+        elif not quoted and text.startswith(separator, i):
+            return text[:i], text[i + len(separator):]
+        i += 1
+    return text, ""
+
+
 def _parenthesis(op, body):
     """rule, flag, held, why of the text inside the line's last parentheses."""
     if body.startswith("add "):
-        flag, _, held = body[4:].partition("; ")
+        flag, held = _split_unquoted(body[4:], "; ")
         return "grants", flag, held or None, None
     rule, sep, flag = body.partition("; ")
     if sep and " " not in rule:

@@ -142,6 +142,11 @@ def test_denial_lines_read_back():
     d = parse("write '/w/a b': not granted (add --write '/w/a b'; ~/.ssh stays held)")
     assert (d.op, d.subject, d.reason, d.rule) == ("write", "/w/a b", "not granted", "grants")
     assert (d.flag, d.held) == ("--write '/w/a b'", "~/.ssh stays held")
+    # A name the cage chose, holding the separator, stays inside its quotes.
+    d = parse("write '/w/a; --waive secrets': not granted "
+              "(add --write '/w/a; --waive secrets'; ~/.ssh stays held)")
+    assert (d.subject, d.flag) == ("/w/a; --waive secrets", "--write '/w/a; --waive secrets'")
+    assert d.held == "~/.ssh stays held"
     d = parse("read /h/it\\'s: hidden (secrets; --waive secrets:~/.aws)")
     assert (d.subject, d.rule, d.flag) == ("/h/it's", "secrets", "--waive secrets:~/.aws")
     d = parse("socket udp: network is off (--net on, or --net proxy --allow-host HOST)")
