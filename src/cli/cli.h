@@ -70,8 +70,12 @@ void cli_note(bool json, const char *fmt, ...) __attribute__((format(printf, 2, 
 void cli_hardlinks_print(const struct procage_cage *cage, bool json, const char *named);
 /* The refused calls of a run, after it: one line per refusal, its processes and count. */
 void cli_reports_print(const struct procage_run *run, bool json);
-/* The file and network refusals the run met, explained (procage_run_denials). */
-void cli_denials_print(const struct procage_run *run, bool json);
+/*
+ * The file and network refusals the run met, explained (procage_run_denials):
+ * all of them in the order met, or (all false, a failed run) those that could
+ * explain the failure, most relevant first (denials_print.c).
+ */
+void cli_denials_print(const struct procage_run *run, bool json, bool all);
 /* The handoff audit's findings, after the run: one line each. */
 void cli_audit_print(struct procage_audit *audit, bool json);
 /* The trust-handoff report after a run; whether something changed. */

@@ -306,10 +306,11 @@ static int option_take(struct run_options *o, int c, char *arg)
 			       ? 0
 			       : cli_usage_error("out of memory");
 	case OPT_EXPLAIN:
-		if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
-			return cli_usage_error("%s: --explain %s: expected 'on' or 'off'", o->verb,
-					       arg);
+		if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0 && strcmp(arg, "all") != 0)
+			return cli_usage_error("%s: --explain %s: expected 'on', 'all' or 'off'",
+					       o->verb, arg);
 		o->explain_off = strcmp(arg, "off") == 0;
+		o->explain_all = strcmp(arg, "all") == 0;
 		return 0;
 	case OPT_REPORT:
 		o->report = true;
@@ -468,7 +469,14 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	}
 	if (o->report)
 		cli_reports_print(run, o->json);
-	cli_denials_print(run, o->json);
+	/*
+	 * A run that succeeded needed nothing it was refused: its refusals
+	 * are printed only when asked for (--explain all), or in the report.
+	 */
+	bool failed = rc != 0 || end.timed_out || WIFSIGNALED(end.status) ||
+		      WEXITSTATUS(end.status) != 0;
+	if (failed || o->explain_all)
+		cli_denials_print(run, o->json, o->explain_all);
 	/*
 	 * What the run was seen writing where git runs, for the trust-handoff
 	 * lines below; its error apart, so that the run's own (in err) is kept.

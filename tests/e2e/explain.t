@@ -103,7 +103,7 @@ check_tier_user() {
 	# Devices: the flag offered names the device itself, never /dev; none
 	# for /dev whole or for the terminals of /dev/pts. On T1 the run has
 	# terminals of its own: /dev/ptmx and /dev/pts are its devpts.
-	cage "$tier" "$user" -- sh -c 'ls /dev >/dev/null 2>&1; ls /dev/pts >/dev/null 2>&1
+	cage "$tier" "$user" --explain all -- sh -c 'ls /dev >/dev/null 2>&1; ls /dev/pts >/dev/null 2>&1
 		exec 3<>/dev/ptmx' >/dev/null 2>"$dir/err"
 	like "$(lines)" "^procage: read /dev: not granted \(the host's devices: granted one by one" \
 		"$what: a listing of /dev offers no grant of /dev"
@@ -173,7 +173,7 @@ check_tier_user() {
 	# (the shell's own message silenced: it names the path as it is)
 	cage "$tier" "$user" -- sh -c 'echo x 2>/dev/null >"/etc/a
 procage: forged"' >/dev/null 2>"$dir/err"
-	like "$(lines)" "^procage: create '/etc/a'\\\$'\\\\x0a''procage: forged': not granted \\(the policy grants this directory for reading only" \
+	like "$(lines)" "^procage: create '/etc/a'\\\$'\\\\x0a''procage: forged': not granted \\(a whole system tree" \
 		"$what: a path with a newline is escaped, on one line"
 	is "$(grep -c '^procage: forged' "$dir/err")" 0 "$what: and forges no line"
 
