@@ -21,8 +21,11 @@ enum {
 int cmd_run(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_learn(int argc, char **argv);
-/* One run of procage learn (cmd_run.c): its explained refusals and its policy as JSON. */
-int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json);
+/*
+ * One run of procage learn (cmd_run.c): its explained refusals, its policy
+ * as JSON and the command's exit code (128 + N for signal N; -1 if unknown).
+ */
+int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json, int *code);
 int cmd_facts(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_fit(int argc, char **argv);

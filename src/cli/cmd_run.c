@@ -696,7 +696,7 @@ int cmd_exec(int argc, char **argv)
  * The run's explained refusals in *lines (NULL: none), its policy as JSON
  * in *policy_json. Returns 0 or the exit status of a failure, reported.
  */
-int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
+int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json, int *code)
 {
 	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
 	struct procage_error err = { 0 };
@@ -707,6 +707,7 @@ int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
 	const struct procage_fd_map fds[] = { { 0, 0 }, { 2, 1 }, { 2, 2 } };
 	*lines = NULL;
 	*policy_json = NULL;
+	*code = -1;
 	int rc = run_options_parse(argc, argv, &o);
 	if (rc != 0 || o.help || (rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
@@ -724,6 +725,10 @@ int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
 	    procage_policy_to_json(policy, policy_json, &err) != 0) {
 		cli_report_error(&err, o.json);
 		rc = EXIT_PROCAGE_FAILED;
+	} else {
+		*code = end.timed_out		    ? EXIT_TIMED_OUT
+			: WIFSIGNALED(end.status) ? 128 + WTERMSIG(end.status)
+						  : WEXITSTATUS(end.status);
 	}
 	if (!end.abandoned)
 		procage_run_free(run);

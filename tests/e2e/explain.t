@@ -254,14 +254,14 @@ is "$denial" "create not granted grants --write ~/.npm" \
 
 # A proxy refusal (tier T1, where a run has its own network namespace).
 if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1$'; then
-	HOME=$home "$PROCAGE" run --net proxy --allow-host example.invalid -- \
+	HOME=$home "$PROCAGE" run --explain all --net proxy --allow-host example.invalid -- \
 		curl -s -o /dev/null --max-time 10 http://blocked.example.com/ >/dev/null 2>"$dir/err"
 	like "$(grep '^procage: ' "$dir/err")" \
 		"^procage: connect blocked.example.com:80: not an allowed host of the proxy \(--allow-host blocked.example.com\)$" \
 		"a proxy refusal is printed by procage, with --allow-host"
 	# A host the cage wrote that is no host name: the proxy's reason,
 	# quoted, and no --allow-host to paste.
-	HOME=$home "$PROCAGE" run --net proxy --allow-host example.invalid -- bash -c '
+	HOME=$home "$PROCAGE" run --explain all --net proxy --allow-host example.invalid -- bash -c '
 		hp=${HTTP_PROXY#http://}; hp=${hp%/}
 		exec 3<>"/dev/tcp/${hp%:*}/${hp##*:}" || exit 1
 		printf "CONNECT %s:443 HTTP/1.1\r\nHost: x\r\n\r\n" "a\$(touch\${IFS}pwned)" >&3
