@@ -69,7 +69,7 @@ _procage()
 			return ;;
 		--hardlinks) COMPREPLY=($(compgen -W "refuse report" -- "$cur")); return ;;
 		--on-handoff-change) COMPREPLY=($(compgen -W "report fail" -- "$cur")); return ;;
-		--explain) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+		--explain) COMPREPLY=($(compgen -W "on all off" -- "$cur")); return ;;
 		--lifetime) COMPREPLY=($(compgen -W "session tree" -- "$cur")); return ;;
 		--terminal) COMPREPLY=($(compgen -W "inherit" -- "$cur")); return ;;
 		--env) COMPREPLY=($(compgen -e -- "$cur")); return ;;

@@ -45,7 +45,7 @@ complete -c procage -n "__procage_verb_is $cage" -l waive -x -a 'secrets trust-h
 complete -c procage -n "__procage_verb_is $cage" -l hardlinks -x -a 'refuse report' -d 'the hard-link check'
 complete -c procage -n "__procage_verb_is $cage" -l hardlink-exempt -r -F -d 'a store never rewritten in place'
 complete -c procage -n "__procage_verb_is run learn" -l audit -d 'list the trust-handoff files changed'
-complete -c procage -n "__procage_verb_is run learn" -l explain -x -a 'on off' -d 'explain file and network refusals after the run'
+complete -c procage -n "__procage_verb_is run learn" -l explain -x -a 'on all off' -d 'explain file and network refusals after the run'
 complete -c procage -n "__procage_verb_is run learn" -l on-handoff-change -x -a 'report fail' -d 'what a trust-handoff change does'
 complete -c procage -n "__procage_verb_is $cage" -l lifetime -x -a 'session tree' -d 'whether setsid is refused'
 complete -c procage -n "__procage_verb_is $cage" -l terminal -x -a inherit -d "share procage's terminal"

@@ -21,8 +21,11 @@ enum {
 int cmd_run(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_learn(int argc, char **argv);
-/* One run of procage learn (cmd_run.c): its explained refusals and its policy as JSON. */
-int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json);
+/*
+ * One run of procage learn (cmd_run.c): its explained refusals, its policy
+ * as JSON and the command's exit code (128 + N for signal N; -1 if unknown).
+ */
+int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json, int *code);
 int cmd_facts(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
@@ -70,8 +73,12 @@ void cli_note(bool json, const char *fmt, ...) __attribute__((format(printf, 2, 
 void cli_hardlinks_print(const struct procage_cage *cage, bool json, const char *named);
 /* The refused calls of a run, after it: one line per refusal, its processes and count. */
 void cli_reports_print(const struct procage_run *run, bool json);
-/* The file and network refusals the run met, explained (procage_run_denials). */
-void cli_denials_print(const struct procage_run *run, bool json);
+/*
+ * The file and network refusals the run met, explained (procage_run_denials):
+ * all of them in the order met, or (all false, a failed run) those that could
+ * explain the failure, most relevant first (denials_print.c).
+ */
+void cli_denials_print(const struct procage_run *run, bool json, bool all);
 /* The handoff audit's findings, after the run: one line each. */
 void cli_audit_print(struct procage_audit *audit, bool json);
 /* The trust-handoff report after a run; whether something changed. */

@@ -240,7 +240,7 @@ int cmd_learn(int argc, char **argv)
 {
 	struct learned l = {0};
 	char *policy_json = NULL;
-	int dashes = 1, rc = 0;
+	int dashes = 1, rc = 0, code = -1;
 	if (argc == 2 && cli_help_wanted(argv[1]))
 		return cli_help("learn");
 	while (dashes < argc && strcmp(argv[dashes], "--") != 0)
@@ -261,7 +261,7 @@ int cmd_learn(int argc, char **argv)
 		policy_json = NULL;
 		fprintf(stderr, "procage: learn: run %d of at most %d\n", round + 1,
 			LEARN_MAX_RUNS);
-		rc = cli_learn_run(n, v, &lines, &policy_json);
+		rc = cli_learn_run(n, v, &lines, &policy_json, &code);
 		free(v);
 		int added = rc == 0 ? learn_lines(&l, lines) : 0;
 		procage_strings_free(lines);
@@ -280,5 +280,18 @@ int cmd_learn(int argc, char **argv)
 	}
 	procage_free(policy_json);
 	learned_free(&l);
+	/*
+	 * The policy printed is what was learned; a command that still fails
+	 * under it needs more than learn grants by itself (a class's
+	 * location, the network, a system tree: the lines above), or fails
+	 * for a reason of its own.
+	 */
+	if (rc == 0 && code != 0) {
+		fprintf(stderr,
+			"procage: learn: the command still fails under the learned policy (exit %d): "
+			"the refusals left to you above, if any, or a failure of its own\n",
+			code);
+		rc = code > 0 && code < 256 ? code : EXIT_PROCAGE_FAILED;
+	}
 	return rc;
 }

@@ -306,10 +306,11 @@ static int option_take(struct run_options *o, int c, char *arg)
 			       ? 0
 			       : cli_usage_error("out of memory");
 	case OPT_EXPLAIN:
-		if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
-			return cli_usage_error("%s: --explain %s: expected 'on' or 'off'", o->verb,
-					       arg);
+		if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0 && strcmp(arg, "all") != 0)
+			return cli_usage_error("%s: --explain %s: expected 'on', 'all' or 'off'",
+					       o->verb, arg);
 		o->explain_off = strcmp(arg, "off") == 0;
+		o->explain_all = strcmp(arg, "all") == 0;
 		return 0;
 	case OPT_REPORT:
 		o->report = true;
@@ -468,7 +469,14 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	}
 	if (o->report)
 		cli_reports_print(run, o->json);
-	cli_denials_print(run, o->json);
+	/*
+	 * A run that succeeded needed nothing it was refused: its refusals
+	 * are printed only when asked for (--explain all), or in the report.
+	 */
+	bool failed = rc != 0 || end.timed_out || WIFSIGNALED(end.status) ||
+		      WEXITSTATUS(end.status) != 0;
+	if (failed || o->explain_all)
+		cli_denials_print(run, o->json, o->explain_all);
 	/*
 	 * What the run was seen writing where git runs, for the trust-handoff
 	 * lines below; its error apart, so that the run's own (in err) is kept.
@@ -688,7 +696,7 @@ int cmd_exec(int argc, char **argv)
  * The run's explained refusals in *lines (NULL: none), its policy as JSON
  * in *policy_json. Returns 0 or the exit status of a failure, reported.
  */
-int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
+int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json, int *code)
 {
 	struct run_options o = { .verb = "run", .supervise = { .grace_seconds = 5 } };
 	struct procage_error err = { 0 };
@@ -699,6 +707,7 @@ int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
 	const struct procage_fd_map fds[] = { { 0, 0 }, { 2, 1 }, { 2, 2 } };
 	*lines = NULL;
 	*policy_json = NULL;
+	*code = -1;
 	int rc = run_options_parse(argc, argv, &o);
 	if (rc != 0 || o.help || (rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
@@ -716,6 +725,10 @@ int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
 	    procage_policy_to_json(policy, policy_json, &err) != 0) {
 		cli_report_error(&err, o.json);
 		rc = EXIT_PROCAGE_FAILED;
+	} else {
+		*code = end.timed_out		    ? EXIT_TIMED_OUT
+			: WIFSIGNALED(end.status) ? 128 + WTERMSIG(end.status)
+						  : WEXITSTATUS(end.status);
 	}
 	if (!end.abandoned)
 		procage_run_free(run);

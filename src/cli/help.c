@@ -72,9 +72,11 @@ static const struct option_help run_options[] = {
 	  "                       localhost[:port] (127.0.0.1 and ::1), 192.0.2.7[:port],\n"
 	  "                       10.1.2.0/24 (docs/proxy.md); without --net proxy it has\n"
 	  "                       no effect, and procage warns\n", false },
-	{ "  --explain on|off     after the run, one line per distinct file or network\n"
-	  "                       refusal: what, which rule or class, and the flag that\n"
-	  "                       would allow it (default on; docs/reports.md)\n", true },
+	{ "  --explain on|all|off after a failed run, one line per distinct file or network\n"
+	  "                       refusal that could explain it: what, which rule or\n"
+	  "                       class, and the flag that would allow it (on, the\n"
+	  "                       default); all: every refusal, the run failed or not\n"
+	  "                       (docs/reports.md)\n", true },
 	{ "  --report             after the run, list the system calls the filter refused\n", false },
 	{ "  --report-json FILE   the same as JSON lines in FILE, one per refusal as it\n"
 	  "                       comes, then one line of counts (no link followed; inside a\n"

@@ -162,29 +162,3 @@ bool cli_handoff_print(struct procage_handoff *handoff, bool json)
 	procage_strings_free(findings);
 	return changed;
 }
-
-/*
- * One line each, names already escaped by the library, so a name the cage
- * chose can neither end a line nor forge one of procage's own.
- */
-void cli_denials_print(const struct procage_run *run, bool json)
-{
-	char **lines = NULL;
-	struct procage_error err;
-	if (procage_run_denials(run, &lines, &err) != 0) {
-		cli_report_error(&err, json);
-		return;
-	}
-	for (size_t i = 0; lines && lines[i]; i++) {
-		if (json) {
-			fputs("{\"denial\":", stderr);
-			json_write_string(stderr, lines[i]);
-			fputs("}\n", stderr);
-		} else {
-			fputs("procage: ", stderr);
-			text_write(stderr, lines[i]);
-			fputc('\n', stderr);
-		}
-	}
-	procage_strings_free(lines);
-}

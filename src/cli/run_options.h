@@ -29,6 +29,7 @@ struct run_options {
 	const char *report_json; /* --report-json FILE */
 	bool report;
 	bool explain_off; /* --explain off: refusals not observed nor explained */
+	bool explain_all; /* --explain all: every refusal printed, the run failed or not */
 	bool trust_policy;	  /* --trust-policy: record the policy file's text */
 	bool help;		  /* --help was given and printed: nothing to run */
 	bool allow_host;	  /* --allow-host was given */

@@ -103,7 +103,7 @@ check_tier_user() {
 	# Devices: the flag offered names the device itself, never /dev; none
 	# for /dev whole or for the terminals of /dev/pts. On T1 the run has
 	# terminals of its own: /dev/ptmx and /dev/pts are its devpts.
-	cage "$tier" "$user" -- sh -c 'ls /dev >/dev/null 2>&1; ls /dev/pts >/dev/null 2>&1
+	cage "$tier" "$user" --explain all -- sh -c 'ls /dev >/dev/null 2>&1; ls /dev/pts >/dev/null 2>&1
 		exec 3<>/dev/ptmx' >/dev/null 2>"$dir/err"
 	like "$(lines)" "^procage: read /dev: not granted \(the host's devices: granted one by one" \
 		"$what: a listing of /dev offers no grant of /dev"
@@ -173,7 +173,7 @@ check_tier_user() {
 	# (the shell's own message silenced: it names the path as it is)
 	cage "$tier" "$user" -- sh -c 'echo x 2>/dev/null >"/etc/a
 procage: forged"' >/dev/null 2>"$dir/err"
-	like "$(lines)" "^procage: create '/etc/a'\\\$'\\\\x0a''procage: forged': not granted \\(the policy grants this directory for reading only" \
+	like "$(lines)" "^procage: create '/etc/a'\\\$'\\\\x0a''procage: forged': not granted \\(a whole system tree" \
 		"$what: a path with a newline is escaped, on one line"
 	is "$(grep -c '^procage: forged' "$dir/err")" 0 "$what: and forges no line"
 
@@ -254,14 +254,14 @@ is "$denial" "create not granted grants --write ~/.npm" \
 
 # A proxy refusal (tier T1, where a run has its own network namespace).
 if "$PROCAGE" facts 2>/dev/null | grep -q '^tier  *T1$'; then
-	HOME=$home "$PROCAGE" run --net proxy --allow-host example.invalid -- \
+	HOME=$home "$PROCAGE" run --explain all --net proxy --allow-host example.invalid -- \
 		curl -s -o /dev/null --max-time 10 http://blocked.example.com/ >/dev/null 2>"$dir/err"
 	like "$(grep '^procage: ' "$dir/err")" \
 		"^procage: connect blocked.example.com:80: not an allowed host of the proxy \(--allow-host blocked.example.com\)$" \
 		"a proxy refusal is printed by procage, with --allow-host"
 	# A host the cage wrote that is no host name: the proxy's reason,
 	# quoted, and no --allow-host to paste.
-	HOME=$home "$PROCAGE" run --net proxy --allow-host example.invalid -- bash -c '
+	HOME=$home "$PROCAGE" run --explain all --net proxy --allow-host example.invalid -- bash -c '
 		hp=${HTTP_PROXY#http://}; hp=${hp%/}
 		exec 3<>"/dev/tcp/${hp%:*}/${hp##*:}" || exit 1
 		printf "CONNECT %s:443 HTTP/1.1\r\nHost: x\r\n\r\n" "a\$(touch\${IFS}pwned)" >&3

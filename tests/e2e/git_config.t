@@ -92,7 +92,7 @@ for user in $users; do
 	ok $? "$tier/$user: the config is unchanged, byte for byte"
 	is "$(cfg core.fsmonitor)" "" "$tier/$user: the host's git sees no core.fsmonitor"
 
-	out=$(cd "$dir/repo" && run_as "$user" $wrap "$PROCAGE" run -- \
+	out=$(cd "$dir/repo" && run_as "$user" $wrap "$PROCAGE" run --explain all -- \
 		sh -c 'git config alias.x "!sh"; git remote add evil "ext::sh -c x"; git config user.name cage' 2>&1)
 	like "$out" "git key alias\\.x is not one" "$tier/$user: an alias is refused by name"
 	like "$out" "git key remote\\.evil\\.url given a value that runs a program" \

@@ -74,4 +74,28 @@ rm -f "$odd/f"
 "$PROCAGE" run --policy "$work/odd.json" -- sh -c 'echo x >"$1/f"' sh "$odd" 2>"$work/err2"; st=$?
 ok $([ $st -eq 0 ] && [ -s "$odd/f" ] && echo 0 || echo 1) \
 	"the write passes with the learned policy (status $st)"
+
+# A tool's state under the home is learned (a directory of its own, made
+# by procage), never the home itself nor a class location.
+rm -rf "$HOME/.npmish"
+"$PROCAGE" learn -- sh -c 'mkdir -p "$HOME/.npmish/c" && echo x >"$HOME/.npmish/c/x"' \
+	>"$work/home.json" 2>"$work/err"; st=$?
+is "$st" 0 "learn runs a command writing ~/.npmish/c/x"
+granted=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["paths"]["write"][-1])' \
+	"$work/home.json")
+is "$granted" "$HOME/.npmish" "the learned policy grants ~/.npmish, not the home"
+rm -rf "$HOME/.npmish/c"
+"$PROCAGE" run --policy "$work/home.json" -- sh -c 'mkdir -p "$HOME/.npmish/c" && echo x >"$HOME/.npmish/c/x"' \
+	2>"$work/err2"; st=$?
+ok $([ $st -eq 0 ] && [ -s "$HOME/.npmish/c/x" ] && echo 0 || echo 1) \
+	"the write passes with the learned policy (status $st)"
+
+# A command that still fails under what learn could grant: learn says so
+# and exits with its status.
+"$PROCAGE" learn -- sh -c 'cat "$HOME/.ssh/id_ed25519" >/dev/null' >/dev/null 2>"$work/err"; st=$?
+is "$st" 1 "learn exits with the status of a command that still fails"
+like "$(cat "$work/err")" "learn: the command still fails under the learned policy \(exit 1\)" \
+	"and says why"
+like "$(cat "$work/err")" "left to you: read $HOME/.ssh/id_ed25519: hidden" \
+	"after the class location it did not waive"
 done_testing

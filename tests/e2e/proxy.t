@@ -147,7 +147,7 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	out=$(unshare -m --propagation private sh -c '
 		mount --bind "$1" /etc/hosts || exit 9
 		for h in doc.test doc6.test private.test; do
-			"$2" run --net proxy --allow-host "$h" -- curl -s -o /dev/null --max-time 30 "http://$h/"
+			"$2" run --explain all --net proxy --allow-host "$h" -- curl -s -o /dev/null --max-time 30 "http://$h/"
 		done' sh "$work/hosts" "$PROCAGE" 2>&1)
 	like "$out" "procage: connect doc\.test:80: name resolves to a documentation address 192\.0\.2\.5 \(--allow-host 192\.0\.2\.5\)" \
 		"a name resolving to a documentation address: the address and --allow-host ADDR"

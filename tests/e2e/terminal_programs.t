@@ -85,7 +85,7 @@ check_tier_user() {
 	fi
 
 	# setsid alone: allowed with a PID namespace, else refused and said.
-	cage "$tier" "$user" -- python3 -c "$newsession" >"$dir/out" 2>"$dir/err"
+	cage "$tier" "$user" --explain all -- python3 -c "$newsession" >"$dir/out" 2>"$dir/err"
 	if [ "$tier" = T1 ] && [ "$pidns" = yes ]; then
 		is "$(cat "$dir/out")" "new-session" "$what: a child makes a session of its own"
 		is "$(lines)" "" "$what: setsid: and no line is printed"

@@ -15,6 +15,9 @@ static struct denial_rules rules;
 #define HOME_WORDS                                                                         \
 	"a write grant here would hold the home directory, where the command could make "   \
 	"startup files: write a directory inside it"
+#define SYSTEM_WORDS                                                                       \
+	"a whole system tree: no grant of it is offered; grant the file or directory inside " \
+	"it the command needs"
 #define READ_GRANT_WORDS                                                                   \
 	"the policy grants this directory for reading only: write a directory inside it, or " \
 	"give a policy"
@@ -56,7 +59,7 @@ static void expect(enum denial_op op, const char *path, const char *want)
 static void judging(void)
 {
 	expect(DENIAL_READ, "/etc/passwd", NULL);
-	expect(DENIAL_WRITE, "/etc/passwd", "write /etc/passwd: not granted (add --write /etc)");
+	expect(DENIAL_WRITE, "/etc/passwd", "write /etc/passwd: not granted (" SYSTEM_WORDS ")");
 	/* Missing directories (none of /home/u exists here) are offered to be made. */
 	expect(DENIAL_CREATE, "/home/u/.npm/_cacache/x",
 	       "create /home/u/.npm/_cacache/x: not granted (add --write-new ~/.npm)");
@@ -68,9 +71,9 @@ static void judging(void)
 	expect(DENIAL_CREATE, "/home/ux/f",
 	       "create /home/ux/f: not granted (add --write-new /home/ux)");
 	expect(DENIAL_CREATE, "/top", "create /top: not granted (" HOME_WORDS ")");
-	expect(DENIAL_CREATE, "/usr/x", "create /usr/x: not granted (" READ_GRANT_WORDS ")");
+	expect(DENIAL_CREATE, "/usr/x", "create /usr/x: not granted (" SYSTEM_WORDS ")");
 	expect(DENIAL_CREATE, "/usr/share/x",
-	       "create /usr/share/x: not granted (add --write /usr/share)");
+	       "create /usr/share/x: not granted (" SYSTEM_WORDS ")");
 	expect(DENIAL_READ, "/home/u/.ssh/id_ed25519",
 	       "read /home/u/.ssh/id_ed25519: hidden (secrets; --waive secrets:~/.ssh)");
 	expect(DENIAL_READ, "/home/u/.ssh",
@@ -100,12 +103,24 @@ static void judging(void)
 	       "read /srv/private/x: hidden (the policy's own rule)");
 	expect(DENIAL_READ, "/srv/privateer", NULL);
 	expect(DENIAL_WRITE, "/tmp/run/x", NULL);
-	expect(DENIAL_WRITE, "/tmp/other", "write /tmp/other: not granted (add --write /tmp)");
+	expect(DENIAL_WRITE, "/tmp/other", "write /tmp/other: not granted (" SYSTEM_WORDS ")");
 	expect(DENIAL_READ, "/home/u/proj/x y", NULL);
+	expect(DENIAL_WRITE, "/dev/console",
+	       "write /dev/console: not granted (the user's terminals and consoles, whose input a "
+	       "run could read and whose screen it could forge: no grant is offered; a run on "
+	       "tier T1 makes terminals of its own)");
+	/* Never a grant of a system tree, even for a deeper one's entry. */
+	expect(DENIAL_CREATE, "/etc/x", "create /etc/x: not granted (" SYSTEM_WORDS ")");
+	expect(DENIAL_CREATE, "/tmp/x", "create /tmp/x: not granted (" SYSTEM_WORDS ")");
+	/* A write in a directory of the classes' locations names what stays held. */
+	expect(DENIAL_CREATE, "/home/u/.config/tool/x",
+	       "create /home/u/.config/tool/x: not granted (add --write-new ~/.config; "
+	       "~/.config/gcloud, ~/.config/pip/pip.conf and 31 more locations of the classes "
+	       "stay held)");
 	/* Names as a shell reads them back: never "$(...)", nothing to run. */
-	expect(DENIAL_WRITE, "/etc/a b", "write '/etc/a b': not granted (add --write /etc)");
+	expect(DENIAL_WRITE, "/etc/a b", "write '/etc/a b': not granted (" SYSTEM_WORDS ")");
 	expect(DENIAL_WRITE, "/etc/a\nprocage: forged",
-	       "write '/etc/a'$'\\x0a''procage: forged': not granted (add --write /etc)");
+	       "write '/etc/a'$'\\x0a''procage: forged': not granted (" SYSTEM_WORDS ")");
 	expect(DENIAL_WRITE, "/e\x1b[2J/f",
 	       "write '/e'$'\\x1b''[2J/f': not granted (add --write-new '/e'$'\\x1b''[2J')");
 	expect(DENIAL_WRITE, "/srv/q $(touch x); y/f",

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "cage.h"
 #include "policy/classes.h"
@@ -163,6 +164,26 @@ static void suggested_directory(const struct denial_rules *r, const char *path, 
 		else if (slash)
 			slash[1] = '\0';
 	}
+}
+
+/*
+ * The system's trees, the home and what holds it: a grant of one whole
+ * hands the command far more than the refused file (other programs'
+ * files, every user's temporary files, the startup files the home does
+ * not have yet), so none is ever offered for them.
+ */
+static bool whole_tree(const struct denial_rules *r, const char *dir)
+{
+	static const char *const trees[] = {
+		"/",	     "/usr",	"/etc",	    "/dev",  "/proc", "/sys",  "/tmp",
+		"/var",	     "/var/tmp", "/var/lib", "/run",  "/home", "/root", "/boot",
+		"/bin",	     "/sbin",	"/lib",	    "/lib32", "/lib64", "/opt", "/srv",
+		"/mnt",	     "/media",	"/usr/lib", "/usr/bin", "/usr/local", "/usr/share",
+	};
+	for (size_t i = 0; i < sizeof trees / sizeof *trees; i++)
+		if (strcmp(dir, trees[i]) == 0)
+			return true;
+	return r->home && path_within(r->home, dir);
 }
 
 /*
@@ -341,6 +362,26 @@ static bool root_private_refuses(const char *path)
 }
 
 /*
+ * A terminal or console: /dev/pts and /dev/ptmx, /dev/console, /dev/tty*
+ * and the virtual consoles' memory (/dev/vcs*), by name or by the major
+ * numbers of terminals (4, 5, 7, 136-143: a link may name one otherwise).
+ * Writing one writes to a screen the user reads as the host's; reading
+ * one reads what the user types.
+ */
+static bool terminal_device(const char *path)
+{
+	struct stat st;
+	if (path_within(path, "/dev/pts") || strcmp(path, "/dev/ptmx") == 0 ||
+	    strcmp(path, "/dev/console") == 0 || strncmp(path, "/dev/tty", 8) == 0 ||
+	    strncmp(path, "/dev/vcs", 8) == 0)
+		return true;
+	if (stat(path, &st) != 0 || !S_ISCHR(st.st_mode))
+		return false;
+	unsigned int major = major(st.st_rdev);
+	return major == 4 || major == 5 || major == 7 || (major >= 136 && major <= 143);
+}
+
+/*
  * A refusal below /dev (out already says "not granted"). Devices are
  * granted one by one: a grant of /dev or of a directory in it would hand
  * the run the host's disks (a root caller owns them), cameras and sound,
@@ -367,7 +408,7 @@ static bool judge_device(const struct denial_rules *r, enum denial_op op, const 
 		return true;
 	}
 	/* A terminal made by /dev/ptmx is reached by its name in /dev/pts. */
-	bool terminals = path_within(path, "/dev/pts") || strcmp(path, "/dev/ptmx") == 0;
+	bool terminals = terminal_device(path);
 	bool disk = stat(path, &st) == 0 && S_ISBLK(st.st_mode);
 	if (terminals || disk || strcmp(path, "/dev") == 0 || op == DENIAL_CREATE ||
 	    op == DENIAL_REMOVE) {
@@ -422,22 +463,38 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 	set(out, op, path, "not granted");
 	if (path_within(path, "/dev"))
 		return judge_device(r, op, path, out);
-	suggested_directory(r, path, dir, sizeof dir);
+	/*
+	 * A read names the file itself, or the directory itself for a
+	 * listing: the narrowest grant that makes this refusal go away.
+	 */
+	struct stat st;
+	if (op_writes(op))
+		suggested_directory(r, path, dir, sizeof dir);
+	else
+		snprintf(dir, sizeof dir, "%s", path);
 	/*
 	 * A write grant holding the home would let the command make the
 	 * startup files and configuration that do not exist yet (the
 	 * default policy refuses such a working directory for that reason).
 	 */
 	bool home = r->home && path_within(r->home, dir);
-	if (op_writes(op) && (home || read_granted_itself(r, dir))) {
-		snprintf(out->rule, sizeof out->rule, "%s", home ? "home" : "read-grant");
+	if (home || whole_tree(r, dir) || (op_writes(op) && read_granted_itself(r, dir))) {
+		snprintf(out->rule, sizeof out->rule, "%s",
+			 home ? (op_writes(op) ? "home" : "holds-home")
+			 : whole_tree(r, dir) ? "system-tree"
+					      : "read-grant");
+		snprintf(out->group, sizeof out->group, "%s", dir);
+		return true;
+	}
+	/* A grant procage would refuse: one lying in a location of a class. */
+	if (location_of(r, dir)) {
+		snprintf(out->rule, sizeof out->rule, "class-inside");
 		snprintf(out->group, sizeof out->group, "%s", dir);
 		return true;
 	}
 	snprintf(out->rule, sizeof out->rule, "grants");
 	user_path(r, dir, written, sizeof written);
 	/* A rule takes an existing path; --write-new makes the directory first. */
-	struct stat st;
 	bool missing = op_writes(op) && lstat(dir, &st) != 0 && errno == ENOENT;
 	snprintf(out->flag, sizeof out->flag, "%s %s",
 		 !op_writes(op) ? "--read" : missing ? "--write-new" : "--write", written);

@@ -46,11 +46,17 @@ static const struct {
 		  "make startup files: write a directory inside it" },
 	{ "read-grant", "the policy grants this directory for reading only: write a directory "
 			"inside it, or give a policy" },
+	{ "system-tree", "a whole system tree: no grant of it is offered; grant the file or "
+			 "directory inside it the command needs" },
+	{ "holds-home", "it holds the home directory: a grant of it would read every file there "
+			"the classes do not list; grant the file or directory the command needs" },
+	{ "class-inside", "it lies in a location of a class, which procage would not grant" },
 	{ "devices", "the host's devices: granted one by one, never /dev whole" },
 	{ "disks", "a disk: reading it reads every file on it, hidden ones too; no grant is "
 		   "offered" },
-	{ "terminals", "the user's terminals, whose input a run could read: no grant is offered; "
-		       "a run on tier T1 makes terminals of its own" },
+	{ "terminals", "the user's terminals and consoles, whose input a run could read and "
+		       "whose screen it could forge: no grant is offered; a run on tier T1 "
+		       "makes terminals of its own" },
 	{ "shared-memory", "the host's shared memory, every program's of the user; a run on tier "
 			   "T1 with a private temporary directory and no grant around /dev/shm "
 			   "has its own" },
