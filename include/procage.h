@@ -279,9 +279,11 @@ PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, in
 /*
  * On by default: where the run has a PID namespace of its own (tier T1,
  * procage_spawn), its own /proc, which shows only the run's processes, is
- * readable; not for a root caller, whose run would own the /proc files
- * only root may read. Nowhere else: the host's /proc stays hidden (R-25).
- * on: non-zero for on.
+ * readable, for a root caller too: the files there only root may read
+ * or write are masked, and a run whose masks cannot be laid is refused.
+ * On tier T2 the host's /proc stays hidden but for a few system-wide
+ * files (cpuinfo, meminfo, stat, loadavg, ...: docs/proc.md); in exec
+ * mode it stays hidden (R-25). on: non-zero for on.
  */
 PROCAGE_API int procage_policy_set_own_proc(struct procage_policy *policy, int on,
 					    struct procage_error *err) PROCAGE_NONNULL(1);

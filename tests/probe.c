@@ -162,6 +162,8 @@ static const struct action actions[] = {
     {"env-list", 0, 0, do_env_list, ": print the whole environment"},
     {"read-file", 1, 1, do_read_file, "PATH: print the file"},
     {"write-file", 2, 2, do_write_file, "PATH TEXT: create or replace the file"},
+    {"read-head", 1, 1, do_read_head, "PATH: read at most a page, without waiting"},
+    {"open-write", 1, 1, do_open_write, "PATH: open for writing, write nothing"},
     {"truncate-path", 1, 1, do_truncate_path, "PATH: truncate(PATH, 0)"},
     {"open-trunc", 1, 1, do_open_trunc, "PATH: open(PATH, O_RDONLY|O_TRUNC)"},
     {"ftruncate-ro", 1, 1, do_ftruncate_ro, "PATH: ftruncate on an O_RDONLY descriptor"},

@@ -260,30 +260,63 @@ out:
 
 /*
  * A root caller's run is uid 0, the owner of the /proc files only root
- * may read (the kernel heap's slabinfo, vmallocinfo, timer_list): its own
- * /proc (own_proc, tier T1) stays hidden, like the host's (tier T2).
- * Others cannot read them anyway, so the canary is a root caller's.
+ * may read and of the ones root may write with no capability: on tier T1
+ * its own /proc (own_proc) masks them (docs/proc.md), on tier T2 the
+ * host's /proc is hidden. Each masked entry present on this host is
+ * refused to the run, for every caller (the masks are the same); the
+ * control is a system file left readable (/proc/meminfo) and, for a root
+ * caller, each entry read outside the cage. The writes keep what they
+ * would write: the host's own host name, back into itself, and no key
+ * into sysrq-trigger (opening it is the attempt).
  */
 void r25_root_only_proc_files_stay_unread(const struct tier *t)
 {
-	static const char *const files[] = {"/proc/slabinfo", "/proc/vmallocinfo",
-					    "/proc/timer_list"};
+	static const char *const hidden[] = {
+		"/proc/kcore",	      "/proc/kallsyms",	   "/proc/vmallocinfo",
+		"/proc/slabinfo",     "/proc/pagetypeinfo", "/proc/kpagecount",
+		"/proc/kpageflags",   "/proc/kpagecgroup",  "/proc/kmsg",
+		"/proc/timer_list",   "/proc/timer_stats",  "/proc/sched_debug",
+		"/proc/latency_stats", "/proc/keys",	   "/proc/key-users",
+		"/proc/acpi/wakeup",  "/proc/scsi/scsi",    "/proc/asound/cards",
+	};
+	char host_name[256] = "";
 	struct caged_result r;
-	if (geteuid() != 0) {
-		skip(t, "r25: only a root caller's run owns the root-only /proc files (uid %u)",
-		     (unsigned)geteuid());
-		return;
-	}
 	struct caged_ws *ws = workspace(t, "r25");
 	if (!ws || cage_refused_here(t, ws, "r25"))
 		goto out;
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-		if (access(files[i], F_OK) != 0)
+	for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {
+		if (access(hidden[i], F_OK) != 0)
 			continue;
-		r = run_caged(ws, NULL, "read-file", files[i], NULL);
-		check(t, refused(&r), &r, "r25: a root caller's run cannot read %s", files[i]);
-		r = run_uncaged(ws, NULL, "read-file", files[i], NULL);
-		check(t, did_it(&r), &r, "r25: control: without the cage root reads %s", files[i]);
+		r = run_uncaged(ws, NULL, "read-head", hidden[i], NULL);
+		if (!did_it(&r) && geteuid() != 0) {
+			/* Only root reads it: the host refuses it already, no evidence here. */
+			skip(t, "r25: %s: uid %u cannot read it without the cage either", hidden[i],
+			     (unsigned)geteuid());
+			continue;
+		}
+		check(t, did_it(&r), &r, "r25: control: without the cage %s is read", hidden[i]);
+		r = run_caged(ws, NULL, "read-head", hidden[i], NULL);
+		check(t, refused(&r), &r, "r25: the run cannot read %s", hidden[i]);
+	}
+	/* Written by root only: another caller's attempt is refused by the host anyway. */
+	if (geteuid() == 0 && gethostname(host_name, sizeof host_name - 1) == 0 && host_name[0]) {
+		r = run_caged(ws, NULL, "write-file", "/proc/sys/kernel/hostname", host_name, NULL);
+		check(t, refused(&r), &r, "r25: the run cannot write /proc/sys (kernel/hostname)");
+	}
+	if (geteuid() == 0 && access("/proc/sysrq-trigger", F_OK) == 0) {
+		r = run_uncaged(ws, NULL, "open-write", "/proc/sysrq-trigger", NULL);
+		check(t, did_it(&r), &r, "r25: control: without the cage root opens /proc/sysrq-trigger");
+		r = run_caged(ws, NULL, "open-write", "/proc/sysrq-trigger", NULL);
+		check(t, refused(&r), &r, "r25: the run cannot open /proc/sysrq-trigger for writing");
+	}
+	/* Tier T1's own /proc, or tier T2's system files of the host's (docs/proc.md). */
+	if (!tier_is_t1(t) || t->facts.pidns_private_proc) {
+		r = run_caged(ws, NULL, "read-head", "/proc/meminfo", NULL);
+		check(t, did_it(&r), &r, "r25: control: the run reads /proc/meminfo");
+	}
+	if (tier_is_t1(t) && t->facts.pidns_private_proc) {
+		r = run_caged(ws, NULL, "read-head", "/proc/sys/kernel/hostname", NULL);
+		check(t, did_it(&r), &r, "r25: control: the run reads /proc/sys/kernel/hostname");
 	}
 out:
 	caged_ws_free(ws);

@@ -49,6 +49,35 @@ int do_read_file(char **args)
 	return rc;
 }
 
+/*
+ * One read of at most a page, without waiting: enough to show a file can
+ * be read, and safe on /proc/kcore (the size of memory) and /proc/kmsg
+ * (a read that waits for the kernel's next message).
+ */
+int do_read_head(char **args)
+{
+	char buf[4096];
+	int fd = open(args[0], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open", args[0]);
+	ssize_t n = read(fd, buf, sizeof buf);
+	int rc = n >= 0 || errno == EAGAIN ? PROBE_DID_IT : failed(REFUSE_FILE, "read", args[0]);
+	close(fd);
+	if (n > 0)
+		printf("%zd bytes\n", n);
+	return rc;
+}
+
+/* Opening for writing is the attempt: nothing is written (a sysrq key would act). */
+int do_open_write(char **args)
+{
+	int fd = open(args[0], O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open(O_WRONLY)", args[0]);
+	close(fd);
+	return PROBE_DID_IT;
+}
+
 int do_write_file(char **args)
 {
 	int fd = open(args[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -83,6 +83,8 @@ int do_env_has(char **args);
 int do_env_list(char **args);
 int do_read_file(char **args);
 int do_write_file(char **args);
+int do_read_head(char **args);
+int do_open_write(char **args);
 int do_truncate_path(char **args);
 int do_open_trunc(char **args);
 int do_ftruncate_ro(char **args);

@@ -361,6 +361,8 @@ static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 		rc = cage_add_grant(c, &grants[i], err);
 	if (rc < 0)
 		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
+	if (rc == 0)
+		rc = cage_proc_system_grants(c, paths, err);
 	/* Listing through the broker only where the policy accepts the names showing. */
 	if (!accepted(c, APPROX_LISTING_SHOWS_HIDDEN_NAMES) && c->zones.n_listing) {
 		c->n_unlistable = c->zones.n_listing;
@@ -585,13 +587,11 @@ static struct procage_cage *cage_alloc(const struct procage_policy *policy,
 	c->landlock_fd = -1;
 	c->root_private_userns_fd = -1;
 	/*
-	 * A root caller's run is uid 0, the owner of the /proc files only
-	 * root may read (slabinfo, vmallocinfo, timer_list, the network
-	 * namespace's tcp_fastopen_key...): for it the run's /proc stays
-	 * hidden, as what others may not read in /etc is (R-42).
+	 * A root caller's run is uid 0 too, the owner of the /proc files only
+	 * root may read: the run's /proc masks them (plan/proc_masks.c,
+	 * docs/proc.md) before it is granted.
 	 */
-	c->own_proc = policy->own_proc && c->tier == PROCAGE_TIER_T1 &&
-		      f->pidns_private_proc && geteuid() != 0;
+	c->own_proc = policy->own_proc && c->tier == PROCAGE_TIER_T1 && f->pidns_private_proc;
 	bool loopback = policy->network == PROCAGE_NET_LOOPBACK;
 	/*
 	 * On T1 the loopback mode's namespace is its bound, and TCP is free

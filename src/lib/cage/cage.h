@@ -135,6 +135,12 @@ int cage_grant_append(struct procage_cage *c, const struct cage_path *grant,
 int cage_add_grant(struct procage_cage *c, const struct cage_path *grant,
 		   struct procage_error *err);
 void cage_grants_free(struct landlock_grant *list, size_t n);
+/*
+ * Tier T2, where process-access hides /proc: the machine's own files of it
+ * granted for reading (proc_system.c, docs/proc.md).
+ */
+int cage_proc_system_grants(struct procage_cage *c, const struct cage_paths *paths,
+			    struct procage_error *err);
 /* Tier T1: keep the write grants as written (c->write_roots). */
 int cage_write_roots_keep(struct procage_cage *c, const struct cage_paths *paths,
 			  struct procage_error *err);

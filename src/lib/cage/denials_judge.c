@@ -266,6 +266,19 @@ static bool granted(const struct denial_rules *r, enum denial_op op, const char 
 	return false;
 }
 
+/* A grant inside the hidden location itself (tier T2's system files of /proc) reaches past it. */
+static bool granted_inside(const struct denial_rules *r, enum denial_op op, const char *path,
+			   const struct denial_location *l)
+{
+	for (size_t i = 0; i < r->n_grants; i++) {
+		const struct denial_grant *g = &r->grants[i];
+		if (strcmp(g->path, l->path) != 0 && path_within(g->path, l->path) &&
+		    path_within(path, g->path) && (!op_writes(op) || g->access == PROCAGE_WRITE))
+			return true;
+	}
+	return false;
+}
+
 static void set(struct denial *out, enum denial_op op, const char *subject, const char *reason)
 {
 	memset(out, 0, sizeof *out);
@@ -435,6 +448,8 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 	const struct denial_location *l = location_of(r, path);
 	if (!l)
 		l = lock_file_location(r, op, path);
+	if (l && l->cls == CLASS_PROCESS_ACCESS && granted_inside(r, op, path, l))
+		return false;
 	if (l)
 		return judge_location(r, op, path, l, out);
 	if (r->root_private_idmapped && op == DENIAL_READ && root_private_refuses(path)) {

@@ -62,7 +62,7 @@ int namespaces_id_maps_write(const struct plan_id_maps *m)
  * read-only. A mask cloned from it is empty, cannot be read even by its
  * owner (the child has no capability left by then) and cannot be changed.
  */
-static int mask_source_create(void)
+int namespaces_mask_source_create(void)
 {
 	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
 	if (fs < 0)
@@ -182,7 +182,7 @@ int namespaces_masks_apply(const struct plan *plan, int *index)
 	*index = -1;
 	if (plan->n_mounts == 0)
 		return 0;
-	int source = mask_source_create();
+	int source = namespaces_mask_source_create();
 	if (source < 0)
 		return source;
 	for (size_t i = 0; i < plan->n_mounts; i++) {

@@ -21,6 +21,12 @@ int namespaces_mounts_apply(const struct plan *plan, int *index);
 /* The same in two parts, for a /proc of the run's own between them. */
 int namespaces_mounts_private(void);
 int namespaces_masks_apply(const struct plan *plan, int *index);
+/*
+ * System calls only: the source of every hiding mask, a detached read-only
+ * tmpfs holding "d", a directory, and "f", a file, neither with any
+ * permission bit. Its descriptor, or a negative errno.
+ */
+int namespaces_mask_source_create(void);
 /* A root caller's run: its id-mapped /etc over /etc (before the masks). */
 int namespaces_root_private_attach(const struct plan *plan);
 

@@ -51,6 +51,7 @@
 #include "base/error.h"
 #include "kernel/landlock.h"
 #include "plan/namespaces.h"
+#include "plan/proc_masks.h"
 #include "base/raw_syscall.h"
 #include "reaper_raw.h"
 #include "base/syscalls.h"
@@ -281,19 +282,23 @@ static int run_rule_add(const struct plan *plan, int path_fd, uint64_t rights)
 
 /*
  * A /proc of the run's own (tier T1 with a PID namespace): only the run's
- * processes are in it. A grant on /proc itself was made on the caller's
- * /proc; the same rights go to the new one.
+ * processes are in it, and what in it is the host's and no process of the
+ * run should read or write is masked (plan/proc_masks.c) before anything
+ * grants it; a mask that cannot be laid fails the run, *index naming it.
+ * A grant on /proc itself was made on the caller's /proc; the same rights
+ * go to the new one.
  */
-static int proc_mount(const struct plan *plan)
+static int proc_mount(const struct plan *plan, int *index)
 {
+	*index = -1;
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
 		return -errno;
-	if (!plan->proc_rights)
-		return 0;
 	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int rc = run_rule_add(plan, fd, plan->proc_rights);
+	int rc = proc_masks_apply(fd, index);
+	if (rc == 0 && plan->proc_rights)
+		rc = run_rule_add(plan, fd, plan->proc_rights);
 	close(fd);
 	return rc;
 }
@@ -389,8 +394,8 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 		if ((rc = namespaces_mounts_private()) < 0 ||
 		    (rc = namespaces_root_private_attach(plan)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
-		if (plan->private_proc && (rc = proc_mount(plan)) < 0)
-			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, -1);
+		if (plan->private_proc && (rc = proc_mount(plan, &index)) < 0)
+			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, index);
 		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
 		if ((start->tmp_mount && (rc = tmp_mount_make(start, start->tmp_mount)) < 0) ||

@@ -30,6 +30,7 @@
 #include "host/host.h"
 #include "cage/own_files.h"
 #include "plan/plan.h"
+#include "plan/proc_masks.h"
 #include "run.h"
 #include "spawn.h"
 #include "tmpdir.h"
@@ -91,6 +92,14 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 					     ? "making read-only"
 					     : "hiding",
 				     plan->mounts[f->index].path);
+	if (f->step == PROCAGE_STEP_PROC && f->index >= 0 && (size_t)f->index < proc_masks_count)
+		return error_set_sys(err, f->err, f->step,
+				     "step %s: %s /proc/%s in the run's own /proc (the run is not "
+				     "started without it)",
+				     step,
+				     proc_masks[f->index].kind == PROC_MASK_READ_ONLY ? "making read-only"
+										   : "hiding",
+				     proc_masks[f->index].name);
 	if (f->step == PROCAGE_STEP_CWD)
 		return error_set_sys(err, f->err, f->step, "step cwd: changing to %s", plan->cwd);
 	return error_set_sys(err, f->err, f->step, "step %s", step);
