@@ -155,6 +155,14 @@ int cli_profiles_dir(char *out, size_t size);
 int cli_profile_read(const char *name, int (*add)(void *ctx, const char *option, const char *value),
 		     void *ctx, char *why, size_t why_size);
 int cli_profiles_list(bool json);
+/*
+ * Profile keys granting only what exists (profile_present.c): is key one,
+ * and each match of its pattern given to add as "write" (devices) or
+ * "read" (0, -EINVAL for a pattern that is not absolute, or -errno).
+ */
+bool profile_present_key(const char *key);
+int profile_present_add(const char *key, const char *pattern,
+			int (*add)(void *ctx, const char *option, const char *value), void *ctx);
 int cmd_profiles(int argc, char **argv);
 /* procage help profiles: the verb's help, then the profiles themselves. */
 int cli_profiles_help(void);

@@ -9,6 +9,9 @@
  * needs are taken: read, write, write-new, allow-host, env, setenv, and
  * "cache DIR", a profile's own: a write-new whose missing parents inside the
  * caller's home are made too (~/.cache/pip on a home without ~/.cache).
+ * Two keys grant only what exists on this machine (profile_present.c):
+ * "device GLOB", each character device matched, to read, write and ioctl,
+ * and "read-present GLOB", each path matched, to read.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,7 +27,8 @@
 #include "cli.h"
 
 static const char *const profile_keys[] = {"read", "write",  "write-new", "cache",
-					   "allow-host", "env", "setenv", NULL};
+					   "allow-host", "env", "setenv", "device",
+					   "read-present", NULL};
 
 static bool directory_exists(const char *path)
 {
@@ -142,13 +146,19 @@ int cli_profile_read(const char *name, int (*add)(void *ctx, const char *option,
 		if (!key_known(key) || !val[0]) {
 			snprintf(why, why_size,
 				 "%s:%u: expected a line 'KEY VALUE' with KEY one of read, write, "
-				 "write-new, cache, allow-host, env, setenv",
+				 "write-new, cache, allow-host, env, setenv, device, read-present",
 				 path, n);
 			rc = -EINVAL;
 		} else if ((rc = value_expand(val, value, sizeof value)) != 0) {
 			snprintf(why, why_size, "%s:%u: %s: %s", path, n, val,
 				 rc == -ENOENT ? "HOME is not set to an absolute path"
 					       : "too long");
+		} else if (profile_present_key(key)) {
+			if ((rc = profile_present_add(key, value, add, ctx)) != 0)
+				snprintf(why, why_size, "%s:%u: %s: %s", path, n, val,
+					 rc == -EINVAL ? "expected an absolute pattern (and "
+							 "PROCAGE_DEVICE_ROOT an absolute directory)"
+						       : strerror(-rc));
 		} else if ((rc = add(ctx, key, value)) != 0) {
 			snprintf(why, why_size, "%s:%u: %s", path, n, strerror(-rc));
 		}
