@@ -6,7 +6,8 @@
  * installed (dir: the procage command, which links the library in, or
  * libprocage.so), <build>/../profiles in the source tree; never in the
  * working directory or anywhere a run could write (a profile widens the
- * cage). Only keys that grant what a tool needs are taken (profile_keys).
+ * cage). Only keys that grant what a tool needs are taken (profile_keys);
+ * "device" and "read-present" grant only what exists (profile_present.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -20,10 +21,12 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "profile_present.h"
 #include "procage.h"
 
-static const char *const profile_keys[] = {"read", "write",  "write-new", "cache",
-					   "allow-host", "env", "setenv", NULL};
+static const char *const profile_keys[] = {
+	"read", "write", "write-new", "cache", "device", "read-present", "allow-host", "env", "setenv", NULL,
+};
 
 static bool directory_exists(const char *path)
 {
@@ -163,13 +166,22 @@ static int line_give(const char *path, unsigned n, const char *key, const char *
 	if (!key_known(key) || !val[0])
 		return error_set(err, -EINVAL,
 				 "%s:%u: expected a line 'KEY VALUE' with KEY one of read, write, "
-				 "write-new, cache, allow-host, env, setenv",
+				 "write-new, cache, allow-host, env, setenv, device, read-present",
 				 path, n);
 	if ((rc = value_expand(val, value, sizeof value)) != 0)
 		return error_set(err, rc, "%s:%u: %s: %s", path, n, val,
 				 rc == -ENOENT ? "HOME is not set to an absolute path" : "too long");
 	struct procage_error inner = {0};
-	if ((rc = add(ctx, key, value, &inner)) != 0)
+	if (profile_present_key(key)) {
+		rc = profile_present_add(key, value, add, ctx, &inner);
+		if (rc == -EINVAL && !inner.message[0])
+			return error_set(err, rc, "%s:%u: %s: expected an absolute pattern (and "
+						  "PROCAGE_DEVICE_ROOT an absolute directory)",
+					 path, n, val);
+	} else {
+		rc = add(ctx, key, value, &inner);
+	}
+	if (rc != 0)
 		return error_set(err, rc, "%s:%u: %s", path, n,
 				 inner.message[0] ? inner.message : strerror(-rc));
 	return 0;
