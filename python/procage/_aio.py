@@ -10,6 +10,7 @@ import asyncio
 import os
 import subprocess
 
+from . import _ask
 from . import _runs as _run
 
 
@@ -93,12 +94,19 @@ async def communicate_async(r, input=None):
 async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network="off",
                     allow_hosts=(), env=None, cwd=None, input=None, capture_output=False,
                     timeout=None, report=False, check=False, policy=None, cage=None,
-                    stdin=None, stdout=None, stderr=None, text=False):
+                    stdin=None, stdout=None, stderr=None, text=False, on_host=None,
+                    ask_timeout=None):
     """procage.run, awaited: the same arguments and result. Cancelling the
     task, or the timeout, kills the run."""
     stdin, stdout, stderr = _run._run_options(input, capture_output, stdin, stdout, stderr)
     options = _run._policy_options(cage, policy, write, read, hide, network, allow_hosts,
                                    report)
+    if on_host is not None:  # on_host may be a coroutine function, awaited on this loop
+        cage = _ask.cage_asking(on_host, ask_timeout, asyncio.get_running_loop(),
+                                workspace=workspace, policy=policy, **options)
+        cwd = workspace if cwd is None and policy is None else cwd
+        workspace = policy = None
+        options = {}
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     r = _run.Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin,

@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 
-from . import _lib, _stdio
+from . import _ask, _lib, _stdio
 from ._errors import ProcageError, call, from_struct
 from ._policy import Cage, Policy
 
@@ -452,7 +452,8 @@ def _finish(r, out, err, text, check):
 
 def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allow_hosts=(),
         env=None, cwd=None, input=None, capture_output=False, timeout=None, report=False,
-        check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False):
+        check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
+        on_host=None, ask_timeout=None):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
@@ -463,7 +464,9 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     Policy), or cage= (a Cage, reused across runs). cwd defaults to the
     workspace. The rest is subprocess.run's: input, capture_output, timeout
     (the run is killed, then subprocess.TimeoutExpired), check
-    (subprocess.CalledProcessError), stdin, stdout, stderr, text.
+    (subprocess.CalledProcessError), stdin, stdout, stderr, text. With
+    network="proxy", on_host(host, port) is asked about each host name the
+    allowlist does not name, within ask_timeout seconds (_ask.py).
 
     A policy the host cannot enforce, or a spawn that fails (command not
     found included), raises ProcageError before anything runs. Ctrl-C
@@ -471,6 +474,12 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     """
     stdin, stdout, stderr = _run_options(input, capture_output, stdin, stdout, stderr)
     options = _policy_options(cage, policy, write, read, hide, network, allow_hosts, report)
+    if on_host is not None:  # a proxy that asks on_host (_ask.py)
+        cage = _ask.cage_asking(on_host, ask_timeout, None, workspace=workspace,
+                                policy=policy, **options)
+        cwd = workspace if cwd is None and policy is None else cwd
+        workspace = policy = None
+        options = {}
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     with Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin, stdout=stdout,
