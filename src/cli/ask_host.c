@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,21 +50,43 @@ static struct {
 
 static const char *const std_names[] = { "input", "output", "error" };
 
+/* The controlling terminal's device: field 7 of /proc/self/stat, encoded as st_rdev is. */
+static bool controlling_terminal(dev_t *out)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the command name may hold anything but this */
+	int ppid, pgrp, session, tty_nr;
+	char state;
+	if (!p || sscanf(p + 1, " %c %d %d %d %d", &state, &ppid, &pgrp, &session, &tty_nr) != 5)
+		return false;
+	*out = (dev_t)(unsigned)tty_nr;
+	return tty_nr != 0;
+}
+
 /* The terminal, if the command has no descriptor on it; else a usage error. */
 static int terminal_open(struct procage_error *err)
 {
-	struct stat tty, st;
-	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &tty) != 0) {
-		if (fd >= 0)
-			close(fd);
+	struct stat st;
+	dev_t tty;
+	int fd = controlling_terminal(&tty) ? open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
+	if (fd < 0) {
 		snprintf(err->message, sizeof err->message,
 			 "--ask asks on the terminal, and procage has none; a program answers "
 			 "through procage_policy_set_host_ask (docs/proxy.md)");
 		return err->code = -ENOTTY;
 	}
+	/* Unreadable (a descriptor closed) is no terminal; any terminal device
+	 * of the same number is the same terminal. */
 	for (int i = 0; i < 3; i++) {
-		if (fstat(i, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == tty.st_rdev) {
+		if (fstat(i, &st) == 0 && S_ISCHR(st.st_mode) &&
+		    (st.st_rdev == tty || (isatty(i) && st.st_rdev == makedev(5, 0)))) {
 			close(fd);
 			snprintf(err->message, sizeof err->message,
 				 "--ask: the command's standard %s is the terminal procage asks "
@@ -133,7 +156,14 @@ static void allow_always(const char *host, int port)
 		return;
 	}
 	snprintf(entry, sizeof entry, port == 80 || port == 443 ? "%s\n" : "%s:%d\n", host, port);
-	(void)mkdir(dir, 0700);
+	for (char *slash = strchr(dir + 1, '/');; slash = strchr(slash + 1, '/')) {
+		if (slash)
+			*slash = '\0'; /* each missing directory on the way, as a config tool would */
+		(void)mkdir(dir, 0700);
+		if (!slash)
+			break;
+		*slash = '/';
+	}
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, entry, strlen(entry)) != (ssize_t)strlen(entry))
 		terminal_say("procage: cannot write %s: %s; allowed for this run\n", path,
