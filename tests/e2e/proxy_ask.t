@@ -57,7 +57,9 @@ ask() { # ask WRAPPER ANSWER: WRAPPER (tests/without_userns, or empty) runs it
 	env PROCAGE_LIBRARY="$lib" PYTHONPATH="$top_dir/python" $wrap /usr/bin/python3 "$work/ask.py" "$@"
 }
 
-tiers="T1"
+# The library's answers, each tier: once, run, deny, none in time.
+vector_library_answer() {
+local tier wrap out tiers="T1"
 if [ -x "$t2" ] && "$t2" true 2>/dev/null; then tiers="T1 T2"; else echo "# skip: tier T2 cannot run here"; fi
 for tier in $tiers; do
 	wrap=""
@@ -73,6 +75,8 @@ for tier in $tiers; do
 	is "$out" "procage proxy: not on the allowlist; no answer in time asked=localhost:$port" \
 		"$tier: no answer in time is a deny"
 done
+}
+vector_library_answer
 
 # The command: a denied host is named after the run with its flag.
 err=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- \
@@ -97,6 +101,8 @@ term_run() { # term_run ANSWER-KEYS: one run in a new tmux session, its result i
 	screen >"$work/screen"
 	tmux -S "$sock" kill-server 2>/dev/null
 }
+# Answered on the terminal, the command's descriptors elsewhere.
+vector_terminal_answer() {
 term_run r
 is "$(cat "$work/out")" "page-from-loopback" "terminal: answered 'r' on the terminal, curl gets the page"
 term_run n
@@ -108,8 +114,11 @@ is "$(cat "$XDG_CONFIG_HOME/procage/allowed_hosts" 2>/dev/null)" "localhost:$por
 out=$("$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- curl -sS --max-time 60 "$url" 2>&1)
 is "$out" "page-from-loopback" "a later run, without --ask, reaches the kept host"
 rm -f "$XDG_CONFIG_HOME/procage/allowed_hosts"
+}
+vector_terminal_answer
 
 # A command whose standard input is the terminal could read the answer: refused.
+vector_shared_terminal_refused() {
 rm -f "$work/done"
 tmux -S "$sock" new-session -d -s t -x 150 -y 40 \
 	"'$PROCAGE' run --net proxy --allow-host 127.0.0.1/32 --ask -- true >'$work/out' 2>&1; echo \$? >'$work/done'; exec cat"
@@ -117,11 +126,16 @@ wait_until 60 test -s "$work/done"
 tmux -S "$sock" kill-server 2>/dev/null
 is "$(cat "$work/done")" 125 "terminal: --ask with the command on the terminal is refused"
 like "$(cat "$work/out")" "standard input is the terminal" "naming the command's standard input"
+}
+vector_shared_terminal_refused
 
 # always with the configuration inside the run's write grant: not kept.
+vector_always_inside_a_grant() {
 export XDG_CONFIG_HOME="$work/ws/.config"
 term_run a
 is "$(cat "$work/out")" "page-from-loopback" "terminal: 'always' with the configuration in a write grant allows the run"
 ok $([ -e "$XDG_CONFIG_HOME/procage/allowed_hosts" ] && echo 1 || echo 0) "and keeps nothing there"
+}
+vector_always_inside_a_grant
 
 done_testing
