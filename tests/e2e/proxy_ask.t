@@ -51,6 +51,20 @@ r = procage.run(["curl", "-sS", "--max-time", "60", url], workspace=ws, network=
                 capture_output=True, text=True)
 print(r.stdout.strip(), "asked=" + ",".join(asked))
 PY
+# The same through run_async, the callback a coroutine awaited on the run's loop.
+cat >"$work/ask_async.py" <<'PY'
+import asyncio, sys, procage
+url, ws = sys.argv[1], sys.argv[2]
+async def on_host(host, port):
+    await asyncio.sleep(0)
+    return "once"
+async def main():
+    r = await procage.run_async(["curl", "-sS", "--max-time", "60", url], workspace=ws,
+                                network="proxy", allow_hosts=["127.0.0.1/32"],
+                                on_host=on_host, capture_output=True, text=True)
+    print(r.stdout.strip())
+asyncio.run(main())
+PY
 ask() { # ask WRAPPER ANSWER: WRAPPER (tests/without_userns, or empty) runs it
 	local wrap=$1
 	shift
@@ -75,6 +89,8 @@ for tier in $tiers; do
 	is "$out" "procage proxy: not on the allowlist; no answer in time asked=localhost:$port" \
 		"$tier: no answer in time is a deny"
 done
+out=$(env PROCAGE_LIBRARY="$lib" PYTHONPATH="$top_dir/python" /usr/bin/python3 "$work/ask_async.py" "$url" "$work/ws" 2>&1)
+is "$out" "page-from-loopback" "run_async: a coroutine on_host approves, curl gets the page"
 }
 vector_library_answer
 
