@@ -230,6 +230,34 @@ PROCAGE_API int procage_policy_network(const struct procage_policy *policy);
  */
 PROCAGE_API int procage_policy_allow_host(struct procage_policy *policy, const char *entry,
 					  struct procage_error *err) PROCAGE_NONNULL(1, 2);
+/*
+ * With PROCAGE_NET_PROXY: ask before a host the allowlist does not name,
+ * instead of refusing it. A request for such a name (CONNECT or plain
+ * HTTP, at any port the list does not give it) is held, and ask is called
+ * with the name (lower case, never an address) and the port, on a thread
+ * of the calling process made for that question, never in the cage; it
+ * returns an enum procage_host_answer. Requests for the same name and
+ * port while a question is open wait for that one answer; requests for
+ * other hosts go on meanwhile. An approved name is still resolved and
+ * each of its addresses checked like a listed name's (docs/proxy.md): an
+ * answer never opens a loopback, private or host address. An address
+ * written in a request is never asked about.
+ *
+ * ask may be called for several hosts at once and must be thread-safe.
+ * It has timeout_ms (0 takes 60 s) to answer; an answer after it, or any
+ * other value, is a deny. The end of the run (procage_run_wait, _free)
+ * waits for calls under way to return. ask NULL: nothing is asked (the
+ * default). Not written to JSON. Escape class: R-35.
+ */
+enum procage_host_answer {
+	PROCAGE_HOST_DENY = 0,
+	PROCAGE_HOST_ONCE = 1, /* the requests waiting for this answer */
+	PROCAGE_HOST_RUN = 2,  /* this name and port for the rest of the run */
+};
+typedef int (*procage_host_ask_fn)(void *ctx, const char *host, int port, int timeout_ms);
+PROCAGE_API int procage_policy_set_host_ask(struct procage_policy *policy,
+					    procage_host_ask_fn ask, void *ctx, int timeout_ms,
+					    struct procage_error *err) PROCAGE_NONNULL(1);
 /* Pass a variable the secret filter would otherwise drop. Escape class: R-24. */
 PROCAGE_API int procage_policy_env_pass(struct procage_policy *policy, const char *name,
 					struct procage_error *err) PROCAGE_NONNULL(1, 2);

@@ -10,6 +10,7 @@ import asyncio
 import os
 import subprocess
 
+from . import _ask
 from . import _runs as _run
 
 
@@ -95,7 +96,8 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                     timeout=None, report=False, check=False, policy=None, cage=None,
                     stdin=None, stdout=None, stderr=None, text=False, write_new=(), waive=(),
                     accept=(), explain=None, protect=(), env_pass=(), env_set=None,
-                    private_tmp=None, profiles=()):
+                    private_tmp=None, profiles=(), on_host=None,
+                    ask_timeout=None):
     """procage.run, awaited: the same arguments and result. Cancelling the
     task, or the timeout, kills the run."""
     stdin, stdout, stderr = _run._run_options(input, capture_output, stdin, stdout, stderr)
@@ -104,6 +106,12 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                                    write_new=write_new, waive=waive, accept=accept,
                                    protect=protect, env_pass=env_pass, env_set=env_set,
                                    private_tmp=private_tmp, profiles=profiles)
+    if on_host is not None:  # on_host may be a coroutine function, awaited on this loop
+        cage = _ask.cage_asking(on_host, ask_timeout, asyncio.get_running_loop(),
+                                workspace=workspace, policy=policy, **options)
+        cwd = workspace if cwd is None and policy is None else cwd
+        workspace = policy = None
+        options = {}
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     r = _run.Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin,

@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 
-from . import _denials, _lib, _stdio
+from . import _ask, _denials, _lib, _stdio
 from ._errors import ProcageError, call, from_struct
 from ._policy import Cage, Policy
 
@@ -480,7 +480,8 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
         env=None, cwd=None, input=None, capture_output=False, timeout=None, report=False,
         check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
         write_new=(), waive=(), accept=(), explain=None, protect=(), env_pass=(),
-        env_set=None, private_tmp=None, profiles=()):
+        env_set=None, private_tmp=None, profiles=(), on_host=None,
+        ask_timeout=None):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
@@ -501,7 +502,9 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     Policy), or cage= (a Cage, reused across runs). cwd defaults to the
     workspace. The rest is subprocess.run's: input, capture_output, timeout
     (the run is killed, then subprocess.TimeoutExpired), check
-    (subprocess.CalledProcessError), stdin, stdout, stderr, text.
+    (subprocess.CalledProcessError), stdin, stdout, stderr, text. With
+    network="proxy", on_host(host, port) is asked about each host name the
+    allowlist does not name, within ask_timeout seconds (_ask.py).
 
     A policy the host cannot enforce, or a spawn that fails (command not
     found included), raises ProcageError before anything runs. Ctrl-C
@@ -513,6 +516,12 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
                               write_new=write_new, waive=waive, accept=accept,
                               protect=protect, env_pass=env_pass, env_set=env_set,
                               private_tmp=private_tmp, profiles=profiles)
+    if on_host is not None:  # a proxy that asks on_host (_ask.py)
+        cage = _ask.cage_asking(on_host, ask_timeout, None, workspace=workspace,
+                                policy=policy, **options)
+        cwd = workspace if cwd is None and policy is None else cwd
+        workspace = policy = None
+        options = {}
     if text and isinstance(input, str):
         input = input.encode("utf-8")
     with Run(argv, workspace=workspace, policy=policy, cage=cage, stdin=stdin, stdout=stdout,

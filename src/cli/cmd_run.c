@@ -36,6 +36,8 @@ static const struct option run_long_options[] = {
 	{ "hardlinks", required_argument, NULL, OPT_HARDLINKS },
 	{ "audit", no_argument, NULL, OPT_AUDIT },
 	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "ask", no_argument, NULL, OPT_ASK },
+	{ "ask-timeout", required_argument, NULL, OPT_ASK_TIMEOUT },
 	{ "report", no_argument, NULL, OPT_REPORT },
 	{ "report-json", required_argument, NULL, OPT_REPORT_JSON },
 	{ "explain", required_argument, NULL, OPT_EXPLAIN },
@@ -332,6 +334,14 @@ static int option_take(struct run_options *o, int c, char *arg)
 		return flag_push(o, (struct policy_flag){ c, arg, NULL })
 			       ? 0
 			       : cli_usage_error("out of memory");
+	case OPT_ASK:
+		o->ask = true;
+		return 0;
+	case OPT_ASK_TIMEOUT:
+		return seconds_option_parse(o->verb, "--ask-timeout", arg, false,
+					    &o->ask_timeout_seconds)
+			       ? 0
+			       : EXIT_USAGE;
 	case OPT_ALLOW_HOST:
 		o->allow_host = true;
 		return flag_push(o, (struct policy_flag){ c, arg, NULL })
@@ -549,6 +559,7 @@ static int cage_from_options(const struct run_options *o, bool for_exec,
 	char grant[PATH_MAX] = "";
 	struct policy_source src = { .dir_fd = -1 };
 	if (policy_from_options(o, for_exec, &src, policy, NULL, err) != 0 ||
+	    cli_ask_prepare(o, for_exec, *policy, err) != 0 ||
 	    procage_cage_new(*policy, cage, err) != 0 ||
 	    (o->policy_file &&
 	     policy_file_judge(&src, *cage, o->trust_policy, grant, sizeof grant, err) != 0)) {
@@ -558,6 +569,7 @@ static int cage_from_options(const struct run_options *o, bool for_exec,
 		policy_source_free(&src);
 		return EXIT_PROCAGE_FAILED;
 	}
+	cli_ask_cage(*cage);
 	if (grant[0] && o->audit) {
 		/* Named by the audit: what the run could have reached, and did not. */
 		fputs("procage: audit: the policy file ", stderr);

@@ -38,6 +38,8 @@ struct run_options {
 	bool no_config;		  /* --no-config: neither the user's nor the project's file */
 	bool config_loaded;	  /* the configuration was read: --profile expands at once */
 	bool in_user_profile; /* applying a profile of config.json: --profile is a shipped one */
+	bool ask;		   /* --ask: a host off the allowlist is asked about (ask_host.c) */
+	double ask_timeout_seconds; /* --ask-timeout, 0: 60 s */
 	char **kept;	      /* strings taken from configurations, freed with the options */
 	size_t n_kept;
 };
@@ -76,7 +78,18 @@ enum {
 	OPT_NO_CONFIG,
 	OPT_ON_HANDOFF_CHANGE,
 	OPT_CACHE, /* a profile's "cache DIR": no option of the command line */
+	OPT_ASK,
+	OPT_ASK_TIMEOUT,
 };
+
+/*
+ * --ask (ask_host.c): the terminal question set on policy, and under --net
+ * proxy the user's allowed_hosts added to it; cli_ask_cage gives it the
+ * cage whose grants "always" is checked against.
+ */
+int cli_ask_prepare(const struct run_options *o, bool for_exec, struct procage_policy *policy,
+		    struct procage_error *err);
+void cli_ask_cage(const struct procage_cage *cage);
 
 /*
  * The policy the options make (run_policy.c): src's, or the default one

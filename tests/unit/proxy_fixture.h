@@ -376,7 +376,7 @@ static int test_resolve(void *ctx, const char *name, struct dest_addr *out, size
 		{ "allowed.test", "127.0.0.1", NULL },    { "inward.test", "127.0.0.2", NULL },
 		{ "rebind.test", "127.0.0.1", "10.0.0.1" }, { "mapped.test", "::ffff:127.0.0.1", NULL },
 		{ "v6.test", "::1", NULL },                { "slow.test", "127.0.0.1", NULL },
-		{ "sub.allowed.test", "127.0.0.1", NULL },
+		{ "sub.allowed.test", "127.0.0.1", NULL }, { "asked.test", "127.0.0.1", NULL },
 	};
 
 	if (max < 2)

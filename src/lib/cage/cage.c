@@ -446,6 +446,8 @@ static int cage_proxy_prepare(struct procage_cage *c, struct policy_position *wh
 				 "second layer; this kernel has ABI %d",
 				 c->landlock.abi);
 	fix_set(c, CAGE_FIX_NONE, 0, NULL);
+	if (p->n_allow_hosts == 0 && p->host_ask)
+		return allowlist_new_empty(&c->allowlist, err); /* each host is asked about */
 	if (p->n_allow_hosts == 0)
 		return error_set(err, -EINVAL,
 				 "proxy-only networking with no allowed host; name the hosts the "

@@ -554,6 +554,21 @@ PROCAGE_API int procage_policy_set_reports(struct procage_policy *p, int on,
 	return 0;
 }
 
+PROCAGE_API int procage_policy_set_host_ask(struct procage_policy *p, procage_host_ask_fn ask,
+					    void *ctx, int timeout_ms, struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (timeout_ms < 0)
+		return error_set(err, -EINVAL, "the time to answer a host question (%d ms) is negative",
+				 timeout_ms);
+	p->host_ask = ask;
+	p->host_ask_ctx = ask ? ctx : NULL;
+	p->host_ask_timeout_ms = ask ? timeout_ms : 0;
+	return 0;
+}
+
 PROCAGE_API int procage_policy_set_explain(struct procage_policy *p, int on,
 					   struct procage_error *err)
 {
@@ -638,6 +653,9 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	for (size_t i = 0; i < src->n_allow_hosts; i++)
 		if (string_list_append(&p->allow_hosts, &p->n_allow_hosts, src->allow_hosts[i]) < 0)
 			goto fail;
+	p->host_ask = src->host_ask;
+	p->host_ask_ctx = src->host_ask_ctx;
+	p->host_ask_timeout_ms = src->host_ask_timeout_ms;
 	p->reports = src->reports;
 	p->explain = src->explain;
 	for (size_t i = 0; i < src->n_hardlink_exempt; i++)

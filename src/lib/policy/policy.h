@@ -60,6 +60,9 @@ struct procage_policy {
 	struct policy_rlimit rlimits[RLIM_NLIMITS];
 	char **allow_hosts; /* proxy allowlist entries, NULL-terminated */
 	size_t n_allow_hosts;
+	procage_host_ask_fn host_ask; /* the proxy asks before other names; not a JSON key */
+	void *host_ask_ctx;
+	int host_ask_timeout_ms; /* 0: the proxy's default */
 	enum procage_hardlinks hardlinks;
 	enum procage_handoff_change handoff_change;
 	char **hardlink_exempt; /* canonical subtrees, NULL-terminated */

@@ -491,6 +491,12 @@ int allowlist_new(const char *const *entries, size_t count, struct allowlist **o
 	return 0;
 }
 
+int allowlist_new_empty(struct allowlist **out, struct procage_error *err)
+{
+	*out = calloc(1, sizeof **out);
+	return *out ? 0 : error_set(err, -ENOMEM, "out of memory reading the allowlist");
+}
+
 void allowlist_free(struct allowlist *allowlist)
 {
 	if (!allowlist)

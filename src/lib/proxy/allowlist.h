@@ -39,6 +39,8 @@ enum allowlist_verdict {
  */
 int allowlist_new(const char *const *entries, size_t count, struct allowlist **out,
 		  struct procage_error *err);
+/* A list that names nothing: every name is asked about (proxy_options.ask). */
+int allowlist_new_empty(struct allowlist **out, struct procage_error *err);
 void allowlist_free(struct allowlist *allowlist);
 
 /*

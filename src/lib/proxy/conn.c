@@ -54,6 +54,7 @@ void conn_close(struct conn *c)
 	if (c->job)
 		c->job->owner = NULL; /* the answer, when it comes, is thrown away */
 	c->job = NULL;
+	c->question = NULL; /* the asker owns it */
 	proxy_set_events(p, c->client, &c->client_events, 0, &c->client_tag);
 	close(c->client);
 	conn_drop_upstream(c);
@@ -361,6 +362,48 @@ static void conn_check_answer(struct conn *c, const struct resolver_job *job)
 	conn_connect_next(c);
 }
 
+/* ---- asking about a host ---------------------------------------------------------- */
+
+static void conn_resolve(struct conn *c);
+
+/* Only a name the list does not name is asked about, never an address. */
+static bool conn_may_ask(const struct conn *c, enum allowlist_verdict v)
+{
+	return c->proxy->asker && c->req.dest.kind == DEST_NAME &&
+	       (v == ALLOWLIST_NAME_NOT_LISTED || v == ALLOWLIST_PORT_NOT_LISTED);
+}
+
+static void conn_ask(struct conn *c)
+{
+	struct proxy *p = c->proxy;
+	const char *why = NULL;
+
+	if (ask_approved(p->asker, c->req.dest.text, c->req.dest.port)) {
+		conn_resolve(c);
+		return;
+	}
+	struct ask_question *q = ask_question_for(p->asker, c->req.dest.text, c->req.dest.port,
+						  &why);
+	if (!q) {
+		conn_refuse(c, 403, why);
+		return;
+	}
+	c->question = q;
+	c->state = CONN_ASKING;
+	c->deadline = q->deadline;
+}
+
+void conn_asked(struct conn *c, int answer)
+{
+	c->question = NULL;
+	if (answer == PROXY_ANSWER_ONCE || answer == PROXY_ANSWER_RUN)
+		conn_resolve(c);
+	else
+		conn_refuse(c, 403, "not on the allowlist; the caller denied it");
+	if (!c->dead)
+		conn_update_events(c);
+}
+
 static void conn_route(struct conn *c)
 {
 	struct proxy *p = c->proxy;
@@ -372,6 +415,10 @@ static void conn_route(struct conn *c)
 		return;
 	}
 	enum allowlist_verdict v = allowlist_check_host(p->allowlist, &c->req.dest);
+	if (v != ALLOWLIST_ALLOWED && conn_may_ask(c, v)) {
+		conn_ask(c);
+		return;
+	}
 	if (v != ALLOWLIST_ALLOWED) {
 		conn_refuse(c, 403, allowlist_verdict_text(v));
 		return;
@@ -382,6 +429,13 @@ static void conn_route(struct conn *c)
 		conn_connect_next(c);
 		return;
 	}
+	conn_resolve(c);
+}
+
+/* A listed (or approved) name: looked up once, off the loop. */
+static void conn_resolve(struct conn *c)
+{
+	struct proxy *p = c->proxy;
 	struct resolver_job *job = calloc(1, sizeof *job);
 	if (!job) {
 		conn_refuse(c, 503, "out of memory");
@@ -441,6 +495,7 @@ static void conn_update_events(struct conn *c)
 	case CONN_LINGER:
 		cw = EPOLLIN;
 		break;
+	case CONN_ASKING:
 	case CONN_RESOLVING:
 		break;
 	case CONN_CONNECTING:
@@ -482,6 +537,7 @@ void conn_event(struct conn *c, enum tag_kind side)
 	case CONN_LINGER:
 		conn_linger(c);
 		break;
+	case CONN_ASKING:
 	case CONN_RESOLVING:
 		break;
 	}
@@ -497,6 +553,10 @@ void conn_timeout(struct conn *c)
 		break;
 	case CONN_RESOLVING:
 		conn_refuse(c, 504, "the host name lookup timed out");
+		break;
+	case CONN_ASKING:
+		c->question = NULL;
+		conn_refuse(c, 403, "not on the allowlist; no answer in time");
 		break;
 	case CONN_CONNECTING:
 		c->connect_errno = ETIMEDOUT;

@@ -10,13 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ask.h"
 #include "http.h"
 #include "proxy.h"
 #include "pump.h"
 #include "resolver.h"
 
-enum conn_state { CONN_READ_HEAD, CONN_RESOLVING, CONN_CONNECTING, CONN_TUNNEL, CONN_RESPOND, CONN_LINGER };
-enum tag_kind { TAG_LISTENER, TAG_STOP, TAG_RESOLVER, TAG_CLIENT, TAG_UPSTREAM };
+enum conn_state { CONN_READ_HEAD, CONN_ASKING, CONN_RESOLVING, CONN_CONNECTING, CONN_TUNNEL, CONN_RESPOND, CONN_LINGER };
+enum tag_kind { TAG_LISTENER, TAG_STOP, TAG_RESOLVER, TAG_ASKER, TAG_CLIENT, TAG_UPSTREAM };
 
 /* What an epoll event points at. */
 struct tag {
@@ -38,6 +39,7 @@ struct conn {
 	size_t head_len, head_scanned, head_end;
 	struct http_request req;
 	struct resolver_job *job;
+	struct ask_question *question; /* CONN_ASKING: the answer it waits for */
 	struct dest_addr addrs[PROXY_MAX_ADDRS];
 	size_t n_addrs, next_addr;
 	int connect_errno;
@@ -54,13 +56,14 @@ struct proxy {
 	struct proxy_options opts;
 	struct proxy_resolver resolver;
 	struct resolver_pool *pool;
+	struct asker *asker; /* NULL: nothing is asked */
 	pthread_t thread;
 	struct conn *conns, *graveyard;
 	unsigned n_conns;
 	bool listening;
 	bool stopped; /* the loop is gone: nothing is registered any more */
 	uint64_t accept_resume_at;
-	struct tag listener_tag, stop_tag, resolver_tag;
+	struct tag listener_tag, stop_tag, resolver_tag, asker_tag;
 	struct proxy_stats stats;
 };
 
@@ -76,6 +79,8 @@ void conn_new(struct proxy *p, int fd);
 void conn_event(struct conn *c, enum tag_kind side);
 /* The lookup c waited for is answered. */
 void conn_resolved(struct conn *c, const struct resolver_job *job);
+/* The question c waited on is answered (enum proxy_answer). */
+void conn_asked(struct conn *c, int answer);
 /* c's deadline passed. */
 void conn_timeout(struct conn *c);
 /* Close now; the memory goes to the graveyard, freed between batches. */

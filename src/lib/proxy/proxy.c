@@ -126,6 +126,24 @@ static void take_resolved(struct proxy *p)
 	}
 }
 
+/* Each answer goes to every request waiting for it. */
+static void take_answers(struct proxy *p)
+{
+	struct ask_question *q = ask_take_answered(p->asker);
+
+	while (q) {
+		struct ask_question *next = q->next;
+		struct conn *c, *c_next;
+		for (c = p->conns; c; c = c_next) {
+			c_next = c->next;
+			if (!c->dead && c->state == CONN_ASKING && c->question == q)
+				conn_asked(c, q->answer);
+		}
+		ask_question_free(q);
+		q = next;
+	}
+}
+
 static void *loop_main(void *arg)
 {
 	struct proxy *p = arg;
@@ -146,6 +164,8 @@ static void *loop_main(void *arg)
 				accept_clients(p);
 			else if (tag->kind == TAG_RESOLVER)
 				take_resolved(p);
+			else if (tag->kind == TAG_ASKER)
+				take_answers(p);
 			else if (!tag->conn->dead)
 				conn_event(tag->conn, tag->kind);
 		}
@@ -214,6 +234,8 @@ static void apply_defaults(struct proxy *p, const struct proxy_options *options)
 		p->opts.idle_timeout_ms = 300000;
 	if (!p->opts.max_connections)
 		p->opts.max_connections = default_max_connections();
+	if (!p->opts.ask_timeout_ms)
+		p->opts.ask_timeout_ms = 60000;
 }
 
 static int check_listener(int fd, struct procage_error *err)
@@ -239,6 +261,7 @@ static void proxy_free(struct proxy *p)
 		conn_close(p->conns);
 	bury(p);
 	resolver_pool_stop(p->pool);
+	asker_free(p->asker); /* waits for callbacks under way */
 	if (p->stop_fd >= 0)
 		close(p->stop_fd);
 	if (p->epoll_fd >= 0)
@@ -266,6 +289,9 @@ static int start_threads(struct proxy *p, struct procage_error *err)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = resolver_pool_start(&p->resolver, RESOLVER_THREADS, &p->pool, err);
 	if (rc == 0 && add_fixed(p, resolver_pool_fd(p->pool), &p->resolver_tag, TAG_RESOLVER) < 0)
+		rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "proxy: epoll_ctl");
+	if (rc == 0 && p->opts.ask && (rc = asker_new(&p->opts, &p->asker, err)) == 0 &&
+	    add_fixed(p, asker_fd(p->asker), &p->asker_tag, TAG_ASKER) < 0)
 		rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "proxy: epoll_ctl");
 	if (rc == 0) {
 		int e = pthread_create(&p->thread, NULL, loop_main, p);

@@ -66,6 +66,20 @@ struct proxy_report {
 /* Called on the proxy thread; must not block for long or call proxy_stop. */
 typedef void (*proxy_report_fn)(void *ctx, const struct proxy_report *report);
 
+/* The caller's answer to a host the allowlist does not name (ask.h). */
+enum proxy_answer {
+	PROXY_ANSWER_DENY = 0,
+	PROXY_ANSWER_ONCE = 1, /* the requests waiting for this answer */
+	PROXY_ANSWER_RUN = 2,  /* this name and port for the rest of the run */
+};
+/*
+ * Called on a thread of its own for each question (and so possibly for
+ * several hosts at once), with a canonical name, never an address; may
+ * block up to timeout_ms, after which its answer counts as a deny.
+ * proxy_stop waits for every call under way to return.
+ */
+typedef int (*proxy_ask_fn)(void *ctx, const char *host, uint16_t port, unsigned timeout_ms);
+
 struct proxy_options {
 	const struct proxy_resolver *resolver; /* NULL: proxy_resolve_system */
 	proxy_report_fn report;                /* NULL: refusals are not reported */
@@ -84,6 +98,15 @@ struct proxy_options {
 	 */
 	bool (*admit)(void *ctx, int fd);
 	void *admit_ctx;
+	/*
+	 * When set, a request for a name the allowlist does not name (at
+	 * that port) is held and asked about (ask.h); an approved name is
+	 * then resolved and its addresses checked as any listed name's. An
+	 * address written in a request is never asked about.
+	 */
+	proxy_ask_fn ask;
+	void *ask_ctx;
+	unsigned ask_timeout_ms; /* no answer in time is a deny: 60 s */
 };
 
 struct proxy_stats {

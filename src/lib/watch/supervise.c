@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,6 +99,14 @@ static void proxy_refusal_record(void *ctx, const struct proxy_report *r)
 	}
 }
 
+/* The caller's callback, on the proxy's question thread: outside the cage. */
+static int proxy_ask_caller(void *ctx, const char *host, uint16_t port, unsigned timeout_ms)
+{
+	struct run_supervision *s = ctx;
+	int ms = timeout_ms > INT_MAX ? INT_MAX : (int)timeout_ms;
+	return s->host_ask(s->host_ask_ctx, host, port, ms);
+}
+
 static int proxy_serve(struct run_supervision *s, const struct procage_cage *cage, int listener,
 		       struct procage_error *err)
 {
@@ -106,6 +115,13 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 		options.admit = net_admission_admit;
 		options.admit_ctx = &s->admission;
 	}
+	if (cage->policy->host_ask) {
+		options.ask = proxy_ask_caller;
+		options.ask_ctx = s;
+		options.ask_timeout_ms = (unsigned)cage->policy->host_ask_timeout_ms;
+		s->host_ask = cage->policy->host_ask;
+		s->host_ask_ctx = cage->policy->host_ask_ctx;
+	}
 	s->proxy_listener = listener;
 	/*
 	 * The run may outlive its cage (procage_cage_free right after the
@@ -113,8 +129,10 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 	 * from the cage's entries by the same reader.
 	 */
 	const struct procage_policy *p = cage->policy;
-	int rc = allowlist_new((const char *const *)p->allow_hosts, p->n_allow_hosts,
-			       &s->allowlist, err);
+	int rc = p->n_allow_hosts || !p->host_ask
+			 ? allowlist_new((const char *const *)p->allow_hosts, p->n_allow_hosts,
+					 &s->allowlist, err)
+			 : allowlist_new_empty(&s->allowlist, err);
 	if (rc < 0)
 		return rc;
 	return proxy_start(listener, s->allowlist, &options, &s->proxy, err);

@@ -26,6 +26,8 @@ struct run_supervision {
 	struct broker *broker; /* the run's own copy of the cage's zones; or NULL */
 	struct proxy *proxy;
 	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
+	procage_host_ask_fn host_ask; /* the policy's, asked from the proxy's threads */
+	void *host_ask_ctx;
 	int proxy_listener; /* owned while the proxy serves it */
 	/* Tier T2 proxy-only: the cage's ports the proxy admits (net_admission.h). */
 	struct net_admission admission;
