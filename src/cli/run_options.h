@@ -20,6 +20,9 @@ struct run_options {
 	const char *cwd;
 	bool json;
 	bool no_private_tmp;
+	bool changes_overlay; /* --changes overlay */
+	int apply_rule;       /* --apply: enum procage_apply_rule (safe unless given) */
+	bool apply_given;
 	bool audit;
 	bool handoff_change_given; /* --on-handoff-change (run only) */
 	struct cli_supervise_opts supervise;
@@ -75,6 +78,8 @@ enum {
 	OPT_NO_CONFIG,
 	OPT_ON_HANDOFF_CHANGE,
 	OPT_CACHE, /* a profile's "cache DIR": no option of the command line */
+	OPT_CHANGES,
+	OPT_APPLY,
 };
 
 /*
