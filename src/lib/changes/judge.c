@@ -28,7 +28,10 @@ static int path_dirs_read(struct changes_judge *j)
 	if (!copy)
 		return -ENOMEM;
 	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char *canonical = d[0] == '/' ? realpath(d, NULL) : NULL;
+		/* One missing now may be what the change set makes: taken as written. */
+		char *canonical = d[0] != '/' ? NULL : realpath(d, NULL);
+		if (!canonical && d[0] == '/')
+			canonical = strdup(d);
 		if (canonical && string_list_take(&j->path_dirs, &j->n_path_dirs, canonical) < 0) {
 			free(copy);
 			return -ENOMEM;
