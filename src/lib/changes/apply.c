@@ -174,10 +174,19 @@ static int host_dir_ready(int upper, const char *name, const struct stat *st, in
 			  bool apply_here, int *out)
 {
 	struct stat h;
-	bool opaque = apply_here && getxattrat_opaque(upper, name);
+	bool replaced = getxattrat_opaque(upper, name), opaque = apply_here && replaced;
 	if (host < 0)
 		return -ENOENT;
-	if (fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0 && (opaque || !S_ISDIR(h.st_mode))) {
+	bool there = fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
+	/*
+	 * A directory the run only wrote into was a directory at its start
+	 * (one that replaced anything else is opaque): anything else there
+	 * now, a link above all, is the host's change since, never followed
+	 * nor removed.
+	 */
+	if (there && !S_ISDIR(h.st_mode) && !replaced)
+		return -ENOTDIR;
+	if (there && (opaque || !S_ISDIR(h.st_mode))) {
 		int rc = changes_remove_tree(host, name);
 		if (rc < 0)
 			return rc;
@@ -222,7 +231,10 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 			close(sub_upper);
 			if (sub_host >= 0)
 				close(sub_host);
-			return line_add(w, "not applied: %s: %s", path, strerror(-rc)) < 0
+			return line_add(w, "not applied: %s: %s", path,
+					rc == -ENOTDIR ? "no longer a directory on the host (changed "
+							 "since the run)"
+						       : strerror(-rc)) < 0
 				       ? error_set(err, -ENOMEM, "out of memory")
 				       : 0;
 		}
