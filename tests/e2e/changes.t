@@ -36,9 +36,9 @@ chmod +x bin/ls
 echo CAGE-OK
 SH
 
-users="uid$(id -u)"
-[ "$(id -u)" -eq 0 ] && users="root 65534"
-for user in $users; do
+# One user's pass: the run, the host unchanged, the safe apply, one held item.
+applied_by_rule() {
+	local user=$1 dir="$work/$1" out id r
 	dir="$work/$user"
 	home="$dir/home"
 	tmp="$dir/tmp"
@@ -107,5 +107,11 @@ for user in $users; do
 		ok $? "$user: tier T2 refuses --changes overlay before anything runs"
 		like "$out" "need tier T1" "$user: the refusal says why"
 	fi
+}
+
+users="uid$(id -u)"
+[ "$(id -u)" -eq 0 ] && users="root 65534"
+for user in $users; do
+	applied_by_rule "$user"
 done
 done_testing
