@@ -727,6 +727,8 @@ int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json)
 	*lines = NULL;
 	*policy_json = NULL;
 	int rc = run_options_parse(argc, argv, &o);
+	if (rc == 0 && (o.changes_overlay || o.apply_given))
+		rc = cli_usage_error("learn: --changes and --apply are for procage run");
 	if (rc != 0 || o.help || (rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command,
