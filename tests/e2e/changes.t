@@ -99,6 +99,28 @@ applied_by_rule() {
 	out=$(run_as "$user" "$PROCAGE" changes list)
 	is "$out" "" "$user: no change set is left"
 
+	# The default rule at the end of the run: the edit applied, the hook held.
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- \
+		sh -c 'echo again >>a; echo "#!/bin/sh" >.git/hooks/post-checkout' 2>&1)
+	ok $? "$user: a run with the default rule succeeds"
+	is "$(tail -1 "$repo/a")" "again" "$user: its edit is applied when it ends"
+	[ ! -e "$repo/.git/hooks/post-checkout" ]
+	ok $? "$user: its hook is not"
+	like "$out" "held back: $repo/.git/hooks/post-checkout" "$user: the hook is named"
+	id=$(run_as "$user" "$PROCAGE" changes list)
+	run_as "$user" "$PROCAGE" changes discard "$id"
+	ok $? "$user: the held hook is discarded"
+
+	# A store inside the write grant is refused before anything runs.
+	mkdir -p "$dir/proj"
+	[ "$user" != 65534 ] || chown 65534:65534 "$dir/proj"
+	out=$(cd "$dir/proj" && run_as "$user" env XDG_STATE_HOME="$dir/proj/state" "$PROCAGE" run \
+		--changes overlay -- sh -c 'echo RAN' 2>&1)
+	r=$?
+	[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
+	ok $? "$user: a store inside the write grant is refused"
+	like "$out" "lies inside the write grant" "$user: the refusal names the store and the grant"
+
 	if [ -x "$t2" ]; then
 		out=$(cd "$repo" && run_as "$user" "$t2" "$PROCAGE" run --changes overlay -- \
 			sh -c 'echo RAN' 2>&1)
