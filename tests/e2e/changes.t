@@ -111,6 +111,18 @@ applied_by_rule() {
 	run_as "$user" "$PROCAGE" changes discard "$id"
 	ok $? "$user: the held hook is discarded"
 
+	# A file the host changed after the run started is not overwritten.
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'echo from-the-run >newdir/sub/f' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	echo from-the-host >"$repo/newdir/sub/f"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	like "$out" "not applied: $repo/newdir/sub/f: changed on the host since the run started" \
+		"$user: a file the host changed meanwhile is a conflict, named"
+	is "$(cat "$repo/newdir/sub/f")" "from-the-host" "$user: the host's version stays"
+	run_as "$user" "$PROCAGE" changes discard "$id"
+	ok $? "$user: the conflicting change set is discarded"
+
 	# A store inside the write grant is refused before anything runs.
 	mkdir -p "$dir/proj"
 	[ "$user" != 65534 ] || chown 65534:65534 "$dir/proj"

@@ -289,7 +289,13 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	}
 	if (S_ISDIR(st.st_mode))
 		return dir_entry(w, tree, upper, host, name, &st, rel, apply_here, err);
-	int rc = host < 0 ? -ENOENT
+	/* Changed on the host since the run started: the run's copy would overwrite it. */
+	bool conflict = host_exists && !S_ISDIR(h.st_mode) &&
+			(h.st_ctim.tv_sec > w->started.tv_sec ||
+			 (h.st_ctim.tv_sec == w->started.tv_sec &&
+			  h.st_ctim.tv_nsec > w->started.tv_nsec));
+	int rc = host < 0  ? -ENOENT
+		 : conflict ? -ESTALE
 		 : whiteout(&st) ? changes_remove_tree(host, name)
 		 : S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ? entry_place(upper, name, &st, host)
 							       : -EOPNOTSUPP;
@@ -297,6 +303,7 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 		w->remaining++;
 		return line_add(w, "not applied: %s: %s", path,
 				rc == -EOPNOTSUPP ? "a special file (device, pipe or socket)"
+				: rc == -ESTALE	  ? "changed on the host since the run started"
 						  : strerror(-rc)) < 0
 			       ? error_set(err, -ENOMEM, "out of memory")
 			       : 0;

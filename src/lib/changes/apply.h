@@ -10,6 +10,7 @@
 #define PROCAGE_CHANGES_APPLY_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "judge.h"
@@ -29,6 +30,7 @@ struct changes_walk {
 	char **lines; /* NULL-terminated, what was held, failed or listed */
 	size_t n_lines;
 	size_t applied, remaining;
+	struct timespec started; /* when the run began: a host file changed since is a conflict */
 };
 
 /* Walk tree t's upper layer, in w's mode. */

@@ -82,6 +82,8 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 	if (rc < 0)
 		return rc;
 	rc = changes_trees_read(set_fd, trees, &n, err);
+	if (rc == 0)
+		rc = changes_started_read(set_fd, &w.started, err);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		roots[i] = trees[i].path;
 	if (rc == 0)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/syscalls.h"
@@ -103,6 +104,21 @@ static int trees_write(int set_fd, const struct plan *plan, struct procage_error
 		fprintf(f, "%s\n", plan->overlays[i].path);
 	if (fclose(f) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a trees file");
+	/*
+	 * When the run starts: a host file whose change time is later was
+	 * changed by someone else meanwhile, and applying would overwrite it.
+	 */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	fd = openat(set_fd, "started", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "a change set's start time");
+	}
+	fprintf(f, "%lld %ld\n", (long long)now.tv_sec, now.tv_nsec);
+	if (fclose(f) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a change set's start time");
 	return 0;
 }
 

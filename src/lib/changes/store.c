@@ -187,3 +187,22 @@ void changes_trees_close(struct changes_tree *trees, size_t n)
 		if (trees[i].dir_fd >= 0)
 			close(trees[i].dir_fd);
 }
+
+int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err)
+{
+	char text[64];
+	long long sec;
+	long nsec;
+	int fd = openat(set_fd, "started", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return error_set(err, -EINVAL, "a change set without its start time");
+	text[n] = '\0';
+	if (sscanf(text, "%lld %ld", &sec, &nsec) != 2)
+		return error_set(err, -EINVAL, "a change set's start time is unreadable");
+	t->tv_sec = (time_t)sec;
+	t->tv_nsec = nsec;
+	return 0;
+}

@@ -17,6 +17,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "base/error.h"
 
@@ -41,5 +42,7 @@ struct changes_tree {
 int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
 		       struct procage_error *err);
 void changes_trees_close(struct changes_tree *trees, size_t n);
+/* When the change set's run started (its "started" file). */
+int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err);
 
 #endif
