@@ -13,13 +13,13 @@ _procage()
 		cword=$COMP_CWORD
 	fi
 
-	local verbs="run exec learn facts check fit profiles trust help"
+	local verbs="run exec learn facts check fit profiles trust changes help"
 	local run_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
-		--allow-host --ask --ask-timeout --explain --report --report-json --env --setenv --no-private-tmp --limit
+		--allow-host --ask --ask-timeout --explain --report --report-json --env --setenv --no-private-tmp --changes --apply --limit
 		--accept --waive --hardlinks --hardlink-exempt --audit --on-handoff-change --lifetime --terminal
 		--timeout --grace --cwd --json --help"
 	local exec_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
-		--allow-host --ask --ask-timeout --report --report-json --env --setenv --no-private-tmp --limit
+		--allow-host --ask --ask-timeout --report --report-json --env --setenv --no-private-tmp --changes --apply --limit
 		--accept --waive --hardlinks --hardlink-exempt --lifetime --terminal --cwd
 		--json --help"
 

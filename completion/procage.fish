@@ -15,6 +15,7 @@ complete -c procage -n __fish_use_subcommand -a check -d 'validate a policy agai
 complete -c procage -n __fish_use_subcommand -a fit -d 'what a policy becomes on this host'
 complete -c procage -n __fish_use_subcommand -a profiles -d 'the tool profiles for --profile'
 complete -c procage -n __fish_use_subcommand -a trust -d "trust a project's .procage.json"
+complete -c procage -n __fish_use_subcommand -a changes -d 'the kept change sets (--changes overlay)'
 complete -c procage -n __fish_use_subcommand -a help -d "the overview, or a verb's help"
 complete -c procage -n __fish_use_subcommand -l version -d 'print the version'
 complete -c procage -n __fish_use_subcommand -l help -d 'print the overview'
@@ -41,6 +42,8 @@ complete -c procage -n "__procage_verb_is $cage" -l report-json -r -F -d 'the re
 complete -c procage -n "__procage_verb_is $cage" -l env -x -a '(set -xn)' -d 'pass a variable that looks secret'
 complete -c procage -n "__procage_verb_is $cage" -l setenv -x -d 'set NAME=VALUE'
 complete -c procage -n "__procage_verb_is $cage" -l no-private-tmp -d 'no TMPDIR of the run'
+complete -c procage -n "__procage_verb_is $cage" -l changes -x -a 'overlay in-place' -d 'where the writes land'
+complete -c procage -n "__procage_verb_is $cage" -l apply -x -a 'safe all none' -d 'how a change set is applied'
 complete -c procage -n "__procage_verb_is $cage" -l limit -x -a 'as= core= cpu= data= fsize= locks= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack= memory= pids=' -d 'a resource limit'
 complete -c procage -n "__procage_verb_is $cage" -l accept -x -a 'spawn-snapshot entry-grants proc-other-processes listing-shows-hidden-names host-loopback' -d 'accept an approximation'
 complete -c procage -n "__procage_verb_is $cage" -l waive -x -a 'secrets trust-handoff persistence service-handoff container-engines process-access workspace-config' -d 'waive a hard-deny class'

@@ -316,6 +316,24 @@ PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, in
 PROCAGE_API int procage_policy_set_own_proc(struct procage_policy *policy, int on,
 					    struct procage_error *err) PROCAGE_NONNULL(1);
 /*
+ * Where the run's writes land. IN_PLACE (the default): in the granted
+ * trees themselves. OVERLAY (tier T1 only; procage_cage_new refuses it on
+ * T2, which has no mount namespace): each write grant on a directory is an
+ * overlay in the run's mount namespace, the host tree its read-only lower
+ * layer and the upper layer in a store of procage's own
+ * ($XDG_STATE_HOME/procage/changes/ID, else ~/.local/state/...), which no
+ * grant may reach and the run cannot see. What the run changed is a change
+ * set (procage_run_changes_id), applied to the host tree by
+ * procage_changes_apply. See docs/changes.md.
+ */
+enum procage_changes {
+	PROCAGE_CHANGES_IN_PLACE = 0,
+	PROCAGE_CHANGES_OVERLAY = 1,
+};
+/* changes: enum procage_changes. */
+PROCAGE_API int procage_policy_set_changes(struct procage_policy *policy, int changes,
+					   struct procage_error *err) PROCAGE_NONNULL(1);
+/*
  * The home directory whose secrets, startup files and the like the
  * hard-deny classes cover, and that "~/" in a JSON policy names, instead
  * of the calling process's $HOME (a harness running for another user, or
@@ -890,6 +908,53 @@ PROCAGE_API int32_t procage_run_pid(const struct procage_run *run);
  * path is not it (docs/lifetime.md).
  */
 PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run);
+/*
+ * A run of a policy with changes as an overlay (procage_policy_set_changes):
+ * the ID of its change set in the store, which procage_changes_apply
+ * takes; NULL for any other run. Owned by the run.
+ */
+PROCAGE_API const char *procage_run_changes_id(const struct procage_run *run);
+
+/*
+ * Change sets (changes as an overlay), kept in the store until applied
+ * or discarded. Their IDs, oldest first by name (NULL when none;
+ * procage_strings_free).
+ */
+PROCAGE_API int procage_changes_list(char ***ids, struct procage_error *err);
+/*
+ * One line per change of set id ("added PATH", "modified PATH",
+ * "removed PATH", "added link PATH", "directory PATH"...), followed by
+ * "(held back: WHY)" where --apply safe would hold it back.
+ */
+PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct procage_error *err);
+/*
+ * How a change set is applied to the host trees. SAFE: ordinary changes;
+ * held back (and named) what a host program would run or trust: the
+ * classes' locations, a git directory's files but objects, refs, logs,
+ * index, HEAD, ORIG_HEAD, COMMIT_EDITMSG and packed-refs (its config
+ * judged by content), a new repository, a link leaving the tree, an
+ * executable new or changed in a directory of $PATH, set-id bits. ALL:
+ * everything (set-id bits never). NONE: nothing; the set is kept.
+ */
+enum procage_apply_rule {
+	PROCAGE_APPLY_SAFE = 0,
+	PROCAGE_APPLY_ALL = 1,
+	PROCAGE_APPLY_NONE = 2,
+};
+/*
+ * Apply set id by rule (enum procage_apply_rule), only below the absolute
+ * host paths given (n_paths 0: everything). Every directory of the host
+ * is opened without following a link; each file is written under a
+ * temporary name and renamed into place. *lines: what was held back or
+ * not applied, and why (NULL: nothing). *kept (when not NULL): 1 when the
+ * set remains in the store with what was not applied, 0 when it was
+ * applied whole and removed.
+ */
+PROCAGE_API int procage_changes_apply(const char *id, int rule, const char *const *paths,
+				      size_t n_paths, char ***lines, int *kept,
+				      struct procage_error *err);
+/* Remove set id from the store, applying nothing. */
+PROCAGE_API int procage_changes_discard(const char *id, struct procage_error *err);
 /*
  * Send a signal to the run, as a terminal would: to the target's process
  * group (and to the target, should it have left it). -ESRCH once the

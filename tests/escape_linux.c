@@ -193,6 +193,8 @@ int main(int argc, char **argv)
 	    {"r47", r47_a_crash_reaches_no_core_dump_helper},
 	    {"r48", r48_workspace_configuration_is_read_only},
 	    {"r48", r48_missing_workspace_configuration_cannot_be_made},
+	    {"r50", r50_a_run_reaches_no_change_set},
+	    {"r50", r50_a_change_set_is_not_applied_through_a_planted_link},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

@@ -29,6 +29,13 @@ int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json, int 
 int cmd_facts(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
+/* procage changes list|show|apply|discard (cmd_changes.c). */
+int cmd_changes(int argc, char **argv);
+/*
+ * After a run with changes as an overlay: apply its change set by rule,
+ * print what was held back or kept. True when applying failed.
+ */
+bool cli_changes_after_run(const struct procage_run *run, int rule, bool json);
 
 /* procage run while the run lives (supervise.c). */
 struct cli_supervise_opts {

@@ -27,6 +27,8 @@ static const struct option run_long_options[] = {
 	{ "env", required_argument, NULL, OPT_ENV },
 	{ "setenv", required_argument, NULL, OPT_SETENV },
 	{ "no-private-tmp", no_argument, NULL, OPT_NO_PRIVATE_TMP },
+	{ "changes", required_argument, NULL, OPT_CHANGES },
+	{ "apply", required_argument, NULL, OPT_APPLY },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -283,6 +285,24 @@ static int option_take(struct run_options *o, int c, char *arg)
 	case OPT_NO_PRIVATE_TMP:
 		o->no_private_tmp = true;
 		break;
+	case OPT_CHANGES:
+		if (strcmp(arg, "overlay") != 0 && strcmp(arg, "in-place") != 0)
+			return cli_usage_error("%s: --changes %s: expected 'overlay' or 'in-place'",
+					       o->verb, arg);
+		o->changes_overlay = strcmp(arg, "overlay") == 0;
+		break;
+	case OPT_APPLY:
+		o->apply_given = true;
+		if (strcmp(arg, "safe") == 0)
+			o->apply_rule = PROCAGE_APPLY_SAFE;
+		else if (strcmp(arg, "all") == 0)
+			o->apply_rule = PROCAGE_APPLY_ALL;
+		else if (strcmp(arg, "none") == 0)
+			o->apply_rule = PROCAGE_APPLY_NONE;
+		else
+			return cli_usage_error("%s: --apply %s: expected 'safe', 'all' or 'none'",
+					       o->verb, arg);
+		break;
 	case OPT_AUDIT:
 		o->audit = true;
 		break;
@@ -493,6 +513,7 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	 */
 	struct procage_error added_err;
 	int added = procage_handoff_add_run(handoff, run, &added_err);
+	bool changes_failed = cli_changes_after_run(run, o->apply_rule, o->json);
 	procage_run_free(run);
 	if (added != 0) {
 		cli_report_error(&added_err, o->json);
@@ -509,6 +530,8 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 		cli_report_error(err, o->json);
 		return EXIT_PROCAGE_FAILED;
 	}
+	if (changes_failed)
+		return EXIT_PROCAGE_FAILED;
 	return run_exit_status(o, cage, &end, handoff_changed);
 }
 
@@ -669,6 +692,10 @@ static int caged_verb(int argc, char **argv, const char *verb)
 		rc = dry_run(&o, for_exec);
 		goto out;
 	}
+	if (o.apply_given && !o.changes_overlay) {
+		rc = cli_usage_error("%s: --apply needs --changes overlay", verb);
+		goto out;
+	}
 	if (for_exec && (o.supervise.timeout_seconds > 0 || o.audit || o.handoff_change_given)) {
 		rc = cli_usage_error("exec: --timeout, --audit and --on-handoff-change need a "
 				     "supervisor (procage run)");
@@ -721,6 +748,8 @@ int cli_learn_run(int argc, char **argv, char ***lines, char **policy_json, int 
 	*policy_json = NULL;
 	*code = -1;
 	int rc = run_options_parse(argc, argv, &o);
+	if (rc == 0 && (o.changes_overlay || o.apply_given))
+		rc = cli_usage_error("learn: --changes and --apply are for procage run");
 	if (rc != 0 || o.help || (rc = cage_from_options(&o, false, &policy, &cage, &err)) != 0)
 		goto out;
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o.command,

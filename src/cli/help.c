@@ -17,6 +17,7 @@ static const char overview[] =
 	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
 	"       procage profiles [--json]                    the tool profiles (--profile NAME)\n"
 	"       procage trust [FILE]                         trust a project's .procage.json\n"
+	"       procage changes list|show|apply|discard ...  kept change sets (--changes overlay)\n"
 	"       procage help [VERB]                          this text, or a verb's own\n"
 	"       procage --version | --help\n"
 	"\n"
@@ -87,6 +88,12 @@ static const struct option_help run_options[] = {
 	{ "  --env NAME           pass NAME although it looks like a secret\n", false },
 	{ "  --setenv NAME=VALUE  set NAME in the command's environment\n", false },
 	{ "  --no-private-tmp     do not give the run its own TMPDIR\n", false },
+	{ "  --changes overlay    (run, tier T1) the write grants as overlays: the run's\n"
+	  "                       writes land in a change set, applied when it ends\n"
+	  "                       (docs/changes.md)\n"
+	  "  --apply safe|all|none  with --changes overlay: apply ordinary changes and hold\n"
+	  "                       back what a host program would run (safe, the default),\n"
+	  "                       everything (all), or keep the change set (none)\n", false },
 	{ "  --limit NAME=VALUE   resource limit: VALUE or SOFT:HARD, 'unlimited' allowed\n"
 	  "                       (names: as core cpu data fsize locks memlock msgqueue nice\n"
 	  "                       nofile nproc rss rtprio rttime sigpending stack); and for\n"

@@ -51,6 +51,8 @@ int main(int argc, char **argv)
 		return cmd_fit(argc - 1, argv + 1);
 	if (strcmp(verb, "trust") == 0)
 		return cmd_trust(argc - 1, argv + 1);
+	if (strcmp(verb, "changes") == 0)
+		return cmd_changes(argc - 1, argv + 1);
 	if (strcmp(verb, "profiles") == 0)
 		return cmd_profiles(argc - 1, argv + 1);
 	return cli_usage_error("unknown verb '%s'", verb);

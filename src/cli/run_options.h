@@ -20,6 +20,9 @@ struct run_options {
 	const char *cwd;
 	bool json;
 	bool no_private_tmp;
+	bool changes_overlay; /* --changes overlay */
+	int apply_rule;       /* --apply: enum procage_apply_rule (safe unless given) */
+	bool apply_given;
 	bool audit;
 	bool handoff_change_given; /* --on-handoff-change (run only) */
 	struct cli_supervise_opts supervise;
@@ -80,6 +83,8 @@ enum {
 	OPT_CACHE, /* a profile's "cache DIR": no option of the command line */
 	OPT_ASK,
 	OPT_ASK_TIMEOUT,
+	OPT_CHANGES,
+	OPT_APPLY,
 };
 
 /*

@@ -112,6 +112,8 @@ int run_policy_build(const struct run_options *o, const char *workdir,
 									: "off");
 	if (rc == 0 && o->no_private_tmp)
 		rc = procage_policy_set_private_tmp(*out, false, err);
+	if (rc == 0 && o->changes_overlay)
+		rc = procage_policy_set_changes(*out, PROCAGE_CHANGES_OVERLAY, err);
 	/* Exec mode has no supervisor to observe with. */
 	if (rc == 0 && strcmp(o->verb, "run") == 0)
 		rc = procage_policy_set_explain(*out, !o->explain_off, err);

@@ -18,6 +18,7 @@
 
 #include "base/error.h"
 #include "policy/classes.h"
+#include "changes_overlay.h"
 #include "entry_grants.h"
 #include "discover/handoff_snapshot.h"
 #include "host/host.h"
@@ -397,6 +398,7 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_paths *early
 	int rc = cage_paths_host(c, early, &paths, where, err);
 	if (rc < 0)
 		return rc;
+	cage_changes_denials_filter(c->policy, &paths);
 	if ((rc = cage_paths_refusal(c, &paths, where, err)) < 0) {
 		cage_paths_free(&paths);
 		return rc;
@@ -536,7 +538,9 @@ static int cgroup_refusal(const struct procage_policy *policy, const struct proc
 
 bool cage_run_rules_needed(const struct procage_cage *c)
 {
-	if (c->tmp_base || c->pts_private != CAGE_PTS_HOST)
+	/* Each overlay gets the grant's rights on its own root (spawn). */
+	if (c->tmp_base || c->pts_private != CAGE_PTS_HOST ||
+	    c->policy->changes == PROCAGE_CHANGES_OVERLAY)
 		return true;
 	/*
 	 * A run with a /proc of its own (plan.c) gets a grant on it when the
@@ -570,6 +574,8 @@ static int cage_policy_refusal(const struct procage_policy *policy,
 		where = policy_key_position(policy, "limits");
 	if (rc == 0 && (rc = rlimits_refusal(policy, f->tier, err)) < 0)
 		where = policy_key_position(policy, "limits");
+	if (rc == 0 && (rc = cage_changes_refusal(policy, f->tier, err)) < 0)
+		where = policy_key_position(policy, "changes");
 	if (rc < 0)
 		policy_error_locate(policy, where, err);
 	return rc;

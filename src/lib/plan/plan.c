@@ -252,6 +252,18 @@ void plan_close_fds(struct plan *plan)
 	if (plan->root_private_tree_fd >= 0)
 		close(plan->root_private_tree_fd);
 	plan->landlock_fd = plan->status_fd = plan->root_private_tree_fd = -1;
+	/* Only a plan with overlays has opened these (a zeroed plan holds none). */
+	for (size_t i = 0; plan->overlays && i < plan->n_overlays; i++) {
+		struct plan_overlay *o = &plan->overlays[i];
+		int *fds[] = { &o->lower_fd, &o->upper_fd, &o->work_fd };
+		for (size_t k = 0; k < 3; k++)
+			if (*fds[k] >= 0)
+				close(*fds[k]);
+		o->lower_fd = o->upper_fd = o->work_fd = -1;
+	}
+	if (plan->changes_store && plan->changes_store_fd >= 0)
+		close(plan->changes_store_fd);
+	plan->changes_store_fd = -1;
 }
 
 void plan_release(struct plan *plan)
@@ -267,4 +279,13 @@ void plan_release(struct plan *plan)
 	plan->n_writable = 0;
 	free((char *)plan->cwd);
 	plan->cwd = NULL;
+	for (size_t i = 0; plan->overlays && i < plan->n_overlays; i++) {
+		free(plan->overlays[i].upper_path);
+		free(plan->overlays[i].work_path);
+	}
+	free(plan->overlays);
+	plan->overlays = NULL;
+	plan->n_overlays = 0;
+	free(plan->changes_store);
+	plan->changes_store = NULL;
 }

@@ -53,6 +53,28 @@ struct plan_writable {
 	int tree_fd;      /* a detached writable copy of the tree, moved back on top */
 };
 
+/*
+ * Tier T1, changes as an overlay: one write grant's tree seen through an
+ * overlay whose upper layer lies in procage's store (src/lib/changes/).
+ * The parent opens every descriptor; the reaper mounts and grants it.
+ */
+struct plan_overlay {
+	const char *path; /* canonical: the grant, the overlay's lower layer */
+	int lower_fd;     /* O_PATH of path, opened without following a link */
+	int upper_fd;     /* the store's upper and work directories */
+	int work_fd;
+	/*
+	 * Their paths (owned): a layer must be a mount of the namespace that
+	 * makes the overlay, so the reaper opens them again there, checked to
+	 * be the inodes pinned by the descriptors.
+	 */
+	char *upper_path, *work_path;
+	uint64_t rights; /* the grant's Landlock rights, given to the overlay's root */
+};
+
+/* A failure index of the mounts step naming overlay i rather than a mask. */
+#define PLAN_OVERLAY_INDEX(i) (-2 - (int)(i))
+
 /* Id map lines, formatted in the parent. */
 struct plan_id_maps {
 	char uid_map[32], gid_map[32];
@@ -115,6 +137,11 @@ struct plan {
 	bool read_only_by_reaper;
 	struct plan_writable *writable;
 	size_t n_writable;
+	/* Laid before the masks, which then cover what lies inside them. */
+	struct plan_overlay *overlays;
+	size_t n_overlays;
+	char *changes_store;  /* the store of change sets (owned), masked; or NULL */
+	int changes_store_fd; /* its directory, opened by the parent */
 	/*
 	 * The run's reaper (spawn only; exec mode has none). It is cloned
 	 * with clone_namespaces, makes the id maps and mounts, joins the
@@ -168,6 +195,13 @@ int plan_mounts_build(const struct procage_cage *cage, const char *tmpdir, struc
 		      struct procage_error *err);
 /* The working directory the child enters, canonical (opts->cwd or ours); owned by the plan. */
 int plan_cwd_resolve(const char *cwd, struct plan *plan, struct procage_error *err);
+/*
+ * Tier T1: mount overlay o over its path in the calling process's mount
+ * namespace (overlay_mount.c): the mount's descriptor, or a negative errno.
+ */
+int plan_overlay_mount(const struct plan_overlay *o);
+/* Lay an empty, read-only directory over the store of change sets (store_fd pins it). */
+int plan_changes_store_mask(const char *store, int store_fd);
 /* Close the plan's descriptors (our end of the status pipe among them). */
 void plan_close_fds(struct plan *plan);
 /* Close and free everything the plan owns. */

@@ -302,6 +302,19 @@ PROCAGE_API int procage_policy_set_own_proc(struct procage_policy *p, int on,
 	return 0;
 }
 
+PROCAGE_API int procage_policy_set_changes(struct procage_policy *p, int changes,
+					   struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (changes != PROCAGE_CHANGES_IN_PLACE && changes != PROCAGE_CHANGES_OVERLAY)
+		return error_set(err, -EINVAL, "changes: %d is neither in place nor overlay",
+				 changes);
+	p->changes = (enum procage_changes)changes;
+	return 0;
+}
+
 PROCAGE_API int procage_policy_set_rlimit(struct procage_policy *p, int resource, uint64_t soft,
 					  uint64_t hard, struct procage_error *err)
 {
@@ -633,6 +646,7 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
 	p->own_proc = src->own_proc;
+	p->changes = src->changes;
 	p->lifetime = src->lifetime;
 	p->cgroup_memory = src->cgroup_memory;
 	p->cgroup_pids = src->cgroup_pids;

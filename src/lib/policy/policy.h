@@ -53,6 +53,7 @@ struct procage_policy {
 	size_t n_env_set;
 	bool private_tmp;
 	bool own_proc; /* T1 with a PID namespace: the run's own /proc readable */
+	enum procage_changes changes; /* where writes land (T1: an overlay per write grant) */
 	enum procage_lifetime lifetime;
 	uint64_t cgroup_memory; /* 0: no limit */
 	uint64_t cgroup_pids;   /* 0: no limit */

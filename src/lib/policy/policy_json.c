@@ -76,6 +76,7 @@ static const struct key_reader top_keys[] = {
 	{ "version", read_nothing, 0 },      { "paths", read_paths, 0 },
 	{ "network", read_network, 0 },      { "env", read_env, 0 },
 	{ "private_tmp", read_private_tmp, 0 }, { "own_proc", read_own_proc, 0 },
+	{ "changes", read_changes, 0 },
 	{ "limits", read_limits, 0 },
 	{ "allow_hosts", read_allow_hosts, 0 },
 	{ "accept", read_accept, 0 },        { "waive", read_waive, 0 },

@@ -168,6 +168,23 @@ int read_own_proc(struct reader *r, const struct json_member *m, int unused)
 	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
 }
 
+/* "changes": "in-place" or "overlay" (tier T1, docs/changes.md). */
+int read_changes(struct reader *r, const struct json_member *m, int unused)
+{
+	const struct json_value *v = m->value;
+	struct procage_error inner;
+	int rc = expect_type(r, v, JSON_STRING, "\"changes\"");
+	if (rc < 0)
+		return rc;
+	if (strcmp(v->u.string, "overlay") != 0 && strcmp(v->u.string, "in-place") != 0)
+		return fail_value(r, v, -EINVAL, "\"changes\" must be \"in-place\" or \"overlay\"");
+	rc = procage_policy_set_changes(r->policy,
+					strcmp(v->u.string, "overlay") == 0 ? PROCAGE_CHANGES_OVERLAY
+									    : PROCAGE_CHANGES_IN_PLACE,
+					&inner);
+	return rc < 0 ? fail_setter(r, v->line, v->column, rc, &inner) : 0;
+}
+
 /* ---- env, allow_hosts, accept, waive --------------------------------- */
 
 static int read_env_pass(struct reader *r, const struct json_member *m, int unused)

@@ -72,6 +72,7 @@ int read_paths(struct reader *r, const struct json_member *m, int unused);
 int read_network(struct reader *r, const struct json_member *m, int unused);
 int read_private_tmp(struct reader *r, const struct json_member *m, int unused);
 int read_own_proc(struct reader *r, const struct json_member *m, int unused);
+int read_changes(struct reader *r, const struct json_member *m, int unused);
 int read_env(struct reader *r, const struct json_member *m, int unused);
 int read_allow_hosts(struct reader *r, const struct json_member *m, int unused);
 int read_accept(struct reader *r, const struct json_member *m, int unused);

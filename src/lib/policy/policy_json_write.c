@@ -201,6 +201,8 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 	write_env(f, p);
 	fprintf(f, "  \"private_tmp\": %s,\n", p->private_tmp ? "true" : "false");
 	fprintf(f, "  \"own_proc\": %s,\n", p->own_proc ? "true" : "false");
+	fprintf(f, "  \"changes\": \"%s\",\n",
+		p->changes == PROCAGE_CHANGES_OVERLAY ? "overlay" : "in-place");
 	fprintf(f, "  \"lifetime\": \"%s\",\n",
 		p->lifetime == PROCAGE_LIFETIME_TREE ? "tree" : "session");
 	fprintf(f, "  \"terminal\": \"%s\",\n",

@@ -36,6 +36,10 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 				 "exec mode cannot give the command a private temporary directory "
 				 "on tier T2: nothing would remain to remove it from the host; turn "
 				 "private tmp off");
+	if (cage->policy->changes == PROCAGE_CHANGES_OVERLAY)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot keep changes in an overlay: nothing would remain "
+				 "to read the change set when the command ends; use procage run");
 	if (cage->policy->cgroup_memory || cage->policy->cgroup_pids)
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot limit the whole run with a cgroup: nothing would "

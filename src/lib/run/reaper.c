@@ -357,6 +357,28 @@ static void kill_means_open(const struct plan *plan, struct reaper *r)
 }
 
 /*
+ * Tier T1, changes as an overlay: each overlay over its grant, granted
+ * the grant's rights on its own root (Landlock's rule on the tree below
+ * does not reach into the overlay), then the store masked. Before the
+ * masks, which then lie over what the overlays show.
+ */
+static int overlays_lay(const struct plan *plan, int *index)
+{
+	for (size_t i = 0; i < plan->n_overlays; i++) {
+		*index = PLAN_OVERLAY_INDEX(i);
+		int mnt = plan_overlay_mount(&plan->overlays[i]);
+		if (mnt < 0)
+			return mnt;
+		int rc = run_rule_add(plan, mnt, plan->overlays[i].rights);
+		close(mnt);
+		if (rc < 0)
+			return rc;
+	}
+	*index = PLAN_OVERLAY_INDEX(plan->n_overlays);
+	return plan_changes_store_mask(plan->changes_store, plan->changes_store_fd);
+}
+
+/*
  * Tier T1: the run's private temporary directory (and shared memory), a
  * tmpfs laid over path after the masks (one may lie below it), granted
  * here as the caller grants the rest. It lives as long as the run's mount
@@ -394,6 +416,8 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 		if ((rc = namespaces_mounts_private()) < 0 ||
 		    (rc = namespaces_root_private_attach(plan)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
+		if (plan->changes_store && (rc = overlays_lay(plan, &index)) < 0)
+			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
 		if (plan->private_proc && (rc = proc_mount(plan, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, index);
 		if ((rc = namespaces_masks_apply(plan, &index)) < 0)

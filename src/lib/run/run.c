@@ -31,6 +31,11 @@ PROCAGE_API const char *procage_run_tmpdir(const struct procage_run *run)
 	return run->tmpdir_inside ? run->tmpdir_inside : run->tmpdir;
 }
 
+PROCAGE_API const char *procage_run_changes_id(const struct procage_run *run)
+{
+	return run && run->changes_id[0] ? run->changes_id : NULL;
+}
+
 PROCAGE_API int procage_run_fd(const struct procage_run *run)
 {
 	return run ? run->reaper.pidfd : -1;

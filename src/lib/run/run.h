@@ -15,6 +15,7 @@ struct procage_run {
 	char *tmpdir; /* tier T2: the host directory, removed when the run ends */
 	char *tmpdir_inside; /* tier T1: the run's tmpfs, as the run sees it (nothing on the host) */
 	char *cgroup_dir; /* likewise */
+	char changes_id[32]; /* changes as an overlay: the run's change set, or "" */
 	struct run_supervision supervision; /* reports and the proxy, while it goes on */
 	/*
 	 * The policy asked for reports: a supervisor started for the broker or

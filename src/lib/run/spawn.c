@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cage/cage.h"
+#include "changes/overlays.h"
 #include "host/cgroup.h"
 #include "plan/command.h"
 #include "plan/env.h"
@@ -86,6 +87,20 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 	if (f->step == PROCAGE_STEP_RLIMITS && f->index >= 0)
 		return error_set_sys(err, f->err, f->step, "step %s: setting resource limit %s",
 				     step, policy_rlimit_name(plan->rlimits[f->index].resource));
+	if (f->step == PROCAGE_STEP_MOUNTS && f->index <= PLAN_OVERLAY_INDEX(0))
+		return error_set_sys(
+			err, f->err, f->step, "step %s: %s%s%s", step,
+			(size_t)(PLAN_OVERLAY_INDEX(0) - f->index) < plan->n_overlays
+				? "the overlay over "
+				: "masking the store of change sets ",
+			(size_t)(PLAN_OVERLAY_INDEX(0) - f->index) < plan->n_overlays
+				? plan->overlays[PLAN_OVERLAY_INDEX(0) - f->index].path
+				: plan->changes_store,
+			f->err == EINVAL || f->err == EPERM
+				? " (an overlay in a user namespace needs Linux 5.11 or later and "
+				  "an upper layer on a file system with user extended attributes; "
+				  "run without --changes overlay)"
+				: "");
 	if (f->step == PROCAGE_STEP_MOUNTS && f->index >= 0)
 		return error_set_sys(err, f->err, f->step, "step %s: %s %s", step,
 				     plan->mounts[f->index].kind == PLAN_MOUNT_READ_ONLY
@@ -209,6 +224,9 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	s->plan.tmpdir = tmpdir;
 	if ((rc = spawn_cgroup(cage, s, err)) < 0)
 		return rc;
+	if (cage->policy->changes == PROCAGE_CHANGES_OVERLAY &&
+	    (rc = changes_overlays_prepare(cage, &s->plan, s->changes_id, err)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -272,7 +290,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	struct procage_spawn_opts o;
 	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
 				 .plan = { .status_fd = -1, .landlock_fd = -1, .root_private_tree_fd = -1,
-					   .cgroup_procs_fd = -1 } };
+					   .cgroup_procs_fd = -1, .changes_store_fd = -1 } };
 	struct reaper_handle reaper;
 	struct child_failure failure;
 	int rc;
@@ -331,10 +349,14 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	s.tmpdir = NULL;
 	run->cgroup_dir = s.cgroup_dir;
 	s.cgroup_dir = NULL;
+	memcpy(run->changes_id, s.changes_id, sizeof run->changes_id);
 	spawn_state_release(&s);
 	*out = run;
 	return 0;
 fail:
+	/* Nothing ran in it: the change set of a run that never started goes. */
+	if (s.changes_id[0])
+		(void)procage_changes_discard(s.changes_id, NULL);
 	spawn_state_release(&s);
 	free(run->tmpdir_inside);
 	free(run);

@@ -2,6 +2,7 @@
 #ifndef PROCAGE_SPAWN_H
 #define PROCAGE_SPAWN_H
 
+#include "changes/store.h"
 #include "plan/plan.h"
 
 /* Everything a spawn owns until it hands over to the run. */
@@ -18,6 +19,7 @@ struct spawn_state {
 	int proxy_listener;
 	uint16_t proxy_port;
 	struct plan plan;
+	char changes_id[CHANGES_ID_MAX]; /* changes as an overlay: the run's change set */
 };
 
 /* Check and copy the caller's options (size-versioned). */

@@ -1,0 +1,151 @@
+/*
+ * procage changes: the change sets runs with --changes overlay kept, and
+ * what happens to a run's change set when it ends (--apply). Lines name
+ * paths the run chose: they are printed escaped.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "common/text_escape.h"
+
+static void lines_print(FILE *f, char **lines)
+{
+	for (size_t i = 0; lines && lines[i]; i++) {
+		/* Escaped, without the quotes around the whole line. */
+		char *shown = escape_quoted_dup(lines[i]);
+		size_t len = shown ? strlen(shown) : 0;
+		fprintf(f, "%s%.*s\n", f == stderr ? "procage: " : "", len >= 2 ? (int)len - 2 : 1,
+			len >= 2 ? shown + 1 : "?");
+		free(shown);
+	}
+}
+
+static bool kept_say(const char *id, int rule, int kept, bool any_line)
+{
+	if (!kept)
+		return false;
+	if (rule == PROCAGE_APPLY_NONE)
+		fprintf(stderr, "procage: changes kept as %s: procage changes apply %s\n", id, id);
+	else
+		fprintf(stderr,
+			"procage: change set %s keeps what was not applied; procage changes "
+			"apply %s PATH applies one, procage changes discard %s drops it\n",
+			id, id, id);
+	return !any_line && rule != PROCAGE_APPLY_NONE;
+}
+
+bool cli_changes_after_run(const struct procage_run *run, int rule, bool json)
+{
+	const char *id = procage_run_changes_id(run);
+	struct procage_error err = { 0 };
+	char **lines = NULL;
+	int kept = 0;
+	if (!id)
+		return false;
+	if (procage_changes_apply(id, rule, NULL, 0, &lines, &kept, &err) != 0) {
+		cli_report_error(&err, json);
+		fprintf(stderr, "procage: the change set %s is kept\n", id);
+		return true;
+	}
+	lines_print(stderr, lines);
+	kept_say(id, rule, kept, lines != NULL);
+	procage_strings_free(lines);
+	return false;
+}
+
+/* PATH arguments as absolute paths (relative to the working directory). */
+static char **paths_absolute(int n, char **args)
+{
+	char cwd[PATH_MAX];
+	char **out = calloc((size_t)n + 1, sizeof *out);
+	if (!out || !getcwd(cwd, sizeof cwd)) {
+		free(out);
+		return NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		if (args[i][0] == '/' ? asprintf(&out[i], "%s", args[i]) < 0
+				      : asprintf(&out[i], "%s/%s", cwd, args[i]) < 0) {
+			procage_strings_free(out);
+			return NULL;
+		}
+		/* A trailing slash names the same directory. */
+		while ((len = strlen(out[i])) > 1 && out[i][len - 1] == '/')
+			out[i][len - 1] = '\0';
+	}
+	return out;
+}
+
+static int changes_apply_verb(const char *id, int rule, int n, char **args)
+{
+	struct procage_error err = { 0 };
+	char **paths = paths_absolute(n, args), **lines = NULL;
+	int kept = 0;
+	if (!paths)
+		return cli_usage_error("changes apply: out of memory");
+	int rc = procage_changes_apply(id, rule, (const char *const *)paths, (size_t)n, &lines,
+				       &kept, &err);
+	procage_strings_free(paths);
+	if (rc != 0) {
+		cli_report_error(&err, false);
+		return EXIT_PROCAGE_FAILED;
+	}
+	lines_print(stderr, lines);
+	if (kept && lines)
+		kept_say(id, rule, kept, true);
+	procage_strings_free(lines);
+	return 0;
+}
+
+int cmd_changes(int argc, char **argv)
+{
+	struct procage_error err = { 0 };
+	char **lines = NULL;
+	const char *what = argc > 1 ? argv[1] : "";
+	if (strcmp(what, "list") == 0 && argc == 2) {
+		if (procage_changes_list(&lines, &err) != 0) {
+			cli_report_error(&err, false);
+			return EXIT_PROCAGE_FAILED;
+		}
+		lines_print(stdout, lines);
+		procage_strings_free(lines);
+		return 0;
+	}
+	if (argc < 3)
+		return cli_usage_error("changes: expected list, show ID, apply [--all] ID [PATH...] "
+				       "or discard ID");
+	if (strcmp(what, "show") == 0 && argc == 3) {
+		if (procage_changes_show(argv[2], &lines, &err) != 0) {
+			cli_report_error(&err, false);
+			return EXIT_PROCAGE_FAILED;
+		}
+		lines_print(stdout, lines);
+		procage_strings_free(lines);
+		return 0;
+	}
+	if (strcmp(what, "discard") == 0 && argc == 3) {
+		if (procage_changes_discard(argv[2], &err) != 0) {
+			cli_report_error(&err, false);
+			return EXIT_PROCAGE_FAILED;
+		}
+		return 0;
+	}
+	if (strcmp(what, "apply") == 0) {
+		bool all = strcmp(argv[2], "--all") == 0;
+		if (all && argc < 4)
+			return cli_usage_error("changes apply --all: expected an ID");
+		int at = all ? 3 : 2;
+		/* Paths named one by one are applied as asked: the caller has looked at them. */
+		int rule = all || argc > at + 1 ? PROCAGE_APPLY_ALL : PROCAGE_APPLY_SAFE;
+		return changes_apply_verb(argv[at], rule, argc - at - 1, argv + at + 1);
+	}
+	if (strcmp(what, "diff") == 0)
+		return cli_usage_error("changes diff is not built yet: use procage changes show %s",
+				       argv[2]);
+	return cli_usage_error("changes: unknown '%s' or wrong arguments", what);
+}

@@ -1,0 +1,372 @@
+/*
+ * The walk of a change set's upper layer (apply.h). overlayfs records a
+ * removal as a character device 0/0 (a whiteout), a directory that
+ * replaced the host's as one marked user.overlay.opaque, and anything
+ * written as the whole file. Without redirects (userxattr has none) a
+ * renamed directory is a removal and an addition. The host tree may have
+ * changed since the run: nothing here follows a link in it, and a
+ * directory that has become something else fails its entries, which stay
+ * in the change set.
+ */
+#include "apply.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "base/string_list.h"
+#include "base/syscalls.h"
+#include "policy/path_rule.h"
+
+#define OPAQUE_XATTR "user.overlay.opaque"
+
+__attribute__((format(printf, 2, 3))) static int line_add(struct changes_walk *w,
+							    const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	return string_list_take(&w->lines, &w->n_lines, line);
+}
+
+static bool in_filter(const struct changes_walk *w, const char *path)
+{
+	for (size_t i = 0; i < w->n_filter; i++)
+		if (path_within(path, w->filter[i]))
+			return true;
+	return w->n_filter == 0;
+}
+
+/* Does a filter path lie below path (the directory must then be walked)? */
+static bool holds_filter(const struct changes_walk *w, const char *path)
+{
+	for (size_t i = 0; i < w->n_filter; i++)
+		if (path_within(w->filter[i], path))
+			return true;
+	return false;
+}
+
+int changes_remove_tree(int dir, const char *name)
+{
+	struct stat st;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dir, name, 0) == 0 ? 0 : -errno;
+	/* overlayfs leaves its work directory without permissions. */
+	if ((st.st_mode & 0700) != 0700)
+		(void)!fchmodat(dir, name, 0700, 0);
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rc = changes_remove_tree(dirfd(d), e->d_name);
+	closedir(d);
+	if (rc == 0 && unlinkat(dir, name, AT_REMOVEDIR) != 0)
+		rc = -errno;
+	return rc;
+}
+
+static int temp_name(char *buf, size_t size)
+{
+	unsigned char r[6];
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+		return -errno;
+	snprintf(buf, size, ".procage-apply-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
+		 r[4], r[5]);
+	return 0;
+}
+
+/* Put a copy of the upper layer's file or link in host_dir under name, by rename. */
+static int entry_place(int upper_dir, const char *name, const struct stat *st, int host_dir)
+{
+	char tmp[64];
+	int rc = temp_name(tmp, sizeof tmp);
+	if (rc < 0)
+		return rc;
+	if (S_ISLNK(st->st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(upper_dir, name, target, sizeof target - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		if (symlinkat(target, host_dir, tmp) != 0)
+			return -errno;
+	} else {
+		int in = openat(upper_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (in < 0)
+			return -errno;
+		int out = openat(host_dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				 0600);
+		if (out < 0) {
+			rc = -errno;
+			close(in);
+			return rc;
+		}
+		for (off_t left = st->st_size; rc == 0 && left > 0;) {
+			ssize_t n = sendfile(out, in, NULL, (size_t)(left > (1 << 30) ? 1 << 30 : left));
+			if (n <= 0)
+				rc = n < 0 ? -errno : -EIO;
+			left -= n;
+		}
+		/* Set-id bits are never applied. */
+		if (rc == 0 && fchmod(out, st->st_mode & 0777) != 0)
+			rc = -errno;
+		close(in);
+		if (close(out) != 0 && rc == 0)
+			rc = -errno;
+	}
+	struct stat old;
+	/* A directory the run removed and replaced by a file: the rename cannot cover it. */
+	if (rc == 0 && fstatat(host_dir, name, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(old.st_mode))
+		rc = changes_remove_tree(host_dir, name);
+	if (rc == 0 && renameat(host_dir, tmp, host_dir, name) != 0)
+		rc = -errno;
+	if (rc < 0)
+		(void)unlinkat(host_dir, tmp, 0);
+	return rc;
+}
+
+static bool whiteout(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0);
+}
+
+static int dir_walk(struct changes_walk *w, const char *tree, int upper, int host, char *rel,
+		    struct procage_error *err);
+
+/* Did the run replace the host's directory name (user.overlay.opaque "y")? */
+static bool getxattrat_opaque(int dir, const char *name)
+{
+	char value[4];
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = fgetxattr(fd, OPAQUE_XATTR, value, sizeof value);
+	close(fd);
+	return n == 1 && value[0] == 'y';
+}
+
+/* The host directory name in host, made (or made anew) as the upper layer says. */
+static int host_dir_ready(int upper, const char *name, const struct stat *st, int host,
+			  bool apply_here, int *out)
+{
+	struct stat h;
+	bool replaced = getxattrat_opaque(upper, name), opaque = apply_here && replaced;
+	if (host < 0)
+		return -ENOENT;
+	bool there = fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
+	/*
+	 * A directory the run only wrote into was a directory at its start
+	 * (one that replaced anything else is opaque): anything else there
+	 * now, a link above all, is the host's change since, never followed
+	 * nor removed.
+	 */
+	if (there && !S_ISDIR(h.st_mode) && !replaced)
+		return -ENOTDIR;
+	if (there && (opaque || !S_ISDIR(h.st_mode))) {
+		int rc = changes_remove_tree(host, name);
+		if (rc < 0)
+			return rc;
+	}
+	if (mkdirat(host, name, st->st_mode & 0777) != 0 && errno != EEXIST)
+		return -errno;
+	*out = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*out < 0)
+		return -errno;
+	if (apply_here && fchmod(*out, st->st_mode & 0777) != 0)
+		return -errno;
+	return 0;
+}
+
+static const char *kind_word(const struct stat *st, bool host_exists)
+{
+	if (whiteout(st))
+		return "removed";
+	if (S_ISDIR(st->st_mode))
+		return host_exists ? "directory" : "added directory";
+	if (S_ISLNK(st->st_mode))
+		return host_exists ? "changed link" : "added link";
+	return host_exists ? "modified" : "added";
+}
+
+/* A directory of the upper layer: made on the host, then walked. */
+static int dir_entry(struct changes_walk *w, const char *tree, int upper, int host,
+		     const char *name, const struct stat *st, char *rel, bool apply_here,
+		     struct procage_error *err)
+{
+	int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int sub_host = -1, rc = 0;
+	if (sub_upper < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
+	if (w->mode != CHANGES_LIST) {
+		bool opaque = apply_here && getxattrat_opaque(upper, name);
+		rc = host_dir_ready(upper, name, st, host, apply_here, &sub_host);
+		if (rc < 0) {
+			char path[PATH_MAX * 2];
+			snprintf(path, sizeof path, "%s/%s", tree, rel);
+			w->remaining++;
+			close(sub_upper);
+			if (sub_host >= 0)
+				close(sub_host);
+			return line_add(w, "not applied: %s: %s", path,
+					rc == -ENOTDIR ? "no longer a directory on the host (changed "
+							 "since the run)"
+						       : strerror(-rc)) < 0
+				       ? error_set(err, -ENOMEM, "out of memory")
+				       : 0;
+		}
+		/* Done once: applying the rest later must not empty it again. */
+		if (opaque)
+			(void)fremovexattr(sub_upper, OPAQUE_XATTR);
+	} else if (host >= 0) {
+		sub_host = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	rc = dir_walk(w, tree, sub_upper, sub_host, rel, err);
+	close(sub_upper);
+	if (sub_host >= 0)
+		close(sub_host);
+	/* Empty once everything in it is applied. */
+	if (rc == 0 && w->mode != CHANGES_LIST)
+		(void)unlinkat(upper, name, AT_REMOVEDIR);
+	return rc;
+}
+
+/* One entry of the upper layer, at rel (below the tree root). */
+static int entry_take(struct changes_walk *w, const char *tree, int upper, int host,
+		      const char *name, char *rel, struct procage_error *err)
+{
+	char path[PATH_MAX * 2], why[PATH_MAX + 64];
+	struct stat st, h;
+	snprintf(path, sizeof path, "%s%s%s", tree, strcmp(tree, "/") ? "/" : "", rel);
+	if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
+	bool host_exists = host >= 0 && fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
+	bool apply_here = in_filter(w, path);
+	bool hold = !whiteout(&st) && w->mode != CHANGES_ALL &&
+		    changes_judge_hold(&w->judge, tree, rel, path, &st, upper, name, host,
+				       host_exists, why, sizeof why);
+	if (w->mode == CHANGES_LIST) {
+		int rc = line_add(w, "%s %s%s%s%s", kind_word(&st, host_exists), path,
+				  hold ? " (held back: " : "", hold ? why : "", hold ? ")" : "");
+		if (rc < 0)
+			return error_set(err, -ENOMEM, "out of memory");
+		return S_ISDIR(st.st_mode) && !hold
+			       ? dir_entry(w, tree, upper, host, name, &st, rel, false, err)
+			       : 0;
+	}
+	if (!apply_here && !(S_ISDIR(st.st_mode) && holds_filter(w, path))) {
+		w->remaining++;
+		return 0;
+	}
+	if (hold && apply_here) {
+		w->remaining++;
+		return line_add(w, "held back: %s (%s)", path, why) < 0
+			       ? error_set(err, -ENOMEM, "out of memory")
+			       : 0;
+	}
+	if (S_ISDIR(st.st_mode))
+		return dir_entry(w, tree, upper, host, name, &st, rel, apply_here, err);
+	/* Changed on the host since the run started: the run's copy would overwrite it. */
+	bool conflict = host_exists && !S_ISDIR(h.st_mode) &&
+			(h.st_ctim.tv_sec > w->started.tv_sec ||
+			 (h.st_ctim.tv_sec == w->started.tv_sec &&
+			  h.st_ctim.tv_nsec > w->started.tv_nsec));
+	int rc = host < 0  ? -ENOENT
+		 : conflict ? -ESTALE
+		 : whiteout(&st) ? changes_remove_tree(host, name)
+		 : S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ? entry_place(upper, name, &st, host)
+							       : -EOPNOTSUPP;
+	if (rc < 0) {
+		w->remaining++;
+		return line_add(w, "not applied: %s: %s", path,
+				rc == -EOPNOTSUPP ? "a special file (device, pipe or socket)"
+				: rc == -ESTALE	  ? "changed on the host since the run started"
+						  : strerror(-rc)) < 0
+			       ? error_set(err, -ENOMEM, "out of memory")
+			       : 0;
+	}
+	w->applied++;
+	(void)unlinkat(upper, name, 0);
+	return 0;
+}
+
+static int dir_walk(struct changes_walk *w, const char *tree, int upper, int host, char *rel,
+		    struct procage_error *err)
+{
+	int fd = dup(upper);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	size_t len = strlen(rel);
+	int rc = 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "reading the change set");
+	}
+	/* Names first: entries are removed from the directory as they are applied. */
+	char **names = NULL;
+	size_t n = 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    string_list_append(&names, &n, e->d_name) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+	closedir(d);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (len + strlen(names[i]) + 2 >= PATH_MAX) {
+			rc = error_set(err, -ENAMETOOLONG, "a path too long in the change set");
+			break;
+		}
+		snprintf(rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", names[i]);
+		rc = entry_take(w, tree, upper, host, names[i], rel, err);
+		rel[len] = '\0';
+	}
+	procage_strings_free(names);
+	return rc;
+}
+
+int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
+		      struct procage_error *err)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	char rel[PATH_MAX] = "";
+	int upper = openat(t->dir_fd, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (upper < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the upper layer of %s",
+				     t->path);
+	/* The tree root itself: no link anywhere on its way. */
+	int host = sys_openat2(AT_FDCWD, t->path, &how);
+	if (host < 0 && w->mode != CHANGES_LIST) {
+		int rc = error_set_sys(err, errno, PROCAGE_STEP_NONE,
+				       "the tree %s (gone, or a link on its way)", t->path);
+		close(upper);
+		return rc;
+	}
+	int rc = dir_walk(w, t->path, upper, host, rel, err);
+	close(upper);
+	if (host >= 0)
+		close(host);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * Reading a change set's upper layers and applying them to the host
+ * trees (apply.c), by identity: every directory of the host tree is
+ * opened from the tree root's descriptor, one component at a time,
+ * without following a link; every file is written under a temporary name
+ * and renamed into place. What is applied leaves the change set; what is
+ * held back or fails stays there, named in the lines.
+ */
+#ifndef PROCAGE_CHANGES_APPLY_H
+#define PROCAGE_CHANGES_APPLY_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "base/error.h"
+#include "judge.h"
+#include "store.h"
+
+enum changes_walk_mode {
+	CHANGES_LIST,  /* apply nothing; a line per change, with the safe verdict */
+	CHANGES_SAFE,  /* apply what the judge lets through */
+	CHANGES_ALL,   /* apply everything (set-id bits never) */
+};
+
+struct changes_walk {
+	enum changes_walk_mode mode;
+	const char *const *filter; /* absolute host paths; none: everything */
+	size_t n_filter;
+	struct changes_judge judge;
+	char **lines; /* NULL-terminated, what was held, failed or listed */
+	size_t n_lines;
+	size_t applied, remaining;
+	struct timespec started; /* when the run began: a host file changed since is a conflict */
+};
+
+/* Walk tree t's upper layer, in w's mode. */
+int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
+		      struct procage_error *err);
+/* Remove a directory and everything below it, without following a link. */
+int changes_remove_tree(int dir, const char *name);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * The public face of change sets (procage.h): list the kept ones, show
+ * one, apply it by rule, discard it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "base/string_list.h"
+#include "store.h"
+
+static int id_compare(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+PROCAGE_API int procage_changes_list(char ***ids, struct procage_error *err)
+{
+	char store[PATH_MAX];
+	int fd;
+	size_t n = 0;
+	error_clear(err);
+	*ids = NULL;
+	int rc = changes_store_open(store, sizeof store, &fd, err);
+	if (rc < 0)
+		return rc;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	for (struct dirent *e; rc == 0 && (e = readdir(d));)
+		if (e->d_name[0] != '.' && string_list_append(ids, &n, e->d_name) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+	closedir(d);
+	/* IDs begin with the time they were made: by name is oldest first. */
+	if (rc == 0 && n)
+		qsort(*ids, n, sizeof **ids, id_compare);
+	return rc;
+}
+
+static int set_open(const char *id, int *store_fd, int *set_fd, struct procage_error *err)
+{
+	char store[PATH_MAX];
+	int rc = changes_store_open(store, sizeof store, store_fd, err);
+	if (rc == 0 && (rc = changes_set_open(*store_fd, id, set_fd, err)) < 0)
+		close(*store_fd);
+	return rc;
+}
+
+PROCAGE_API int procage_changes_discard(const char *id, struct procage_error *err)
+{
+	int store_fd, set_fd;
+	error_clear(err);
+	if (!id)
+		return error_set(err, -EINVAL, "no change set ID given");
+	int rc = set_open(id, &store_fd, &set_fd, err);
+	if (rc < 0)
+		return rc;
+	close(set_fd);
+	rc = changes_remove_tree(store_fd, id);
+	close(store_fd);
+	return rc < 0 ? error_set_sys(err, -rc, PROCAGE_STEP_NONE, "removing change set %s", id)
+		      : 0;
+}
+
+/* Walk every tree of set id in mode; the lines in *lines. */
+static int set_walk(const char *id, enum changes_walk_mode mode, const char *const *paths,
+		    size_t n_paths, char ***lines, bool *emptied, struct procage_error *err)
+{
+	struct changes_tree trees[CHANGES_MAX_TREES];
+	const char *roots[CHANGES_MAX_TREES];
+	struct changes_walk w = { .mode = mode, .filter = paths, .n_filter = n_paths };
+	int store_fd, set_fd;
+	size_t n = 0;
+	int rc = set_open(id, &store_fd, &set_fd, err);
+	if (rc < 0)
+		return rc;
+	rc = changes_trees_read(set_fd, trees, &n, err);
+	if (rc == 0)
+		rc = changes_started_read(set_fd, &w.started, err);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		roots[i] = trees[i].path;
+	if (rc == 0)
+		rc = changes_judge_init(&w.judge, roots, n, err);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = changes_tree_walk(&w, &trees[i], err);
+	changes_judge_free(&w.judge);
+	changes_trees_close(trees, n);
+	close(set_fd);
+	*emptied = rc == 0 && mode != CHANGES_LIST && w.remaining == 0;
+	if (*emptied)
+		(void)changes_remove_tree(store_fd, id);
+	close(store_fd);
+	*lines = w.lines;
+	if (rc < 0) {
+		procage_strings_free(w.lines);
+		*lines = NULL;
+	}
+	return rc;
+}
+
+PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct procage_error *err)
+{
+	bool emptied;
+	error_clear(err);
+	if (!id || !lines)
+		return error_set(err, -EINVAL, "no change set ID or no place for the lines given");
+	return set_walk(id, CHANGES_LIST, NULL, 0, lines, &emptied, err);
+}
+
+PROCAGE_API int procage_changes_apply(const char *id, int rule, const char *const *paths,
+				      size_t n_paths, char ***lines, int *kept,
+				      struct procage_error *err)
+{
+	bool emptied = false;
+	error_clear(err);
+	if (!id || !lines)
+		return error_set(err, -EINVAL, "no change set ID or no place for the lines given");
+	*lines = NULL;
+	if (rule != PROCAGE_APPLY_SAFE && rule != PROCAGE_APPLY_ALL && rule != PROCAGE_APPLY_NONE)
+		return error_set(err, -EINVAL, "apply: %d is no rule (safe, all or none)", rule);
+	for (size_t i = 0; i < n_paths; i++)
+		if (!paths[i] || paths[i][0] != '/')
+			return error_set(err, -EINVAL, "apply: %s is not an absolute path",
+					 paths[i] ? paths[i] : "(null)");
+	if (rule == PROCAGE_APPLY_NONE) {
+		if (kept)
+			*kept = 1;
+		return 0;
+	}
+	int rc = set_walk(id, rule == PROCAGE_APPLY_ALL ? CHANGES_ALL : CHANGES_SAFE, paths,
+			  n_paths, lines, &emptied, err);
+	if (kept)
+		*kept = !emptied;
+	return rc;
+}

@@ -1,0 +1,161 @@
+/*
+ * One spawn's overlays (overlays.h): the change set made in the store,
+ * every descriptor the reaper needs opened here, in the caller, before
+ * any process of the run exists. The store must lie outside every grant:
+ * the run's mount namespace masks it too, but a grant reaching it would
+ * let a run read or plant what another run's change set holds.
+ */
+#include "overlays.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/syscalls.h"
+#include "cage/cage.h"
+
+static int store_reach_refusal(const struct procage_cage *cage, const char *store,
+			       struct procage_error *err)
+{
+	for (size_t i = 0; i < cage->n_grants; i++) {
+		const char *g = cage->grants[i].path;
+		if (path_within(store, g) && (cage->grants[i].access & LANDLOCK_ACCESS_FS_WRITE_FILE))
+			return error_set(err, -EPERM,
+					 "the store of change sets %s lies inside the write grant "
+					 "%s: set XDG_STATE_HOME to a directory outside it",
+					 store, g);
+		if (path_within(g, store))
+			return error_set(err, -EPERM,
+					 "the grant %s lies inside the store of change sets %s: "
+					 "drop that rule",
+					 g, store);
+	}
+	return 0;
+}
+
+/* The rights of the grant on exactly path (the grant as written, where kept). */
+static uint64_t grant_rights(const struct procage_cage *cage, const char *path)
+{
+	for (size_t i = 0; i < cage->n_write_roots; i++)
+		if (strcmp(cage->write_roots[i].path, path) == 0)
+			return cage->write_roots[i].access;
+	for (size_t i = 0; i < cage->n_grants; i++)
+		if (strcmp(cage->grants[i].path, path) == 0)
+			return cage->grants[i].access;
+	return 0;
+}
+
+static int dir_make_open(int at, const char *name, int *fd, struct procage_error *err)
+{
+	if (mkdirat(at, name, 0700) != 0 ||
+	    (*fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+				     "making a change set's directory %s", name);
+	return 0;
+}
+
+/* Tree index's directories in the set, and the descriptors of its overlay. */
+static int overlay_prepare(const struct procage_cage *cage, const char *set, int set_fd,
+			   size_t index, const char *path, struct plan_overlay *o,
+			   struct procage_error *err)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	char name[24];
+	int tree = -1, rc;
+	*o = (struct plan_overlay){ .path = path, .lower_fd = -1, .upper_fd = -1, .work_fd = -1,
+				    .rights = grant_rights(cage, path) };
+	if (asprintf(&o->upper_path, "%s/%zu/upper", set, index) < 0 ||
+	    asprintf(&o->work_path, "%s/%zu/work", set, index) < 0)
+		return error_set(err, -ENOMEM, "out of memory");
+	if (strchr(path, '\n'))
+		return error_set(err, -EINVAL, "an overlay over %s: a line break in its path", path);
+	o->lower_fd = sys_openat2(AT_FDCWD, path, &how);
+	if (o->lower_fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+				     "the write grant %s must be a "
+				     "directory (no file, no link)",
+				     path);
+	snprintf(name, sizeof name, "%zu", index);
+	if ((rc = dir_make_open(set_fd, name, &tree, err)) < 0)
+		return rc;
+	if ((rc = dir_make_open(tree, "upper", &o->upper_fd, err)) == 0)
+		rc = dir_make_open(tree, "work", &o->work_fd, err);
+	close(tree);
+	return rc;
+}
+
+static int trees_write(int set_fd, const struct plan *plan, struct procage_error *err)
+{
+	int fd = openat(set_fd, "trees", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "a change set's trees file");
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < plan->n_overlays; i++)
+		fprintf(f, "%s\n", plan->overlays[i].path);
+	if (fclose(f) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a trees file");
+	/*
+	 * When the run starts: a host file whose change time is later was
+	 * changed by someone else meanwhile, and applying would overwrite it.
+	 */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	fd = openat(set_fd, "started", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "a change set's start time");
+	}
+	fprintf(f, "%lld %ld\n", (long long)now.tv_sec, now.tv_nsec);
+	if (fclose(f) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a change set's start time");
+	return 0;
+}
+
+int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
+			     char id[CHANGES_ID_MAX], struct procage_error *err)
+{
+	char store[PATH_MAX];
+	int store_fd = -1, set_fd = -1;
+	int rc = changes_store_open(store, sizeof store, &store_fd, err);
+	if (rc == 0)
+		rc = store_reach_refusal(cage, store, err);
+	if (rc == 0 && cage->masks.n_writable > CHANGES_MAX_TREES)
+		rc = error_set(err, -E2BIG, "more than %d write grants",
+			       CHANGES_MAX_TREES);
+	if (rc == 0 && !(plan->overlays = calloc(cage->masks.n_writable + 1,
+						 sizeof *plan->overlays)))
+		rc = error_set(err, -ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = changes_set_create(store_fd, id, &set_fd, err);
+	char set[PATH_MAX + CHANGES_ID_MAX + 2];
+	snprintf(set, sizeof set, "%s/%s", store, id);
+	for (size_t i = 0; rc == 0 && i < cage->masks.n_writable; i++) {
+		rc = overlay_prepare(cage, set, set_fd, i, cage->masks.writable[i], &plan->overlays[i],
+				     err);
+		plan->n_overlays = i + 1;
+	}
+	if (rc == 0)
+		rc = trees_write(set_fd, plan, err);
+	if (set_fd >= 0)
+		close(set_fd);
+	if (rc == 0 && !(plan->changes_store = strdup(store)))
+		rc = error_set(err, -ENOMEM, "out of memory");
+	if (rc < 0 && store_fd >= 0)
+		close(store_fd);
+	else
+		plan->changes_store_fd = store_fd;
+	if (rc < 0)
+		error_prefix(err, rc, "changes as an overlay: ");
+	return rc;
+}

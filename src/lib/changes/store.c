@@ -1,0 +1,208 @@
+/*
+ * The store of change sets (store.h). The cage must never reach it (the
+ * spawn refuses a store inside a write grant, and the run's mount
+ * namespace lays an empty directory over it), and what the store holds
+ * was written by the run's overlays: it is read from descriptors, no
+ * link followed.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/small_file.h"
+#include "base/syscalls.h"
+
+/* $XDG_STATE_HOME when absolute, else the home's .local/state. */
+static int state_home(char *buf, size_t size, struct procage_error *err)
+{
+	const char *xdg = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/procage/changes", xdg);
+	else {
+		if (!home || home[0] != '/') {
+			struct passwd *pw = getpwuid(geteuid());
+			home = pw ? pw->pw_dir : NULL;
+		}
+		if (!home || home[0] != '/')
+			return error_set(err, -ENOENT,
+					 "no home for the store of change sets: set XDG_STATE_HOME");
+		n = snprintf(buf, size, "%s/.local/state/procage/changes", home);
+	}
+	if (n < 0 || (size_t)n >= size)
+		return error_set(err, -ENAMETOOLONG, "the store of change sets: path too long");
+	return 0;
+}
+
+/*
+ * One component below dir, made when missing (own: one of procage's own,
+ * made 0700 and checked to be the caller's and closed to others).
+ */
+static int component_open(int dir, const char *name, bool own, const char *path,
+			  struct procage_error *err)
+{
+	if (mkdirat(dir, name, own ? 0700 : 0755) != 0 && errno != EEXIST)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "making %s", path);
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE,
+				     "opening %s (a directory, no link, is expected)", path);
+	struct stat st;
+	if (own && (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077))) {
+		close(fd);
+		return error_set(err, -EPERM,
+				 "%s is not the caller's own directory closed to others (mode "
+				 "0700): the store of change sets must be",
+				 path);
+	}
+	return fd;
+}
+
+int changes_store_open(char *buf, size_t size, int *out, struct procage_error *err)
+{
+	int rc = state_home(buf, size, err);
+	if (rc < 0)
+		return rc;
+	/* "procage" and "changes", the last two components, are procage's own. */
+	const char *own_from = buf + strlen(buf) - strlen("procage/changes");
+	int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "opening /");
+	char *copy = strdup(buf), *save = NULL;
+	if (!copy) {
+		close(dir);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		size_t at = (size_t)(name - copy);
+		char shown[PATH_MAX];
+		snprintf(shown, sizeof shown, "%.*s", (int)(at + strlen(name)), buf);
+		int next = component_open(dir, name, buf + at >= own_from, shown, err);
+		close(dir);
+		if (next < 0) {
+			free(copy);
+			return next;
+		}
+		dir = next;
+	}
+	free(copy);
+	*out = dir;
+	return 0;
+}
+
+int changes_set_create(int store_fd, char id[CHANGES_ID_MAX], int *out, struct procage_error *err)
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	for (int attempt = 0; attempt < 16; attempt++) {
+		unsigned char r[8];
+		time_t now = time(NULL);
+		struct tm tm;
+		if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+			return error_set_sys(err, errno, PROCAGE_STEP_NONE, "random bytes for an ID");
+		gmtime_r(&now, &tm);
+		size_t n = strftime(id, CHANGES_ID_MAX, "%Y%m%d-%H%M%S-", &tm);
+		for (size_t i = 0; i < sizeof r; i++)
+			id[n++] = letters[r[i] % (sizeof letters - 1)];
+		id[n] = '\0';
+		if (mkdirat(store_fd, id, 0700) != 0) {
+			if (errno == EEXIST)
+				continue;
+			return error_set_sys(err, errno, PROCAGE_STEP_NONE, "making change set %s", id);
+		}
+		return changes_set_open(store_fd, id, out, err);
+	}
+	return error_set(err, -EEXIST, "no free change set ID");
+}
+
+int changes_set_open(int store_fd, const char *id, int *out, struct procage_error *err)
+{
+	size_t len = strlen(id);
+	if (len == 0 || len >= CHANGES_ID_MAX || strchr(id, '/') || id[0] == '.')
+		return error_set(err, -EINVAL, "%.64s is not a change set ID", id);
+	int fd = openat(store_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "change set %s", id);
+	*out = fd;
+	return 0;
+}
+
+/* One line of "trees": "N PATH". */
+static int tree_line(int set_fd, const char *line, struct changes_tree *t, size_t index,
+		     struct procage_error *err)
+{
+	char name[24];
+	if (line[0] != '/' || strlen(line) >= sizeof t->path)
+		return error_set(err, -EINVAL, "a change set's trees file holds a bad line");
+	snprintf(t->path, sizeof t->path, "%s", line);
+	snprintf(name, sizeof name, "%zu", index);
+	t->dir_fd = openat(set_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->dir_fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "a change set's tree %s",
+				     name);
+	return 0;
+}
+
+int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
+		       struct procage_error *err)
+{
+	char text[CHANGES_MAX_TREES * 512];
+	*n = 0;
+	int fd = openat(set_fd, "trees", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "a change set's trees file");
+	ssize_t len = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (len < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "reading a change set's trees");
+	text[len] = '\0';
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (*n == CHANGES_MAX_TREES) {
+			changes_trees_close(trees, *n);
+			return error_set(err, -E2BIG, "a change set of too many trees");
+		}
+		int rc = tree_line(set_fd, line, &trees[*n], *n, err);
+		if (rc < 0) {
+			changes_trees_close(trees, *n);
+			return rc;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+void changes_trees_close(struct changes_tree *trees, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (trees[i].dir_fd >= 0)
+			close(trees[i].dir_fd);
+}
+
+int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err)
+{
+	char text[64];
+	long long sec;
+	long nsec;
+	int fd = openat(set_fd, "started", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return error_set(err, -EINVAL, "a change set without its start time");
+	text[n] = '\0';
+	if (sscanf(text, "%lld %ld", &sec, &nsec) != 2)
+		return error_set(err, -EINVAL, "a change set's start time is unreadable");
+	t->tv_sec = (time_t)sec;
+	t->tv_nsec = nsec;
+	return 0;
+}

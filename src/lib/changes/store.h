@@ -1,0 +1,48 @@
+/*
+ * The store of change sets: a directory of procage's own, outside every
+ * grant, holding one directory per change set (its ID), each holding one
+ * numbered directory per overlaid tree with the overlay's upper and work
+ * directories, and a file "trees" naming each tree's path on the host.
+ *
+ *   $XDG_STATE_HOME/procage/changes/ID/trees
+ *   $XDG_STATE_HOME/procage/changes/ID/0/upper
+ *   $XDG_STATE_HOME/procage/changes/ID/0/work
+ *
+ * ($XDG_STATE_HOME when absolute, else $HOME/.local/state.) Every
+ * component is opened without following a link, and procage's own
+ * directories must be the caller's and closed to others (0700).
+ */
+#ifndef PROCAGE_CHANGES_STORE_H
+#define PROCAGE_CHANGES_STORE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "base/error.h"
+
+/* The most trees one change set holds (the outermost write grants). */
+#define CHANGES_MAX_TREES 64
+/* An ID: the time it was made and random letters, YYYYMMDD-HHMMSS-xxxxxxxx. */
+#define CHANGES_ID_MAX 32
+
+/* The store's path (in buf), made if missing; its descriptor (O_DIRECTORY). */
+int changes_store_open(char *buf, size_t size, int *fd, struct procage_error *err);
+/* A new, empty change set's directory in the store: its ID (in id) and descriptor. */
+int changes_set_create(int store_fd, char id[CHANGES_ID_MAX], int *fd, struct procage_error *err);
+/* An existing change set by its ID, checked to be a name and no link. */
+int changes_set_open(int store_fd, const char *id, int *fd, struct procage_error *err);
+
+struct changes_tree {
+	char path[PATH_MAX]; /* the host tree, canonical when the run started */
+	int dir_fd;          /* the tree's directory in the change set (N), or -1 */
+};
+
+/* The trees of a change set, read from its "trees" file. */
+int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
+		       struct procage_error *err);
+void changes_trees_close(struct changes_tree *trees, size_t n);
+/* When the change set's run started (its "started" file). */
+int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * Tier T1, changes as an overlay: the mounts the reaper makes in the
+ * run's mount namespace (plan.h). Each overlay is made from descriptors
+ * the parent opened (the grant's tree and the store's upper and work
+ * directories), so no path is looked up again here; it uses userxattr,
+ * which lets an overlay be mounted in a user namespace (Linux 5.11) and
+ * keeps its own attributes in the user.overlay.* names. Without redirects
+ * (which userxattr cannot have), renaming a directory the host tree holds
+ * fails with EXDEV and mv copies it instead: the change set then says
+ * plainly what was removed and what added.
+ */
+#include "plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/syscalls.h"
+
+/*
+ * path in this mount namespace, opened without following a link, and
+ * checked to be the inode the parent pinned in its own (pinned): a
+ * descriptor of the caller's namespace cannot be a mount target here.
+ */
+static int target_open(const char *path, int pinned)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct stat a, b;
+	int fd = sys_openat2(AT_FDCWD, path, &how);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &a) != 0 || fstat(pinned, &b) != 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+static int move_onto(int mnt, const char *path, int pinned)
+{
+	int target = target_open(path, pinned), rc = 0;
+	if (target < 0)
+		return target;
+	if (sys_move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
+	    0)
+		rc = -errno;
+	close(target);
+	return rc;
+}
+
+static int overlay_configure(int fs, const struct plan_overlay *o)
+{
+	int lower = target_open(o->path, o->lower_fd);
+	int upper = target_open(o->upper_path, o->upper_fd);
+	int work = target_open(o->work_path, o->work_fd);
+	int rc = lower < 0 ? lower : upper < 0 ? upper : work < 0 ? work : 0;
+	if (rc == 0 && (sys_fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0 ||
+			sys_fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, lower) != 0 ||
+			sys_fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, upper) != 0 ||
+			sys_fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, work) != 0 ||
+			sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0))
+		rc = -errno;
+	int fds[] = { lower, upper, work };
+	for (size_t i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
+int plan_overlay_mount(const struct plan_overlay *o)
+{
+	int fs = sys_fsopen("overlay", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
+	if (fs < 0)
+		return -errno;
+	rc = overlay_configure(fs, o);
+	if (rc == 0 &&
+	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+		rc = -errno;
+	close(fs);
+	if (rc < 0)
+		return rc;
+	/* Onto the grant's own inode, which the parent pinned. */
+	if ((rc = move_onto(mnt, o->path, o->lower_fd)) < 0) {
+		close(mnt);
+		return rc;
+	}
+	return mnt;
+}
+
+/*
+ * The store holds every kept change set, this run's upper layers among
+ * them (the overlays hold their own references): an empty read-only
+ * tmpfs over it leaves nothing of it in the run's view.
+ */
+int plan_changes_store_mask(const char *store, int store_fd)
+{
+	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
+	if (fs < 0)
+		return -errno;
+	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", "4k", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0000", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
+	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC,
+			       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				       MOUNT_ATTR_NOEXEC)) < 0)
+		rc = -errno;
+	close(fs);
+	if (rc < 0)
+		return rc;
+	rc = move_onto(mnt, store, store_fd);
+	close(mnt);
+	return rc;
+}

@@ -1,0 +1,151 @@
+# Changes as an overlay (--changes overlay), on tier T1, as root and as
+# uid 65534: in a git repository the run edits, commits, makes and
+# removes directories, renames one, plants a hook, sets core.fsmonitor,
+# links to the home and puts an executable ls in a bin/ directory on its
+# PATH. The host tree is unchanged until the change set is applied;
+# applying it by the safe rule brings the edits and the commit (git log
+# shows it, git fsck is clean) and holds back each planted item, named;
+# procage changes apply ID PATH then applies a held item. On tier T2
+# (no mount namespace) --changes overlay is refused before anything runs.
+. "$(dirname "$0")/lib.sh"
+for_every_user
+t2="$(dirname "$PROCAGE")/tests/without_userns"
+command -v git >/dev/null || { echo "1..0 # SKIP git is not installed"; exit 0; }
+if ! "$PROCAGE" facts --json | grep -q '"tier":"T1"'; then
+	echo "1..0 # SKIP this host gives no tier T1 (no mount namespace for the overlays)"
+	exit 0
+fi
+chmod 755 "$work"
+
+cat >"$work/in-cage.sh" <<'SH'
+set -e
+echo changed >>a
+mkdir -p newdir/sub
+echo new >newdir/sub/f
+rm -r olddir
+mv movedir moved
+git add -A
+git -c user.name=cage -c user.email=cage@example.invalid commit -qm 'made in the cage'
+printf '#!/bin/sh\necho hooked\n' >.git/hooks/pre-commit
+chmod +x .git/hooks/pre-commit
+git config core.fsmonitor 'touch x'
+ln -s "$HOME" homelink
+mkdir bin
+printf '#!/bin/sh\necho not-ls\n' >bin/ls
+chmod +x bin/ls
+echo CAGE-OK
+SH
+
+# One user's pass: the run, the host unchanged, the safe apply, one held item.
+applied_by_rule() {
+	local user=$1 dir="$work/$1" out id r
+	dir="$work/$user"
+	home="$dir/home"
+	tmp="$dir/tmp"
+	repo="$dir/repo"
+	mkdir -p "$home" "$tmp" "$repo/olddir" "$repo/movedir"
+	echo a >"$repo/a"
+	echo o >"$repo/olddir/o"
+	echo m >"$repo/movedir/m"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir"
+	git_host() { (cd "$repo" && run_as "$user" git -c user.name=host \
+		-c user.email=host@example.invalid "$@"); }
+	git_host init -q . && git_host add -A && git_host commit -qm first
+	ok $? "$user: a repository with one commit"
+	config_before=$(cat "$repo/.git/config")
+	userpath="$repo/bin:/usr/local/bin:/usr/bin:/bin"
+
+	out=$(cd "$repo" && run_as "$user" env PATH="$userpath" "$PROCAGE" run \
+		--changes overlay --apply none -- sh -c "$(cat "$work/in-cage.sh")" 2>&1)
+	like "$out" "CAGE-OK" "$user: edits, a commit, directories made, removed and renamed, a hook, fsmonitor, links inside the cage"
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	[ -n "$id" ]
+	ok $? "$user: --apply none names the change set it keeps"
+	is "$(git_host log --format=%s | head -1)" "first" "$user: no commit on the host before apply"
+	is "$(cat "$repo/a")" "a" "$user: no edit on the host before apply"
+	[ -d "$repo/olddir" ] && [ ! -e "$repo/newdir" ] && [ ! -e "$repo/homelink" ] &&
+		[ ! -e "$repo/bin" ] && [ ! -e "$repo/.git/hooks/pre-commit" ]
+	ok $? "$user: nothing made or removed on the host before apply"
+
+	out=$(cd "$repo" && run_as "$user" env PATH="$userpath" "$PROCAGE" changes apply "$id" 2>&1)
+	ok $? "$user: changes apply (safe) succeeds"
+	is "$(git_host log --format=%s | head -1)" "made in the cage" "$user: the commit is on the host"
+	fsck=$(git_host fsck 2>&1)
+	ok $? "$user: git fsck is clean"
+	[ -z "$fsck" ] || echo "# $fsck"
+	is "$(sed -n 2p "$repo/a")" "changed" "$user: the edit is applied"
+	[ ! -e "$repo/olddir" ] && [ -f "$repo/newdir/sub/f" ] && [ -f "$repo/moved/m" ] &&
+		[ ! -e "$repo/movedir" ]
+	ok $? "$user: directories made, removed and renamed"
+	is "$(git_host status --porcelain)" "" "$user: the work tree matches the commit"
+	like "$out" "held back: $repo/.git/hooks/pre-commit \(inside a git directory \(a hook\)\)" \
+		"$user: the hook is held back, named"
+	like "$out" "held back: $repo/.git/config \(a git config change \(core.fsmonitor\)\)" \
+		"$user: the fsmonitor config is held back, named"
+	like "$out" "held back: $repo/homelink \(a link leaving the tree\)" \
+		"$user: the link to the home is held back, named"
+	like "$out" "held back: $repo/bin/ls \(an executable in a directory of \\\$PATH\)" \
+		"$user: the executable ls in a PATH directory is held back, named"
+	[ ! -e "$repo/.git/hooks/pre-commit" ] && [ ! -e "$repo/homelink" ] &&
+		[ ! -e "$repo/bin/ls" ] && [ "$(cat "$repo/.git/config")" = "$config_before" ]
+	ok $? "$user: none of the held items is on the host"
+
+	run_as "$user" "$PROCAGE" changes apply "$id" "$repo/.git/hooks/pre-commit"
+	ok $? "$user: changes apply ID PATH of a held item succeeds"
+	[ -x "$repo/.git/hooks/pre-commit" ]
+	ok $? "$user: the named hook is applied"
+	run_as "$user" "$PROCAGE" changes discard "$id"
+	ok $? "$user: the rest is discarded"
+	out=$(run_as "$user" "$PROCAGE" changes list)
+	is "$out" "" "$user: no change set is left"
+
+	# The default rule at the end of the run: the edit applied, the hook held.
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- \
+		sh -c 'echo again >>a; echo "#!/bin/sh" >.git/hooks/post-checkout' 2>&1)
+	ok $? "$user: a run with the default rule succeeds"
+	is "$(tail -1 "$repo/a")" "again" "$user: its edit is applied when it ends"
+	[ ! -e "$repo/.git/hooks/post-checkout" ]
+	ok $? "$user: its hook is not"
+	like "$out" "held back: $repo/.git/hooks/post-checkout" "$user: the hook is named"
+	id=$(run_as "$user" "$PROCAGE" changes list)
+	run_as "$user" "$PROCAGE" changes discard "$id"
+	ok $? "$user: the held hook is discarded"
+
+	# A file the host changed after the run started is not overwritten.
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'echo from-the-run >newdir/sub/f' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	echo from-the-host >"$repo/newdir/sub/f"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	like "$out" "not applied: $repo/newdir/sub/f: changed on the host since the run started" \
+		"$user: a file the host changed meanwhile is a conflict, named"
+	is "$(cat "$repo/newdir/sub/f")" "from-the-host" "$user: the host's version stays"
+	run_as "$user" "$PROCAGE" changes discard "$id"
+	ok $? "$user: the conflicting change set is discarded"
+
+	# A store inside the write grant is refused before anything runs.
+	mkdir -p "$dir/proj"
+	[ "$user" != 65534 ] || chown 65534:65534 "$dir/proj"
+	out=$(cd "$dir/proj" && run_as "$user" env XDG_STATE_HOME="$dir/proj/state" "$PROCAGE" run \
+		--changes overlay -- sh -c 'echo RAN' 2>&1)
+	r=$?
+	[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
+	ok $? "$user: a store inside the write grant is refused"
+	like "$out" "lies inside the write grant" "$user: the refusal names the store and the grant"
+
+	if [ -x "$t2" ]; then
+		out=$(cd "$repo" && run_as "$user" "$t2" "$PROCAGE" run --changes overlay -- \
+			sh -c 'echo RAN' 2>&1)
+		r=$?
+		[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
+		ok $? "$user: tier T2 refuses --changes overlay before anything runs"
+		like "$out" "need tier T1" "$user: the refusal says why"
+	fi
+}
+
+users="uid$(id -u)"
+[ "$(id -u)" -eq 0 ] && users="root 65534"
+for user in $users; do
+	applied_by_rule "$user"
+done
+done_testing
