@@ -56,7 +56,7 @@ cat >"$work/ask_async.py" <<'PY'
 import asyncio, sys, procage
 url, ws = sys.argv[1], sys.argv[2]
 async def on_host(host, port):
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # suspends once: the answer must come back through the loop
     return "once"
 async def main():
     r = await procage.run_async(["curl", "-sS", "--max-time", "60", url], workspace=ws,
