@@ -74,6 +74,12 @@ for tier in T1 T2; do
 	! grep -Eq -- '\(add --[a-z-]+ (/|/tmp|/dev/console|~)\)' "$work/err"
 	ok $? "$tier, $user: no flag for /dev/console, a listing of /tmp, or the home"
 	[ $? -eq 0 ] || sed 's/^/#   /' "$work/err"
+	# A kernel or process setting: said, with no flag (no grant could help).
+	(cd "$work/ws" && cage "$tier" "$user" --explain all -- sh -c \
+		'echo 1 >/proc/sys/kernel/ns_last_pid') >/dev/null 2>"$work/err"
+	is "$(grep '^procage: ' "$work/err")" \
+		"procage: write /proc/sys/kernel/ns_last_pid: not granted (a setting of the kernel or of a process: a run may not change it, and no grant is offered)" \
+		"$tier, $user: a write of a kernel setting is said with no flag"
 done
 done
 done_testing

@@ -70,7 +70,7 @@ struct denial {
 	char reason[192];
 	/* "grants", a class's name, "policy", "network", "proxy", "shared-memory",
 	 * "devices", "disks", "terminals", "lifetime", "read-grant",
-	 * "home", "listing" */
+	 * "home", "listing", "kernel-settings" */
 	char rule[32];
 	/*
 	 * What makes refusals the same line: the location of a class or

@@ -450,6 +450,18 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 		l = lock_file_location(r, op, path);
 	if (l && l->cls == CLASS_PROCESS_ACCESS && granted_inside(r, op, path, l))
 		return false;
+	/*
+	 * A write below /proc or /sys changes a setting of the kernel or of a
+	 * process: no grant makes it work for a run (its namespaces own none
+	 * of them) and none should, so no flag is offered.
+	 */
+	if (op_writes(op) && (path_within(path, "/proc") || path_within(path, "/sys"))) {
+		set(out, op, path, "not granted");
+		snprintf(out->rule, sizeof out->rule, "kernel-settings");
+		snprintf(out->group, sizeof out->group, "%s",
+			 path_within(path, "/proc") ? "/proc" : "/sys");
+		return true;
+	}
 	if (l)
 		return judge_location(r, op, path, l, out);
 	if (r->root_private_idmapped && op == DENIAL_READ && root_private_refuses(path)) {

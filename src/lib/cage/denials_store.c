@@ -57,6 +57,8 @@ static const struct {
 	{ "terminals", "the user's terminals and consoles, whose input a run could read and "
 		       "whose screen it could forge: no grant is offered; a run on tier T1 "
 		       "makes terminals of its own" },
+	{ "kernel-settings", "a setting of the kernel or of a process: a run may not change it, "
+			     "and no grant is offered" },
 	{ "shared-memory", "the host's shared memory, every program's of the user; a run on tier "
 			   "T1 with a private temporary directory and no grant around /dev/shm "
 			   "has its own" },
