@@ -2,12 +2,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/dir_entries.h"
 #include "base/error.h"
 #include "discover/hardlinks.h"
 
@@ -96,12 +99,14 @@ static int zone_record(struct expansion *x, const char *path)
  * denied name too (the hard-link check refuses the spawn, but report mode
  * lets it go on): a hidden one gets nothing (-1), a protected one reading.
  */
-static int linked_file_access(struct expansion *x, const char *path, enum procage_access access,
-			      int *out)
+static int linked_file_access(struct expansion *x, const char *path, unsigned char type,
+			      enum procage_access access, int *out)
 {
 	struct stat st;
 	*out = (int)access;
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
+	/* Only a regular file has names to share; its directory entry may say so. */
+	if ((type != DT_UNKNOWN && type != DT_REG) || lstat(path, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || st.st_nlink < 2)
 		return 0;
 	if (!x->linked_walked) {
 		int rc = hardlinks_linked_files(x->examined, x->n_examined, &x->linked,
@@ -128,34 +133,44 @@ static const struct cage_path *denial_at(const struct expansion *x, const char *
 	return NULL;
 }
 
-static int expand_node(struct expansion *x, const char *path, enum procage_access access,
-		       int depth);
+static int expand_node(struct expansion *x, const char *path, unsigned char type,
+		       enum procage_access access, int depth);
 
 static int expand_entries(struct expansion *x, const char *dir, enum procage_access access,
 			  int depth)
 {
-	DIR *d = opendir(dir);
 	char child[PATH_MAX];
-	int rc = 0;
-	if (!d)
+	int rc = 0, got;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
+	struct dir_entries *d = malloc(sizeof *d);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dir_entries_begin(d, fd);
+	for (struct dir_entry e; rc == 0 && (got = dir_entries_next(d, &e)) != 0;) {
+		if (got < 0) {
+			rc = got;
+			break;
+		}
 		/* A link's target is governed by the grants on the target. */
-		if (e->d_type == DT_LNK)
+		if (e.type == DT_LNK)
 			continue;
-		if (snprintf(child, sizeof child, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name) >=
+		if (snprintf(child, sizeof child, "%s/%s", strcmp(dir, "/") ? dir : "", e.name) >=
 		    (int)sizeof child)
 			continue;
-		rc = expand_node(x, child, access, depth + 1);
+		rc = expand_node(x, child, e.type, access, depth + 1);
 	}
-	closedir(d);
+	free(d);
+	close(fd);
 	return rc;
 }
 
-static int expand_node(struct expansion *x, const char *path, enum procage_access access,
-		       int depth)
+/* type: path's type as its directory entry gives it, or DT_UNKNOWN. */
+static int expand_node(struct expansion *x, const char *path, unsigned char type,
+		       enum procage_access access, int depth)
 {
 	const struct cage_path *d = denial_at(x, path);
 	if (d && d->access == PROCAGE_HIDE)
@@ -168,10 +183,11 @@ static int expand_node(struct expansion *x, const char *path, enum procage_acces
 	 */
 	struct stat st;
 	bool below = denial_below(x, path, access, false) &&
-		     (lstat(path, &st) != 0 || S_ISDIR(st.st_mode));
+		     (type == DT_DIR ||
+		      (type == DT_UNKNOWN && (lstat(path, &st) != 0 || S_ISDIR(st.st_mode))));
 	if (!below) {
 		int given;
-		int rc = linked_file_access(x, path, access, &given);
+		int rc = linked_file_access(x, path, type, access, &given);
 		if (rc < 0 || given < 0)
 			return rc;
 		return out_add(x, path, (enum procage_access)given);
@@ -208,7 +224,7 @@ int entry_grants_expand(const struct cage_paths *paths, const struct cage_path *
 			       .n_examined = n_examined };
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < paths->n_grants; i++)
-		rc = expand_node(&x, paths->grants[i].path, paths->grants[i].access, 0);
+		rc = expand_node(&x, paths->grants[i].path, DT_UNKNOWN, paths->grants[i].access, 0);
 	free(x.linked);
 	if (rc < 0) {
 		for (size_t i = 0; i < x.n_out; i++)

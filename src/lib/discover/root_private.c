@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/dir_entries.h"
 #include "base/error.h"
 #include "path_aliases.h"
 #include "base/raw_syscall.h"
@@ -31,39 +32,37 @@
 static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev, char ***list,
 			size_t *n)
 {
-	DIR *d = fdopendir(dir_fd);
-	int rc = 0;
+	struct dir_entries *d = malloc(sizeof *d);
+	struct dir_entry e;
+	int rc = 0, got;
 	if (!d) {
-		rc = -errno;
 		close(dir_fd);
-		return rc;
+		return -ENOMEM;
 	}
-	while (rc == 0) {
+	dir_entries_begin(d, dir_fd);
+	while (rc == 0 && (got = dir_entries_next(d, &e)) != 0) {
 		struct stat st;
-		errno = 0;
-		struct dirent *e = readdir(d);
-		if (!e) {
-			rc = -errno;
+		if (got < 0) {
+			rc = got;
 			break;
 		}
-		size_t l = strlen(e->d_name);
+		size_t l = strlen(e.name);
 		/*
 		 * Only files and directories count, and the directory entry
 		 * says what most entries are: links and the like (a good part
 		 * of /etc) need no stat. DT_UNKNOWN is looked at.
 		 */
-		if ((e->d_type != DT_REG && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
-		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		if ((e.type != DT_REG && e.type != DT_DIR && e.type != DT_UNKNOWN) ||
 		    len + 1 + l >= PATH_MAX)
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (fstatat(dir_fd, e.name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			rc = error_walk_passable(errno) ? 0 : -errno;
 			continue;
 		}
 		if (!(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 			continue;
 		path[len] = '/';
-		memcpy(path + len + 1, e->d_name, l + 1);
+		memcpy(path + len + 1, e.name, l + 1);
 		/* A directory others may not read or enter is hidden whole. */
 		bool others_read = S_ISDIR(st.st_mode)
 				       ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
@@ -72,7 +71,7 @@ static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev
 			rc = path_strings_add(list, n, path);
 		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < ROOT_PRIVATE_DEPTH) {
 			/* Opened from its parent: no path is looked up again. */
-			int sub = openat(dirfd(d), e->d_name,
+			int sub = openat(dir_fd, e.name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
 				rc = private_walk(sub, path, len + 1 + l, depth + 1, dev, list, n);
@@ -81,7 +80,8 @@ static int private_walk(int dir_fd, char *path, size_t len, int depth, dev_t dev
 		}
 	}
 	path[len] = '\0';
-	closedir(d);
+	close(dir_fd);
+	free(d);
 	return rc;
 }
 
