@@ -9,6 +9,7 @@
 #ifndef PROCAGE_CHANGES_APPLY_H
 #define PROCAGE_CHANGES_APPLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -31,6 +32,7 @@ struct changes_walk {
 	size_t n_lines;
 	size_t applied, remaining;
 	struct timespec started; /* when the run began: a host file changed since is a conflict */
+	bool entries;            /* CHANGES_LIST: lines as procage_changes_entries */
 };
 
 /* Walk tree t's upper layer, in w's mode. */

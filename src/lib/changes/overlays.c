@@ -59,6 +59,31 @@ static int dir_make_open(int at, const char *name, int *fd, struct procage_error
 	return 0;
 }
 
+/*
+ * The identity of the directory the overlay's lower layer is (one fstat,
+ * whatever the tree's size): applying refuses a tree whose path names
+ * another directory by then.
+ */
+static int root_write(int tree, int lower_fd, const char *path, struct procage_error *err)
+{
+	struct stat st;
+	char text[64];
+	if (fstat(lower_fd, &st) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "the write grant %s", path);
+	int n = snprintf(text, sizeof text, "%llu %llu\n", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+	int fd = openat(tree, "root", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, text, (size_t)n) != n) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return error_set_sys(err, e, PROCAGE_STEP_PREPARE,
+				     "a change set's record of the tree %s", path);
+	}
+	close(fd);
+	return 0;
+}
+
 /* Tree index's directories in the set, and the descriptors of its overlay. */
 static int overlay_prepare(const struct procage_cage *cage, const char *set, int set_fd,
 			   size_t index, const char *path, struct plan_overlay *o,
@@ -86,6 +111,8 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 		return rc;
 	if ((rc = dir_make_open(tree, "upper", &o->upper_fd, err)) == 0)
 		rc = dir_make_open(tree, "work", &o->work_fd, err);
+	if (rc == 0)
+		rc = root_write(tree, o->lower_fd, path, err);
 	close(tree);
 	return rc;
 }
