@@ -248,7 +248,7 @@ static int conflict_judge(const struct changes_walk *w, int upper, const char *n
 {
 	if (h && !S_ISDIR(h->st_mode) &&
 	    (h->st_ctim.tv_sec > w->started.tv_sec ||
-	     (h->st_ctim.tv_sec == w->started.tv_sec && h->st_ctim.tv_nsec > w->started.tv_nsec)))
+	     (h->st_ctim.tv_sec == w->started.tv_sec && h->st_ctim.tv_nsec >= w->started.tv_nsec)))
 		return -ESTALE;
 	if (!h && copied_up(upper, name, st))
 		return -ENODATA;

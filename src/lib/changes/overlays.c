@@ -132,11 +132,14 @@ static int trees_write(int set_fd, const struct plan *plan, struct procage_error
 	if (fclose(f) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a trees file");
 	/*
-	 * When the run starts: a host file whose change time is later was
-	 * changed by someone else meanwhile, and applying would overwrite it.
+	 * When the run starts: a host file whose change time is not earlier
+	 * was changed by someone else meanwhile, and applying would overwrite
+	 * it. The coarse clock is the one file systems stamp from: a change
+	 * made after this instant never carries an earlier time (one made in
+	 * the same tick before it is taken as a change, which fails closed).
 	 */
 	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
 	fd = openat(set_fd, "started", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
