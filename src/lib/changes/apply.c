@@ -238,9 +238,9 @@ static bool copied_up(int upper, const char *name, const struct stat *st)
 
 /*
  * Is the host's entry (h, or NULL when it holds none) still the one the
- * run saw? Changed since the run started (its change time, which no
- * program sets back: a file renamed or linked into place gets a new one
- * too) is -ESTALE; a file the run copied up and the host has removed
+ * run saw? Changed since the run started (its change time at or after
+ * the start mark, overlays.c; no program sets a change time back, and a
+ * file renamed or linked into place gets a new one too) is -ESTALE; a file the run copied up and the host has removed
  * since is -ENODATA (applying would bring back what the host removed).
  */
 static int conflict_judge(const struct changes_walk *w, int upper, const char *name,
