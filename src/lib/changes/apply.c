@@ -376,9 +376,15 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
 	bool host_exists = host >= 0 && fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
 	bool apply_here = in_filter(w, path);
-	bool hold = !whiteout(&st) && w->mode != CHANGES_ALL &&
-		    changes_judge_hold(&w->judge, tree, rel, path, &st, upper, name, host,
-				       host_exists, why, sizeof why);
+	bool judged = !whiteout(&st) && w->mode != CHANGES_ALL;
+	if (judged && !w->judge_ready) {
+		int rc = changes_judge_init(&w->judge, w->roots, w->n_roots, err);
+		if (rc < 0)
+			return rc;
+		w->judge_ready = true;
+	}
+	bool hold = judged && changes_judge_hold(&w->judge, tree, rel, path, &st, upper, name,
+						  host, host_exists, why, sizeof why);
 	if (w->mode == CHANGES_LIST) {
 		int rc = w->entries ? entry_line(w, &st, host_exists, hold ? why : NULL, path)
 				    : line_add(w, "%s %s%s%s%s", kind_word(&st, host_exists), path,

@@ -27,7 +27,10 @@ struct changes_walk {
 	enum changes_walk_mode mode;
 	const char *const *filter; /* absolute host paths; none: everything */
 	size_t n_filter;
-	struct changes_judge judge;
+	struct changes_judge judge; /* made at the first entry to judge (judge_ready) */
+	bool judge_ready;
+	const char *const *roots; /* the trees' host paths, for the judge */
+	size_t n_roots;
 	char **lines; /* NULL-terminated, what was held, failed or listed */
 	size_t n_lines;
 	size_t applied, remaining;

@@ -90,11 +90,13 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 		rc = changes_started_read(set_fd, &w.started, err);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		roots[i] = trees[i].path;
-	if (rc == 0)
-		rc = changes_judge_init(&w.judge, roots, n, err);
+	/* The judge is made at the first entry it must see: an empty change set needs none. */
+	w.roots = roots;
+	w.n_roots = n;
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = changes_tree_walk(&w, &trees[i], err);
-	changes_judge_free(&w.judge);
+	if (w.judge_ready)
+		changes_judge_free(&w.judge);
 	changes_trees_close(trees, n);
 	close(set_fd);
 	*emptied = rc == 0 && mode != CHANGES_LIST && w.remaining == 0;
