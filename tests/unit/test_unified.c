@@ -51,7 +51,8 @@ static char *patch(const char *old, const char *diff)
 	const char *o = old, *d = diff;
 	while (*d) {
 		unsigned long a_start, a_count = 1, b_start, b_count = 1;
-		if (sscanf(d, "@@ -%lu,%lu +%lu,%lu @@", &a_start, &a_count, &b_start, &b_count) < 4 &&
+		if (sscanf(d, "@@ -%lu,%lu +%lu,%lu @@", &a_start, &a_count, &b_start, &b_count) <
+			4 &&
 		    sscanf(d, "@@ -%lu +%lu,%lu @@", &a_start, &b_start, &b_count) < 3 &&
 		    sscanf(d, "@@ -%lu,%lu +%lu @@", &a_start, &a_count, &b_start) < 3 &&
 		    sscanf(d, "@@ -%lu +%lu @@", &a_start, &b_start) < 2)
@@ -103,7 +104,7 @@ static unsigned rnd(unsigned n)
 /* A text of n lines drawn from a few words (so that lines repeat), maybe without a last '\n'. */
 static char *text_random(unsigned n)
 {
-	static const char *const words[] = { "alpha", "beta", "gamma", "delta", "", "x" };
+	static const char *const words[] = {"alpha", "beta", "gamma", "delta", "", "x"};
 	char *t = calloc(n * 8 + 2, 1);
 	for (unsigned i = 0; i < n; i++) {
 		strcat(t, words[rnd(6)]);
@@ -147,7 +148,8 @@ int main(void)
 	       "@@ -7,4 +7,4 @@\n 7\n 8\n 9\n-10\n+ten\n", "three lines of context before");
 	expect("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n",
 	       "one\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\nsixteen\n",
-	       "@@ -1,4 +1,4 @@\n-1\n+one\n 2\n 3\n 4\n@@ -13,4 +13,4 @@\n 13\n 14\n 15\n-16\n+sixteen\n",
+	       "@@ -1,4 +1,4 @@\n-1\n+one\n 2\n 3\n 4\n@@ -13,4 +13,4 @@\n 13\n 14\n "
+	       "15\n-16\n+sixteen\n",
 	       "changes far apart make two hunks");
 
 	unsigned failed = 0;
@@ -163,8 +165,8 @@ int main(void)
 		free(a);
 		free(b);
 	}
-	tap_ok(failed == 0, "300 random edits: the hunks turn the old text into the new (%u failed)",
-	       failed);
+	tap_ok(failed == 0,
+	       "300 random edits: the hunks turn the old text into the new (%u failed)", failed);
 
 	/* Past the bound on edits: shown removed, then added, still exact. */
 	char *a = calloc(30000, 1), *b = calloc(30000, 1);

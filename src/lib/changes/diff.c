@@ -109,8 +109,8 @@ static void headers_put(FILE *out, const char *path, bool old_side, bool new_sid
  * A regular file's change: host_dir/name (or none: -1) against
  * upper/name (or none: -1). A mode change is a line of its own.
  */
-static int file_diff(FILE *out, const char *path, int host_dir, const struct stat *hs,
-		     int upper, const char *name, const struct stat *us)
+static int file_diff(FILE *out, const char *path, int host_dir, const struct stat *hs, int upper,
+		     const char *name, const struct stat *us)
 {
 	char *old_text = NULL, *new_text = NULL;
 	size_t old_len = 0, new_len = 0;
@@ -302,8 +302,8 @@ static int entry_diff(const struct changes_diff *d, const char *path, int upper,
 	bool there = host >= 0 && fstatat(host, name, &hs, AT_SYMLINK_NOFOLLOW) == 0;
 	if (S_ISDIR(us.st_mode))
 		return in_filter(d, path) || holds_filter(d, path)
-			       ? dir_diff(d, path, upper, host, name, &us, there ? &hs : NULL)
-			       : 0;
+			   ? dir_diff(d, path, upper, host, name, &us, there ? &hs : NULL)
+			   : 0;
 	if (!in_filter(d, path))
 		return 0;
 	if (S_ISCHR(us.st_mode) && us.st_rdev == makedev(0, 0)) /* a whiteout */
@@ -312,7 +312,8 @@ static int entry_diff(const struct changes_diff *d, const char *path, int upper,
 		bool same_kind = there && S_ISREG(hs.st_mode);
 		int rc = there && !same_kind ? host_removed(d, path, host, name) : 0;
 		return rc < 0 ? rc
-			      : file_diff(d->out, path, host, same_kind ? &hs : NULL, upper, name, &us);
+			      : file_diff(d->out, path, host, same_kind ? &hs : NULL, upper, name,
+					  &us);
 	}
 	if (S_ISLNK(us.st_mode)) {
 		bool same_kind = there && S_ISLNK(hs.st_mode);
@@ -361,8 +362,8 @@ static int upper_walk(const struct changes_diff *d, const char *path, int upper,
 int changes_diff_tree(const struct changes_diff *d, const struct changes_tree *t,
 		      struct procage_error *err)
 {
-	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 	int upper = openat(t->dir_fd, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (upper < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the upper layer of %s",
@@ -374,7 +375,7 @@ int changes_diff_tree(const struct changes_diff *d, const struct changes_tree *t
 	if (host >= 0)
 		close(host);
 	if (rc < 0)
-		return error_set_sys(err, -rc, PROCAGE_STEP_NONE, "the diff of the change set of %s",
-				     t->path);
+		return error_set_sys(err, -rc, PROCAGE_STEP_NONE,
+				     "the diff of the change set of %s", t->path);
 	return 0;
 }

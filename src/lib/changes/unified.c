@@ -64,7 +64,7 @@ static int myers(const struct text_lines *a, size_t a0, size_t n, const struct t
 {
 	const long off = MAX_EDITS + 1, width = 2 * MAX_EDITS + 3;
 	long *trace = NULL, d, found = -1;
-	long v[2 * MAX_EDITS + 3] = { 0 };
+	long v[2 * MAX_EDITS + 3] = {0};
 	for (d = 0; d <= MAX_EDITS && found < 0; d++) {
 		long *grown = realloc(trace, (size_t)(d + 1) * (size_t)width * sizeof *trace);
 		if (!grown) {
@@ -75,8 +75,8 @@ static int myers(const struct text_lines *a, size_t a0, size_t n, const struct t
 		memcpy(trace + d * width, v, sizeof v);
 		for (long k = -d; k <= d; k += 2) {
 			long x = (k == -d || (k != d && v[off + k - 1] < v[off + k + 1]))
-					 ? v[off + k + 1]
-					 : v[off + k - 1] + 1;
+				     ? v[off + k + 1]
+				     : v[off + k - 1] + 1;
 			long y = x - k;
 			while ((size_t)x < n && (size_t)y < m && y >= 0 &&
 			       same(a, a0 + (size_t)x, b, b0 + (size_t)y))
@@ -98,7 +98,8 @@ static int myers(const struct text_lines *a, size_t a0, size_t n, const struct t
 	for (d = found; d > 0; d--) {
 		const long *pv = trace + d * width;
 		long k = x - y;
-		long pk = (k == -d || (k != d && pv[off + k - 1] < pv[off + k + 1])) ? k + 1 : k - 1;
+		long pk =
+		    (k == -d || (k != d && pv[off + k - 1] < pv[off + k + 1])) ? k + 1 : k - 1;
 		long px = pv[off + pk], py = px - pk;
 		while (x > px && y > py)
 			ops[k_ops++] = OP_SAME, x--, y--;
@@ -193,7 +194,7 @@ static void hunks_put(FILE *out, const char *ops, size_t n_ops, const struct tex
 int unified_hunks(FILE *out, const char *old_text, size_t old_len, const char *new_text,
 		  size_t new_len)
 {
-	struct text_lines a = { 0 }, b = { 0 };
+	struct text_lines a = {0}, b = {0};
 	char *ops = NULL;
 	int rc = lines_split(old_text, old_len, &a);
 	if (rc == 0)
