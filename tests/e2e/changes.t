@@ -111,6 +111,13 @@ applied_by_rule() {
 	run_as "$user" "$PROCAGE" changes discard "$id"
 	ok $? "$user: the held hook is discarded"
 
+	# Everything applied: the run prints nothing of procage's, and no change set is left.
+	err=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- \
+		sh -c 'echo quiet >>a' 2>&1 >/dev/null)
+	ok $? "$user: a run whose changes all apply succeeds"
+	is "$err" "" "$user: it prints nothing of procage's"
+	is "$(run_as "$user" "$PROCAGE" changes list)" "" "$user: and keeps no change set"
+
 	# A file the host changed after the run started is not overwritten.
 	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
 		sh -c 'echo from-the-run >newdir/sub/f' 2>&1)
