@@ -204,10 +204,11 @@ applied_by_rule() {
 	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
 	mv "$dir/root/w" "$dir/root/w.old" && mkdir "$dir/root/w"
 	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
-	r=$?
-	[ $r -ne 0 ] && [ ! -e "$dir/root/w/made" ] && [ ! -e "$dir/root/w.old/made" ]
+	[ ! -e "$dir/root/w/made" ] && [ ! -e "$dir/root/w.old/made" ]
 	ok $? "$user: a tree replaced since the run gets nothing"
-	like "$out" "is not the directory the run saw" "$user: the refusal says why"
+	like "$out" "not applied: $dir/root/w: the tree is not the directory the run saw" \
+		"$user: the refusal names the tree and says why"
+	is "$(run_as "$user" "$PROCAGE" changes list)" "$id" "$user: the change set is kept"
 	run_as "$user" "$PROCAGE" changes discard "$id"
 
 	# A store inside the write grant is refused before anything runs.

@@ -240,8 +240,9 @@ static bool copied_up(int upper, const char *name, const struct stat *st)
  * Is the host's entry (h, or NULL when it holds none) still the one the
  * run saw? Changed since the run started (its change time at or after
  * the start mark, overlays.c; no program sets a change time back, and a
- * file renamed or linked into place gets a new one too) is -ESTALE; a file the run copied up and the host has removed
- * since is -ENODATA (applying would bring back what the host removed).
+ * file renamed or linked into place gets a new one too) is -ESTALE; a
+ * file the run copied up and the host has removed since is -ENODATA
+ * (applying would bring back what the host removed).
  */
 static int conflict_judge(const struct changes_walk *w, int upper, const char *name,
 			  const struct stat *st, const struct stat *h)
@@ -481,15 +482,18 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 		close(upper);
 		return rc;
 	}
+	/* A tree whose path names another directory now gets nothing; the other trees go on. */
 	struct stat root;
 	if (host >= 0 && w->mode != CHANGES_LIST &&
 	    (fstat(host, &root) != 0 || root.st_dev != t->root_dev || root.st_ino != t->root_ino)) {
 		close(upper);
 		close(host);
-		return error_set(err, -ESTALE,
-				 "the tree %s is not the directory the run saw (replaced since): "
-				 "nothing of it applied",
-				 t->path);
+		w->remaining++;
+		return line_add(w, "not applied: %s: the tree is not the directory the run saw "
+				   "(replaced since): nothing of it applied",
+				t->path) < 0
+			       ? error_set(err, -ENOMEM, "out of memory")
+			       : 0;
 	}
 	int rc = dir_walk(w, t->path, upper, host, rel, err);
 	close(upper);
