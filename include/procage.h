@@ -928,6 +928,32 @@ PROCAGE_API int procage_changes_list(char ***ids, struct procage_error *err);
  */
 PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct procage_error *err);
 /*
+ * The same changes, one entry each for programs to read:
+ * "KIND\tSIZE\tHELD\tPATH", KIND a word of procage_changes_show's lines
+ * ("added", "modified", "removed", "added link", "changed link",
+ * "directory", "added directory"), SIZE the bytes the change set holds
+ * for it (a link: its target's length; -1 for a removal or a directory),
+ * HELD why --apply safe would hold it back (tabs made spaces) or empty,
+ * PATH the host path, last so that it may hold any byte but NUL.
+ * procage_strings_free.
+ */
+PROCAGE_API int procage_changes_entries(const char *id, char ***entries,
+					struct procage_error *err);
+/*
+ * A unified diff of set id against the host trees, only below the
+ * absolute host paths given (n_paths 0: everything), in *text
+ * (procage_free; "" when nothing differs). Each changed text file against
+ * the host's, an added one from /dev/null, a removed one to /dev/null; a
+ * binary file, or one over 8 MiB, on a line "Binary files A and B differ"
+ * or "Files A and B differ (...)"; a mode change on a line "mode PATH:
+ * OLD -> NEW"; a link on a line "link PATH: OLD -> NEW", "new link PATH
+ * -> TARGET" or "removed link PATH (was -> TARGET)". Names holding a
+ * control byte are quoted and escaped; file content is as it is. Reads
+ * the host tree without following a link in it.
+ */
+PROCAGE_API int procage_changes_diff(const char *id, const char *const *paths, size_t n_paths,
+				     char **text, struct procage_error *err);
+/*
  * How a change set is applied to the host trees. SAFE: ordinary changes;
  * held back (and named) what a host program would run or trust: the
  * classes' locations, a git directory's files but objects, refs, logs,

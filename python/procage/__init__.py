@@ -17,6 +17,7 @@ from ._lib import lib as _library
 from ._lib import path as library_path
 from ._stdio import DEVNULL, PIPE, STDOUT
 from ._aio import communicate_async, run_async, wait_async
+from ._changes import Change, Changes
 from ._denials import Denial
 from ._errors import ProcageError
 from ._policy import Cage, HostFacts, Policy, host_facts
@@ -32,10 +33,11 @@ Run.wait_async = wait_async
 Run.communicate_async = communicate_async
 
 # Errors and reprs name procage.X, where the user finds them.
-for _cls in (ProcageError, Policy, Cage, HostFacts, Run, CompletedRun, Report, Denial):
+for _cls in (ProcageError, Policy, Cage, HostFacts, Run, CompletedRun, Report, Denial, Change,
+             Changes):
     _cls.__module__ = __name__
 del _cls
 
 __all__ = ["run", "run_async", "Run", "CompletedRun", "Report", "Denial", "Policy", "Cage", "HostFacts",
            "host_facts", "ProcageError", "PIPE", "DEVNULL", "STDOUT", "library_version",
-           "library_path"]
+           "library_path", "Change", "Changes"]

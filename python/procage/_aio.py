@@ -97,15 +97,17 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                     stdin=None, stdout=None, stderr=None, text=False, write_new=(), waive=(),
                     accept=(), explain=None, protect=(), env_pass=(), env_set=None,
                     private_tmp=None, profiles=(), on_host=None,
-                    ask_timeout=None):
+                    ask_timeout=None, changes=None, apply="safe"):
     """procage.run, awaited: the same arguments and result. Cancelling the
     task, or the timeout, kills the run."""
     stdin, stdout, stderr = _run._run_options(input, capture_output, stdin, stdout, stderr)
+    _run._changes._rule(apply)
     options = _run._policy_options(cage, policy, explain, write=write, read=read, hide=hide,
                                    network=network, allow_hosts=allow_hosts, report=report,
                                    write_new=write_new, waive=waive, accept=accept,
                                    protect=protect, env_pass=env_pass, env_set=env_set,
-                                   private_tmp=private_tmp, profiles=profiles)
+                                   private_tmp=private_tmp, profiles=profiles,
+                                   changes=changes)
     if on_host is not None:  # on_host may be a coroutine function, awaited on this loop
         cage = _ask.cage_asking(on_host, ask_timeout, asyncio.get_running_loop(),
                                 workspace=workspace, policy=policy, **options)
@@ -123,6 +125,6 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
             r.kill()
             out, err = await communicate_async(r)
             raise subprocess.TimeoutExpired(r.args, timeout, out, err) from None
-        return _run._finish(r, out, err, text, check)
+        return _run._finish(r, out, err, text, check, apply)
     finally:
         r.close()

@@ -144,6 +144,20 @@ _FUNCTIONS = {
     "procage_run_wait": (_I, [_P, ctypes.POINTER(_I), _E]),
     "procage_run_wait_for": (_I, [_P, _I, ctypes.POINTER(_I), _E]),
     "procage_run_free": (None, [_P]),
+    "procage_policy_set_changes": (_I, [_P, _I, _E]),
+    "procage_run_changes_id": (_S, [_P]),
+    "procage_changes_list": (_I, [_STRS, _E]),
+    "procage_changes_entries": (_I, [_S, _STRS, _E]),
+    "procage_changes_apply": (
+        _I,
+        [_S, _I, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, _STRS,
+         ctypes.POINTER(_I), _E],
+    ),
+    "procage_changes_discard": (_I, [_S, _E]),
+    "procage_changes_diff": (
+        _I, [_S, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+             ctypes.POINTER(ctypes.c_void_p), _E],
+    ),
     "procage_run_reports_sized": (
         _I,
         [_P, ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(Report)),

@@ -242,6 +242,12 @@ class Policy(Handle):
             self._set("procage_policy_apply_profile", _text(name))
         return self
 
+    def set_changes(self, mode):
+        """"in-place" (the default) or "overlay" (tier T1): the run's writes
+        go to a change set that procage.run applies by its apply= rule."""
+        return self._set("procage_policy_set_changes",
+                         _choice({"in-place": 0, "overlay": 1}, mode, "changes"))
+
     def set_hardlinks(self, mode):
         return self._set("procage_policy_set_hardlinks", _choice(_HARDLINKS, mode, "hardlinks"))
 
@@ -250,7 +256,8 @@ class Policy(Handle):
 
     def apply(self, *, write=(), read=(), hide=(), protect=(), network=None, allow_hosts=(),
               env_pass=(), env_set=None, report=None, private_tmp=None, home=None,
-              tmp_base=None, accept=(), waive=(), write_new=(), explain=None, profiles=()):
+              tmp_base=None, accept=(), waive=(), write_new=(), explain=None, profiles=(),
+              changes=None):
         """Add the keyword arguments procage.run takes to this policy."""
         self.read(*_paths(read)).write(*_paths(write))
         self.protect(*_paths(protect)).hide(*_paths(hide))
@@ -269,6 +276,8 @@ class Policy(Handle):
             self.set_tmp_base(tmp_base)
         if explain is not None:
             self.set_explain(explain)
+        if changes is not None:
+            self.set_changes(changes)
         # Waived classes first: a new directory is checked against the classes
         # still in force, as the command checks it after all its flags.
         self.accept(*_strs(accept)).waive(*_strs(waive))

@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 
-from . import _ask, _denials, _lib, _stdio
+from . import _ask, _changes, _denials, _lib, _stdio
 from ._errors import ProcageError, call, from_struct
 from ._policy import Cage, Policy
 
@@ -38,14 +38,18 @@ class CompletedRun(subprocess.CompletedProcess):
              rule or class, the flag that would allow it), empty with
              explain off or on a host without seccomp user notification
     tier     the tier the cage was enforced with ("T1", "T2")
+    changes  with changes="overlay": the run's change set once apply= was
+             applied (Changes: .entries, .report, .apply(), .diff(),
+             .discard()); else None
     """
 
     def __init__(self, args, returncode, stdout=None, stderr=None, reports=(), tier=None,
-                 denials=()):
+                 denials=(), changes=None):
         super().__init__(args, returncode, stdout, stderr)
         self.reports = list(reports)
         self.denials = list(denials)
         self.tier = tier
+        self.changes = changes
 
     def __repr__(self):
         return super().__repr__()[:-1] + f", tier={self.tier!r}, reports={len(self.reports)})"
@@ -131,6 +135,8 @@ class Run:
         self._pending = {}  # what communicate() read so far, per stream
         self.pid = None
         self.tmpdir = None
+        #: The ID of the run's change set (changes="overlay"), else None.
+        self.changes_id = None
         self._owner = os.getpid()
         self._failure = None  # the error of a wait that failed: the run is over
         if cwd is None and workspace is not None and cage is None and policy is None:
@@ -177,6 +183,7 @@ class Run:
         self.pid = _lib.lib.procage_run_pid(self._run)
         #: The run's private temporary directory (removed when it ends), or None.
         self.tmpdir = _lib.decode(_lib.lib.procage_run_tmpdir(self._run))
+        self.changes_id = _lib.decode(_lib.lib.procage_run_changes_id(self._run))
 
     def _open_pipes(self, parent):
         if parent[0] is not None:
@@ -452,7 +459,8 @@ def _run_options(input, capture_output, stdin, stdout, stderr):
 
 
 # The policy options of run() whose value says "not given".
-_UNSET = {"network": "off", "report": False, "private_tmp": None, "env_set": None}
+_UNSET = {"network": "off", "report": False, "private_tmp": None, "env_set": None,
+          "changes": None}
 
 
 def _policy_options(cage, policy, explain, **options):
@@ -466,11 +474,13 @@ def _policy_options(cage, policy, explain, **options):
     return dict(options, explain=True if explain is None else explain)
 
 
-def _finish(r, out, err, text, check):
+def _finish(r, out, err, text, check, apply):
     if text:
         out = None if out is None else out.decode("utf-8", "replace")
         err = None if err is None else err.decode("utf-8", "replace")
-    result = CompletedRun(r.args, r.returncode, out, err, r.reports(), r.tier, r.denials())
+    changes = _changes.after_run(r.changes_id, apply)
+    result = CompletedRun(r.args, r.returncode, out, err, r.reports(), r.tier, r.denials(),
+                          changes)
     if check:
         result.check_returncode()
     return result
@@ -481,7 +491,7 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
         check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
         write_new=(), waive=(), accept=(), explain=None, protect=(), env_pass=(),
         env_set=None, private_tmp=None, profiles=(), on_host=None,
-        ask_timeout=None):
+        ask_timeout=None, changes=None, apply="safe"):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
@@ -504,18 +514,22 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     (the run is killed, then subprocess.TimeoutExpired), check
     (subprocess.CalledProcessError), stdin, stdout, stderr, text. With
     network="proxy", on_host(host, port) is asked about each host name the
-    allowlist does not name, within ask_timeout seconds (_ask.py).
+    allowlist does not name, within ask_timeout seconds (_ask.py). With
+    changes="overlay" (tier T1) the run writes into a change set, applied
+    when it ends by apply= ("safe", the default; "all"; "none" keeps it
+    whole) and handed back as .changes (_changes.py).
 
     A policy the host cannot enforce, or a spawn that fails (command not
     found included), raises ProcageError before anything runs. Ctrl-C
     during the run kills it and raises KeyboardInterrupt.
     """
     stdin, stdout, stderr = _run_options(input, capture_output, stdin, stdout, stderr)
+    _changes._rule(apply)  # a wrong rule is refused before anything runs
     options = _policy_options(cage, policy, explain, write=write, read=read, hide=hide,
                               network=network, allow_hosts=allow_hosts, report=report,
                               write_new=write_new, waive=waive, accept=accept,
                               protect=protect, env_pass=env_pass, env_set=env_set,
-                              private_tmp=private_tmp, profiles=profiles)
+                              private_tmp=private_tmp, profiles=profiles, changes=changes)
     if on_host is not None:  # a proxy that asks on_host (_ask.py)
         cage = _ask.cage_asking(on_host, ask_timeout, None, workspace=workspace,
                                 policy=policy, **options)
@@ -532,4 +546,4 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
             r.kill()
             out, err = r.communicate()
             raise subprocess.TimeoutExpired(r.args, timeout, out, err) from None
-        return _finish(r, out, err, text, check)
+        return _finish(r, out, err, text, check, apply)

@@ -25,6 +25,28 @@ static void lines_print(FILE *f, char **lines)
 	}
 }
 
+/*
+ * What applying said: every line but "applied: PATH"; those only when
+ * something was not applied (the partial result is then stated), at
+ * most APPLIED_SHOWN of them and the count of the rest.
+ */
+#define APPLIED_SHOWN 20
+static void apply_lines_print(char **lines)
+{
+	size_t applied = 0, other = 0, shown = 0;
+	for (size_t i = 0; lines && lines[i]; i++)
+		*(strncmp(lines[i], "applied: ", 9) == 0 ? &applied : &other) += 1;
+	for (size_t i = 0; lines && lines[i]; i++) {
+		bool is_applied = strncmp(lines[i], "applied: ", 9) == 0;
+		if (is_applied && (other == 0 || shown++ >= APPLIED_SHOWN))
+			continue;
+		char *one[2] = { lines[i], NULL };
+		lines_print(stderr, one);
+	}
+	if (other && applied > APPLIED_SHOWN)
+		fprintf(stderr, "procage: ... and %zu more applied\n", applied - APPLIED_SHOWN);
+}
+
 static bool kept_say(const char *id, int rule, int kept, bool any_line)
 {
 	if (!kept)
@@ -52,7 +74,7 @@ bool cli_changes_after_run(const struct procage_run *run, int rule, bool json)
 		fprintf(stderr, "procage: the change set %s is kept\n", id);
 		return true;
 	}
-	lines_print(stderr, lines);
+	apply_lines_print(lines);
 	kept_say(id, rule, kept, lines != NULL);
 	procage_strings_free(lines);
 	return false;
@@ -95,11 +117,44 @@ static int changes_apply_verb(const char *id, int rule, int n, char **args)
 		cli_report_error(&err, false);
 		return EXIT_PROCAGE_FAILED;
 	}
-	lines_print(stderr, lines);
+	apply_lines_print(lines);
 	if (kept && lines)
 		kept_say(id, rule, kept, true);
 	procage_strings_free(lines);
 	return 0;
+}
+
+/*
+ * The diff on stdout. File content is the run's: on a terminal, control
+ * bytes but tab are shown as \xNN so that the run cannot drive the
+ * terminal; into a pipe or a file it is written as it is, for patch(1).
+ */
+static void diff_print(const char *text)
+{
+	bool tty = isatty(STDOUT_FILENO);
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (tty && ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f))
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+	}
+}
+
+static int changes_diff_verb(const char *id, int n, char **args)
+{
+	struct procage_error err = { 0 };
+	char **paths = paths_absolute(n, args), *text = NULL;
+	if (!paths)
+		return cli_usage_error("changes diff: out of memory");
+	int rc = procage_changes_diff(id, (const char *const *)paths, (size_t)n, &text, &err);
+	procage_strings_free(paths);
+	if (rc != 0) {
+		cli_report_error(&err, false);
+		return EXIT_PROCAGE_FAILED;
+	}
+	diff_print(text);
+	procage_free(text);
+	return fflush(stdout) == 0 ? 0 : EXIT_PROCAGE_FAILED;
 }
 
 int cmd_changes(int argc, char **argv)
@@ -117,8 +172,8 @@ int cmd_changes(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3)
-		return cli_usage_error("changes: expected list, show ID, apply [--all] ID [PATH...] "
-				       "or discard ID");
+		return cli_usage_error("changes: expected list, show ID, diff ID [PATH...], apply [--all] ID "
+				       "[PATH...] or discard ID");
 	if (strcmp(what, "show") == 0 && argc == 3) {
 		if (procage_changes_show(argv[2], &lines, &err) != 0) {
 			cli_report_error(&err, false);
@@ -145,7 +200,6 @@ int cmd_changes(int argc, char **argv)
 		return changes_apply_verb(argv[at], rule, argc - at - 1, argv + at + 1);
 	}
 	if (strcmp(what, "diff") == 0)
-		return cli_usage_error("changes diff is not built yet: use procage changes show %s",
-				       argv[2]);
+		return changes_diff_verb(argv[2], argc - 3, argv + 3);
 	return cli_usage_error("changes: unknown '%s' or wrong arguments", what);
 }

@@ -17,7 +17,7 @@ static const char overview[] =
 	"       procage fit [--json] [--policy FILE]         what a policy becomes on this host\n"
 	"       procage profiles [--json]                    the tool profiles (--profile NAME)\n"
 	"       procage trust [FILE]                         trust a project's .procage.json\n"
-	"       procage changes list|show|apply|discard ...  kept change sets (--changes overlay)\n"
+	"       procage changes list|show|diff|apply|discard ...  kept change sets (--changes overlay)\n"
 	"       procage help [VERB]                          this text, or a verb's own\n"
 	"       procage --version | --help\n"
 	"\n"

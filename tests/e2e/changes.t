@@ -111,6 +111,13 @@ applied_by_rule() {
 	run_as "$user" "$PROCAGE" changes discard "$id"
 	ok $? "$user: the held hook is discarded"
 
+	# Everything applied: the run prints nothing of procage's, and no change set is left.
+	err=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- \
+		sh -c 'echo quiet >>a' 2>&1 >/dev/null)
+	ok $? "$user: a run whose changes all apply succeeds"
+	is "$err" "" "$user: it prints nothing of procage's"
+	is "$(run_as "$user" "$PROCAGE" changes list)" "" "$user: and keeps no change set"
+
 	# A file the host changed after the run started is not overwritten.
 	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
 		sh -c 'echo from-the-run >newdir/sub/f' 2>&1)
@@ -122,6 +129,87 @@ applied_by_rule() {
 	is "$(cat "$repo/newdir/sub/f")" "from-the-host" "$user: the host's version stays"
 	run_as "$user" "$PROCAGE" changes discard "$id"
 	ok $? "$user: the conflicting change set is discarded"
+
+	# The diff of a kept change set: text against the host's, added from
+	# /dev/null, removed to /dev/null, a binary file named, a mode change
+	# and a link's target stated; PATH arguments narrow it.
+	printf 'one\ntwo\nthree\n' >"$repo/text"
+	echo bye >"$repo/bye"
+	[ "$user" != 65534 ] || chown 65534:65534 "$repo/text" "$repo/bye"
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'sed -i s/two/TWO/ text; echo fresh >fresh; rm bye; printf "x\0y" >blob
+			chmod 700 newdir/sub/f; ln -s text tlink' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	d=$(cd "$repo" && run_as "$user" "$PROCAGE" changes diff "$id")
+	ok $? "$user: changes diff succeeds"
+	is "$(printf '%s\n' "$d" | sed -n "\\#^--- $repo/text\$#,/^@@/p;/^[-+ ]\(one\|two\|TWO\|three\)\$/p")" \
+"--- $repo/text
++++ $repo/text
+@@ -1,3 +1,3 @@
+ one
+-two
++TWO
+ three" "$user: a modified text file as a unified diff"
+	like "$d" "^--- /dev/null
+\+\+\+ $repo/fresh
+@@ -0,0 \+1 @@
+\+fresh" "$user: an added file against /dev/null"
+	like "$d" "^--- $repo/bye
+\+\+\+ /dev/null" "$user: a removed file to /dev/null"
+	like "$d" "^Binary files /dev/null and $repo/blob differ\$" "$user: a binary file named, not dumped"
+	like "$d" "^mode $repo/newdir/sub/f: 0644 -> 0700\$" "$user: a mode change stated"
+	like "$d" "^new link $repo/tlink -> text\$" "$user: a link's target stated"
+	d=$(cd "$repo" && run_as "$user" "$PROCAGE" changes diff "$id" text)
+	is "$(printf '%s\n' "$d" | grep -c '^--- ')" "1" "$user: diff ID PATH shows that path only"
+	[ "$(cat "$repo/text")" = "$(printf 'one\ntwo\nthree')" ] && [ -f "$repo/bye" ] && [ ! -e "$repo/fresh" ]
+	ok $? "$user: diff changes nothing on the host"
+	if command -v patch >/dev/null; then
+		rm -rf "$dir/copy" && cp -a "$repo" "$dir/copy"
+		(cd "$dir/copy" && run_as "$user" "$PROCAGE" changes diff "$id" "$repo/text" "$repo/fresh" "$repo/bye" |
+			sed "s#$repo/##g" | patch -s -p0 >/dev/null 2>&1)
+		[ "$(cat "$dir/copy/text")" = "$(printf 'one\nTWO\nthree')" ] &&
+			[ "$(cat "$dir/copy/fresh")" = fresh ] && [ ! -e "$dir/copy/bye" ]
+		ok $? "$user: patch(1) applies the diff to a copy of the tree"
+	fi
+	run_as "$user" "$PROCAGE" changes discard "$id"
+
+	# Identity: a host file replaced during the run by another carrying
+	# the same times, and a file the run edited that the host removed,
+	# are refused and named; the rest is applied, and the report says what.
+	echo s >"$repo/swapped"; echo r >"$repo/removed"; echo k >"$repo/kept"
+	[ "$user" != 65534 ] || chown 65534:65534 "$repo/swapped" "$repo/removed" "$repo/kept"
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'echo run >>swapped; echo run >>removed; echo run >>kept' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	cp -p "$repo/swapped" "$repo/swapped.new" && echo host >"$repo/swapped.new" &&
+		touch -r "$repo/swapped" "$repo/swapped.new" && mv "$repo/swapped.new" "$repo/swapped"
+	rm "$repo/removed"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	like "$out" "not applied: $repo/swapped: changed on the host since the run started" \
+		"$user: a host file swapped for one with the same times is refused, named"
+	like "$out" "not applied: $repo/removed: removed on the host since the run started" \
+		"$user: a file the host removed meanwhile is not brought back, named"
+	like "$out" "applied: $repo/kept" "$user: the report says what was applied"
+	is "$(cat "$repo/swapped"):$(cat "$repo/kept" | tr '\n' ' ')" "host:k run " \
+		"$user: the host's swapped file stays, the other file is applied"
+	[ ! -e "$repo/removed" ]
+	ok $? "$user: the removed file stays removed"
+	run_as "$user" "$PROCAGE" changes discard "$id"
+
+	# A tree whose root was replaced since the run: nothing of it is applied.
+	mkdir -p "$dir/root/w"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir/root"
+	out=$(cd "$dir/root/w" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'echo x >made' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	mv "$dir/root/w" "$dir/root/w.old" && mkdir "$dir/root/w"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	[ ! -e "$dir/root/w/made" ] && [ ! -e "$dir/root/w.old/made" ]
+	ok $? "$user: a tree replaced since the run gets nothing"
+	like "$out" "not applied: $dir/root/w: the tree is not the directory the run saw" \
+		"$user: the refusal names the tree and says why"
+	is "$(run_as "$user" "$PROCAGE" changes list)" "$id" "$user: the change set is kept"
+	run_as "$user" "$PROCAGE" changes discard "$id"
 
 	# A store inside the write grant is refused before anything runs.
 	mkdir -p "$dir/proj"

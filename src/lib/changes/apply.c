@@ -30,6 +30,7 @@
 #include "policy/path_rule.h"
 
 #define OPAQUE_XATTR "user.overlay.opaque"
+#define ORIGIN_XATTR "user.overlay.origin"
 
 __attribute__((format(printf, 2, 3))) static int line_add(struct changes_walk *w,
 							    const char *fmt, ...)
@@ -89,6 +90,9 @@ int changes_remove_tree(int dir, const char *name)
 	return rc;
 }
 
+static bool whiteout(const struct stat *st);
+static const char *kind_word(const struct stat *st, bool host_exists);
+
 static int temp_name(char *buf, size_t size)
 {
 	unsigned char r[6];
@@ -99,8 +103,61 @@ static int temp_name(char *buf, size_t size)
 	return 0;
 }
 
-/* Put a copy of the upper layer's file or link in host_dir under name, by rename. */
-static int entry_place(int upper_dir, const char *name, const struct stat *st, int host_dir)
+/* The same file as when it was judged: inode, size and modification time. */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT);
+}
+
+/*
+ * tmp put in name's place in one step, and the file it displaced checked
+ * to be the one judged (renaming sets its change time, so the change
+ * time is not compared here): one the host put there meanwhile is put
+ * back and the change refused (-ESTALE). tmp then names what is removed.
+ */
+static int exchange_verified(int dir, const char *tmp, const char *name, const struct stat *judged)
+{
+	struct stat out;
+	if (renameat2(dir, tmp, dir, name, RENAME_EXCHANGE) != 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (fstatat(dir, tmp, &out, AT_SYMLINK_NOFOLLOW) != 0 || !same_file(&out, judged)) {
+		(void)renameat2(dir, tmp, dir, name, RENAME_EXCHANGE);
+		return -ESTALE;
+	}
+	return unlinkat(dir, tmp, 0) == 0 ? 0 : -errno;
+}
+
+/*
+ * A host file or link the run removed, taken out of the tree by rename
+ * first and removed only when it is the one judged.
+ */
+static int entry_remove(int dir, const char *name, const struct stat *judged)
+{
+	char tmp[64];
+	struct stat out;
+	if (S_ISDIR(judged->st_mode))
+		return changes_remove_tree(dir, name);
+	int rc = temp_name(tmp, sizeof tmp);
+	if (rc < 0)
+		return rc;
+	if (renameat2(dir, name, dir, tmp, RENAME_NOREPLACE) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstatat(dir, tmp, &out, AT_SYMLINK_NOFOLLOW) != 0 || !same_file(&out, judged)) {
+		(void)renameat2(dir, tmp, dir, name, RENAME_NOREPLACE);
+		return -ESTALE;
+	}
+	return unlinkat(dir, tmp, 0) == 0 ? 0 : -errno;
+}
+
+/*
+ * Put a copy of the upper layer's file or link in host_dir under name,
+ * by rename; judged: what the host held there when it was judged, or
+ * NULL when it held nothing.
+ */
+static int entry_place(int upper_dir, const char *name, const struct stat *st, int host_dir,
+		       const struct stat *judged)
 {
 	char tmp[64];
 	int rc = temp_name(tmp, sizeof tmp);
@@ -138,12 +195,16 @@ static int entry_place(int upper_dir, const char *name, const struct stat *st, i
 		if (close(out) != 0 && rc == 0)
 			rc = -errno;
 	}
-	struct stat old;
 	/* A directory the run removed and replaced by a file: the rename cannot cover it. */
-	if (rc == 0 && fstatat(host_dir, name, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(old.st_mode))
+	if (rc == 0 && judged && S_ISDIR(judged->st_mode)) {
 		rc = changes_remove_tree(host_dir, name);
-	if (rc == 0 && renameat(host_dir, tmp, host_dir, name) != 0)
-		rc = -errno;
+		judged = NULL;
+	}
+	if (rc == 0)
+		rc = judged ? exchange_verified(host_dir, tmp, name, judged)
+			    : (renameat2(host_dir, tmp, host_dir, name, RENAME_NOREPLACE) == 0 ? 0
+			       : errno == EEXIST ? -ESTALE
+						 : -errno);
 	if (rc < 0)
 		(void)unlinkat(host_dir, tmp, 0);
 	return rc;
@@ -156,6 +217,57 @@ static bool whiteout(const struct stat *st)
 
 static int dir_walk(struct changes_walk *w, const char *tree, int upper, int host, char *rel,
 		    struct procage_error *err);
+
+/*
+ * Did overlayfs copy this entry up from a host file? It marks a copy-up
+ * with user.overlay.origin; in a user namespace the mark is empty (the
+ * lower file's handle would need CAP_DAC_READ_SEARCH in the initial
+ * namespace to be used), so it says "the host had a file here", not which.
+ */
+static bool copied_up(int upper, const char *name, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return false;
+	int fd = openat(upper, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool marked = fgetxattr(fd, ORIGIN_XATTR, NULL, 0) >= 0;
+	close(fd);
+	return marked;
+}
+
+/*
+ * Is the host's entry (h, or NULL when it holds none) still the one the
+ * run saw? Changed since the run started (its change time at or after
+ * the start mark, overlays.c; no program sets a change time back, and a
+ * file renamed or linked into place gets a new one too) is -ESTALE; a
+ * file the run copied up and the host has removed since is -ENODATA
+ * (applying would bring back what the host removed).
+ */
+static int conflict_judge(const struct changes_walk *w, int upper, const char *name,
+			  const struct stat *st, const struct stat *h)
+{
+	if (h && !S_ISDIR(h->st_mode) &&
+	    (h->st_ctim.tv_sec > w->started.tv_sec ||
+	     (h->st_ctim.tv_sec == w->started.tv_sec && h->st_ctim.tv_nsec >= w->started.tv_nsec)))
+		return -ESTALE;
+	if (!h && copied_up(upper, name, st))
+		return -ENODATA;
+	return 0;
+}
+
+/* One entry as procage_changes_entries gives it: "KIND\tSIZE\tHELD\tPATH". */
+static int entry_line(struct changes_walk *w, const struct stat *st, bool host_exists,
+		      const char *why, const char *path)
+{
+	char held[PATH_MAX + 64];
+	snprintf(held, sizeof held, "%s", why ? why : "");
+	for (char *p = held; *p; p++)
+		if (*p == '\t' || *p == '\n')
+			*p = ' ';
+	long long size = whiteout(st) || S_ISDIR(st->st_mode) ? -1 : (long long)st->st_size;
+	return line_add(w, "%s\t%lld\t%s\t%s", kind_word(st, host_exists), size, held, path);
+}
 
 /* Did the run replace the host's directory name (user.overlay.opaque "y")? */
 static bool getxattrat_opaque(int dir, const char *name)
@@ -265,12 +377,20 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
 	bool host_exists = host >= 0 && fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
 	bool apply_here = in_filter(w, path);
-	bool hold = !whiteout(&st) && w->mode != CHANGES_ALL &&
-		    changes_judge_hold(&w->judge, tree, rel, path, &st, upper, name, host,
-				       host_exists, why, sizeof why);
+	bool judged = !whiteout(&st) && w->mode != CHANGES_ALL;
+	if (judged && !w->judge_ready) {
+		int rc = changes_judge_init(&w->judge, w->roots, w->n_roots, err);
+		if (rc < 0)
+			return rc;
+		w->judge_ready = true;
+	}
+	bool hold = judged && changes_judge_hold(&w->judge, tree, rel, path, &st, upper, name,
+						  host, host_exists, why, sizeof why);
 	if (w->mode == CHANGES_LIST) {
-		int rc = line_add(w, "%s %s%s%s%s", kind_word(&st, host_exists), path,
-				  hold ? " (held back: " : "", hold ? why : "", hold ? ")" : "");
+		int rc = w->entries ? entry_line(w, &st, host_exists, hold ? why : NULL, path)
+				    : line_add(w, "%s %s%s%s%s", kind_word(&st, host_exists), path,
+					       hold ? " (held back: " : "", hold ? why : "",
+					       hold ? ")" : "");
 		if (rc < 0)
 			return error_set(err, -ENOMEM, "out of memory");
 		return S_ISDIR(st.st_mode) && !hold
@@ -289,28 +409,26 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	}
 	if (S_ISDIR(st.st_mode))
 		return dir_entry(w, tree, upper, host, name, &st, rel, apply_here, err);
-	/* Changed on the host since the run started: the run's copy would overwrite it. */
-	bool conflict = host_exists && !S_ISDIR(h.st_mode) &&
-			(h.st_ctim.tv_sec > w->started.tv_sec ||
-			 (h.st_ctim.tv_sec == w->started.tv_sec &&
-			  h.st_ctim.tv_nsec > w->started.tv_nsec));
-	int rc = host < 0  ? -ENOENT
-		 : conflict ? -ESTALE
-		 : whiteout(&st) ? changes_remove_tree(host, name)
-		 : S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ? entry_place(upper, name, &st, host)
-							       : -EOPNOTSUPP;
+	int rc = conflict_judge(w, upper, name, &st, host_exists ? &h : NULL);
+	if (rc == 0)
+		rc = host < 0	       ? -ENOENT
+		     : whiteout(&st) ? (host_exists ? entry_remove(host, name, &h) : 0)
+		     : S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)
+			     ? entry_place(upper, name, &st, host, host_exists ? &h : NULL)
+			     : -EOPNOTSUPP;
 	if (rc < 0) {
 		w->remaining++;
 		return line_add(w, "not applied: %s: %s", path,
 				rc == -EOPNOTSUPP ? "a special file (device, pipe or socket)"
 				: rc == -ESTALE	  ? "changed on the host since the run started"
+				: rc == -ENODATA  ? "removed on the host since the run started"
 						  : strerror(-rc)) < 0
 			       ? error_set(err, -ENOMEM, "out of memory")
 			       : 0;
 	}
 	w->applied++;
 	(void)unlinkat(upper, name, 0);
-	return 0;
+	return line_add(w, "applied: %s", path) < 0 ? error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 static int dir_walk(struct changes_walk *w, const char *tree, int upper, int host, char *rel,
@@ -363,6 +481,19 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 				       "the tree %s (gone, or a link on its way)", t->path);
 		close(upper);
 		return rc;
+	}
+	/* A tree whose path names another directory now gets nothing; the other trees go on. */
+	struct stat root;
+	if (host >= 0 && w->mode != CHANGES_LIST &&
+	    (fstat(host, &root) != 0 || root.st_dev != t->root_dev || root.st_ino != t->root_ino)) {
+		close(upper);
+		close(host);
+		w->remaining++;
+		return line_add(w, "not applied: %s: the tree is not the directory the run saw "
+				   "(replaced since): nothing of it applied",
+				t->path) < 0
+			       ? error_set(err, -ENOMEM, "out of memory")
+			       : 0;
 	}
 	int rc = dir_walk(w, t->path, upper, host, rel, err);
 	close(upper);

@@ -9,6 +9,7 @@
 #ifndef PROCAGE_CHANGES_APPLY_H
 #define PROCAGE_CHANGES_APPLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -26,11 +27,15 @@ struct changes_walk {
 	enum changes_walk_mode mode;
 	const char *const *filter; /* absolute host paths; none: everything */
 	size_t n_filter;
-	struct changes_judge judge;
+	struct changes_judge judge; /* made at the first entry to judge (judge_ready) */
+	bool judge_ready;
+	const char *const *roots; /* the trees' host paths, for the judge */
+	size_t n_roots;
 	char **lines; /* NULL-terminated, what was held, failed or listed */
 	size_t n_lines;
 	size_t applied, remaining;
 	struct timespec started; /* when the run began: a host file changed since is a conflict */
+	bool entries;            /* CHANGES_LIST: lines as procage_changes_entries */
 };
 
 /* Walk tree t's upper layer, in w's mode. */

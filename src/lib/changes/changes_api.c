@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "apply.h"
 #include "base/string_list.h"
+#include "diff.h"
 #include "store.h"
 
 static int id_compare(const void *a, const void *b)
@@ -69,13 +71,15 @@ PROCAGE_API int procage_changes_discard(const char *id, struct procage_error *er
 		      : 0;
 }
 
-/* Walk every tree of set id in mode; the lines in *lines. */
+/* Walk every tree of set id in mode; the lines in *lines (entries: as procage_changes_entries). */
 static int set_walk(const char *id, enum changes_walk_mode mode, const char *const *paths,
-		    size_t n_paths, char ***lines, bool *emptied, struct procage_error *err)
+		    size_t n_paths, char ***lines, bool *emptied, bool entries,
+		    struct procage_error *err)
 {
 	struct changes_tree trees[CHANGES_MAX_TREES];
 	const char *roots[CHANGES_MAX_TREES];
-	struct changes_walk w = { .mode = mode, .filter = paths, .n_filter = n_paths };
+	struct changes_walk w = { .mode = mode, .filter = paths, .n_filter = n_paths,
+				  .entries = entries };
 	int store_fd, set_fd;
 	size_t n = 0;
 	int rc = set_open(id, &store_fd, &set_fd, err);
@@ -86,11 +90,13 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 		rc = changes_started_read(set_fd, &w.started, err);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		roots[i] = trees[i].path;
-	if (rc == 0)
-		rc = changes_judge_init(&w.judge, roots, n, err);
+	/* The judge is made at the first entry it must see: an empty change set needs none. */
+	w.roots = roots;
+	w.n_roots = n;
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = changes_tree_walk(&w, &trees[i], err);
-	changes_judge_free(&w.judge);
+	if (w.judge_ready)
+		changes_judge_free(&w.judge);
 	changes_trees_close(trees, n);
 	close(set_fd);
 	*emptied = rc == 0 && mode != CHANGES_LIST && w.remaining == 0;
@@ -111,7 +117,63 @@ PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct proca
 	error_clear(err);
 	if (!id || !lines)
 		return error_set(err, -EINVAL, "no change set ID or no place for the lines given");
-	return set_walk(id, CHANGES_LIST, NULL, 0, lines, &emptied, err);
+	return set_walk(id, CHANGES_LIST, NULL, 0, lines, &emptied, false, err);
+}
+
+PROCAGE_API int procage_changes_entries(const char *id, char ***entries, struct procage_error *err)
+{
+	bool emptied;
+	error_clear(err);
+	if (!id || !entries)
+		return error_set(err, -EINVAL, "no change set ID or no place for the entries given");
+	return set_walk(id, CHANGES_LIST, NULL, 0, entries, &emptied, true, err);
+}
+
+static int paths_check(const char *what, const char *const *paths, size_t n_paths,
+		       struct procage_error *err)
+{
+	for (size_t i = 0; i < n_paths; i++)
+		if (!paths[i] || paths[i][0] != '/')
+			return error_set(err, -EINVAL, "%s: %s is not an absolute path", what,
+					 paths[i] ? paths[i] : "(null)");
+	return 0;
+}
+
+PROCAGE_API int procage_changes_diff(const char *id, const char *const *paths, size_t n_paths,
+				     char **text, struct procage_error *err)
+{
+	struct changes_tree trees[CHANGES_MAX_TREES];
+	struct changes_diff d = { .filter = paths, .n_filter = n_paths };
+	int store_fd, set_fd;
+	size_t n = 0, size = 0;
+	error_clear(err);
+	if (!id || !text)
+		return error_set(err, -EINVAL, "no change set ID or no place for the diff given");
+	*text = NULL;
+	int rc = paths_check("diff", paths, n_paths, err);
+	if (rc == 0)
+		rc = set_open(id, &store_fd, &set_fd, err);
+	if (rc < 0)
+		return rc;
+	close(store_fd);
+	rc = changes_trees_read(set_fd, trees, &n, err);
+	close(set_fd);
+	if (rc < 0)
+		return rc;
+	if (!(d.out = open_memstream(text, &size))) {
+		changes_trees_close(trees, n);
+		return error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = changes_diff_tree(&d, &trees[i], err);
+	changes_trees_close(trees, n);
+	if (fclose(d.out) != 0 && rc == 0)
+		rc = error_set(err, -ENOMEM, "out of memory");
+	if (rc < 0) {
+		free(*text);
+		*text = NULL;
+	}
+	return rc;
 }
 
 PROCAGE_API int procage_changes_apply(const char *id, int rule, const char *const *paths,
@@ -125,17 +187,16 @@ PROCAGE_API int procage_changes_apply(const char *id, int rule, const char *cons
 	*lines = NULL;
 	if (rule != PROCAGE_APPLY_SAFE && rule != PROCAGE_APPLY_ALL && rule != PROCAGE_APPLY_NONE)
 		return error_set(err, -EINVAL, "apply: %d is no rule (safe, all or none)", rule);
-	for (size_t i = 0; i < n_paths; i++)
-		if (!paths[i] || paths[i][0] != '/')
-			return error_set(err, -EINVAL, "apply: %s is not an absolute path",
-					 paths[i] ? paths[i] : "(null)");
+	int rc = paths_check("apply", paths, n_paths, err);
+	if (rc < 0)
+		return rc;
 	if (rule == PROCAGE_APPLY_NONE) {
 		if (kept)
 			*kept = 1;
 		return 0;
 	}
-	int rc = set_walk(id, rule == PROCAGE_APPLY_ALL ? CHANGES_ALL : CHANGES_SAFE, paths,
-			  n_paths, lines, &emptied, err);
+	rc = set_walk(id, rule == PROCAGE_APPLY_ALL ? CHANGES_ALL : CHANGES_SAFE, paths, n_paths,
+		      lines, &emptied, false, err);
 	if (kept)
 		*kept = !emptied;
 	return rc;

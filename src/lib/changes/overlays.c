@@ -59,6 +59,31 @@ static int dir_make_open(int at, const char *name, int *fd, struct procage_error
 	return 0;
 }
 
+/*
+ * The identity of the directory the overlay's lower layer is (one fstat,
+ * whatever the tree's size): applying refuses a tree whose path names
+ * another directory by then.
+ */
+static int root_write(int tree, int lower_fd, const char *path, struct procage_error *err)
+{
+	struct stat st;
+	char text[64];
+	if (fstat(lower_fd, &st) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "the write grant %s", path);
+	int n = snprintf(text, sizeof text, "%llu %llu\n", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+	int fd = openat(tree, "root", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, text, (size_t)n) != n) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return error_set_sys(err, e, PROCAGE_STEP_PREPARE,
+				     "a change set's record of the tree %s", path);
+	}
+	close(fd);
+	return 0;
+}
+
 /* Tree index's directories in the set, and the descriptors of its overlay. */
 static int overlay_prepare(const struct procage_cage *cage, const char *set, int set_fd,
 			   size_t index, const char *path, struct plan_overlay *o,
@@ -86,8 +111,55 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 		return rc;
 	if ((rc = dir_make_open(tree, "upper", &o->upper_fd, err)) == 0)
 		rc = dir_make_open(tree, "work", &o->work_fd, err);
+	if (rc == 0)
+		rc = root_write(tree, o->lower_fd, path, err);
 	close(tree);
 	return rc;
+}
+
+/*
+ * The start mark: a change time the file systems stamped themselves, on
+ * a file of the change set made for it. Stamps come from the coarse
+ * clock (a tick, 4 ms here) or, on file systems with fine-grained times,
+ * from the finer clock through a floor that keeps every later stamp at or
+ * above every earlier one. So the mark is taken as a fine stamp (the
+ * file's times read, then changed: its next stamp is fine), and the rule
+ * is "a change time at or after the mark is a change since": a file
+ * changed before has an earlier time. A file system without fine stamps
+ * may still give a change made just after the mark the coarse time of the
+ * tick before it; waiting until the coarse clock has passed the mark
+ * before the run exists makes every change from then on later. Changes
+ * made during that wait come before the run can read anything, and so
+ * are in what it copies up. The wait overlaps the preparation: at most a
+ * tick, less what making the change set took.
+ */
+static int start_mark(int set_fd, struct timespec *mark, struct procage_error *err)
+{
+	struct stat st;
+	int fd = openat(set_fd, "started", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	if (fd < 0 || fstat(fd, &st) != 0 || fchmod(fd, 0600) != 0 || fstat(fd, &st) != 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return error_set_sys(err, e, PROCAGE_STEP_PREPARE, "a change set's start mark");
+	}
+	close(fd);
+	*mark = st.st_ctim;
+	return 0;
+}
+
+static void start_mark_passed(const struct timespec *mark)
+{
+	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 250 * 1000 };
+	for (;;) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		if (now.tv_sec > mark->tv_sec ||
+		    (now.tv_sec == mark->tv_sec && now.tv_nsec > mark->tv_nsec))
+			return;
+		nanosleep(&pause, NULL);
+	}
 }
 
 static int trees_write(int set_fd, const struct plan *plan, struct procage_error *err)
@@ -105,12 +177,12 @@ static int trees_write(int set_fd, const struct plan *plan, struct procage_error
 	if (fclose(f) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a trees file");
 	/*
-	 * When the run starts: a host file whose change time is later was
-	 * changed by someone else meanwhile, and applying would overwrite it.
+	 * When the run starts (start_mark): a host file whose change time is
+	 * not earlier was changed by someone else meanwhile, and applying
+	 * would overwrite it.
 	 */
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	fd = openat(set_fd, "started", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct timespec now = plan->changes_started;
+	fd = openat(set_fd, "started", O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
@@ -138,6 +210,8 @@ int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
 		rc = error_set(err, -ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = changes_set_create(store_fd, id, &set_fd, err);
+	if (rc == 0)
+		rc = start_mark(set_fd, &plan->changes_started, err);
 	char set[PATH_MAX + CHANGES_ID_MAX + 2];
 	snprintf(set, sizeof set, "%s/%s", store, id);
 	for (size_t i = 0; rc == 0 && i < cage->masks.n_writable; i++) {
@@ -157,5 +231,7 @@ int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
 		plan->changes_store_fd = store_fd;
 	if (rc < 0)
 		error_prefix(err, rc, "changes as an overlay: ");
+	else
+		start_mark_passed(&plan->changes_started);
 	return rc;
 }

@@ -136,6 +136,27 @@ int changes_set_open(int store_fd, const char *id, int *out, struct procage_erro
 	return 0;
 }
 
+/* The tree root's identity at the run's start: the tree's file "root", "DEV INO". */
+static int root_read(struct changes_tree *t, struct procage_error *err)
+{
+	char text[64];
+	unsigned long long dev, ino;
+	int fd = openat(t->dir_fd, "root", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return error_set(err, -EINVAL, "the change set of %s does not say which directory "
+				 "the run saw (its root file)", t->path);
+	text[n] = '\0';
+	if (sscanf(text, "%llu %llu", &dev, &ino) != 2)
+		return error_set(err, -EINVAL, "the change set of %s: its root file is unreadable",
+				 t->path);
+	t->root_dev = (dev_t)dev;
+	t->root_ino = (ino_t)ino;
+	return 0;
+}
+
 /* One line of "trees": "N PATH". */
 static int tree_line(int set_fd, const char *line, struct changes_tree *t, size_t index,
 		     struct procage_error *err)
@@ -149,7 +170,12 @@ static int tree_line(int set_fd, const char *line, struct changes_tree *t, size_
 	if (t->dir_fd < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "a change set's tree %s",
 				     name);
-	return 0;
+	int rc = root_read(t, err);
+	if (rc < 0) {
+		close(t->dir_fd);
+		t->dir_fd = -1;
+	}
+	return rc;
 }
 
 int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,

@@ -17,6 +17,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "base/error.h"
@@ -36,6 +37,8 @@ int changes_set_open(int store_fd, const char *id, int *fd, struct procage_error
 struct changes_tree {
 	char path[PATH_MAX]; /* the host tree, canonical when the run started */
 	int dir_fd;          /* the tree's directory in the change set (N), or -1 */
+	dev_t root_dev;      /* the tree root's identity when the run started */
+	ino_t root_ino;
 };
 
 /* The trees of a change set, read from its "trees" file. */

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "procage.h"
 
@@ -142,6 +143,7 @@ struct plan {
 	size_t n_overlays;
 	char *changes_store;  /* the store of change sets (owned), masked; or NULL */
 	int changes_store_fd; /* its directory, opened by the parent */
+	struct timespec changes_started; /* the start mark of the change set (overlays.c) */
 	/*
 	 * The run's reaper (spawn only; exec mode has none). It is cloned
 	 * with clone_namespaces, makes the id maps and mounts, joins the
