@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "procage.h"
+#include "cgroup_view.h"
 
 /* The most descriptors a spawn maps besides 0, 1 and 2. */
 #define PLAN_MAX_FDS 128
@@ -160,6 +161,13 @@ struct plan {
 	void *target_stack;   /* the top of the target's stack */
 	const char *tmpdir;   /* the run's private temporary directory, or NULL */
 	const char *cgroup_dir; /* the run's cgroup, or NULL */
+	/*
+	 * Tier T1: the run's read-only view of its cgroup, laid by the
+	 * reaper, and a cgroup namespace the target enters once it is in its
+	 * cgroup (cgroup_view.h).
+	 */
+	struct cgroup_views cgroup_views;
+	bool cgroup_namespace;
 };
 
 /* What the child writes on the status pipe when a step fails. */

@@ -50,6 +50,7 @@
 
 #include "base/error.h"
 #include "kernel/landlock.h"
+#include "plan/cgroup_view.h"
 #include "plan/namespaces.h"
 #include "plan/proc_masks.h"
 #include "base/raw_syscall.h"
@@ -181,7 +182,8 @@ static REAPER_RAW void tmpdir_remove_raw(struct reaper *r)
 static REAPER_RAW void close_others(struct reaper *r)
 {
 	int keep[] = { r->socket,	  r->sigchld_fd,     r->target_pidfd, r->children_fd,
-		       r->proc_fd,	  r->cgroup_kill_fd, r->tmp_base_fd,  r->tmpdir_fd };
+		       r->proc_fd,	  r->cgroup_kill_fd, r->tmp_base_fd,  r->tmpdir_fd,
+		       r->cgroup_parent_fd };
 	const int n = (int)(sizeof keep / sizeof *keep);
 	/* A few elements: insertion sort. */
 	for (int i = 1; i < n; i++)
@@ -242,8 +244,8 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 	if (!r->lost)
 		tmpdir_remove_raw(r);
 	/* Empty now: the target joined it, the reaper never did. */
-	if (r->caller_gone && r->cgroup[0] && !r->lost)
-		raw_syscall3(SYS_unlinkat, AT_FDCWD, r->cgroup, AT_REMOVEDIR);
+	if (r->caller_gone && r->cgroup_parent_fd >= 0 && !r->lost)
+		raw_syscall3(SYS_unlinkat, r->cgroup_parent_fd, r->cgroup_name, AT_REMOVEDIR);
 	commands_discard(r);
 	if (r->lost)
 		reaper_send(r, REAPER_LOST, 0, -1);
@@ -353,6 +355,13 @@ static void kill_means_open(const struct plan *plan, struct reaper *r)
 		char path[PATH_MAX + 16];
 		snprintf(path, sizeof path, "%s/cgroup.kill", r->cgroup);
 		r->cgroup_kill_fd = open(path, O_WRONLY | O_CLOEXEC);
+		char *slash = strrchr(r->cgroup, '/');
+		if (slash && slash != r->cgroup) {
+			*slash = '\0';
+			r->cgroup_parent_fd = open(r->cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			*slash = '/';
+			r->cgroup_name = slash + 1;
+		}
 	}
 }
 
@@ -422,6 +431,12 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, index);
 		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
+		if ((rc = cgroup_views_lay(&plan->cgroup_views,
+					   plan->landlock_per_run ? plan->landlock_fd : -1,
+					   (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR) &
+						   start->tmp_rights,
+					   &index)) < 0)
+			reaper_fail(start, r, PROCAGE_STEP_CGROUP, -rc, index);
 		if ((start->tmp_mount && (rc = tmp_mount_make(start, start->tmp_mount)) < 0) ||
 		    (start->shm_mount && (rc = tmp_mount_make(start, start->shm_mount)) < 0) ||
 		    (start->pts_dir &&
@@ -473,6 +488,7 @@ __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void *arg)
 		.children_fd = -1,
 		.proc_fd = -1,
 		.cgroup_kill_fd = -1,
+		.cgroup_parent_fd = -1,
 		.tmp_base_fd = -1,
 		.tmpdir_fd = -1,
 		.pid_namespace = plan->clone_namespaces & CLONE_NEWPID,

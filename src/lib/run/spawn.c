@@ -115,6 +115,13 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 				     proc_masks[f->index].kind == PROC_MASK_READ_ONLY ? "making read-only"
 										   : "hiding",
 				     proc_masks[f->index].name);
+	if (f->step == PROCAGE_STEP_CGROUP && f->index >= 0 &&
+	    (size_t)f->index < plan->cgroup_views.n)
+		return error_set_sys(err, f->err, f->step,
+				     "step %s: laying the run's read-only view of its cgroup %s over "
+				     "%s (the run is not started without it)",
+				     step, plan->cgroup_views.views[f->index].source,
+				     plan->cgroup_views.views[f->index].target);
 	if (f->step == PROCAGE_STEP_CWD)
 		return error_set_sys(err, f->err, f->step, "step cwd: changing to %s", plan->cwd);
 	return error_set_sys(err, f->err, f->step, "step %s", step);
@@ -224,6 +231,12 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	s->plan.tmpdir = tmpdir;
 	if ((rc = spawn_cgroup(cage, s, err)) < 0)
 		return rc;
+	/* Tier T1: the run sees its own cgroup only, read-only (cgroup_view.c). */
+	if (s->plan.clone_namespaces & CLONE_NEWNS) {
+		if ((rc = cgroup_views_build(s->cgroup_dir, &s->plan.cgroup_views, err)) < 0)
+			return error_prefix(err, rc, "the run's view of its cgroup: ");
+		s->plan.cgroup_namespace = true;
+	}
 	if (cage->policy->changes == PROCAGE_CHANGES_OVERLAY &&
 	    (rc = changes_overlays_prepare(cage, &s->plan, s->changes_id, err)) < 0)
 		return rc;
