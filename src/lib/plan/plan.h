@@ -154,6 +154,7 @@ struct plan {
 	bool seccomp_report;  /* hand the filter's listener to the caller */
 	uint16_t proxy_port;  /* a proxy-only run: its listener's port, or 0 */
 	bool loopback_up;     /* a loopback run on T1: lo up in its network namespace */
+	bool publish_factory; /* ports published: the reaper hands out sockets of the namespace */
 	int caller_socket;    /* the caller's end: the reaper closes its copy */
 	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */
