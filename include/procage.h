@@ -237,7 +237,7 @@ PROCAGE_API int procage_policy_allow_host(struct procage_policy *policy, const c
  * listens there while the run lives and relays each connection into the
  * run's namespace. A port out of 1..65535 or given twice is refused here;
  * another network mode, tier T2, or a port already in use on the host
- * is refused before the run starts (docs/network.md). At most 16.
+ * is refused before the run starts (docs/policy.md, publish). At most 16.
  */
 PROCAGE_API int procage_policy_publish(struct procage_policy *policy, long port,
 				       struct procage_error *err) PROCAGE_NONNULL(1);
