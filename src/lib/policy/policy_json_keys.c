@@ -203,7 +203,11 @@ int read_publish(struct reader *r, const struct json_member *m, int unused)
 		if (json_number_to_u64(item, &port) < 0)
 			return fail_value(r, item, -EINVAL,
 					  "each entry of \"publish\" must be a port number (1 to 65535)");
-		rc = procage_policy_publish(r->policy, port > 65535 ? 65536 : (long)port, &inner);
+		if (port > 65535)
+			return fail_value(r, item, -EINVAL,
+					  "published port %llu is not a TCP port (1 to 65535)",
+					  (unsigned long long)port);
+		rc = procage_policy_publish(r->policy, (long)port, &inner);
 		if (rc < 0)
 			return fail_setter(r, item->line, item->column, rc, &inner);
 	}
