@@ -21,7 +21,7 @@
 struct hierarchy {
 	char point[PATH_MAX]; /* its mount point */
 	char own[PATH_MAX];   /* the caller's cgroup directory in it */
-	bool at_root;         /* the caller's cgroup is the hierarchy's root */
+	bool at_root;	      /* the caller's cgroup is the hierarchy's root */
 };
 
 /* Does every item of the line's list ("cpu,cpuacct") appear in the mount's options? */
@@ -32,7 +32,8 @@ static bool controllers_match(const char *controllers, const char *options, bool
 	char list[256], opts[1100];
 	snprintf(list, sizeof list, "%s", controllers);
 	snprintf(opts, sizeof opts, ",%s,", options);
-	for (char *save = NULL, *c = strtok_r(list, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+	for (char *save = NULL, *c = strtok_r(list, ",", &save); c;
+	     c = strtok_r(NULL, ",", &save)) {
 		char word[300];
 		snprintf(word, sizeof word, ",%s,", c);
 		if (!strstr(opts, word))
@@ -116,8 +117,7 @@ static void hierarchy_check(const struct tier *t, struct caged_ws *ws, const str
 	snprintf(parent, sizeof parent, "%s", h->own);
 	*strrchr(parent, '/') = '\0';
 	r = run_uncaged(ws, NULL, "list-dir", parent, NULL);
-	check(t, did_it(&r), &r, "r51: control: without the cage %s lists sibling cgroups",
-	      parent);
+	check(t, did_it(&r), &r, "r51: control: without the cage %s lists sibling cgroups", parent);
 	r = run_caged(ws, NULL, "list-dir", parent, NULL);
 	check(t, !did_it(&r) || !strstr(r.out, strrchr(h->own, '/') + 1), &r,
 	      "r51: the run does not see the cgroups beside its own in %s", parent);

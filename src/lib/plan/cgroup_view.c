@@ -140,7 +140,8 @@ static int mount_line(char *text, const struct cgroup_line *lines, size_t n_line
 			continue;
 		size_t pl = strlen(point);
 		char *source;
-		if (v2 && run_cgroup && strncmp(run_cgroup, point, pl) == 0 && run_cgroup[pl] == '/')
+		if (v2 && run_cgroup && strncmp(run_cgroup, point, pl) == 0 &&
+		    run_cgroup[pl] == '/')
 			source = strdup(run_cgroup);
 		else
 			source = directory_of(point, root, lines[i].path);
@@ -155,8 +156,7 @@ static int mount_line(char *text, const struct cgroup_line *lines, size_t n_line
 	return 0;
 }
 
-int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out,
-		       struct procage_error *err)
+int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out, struct procage_error *err)
 {
 	struct cgroup_line *lines = calloc(CGROUP_VIEW_MAX, sizeof *lines);
 	size_t n_lines = 0;
@@ -174,12 +174,14 @@ int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out,
 	if ((rc = lines_read(lines, CGROUP_VIEW_MAX, &n_lines)) < 0) {
 		free(lines);
 		/* No /proc/self/cgroup: a kernel without cgroups; nothing to show. */
-		return rc == -ENOENT ? 0 : error_set_sys(err, -rc, PROCAGE_STEP_PREPARE,
-							  "reading /proc/self/cgroup");
+		return rc == -ENOENT ? 0
+				     : error_set_sys(err, -rc, PROCAGE_STEP_PREPARE,
+						     "reading /proc/self/cgroup");
 	}
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f) {
-		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "reading /proc/self/mountinfo");
+		rc =
+		    error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "reading /proc/self/mountinfo");
 		free(lines);
 		cgroup_views_free(out);
 		return rc;
@@ -225,16 +227,16 @@ struct dirent64_record {
 
 static int path_open(int dir, const char *path, int flags, unsigned long long resolve)
 {
-	struct open_how how = { .flags = (unsigned long long)(flags | O_CLOEXEC),
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | resolve };
+	struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | resolve};
 	int fd = sys_openat2(dir, path, &how);
 	return fd < 0 ? -errno : fd;
 }
 
 static int mask_over(int mask_source, int dir, const char *name)
 {
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-					       MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+					      MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC};
 	int target = path_open(dir, name, O_PATH | O_NOFOLLOW, RESOLVE_BENEATH), rc = 0;
 	if (target == -ENOENT)
 		return 0; /* removed since it was listed: nothing left to cover */
@@ -242,8 +244,8 @@ static int mask_over(int mask_source, int dir, const char *name)
 		return target;
 	int tree = sys_open_tree(mask_source, "d", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (tree < 0 || sys_mount_setattr(tree, "", AT_EMPTY_PATH, &attr) != 0 ||
-	    sys_move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
-		    0)
+	    sys_move_mount(tree, "", target, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
 		rc = -errno;
 	if (tree >= 0)
 		close(tree);
@@ -280,8 +282,8 @@ static int children_cover(int mask_source, const char *target)
 
 static int view_lay(int mask_source, const struct cgroup_view *v, int ruleset, uint64_t rights)
 {
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-					       MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+					      MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC};
 	int source = path_open(AT_FDCWD, v->source, O_PATH | O_DIRECTORY, 0);
 	int target = path_open(AT_FDCWD, v->target, O_PATH | O_DIRECTORY, 0), tree = -1, rc = 0;
 	/* Out of this namespace's reach (a mask of the policy): nothing shows there. */
@@ -294,8 +296,8 @@ static int view_lay(int mask_source, const struct cgroup_view *v, int ruleset, u
 	}
 	if (source < 0 || target < 0)
 		rc = source < 0 ? source : target;
-	else if ((tree = sys_open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-							   AT_EMPTY_PATH)) < 0 ||
+	else if ((tree = sys_open_tree(source, "",
+				       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)) < 0 ||
 		 sys_mount_setattr(tree, "", AT_EMPTY_PATH, &attr) != 0 ||
 		 sys_move_mount(tree, "", target, "",
 				MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)

@@ -36,8 +36,7 @@ struct cgroup_views {
  * character, gets no view (it stays as Landlock and the read-only mounts
  * leave it: unread). No mount at all: an empty list.
  */
-int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out,
-		       struct procage_error *err);
+int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out, struct procage_error *err);
 void cgroup_views_free(struct cgroup_views *v);
 
 /*

@@ -33,8 +33,8 @@
 struct publish_conn {
 	struct publish_relay *relay;
 	pthread_t thread;
-	int host;	/* accepted on the host's listener */
-	int run;	/* the reaper's socket, connected into the run */
+	int host; /* accepted on the host's listener */
+	int run;  /* the reaper's socket, connected into the run */
 	uint16_t port;
 	bool used, done;
 };
@@ -67,10 +67,12 @@ int publish_listen(const uint16_t *ports, size_t n, struct publish_relay **out,
 		return rc;
 	}
 	for (; r->n < n; r->n++) {
-		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(ports[r->n]),
-					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		struct sockaddr_in a = {.sin_family = AF_INET,
+					.sin_port = htons(ports[r->n]),
+					.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 		int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		/* Reuse lets a port left in TIME_WAIT by the last run be bound; a listener still refuses it. */
+		/* Reuse lets a port left in TIME_WAIT by the last run be bound; a listener still
+		 * refuses it. */
 		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
 		    bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 128) != 0) {
 			int e = errno;
@@ -96,16 +98,16 @@ int publish_listen(const uint16_t *ports, size_t n, struct publish_relay **out,
 /* Ask the reaper for a socket of the run's namespace: the descriptor, or a negative errno. */
 static int socket_request(struct publish_relay *r)
 {
-	struct reaper_message m = { REAPER_PUBLISH_SOCKET, 0 };
+	struct reaper_message m = {REAPER_PUBLISH_SOCKET, 0};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} control;
-	struct iovec iov = { &m, sizeof m };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {&m, sizeof m};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	if (send(r->factory, &m, sizeof m, MSG_NOSIGNAL) != (ssize_t)sizeof m)
 		return -errno;
-	struct pollfd p[2] = { { r->factory, POLLIN, 0 }, { r->stop, POLLIN, 0 } };
+	struct pollfd p[2] = {{r->factory, POLLIN, 0}, {r->stop, POLLIN, 0}};
 	while (poll(p, 2, -1) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -126,8 +128,9 @@ static int socket_request(struct publish_relay *r)
 /* Connect s to 127.0.0.1:port in the run's namespace, giving up when the relay stops. */
 static int run_connect(struct publish_relay *r, int s, uint16_t port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons(port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	int e = 0;
 	socklen_t len = sizeof e;
 	if (fcntl(s, F_SETFL, O_NONBLOCK) != 0)
@@ -136,7 +139,7 @@ static int run_connect(struct publish_relay *r, int s, uint16_t port)
 		return 0;
 	if (errno != EINPROGRESS)
 		return -errno;
-	struct pollfd p[2] = { { s, POLLOUT, 0 }, { r->stop, POLLIN, 0 } };
+	struct pollfd p[2] = {{s, POLLOUT, 0}, {r->stop, POLLIN, 0}};
 	while (poll(p, 2, -1) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -171,7 +174,8 @@ static bool flow_step(struct flow *f)
 		f->off = 0;
 	}
 	while (f->off < f->len) {
-		ssize_t n = send(f->to, f->buf + f->off, f->len - f->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t n =
+		    send(f->to, f->buf + f->off, f->len - f->off, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR;
 		f->off += (size_t)n;
@@ -192,11 +196,11 @@ static void *conn_main(void *arg)
 	struct publish_conn *c = arg;
 	struct flow *up = malloc(sizeof *up), *down = malloc(sizeof *down);
 	if (up && down && run_connect(c->relay, c->run, c->port) == 0) {
-		*up = (struct flow){ .from = c->host, .to = c->run };
-		*down = (struct flow){ .from = c->run, .to = c->host };
+		*up = (struct flow){.from = c->host, .to = c->run};
+		*down = (struct flow){.from = c->run, .to = c->host};
 		while (!(up->eof && down->eof)) {
-			struct pollfd p[3] = { { c->host, 0, 0 }, { c->run, 0, 0 },
-					       { c->relay->stop, POLLIN, 0 } };
+			struct pollfd p[3] = {
+			    {c->host, 0, 0}, {c->run, 0, 0}, {c->relay->stop, POLLIN, 0}};
 			flow_events(up, &p[0], &p[1]);
 			flow_events(down, &p[1], &p[0]);
 			if (poll(p, 3, -1) < 0 && errno != EINTR)
@@ -243,7 +247,7 @@ static void conn_begin(struct publish_relay *r, int host, uint16_t port)
 		close(host);
 		return;
 	}
-	*c = (struct publish_conn){ .relay = r, .host = host, .run = s, .port = port, .used = true };
+	*c = (struct publish_conn){.relay = r, .host = host, .run = s, .port = port, .used = true};
 	if (pthread_create(&c->thread, NULL, conn_main, c) != 0) {
 		c->used = false;
 		close(host);
@@ -257,8 +261,8 @@ static void *relay_main(void *arg)
 	struct pollfd p[POLICY_PUBLISH_MAX + 1];
 	for (;;) {
 		for (size_t i = 0; i < r->n; i++)
-			p[i] = (struct pollfd){ r->listeners[i], POLLIN, 0 };
-		p[r->n] = (struct pollfd){ r->stop, POLLIN, 0 };
+			p[i] = (struct pollfd){r->listeners[i], POLLIN, 0};
+		p[r->n] = (struct pollfd){r->stop, POLLIN, 0};
 		if (poll(p, r->n + 1, -1) < 0 && errno != EINTR)
 			break;
 		if (p[r->n].revents)
@@ -266,7 +270,8 @@ static void *relay_main(void *arg)
 		for (size_t i = 0; i < r->n; i++) {
 			if (!p[i].revents)
 				continue;
-			int host = accept4(r->listeners[i], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			int host =
+			    accept4(r->listeners[i], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 			if (host >= 0)
 				conn_begin(r, host, r->ports[i]);
 		}
@@ -280,7 +285,8 @@ int publish_start(struct publish_relay *r, int factory, struct procage_error *er
 	r->factory = factory;
 	int e = pthread_create(&r->thread, NULL, relay_main, r);
 	if (e != 0)
-		return error_set_sys(err, e, PROCAGE_STEP_PREPARE, "starting the relay of published ports");
+		return error_set_sys(err, e, PROCAGE_STEP_PREPARE,
+				     "starting the relay of published ports");
 	r->started = true;
 	return 0;
 }
