@@ -573,6 +573,9 @@ bool cage_run_rules_needed(const struct procage_cage *c)
 	if (c->tmp_base || c->pts_private != CAGE_PTS_HOST ||
 	    c->policy->changes == PROCAGE_CHANGES_OVERLAY)
 		return true;
+	/* Tier T1: the run's view of its cgroup is granted for reading (plan/cgroup_view.c). */
+	if (c->tier == PROCAGE_TIER_T1)
+		return true;
 	/*
 	 * A run with a /proc of its own (plan.c) gets a grant on it when the
 	 * cage reads it (own_proc) or the policy grants /proc itself.
