@@ -59,13 +59,10 @@ static bool line_matches(const struct cgroup_line *l, bool v2, const char *super
 	return true;
 }
 
-static int lines_read(struct cgroup_line *lines, size_t max, size_t *n)
+static void lines_read(FILE *f, struct cgroup_line *lines, size_t max, size_t *n)
 {
 	char text[4096 + 300];
-	FILE *f = fopen("/proc/self/cgroup", "re");
 	*n = 0;
-	if (!f)
-		return -errno;
 	while (*n < max && fgets(text, sizeof text, f)) {
 		text[strcspn(text, "\n")] = '\0';
 		char *c = strchr(text, ':'), *p = c ? strchr(c + 1, ':') : NULL;
@@ -77,8 +74,6 @@ static int lines_read(struct cgroup_line *lines, size_t max, size_t *n)
 		snprintf(lines[*n].path, sizeof lines->path, "%s", p + 1);
 		(*n)++;
 	}
-	fclose(f);
-	return 0;
 }
 
 /*
@@ -156,13 +151,13 @@ static int mount_line(char *text, const struct cgroup_line *lines, size_t n_line
 	return 0;
 }
 
-int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out, struct procage_error *err)
+int cgroup_views_parse(FILE *mountinfo, FILE *cgroup, const char *run_cgroup,
+		       struct cgroup_views *out, struct procage_error *err)
 {
 	struct cgroup_line *lines = calloc(CGROUP_VIEW_MAX, sizeof *lines);
-	size_t n_lines = 0;
+	size_t n_lines = 0, cap = 0;
 	char *text = NULL;
-	size_t cap = 0;
-	int rc;
+	int rc = 0;
 
 	out->views = calloc(CGROUP_VIEW_MAX, sizeof *out->views);
 	out->n = 0;
@@ -171,25 +166,9 @@ int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out, struct 
 		cgroup_views_free(out);
 		return error_set(err, -ENOMEM, "out of memory");
 	}
-	if ((rc = lines_read(lines, CGROUP_VIEW_MAX, &n_lines)) < 0) {
-		free(lines);
-		/* No /proc/self/cgroup: a kernel without cgroups; nothing to show. */
-		return rc == -ENOENT ? 0
-				     : error_set_sys(err, -rc, PROCAGE_STEP_PREPARE,
-						     "reading /proc/self/cgroup");
-	}
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f) {
-		rc =
-		    error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "reading /proc/self/mountinfo");
-		free(lines);
-		cgroup_views_free(out);
-		return rc;
-	}
-	rc = 0;
-	while (rc == 0 && getline(&text, &cap, f) > 0)
+	lines_read(cgroup, lines, CGROUP_VIEW_MAX, &n_lines);
+	while (rc == 0 && getline(&text, &cap, mountinfo) > 0)
 		rc = mount_line(text, lines, n_lines, run_cgroup, out);
-	fclose(f);
 	free(text);
 	free(lines);
 	if (rc < 0) {
@@ -201,6 +180,29 @@ int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out, struct 
 				    : error_set(err, rc, "out of memory");
 	}
 	return 0;
+}
+
+int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out, struct procage_error *err)
+{
+	out->views = NULL;
+	out->n = 0;
+	FILE *cgroup = fopen("/proc/self/cgroup", "re");
+	/* No /proc/self/cgroup: a kernel without cgroups; nothing to show. */
+	if (!cgroup)
+		return errno == ENOENT ? 0
+				       : error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+						       "reading /proc/self/cgroup");
+	FILE *mountinfo = fopen("/proc/self/mountinfo", "re");
+	if (!mountinfo) {
+		int rc =
+		    error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "reading /proc/self/mountinfo");
+		fclose(cgroup);
+		return rc;
+	}
+	int rc = cgroup_views_parse(mountinfo, cgroup, run_cgroup, out, err);
+	fclose(mountinfo);
+	fclose(cgroup);
+	return rc;
 }
 
 void cgroup_views_free(struct cgroup_views *v)

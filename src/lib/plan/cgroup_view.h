@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "procage.h"
 
@@ -37,6 +38,9 @@ struct cgroup_views {
  * leave it: unread). No mount at all: an empty list.
  */
 int cgroup_views_build(const char *run_cgroup, struct cgroup_views *out, struct procage_error *err);
+/* The same from the two files' text (the tests give their own). */
+int cgroup_views_parse(FILE *mountinfo, FILE *cgroup, const char *run_cgroup,
+		       struct cgroup_views *out, struct procage_error *err);
 void cgroup_views_free(struct cgroup_views *v);
 
 /*
