@@ -5,8 +5,19 @@
  * controllers, a run with a cgroup of its own, a caller in a cgroup
  * namespace whose cgroup lies outside a mount, and other file systems.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plan/namespaces.h"
+#include "run/tmpdir.h"
 
 #include "plan/cgroup_view.h"
 #include "tap.h"
@@ -130,8 +141,100 @@ static void test_none(void)
 	cgroup_views_free(&v);
 }
 
+/*
+ * What the child finds once the view is laid, one bit each: 1 the view's
+ * file reads as the source's, 2 a file cannot be made in it (EROFS),
+ * 4 the directory below its root is covered (empty, no permission bits),
+ * 8 the covered directory's file is not there.
+ */
+static int view_probe(const char *dir)
+{
+	char src[512], tgt[512], path[600], text[16] = "";
+	struct cgroup_views v = {0};
+	struct cgroup_view one;
+	struct plan_id_maps maps;
+	int index, found = 0;
+	snprintf(src, sizeof src, "%s/src", dir);
+	snprintf(tgt, sizeof tgt, "%s/tgt", dir);
+	one.source = src;
+	one.target = tgt;
+	v.views = &one;
+	v.n = 1;
+	namespaces_id_maps_format(&maps);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || namespaces_id_maps_write(&maps) != 0 ||
+	    namespaces_mounts_private() != 0)
+		return 100;
+	if (cgroup_views_lay(&v, -1, 0, &index) != 0)
+		return 101;
+	snprintf(path, sizeof path, "%s/memory.max", tgt);
+	int fd = open(path, O_RDONLY);
+	if (fd >= 0 && read(fd, text, sizeof text - 1) > 0 && strcmp(text, "max\n") == 0)
+		found |= 1;
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof path, "%s/new", tgt);
+	if (open(path, O_CREAT | O_WRONLY, 0600) < 0 && errno == EROFS)
+		found |= 2;
+	struct stat st;
+	snprintf(path, sizeof path, "%s/sibling", tgt);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0)
+		found |= 4;
+	snprintf(path, sizeof path, "%s/sibling/cgroup.procs", tgt);
+	if (access(path, F_OK) != 0)
+		found |= 8;
+	return found;
+}
+
+/*
+ * Laying a view, in a user and mount namespace of a child's own over a
+ * tree of the test's: read-only, and each directory below its root
+ * covered. Tier T1 hosts only (a user namespace that can mount).
+ */
+static void test_lay(void)
+{
+	char dir[256], path[600];
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(dir, sizeof dir, "%s/procage-cgview-XXXXXX", base);
+	if (!mkdtemp(dir)) {
+		tap_ok(false, "lay: the test's directory is made");
+		return;
+	}
+	const char *dirs[] = {"src", "tgt", "src/sibling"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, dirs[i]);
+		mkdir(path, 0755);
+	}
+	snprintf(path, sizeof path, "%s/src/memory.max", dir);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("max\n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/src/sibling/cgroup.procs", dir);
+	close(open(path, O_CREAT | O_WRONLY, 0644));
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(view_probe(dir));
+	int status = 0;
+	waitpid(pid, &status, 0);
+	int found = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (found == 100) {
+		tap_skip("lay: no user namespace that can mount here (tier T2)");
+	} else {
+		tap_ok(found >= 0 && found < 100, "lay: the view is laid (%d)", found);
+		tap_ok(found >= 0 && found < 100 && (found & 1), "lay: the view reads its source");
+		tap_ok(found >= 0 && found < 100 && (found & 2), "lay: the view is read-only");
+		tap_ok(found >= 0 && found < 100 && (found & 4),
+		       "lay: a directory below the view's root is covered by an empty one");
+		tap_ok(found >= 0 && found < 100 && (found & 8),
+		       "lay: nothing of the covered directory is reached");
+	}
+	tap_ok(tmpdir_remove(dir) == 0, "lay: the test's directory is removed");
+}
+
 int main(void)
 {
+	test_lay();
 	test_v2();
 	test_hybrid();
 	test_outside();
