@@ -231,6 +231,17 @@ PROCAGE_API int procage_policy_network(const struct procage_policy *policy);
 PROCAGE_API int procage_policy_allow_host(struct procage_policy *policy, const char *entry,
 					  struct procage_error *err) PROCAGE_NONNULL(1, 2);
 /*
+ * With PROCAGE_NET_LOOPBACK on tier T1: make the run's listener on
+ * 127.0.0.1:port (in its own network namespace) reachable from the host
+ * at 127.0.0.1:port, and nothing else of the run. The caller's process
+ * listens there while the run lives and relays each connection into the
+ * run's namespace. A port out of 1..65535 or given twice is refused here;
+ * another network mode, tier T2, or a port already in use on the host
+ * is refused before the run starts (docs/policy.md, publish). At most 16.
+ */
+PROCAGE_API int procage_policy_publish(struct procage_policy *policy, long port,
+				       struct procage_error *err) PROCAGE_NONNULL(1);
+/*
  * With PROCAGE_NET_PROXY: ask before a host the allowlist does not name,
  * instead of refusing it. A request for such a name (CONNECT or plain
  * HTTP, at any port the list does not give it) is held, and ask is called

@@ -96,7 +96,7 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                     timeout=None, report=False, check=False, policy=None, cage=None,
                     stdin=None, stdout=None, stderr=None, text=False, write_new=(), waive=(),
                     accept=(), explain=None, protect=(), env_pass=(), env_set=None,
-                    private_tmp=None, profiles=(), on_host=None,
+                    private_tmp=None, profiles=(), publish=(), on_host=None,
                     ask_timeout=None, changes=None, apply="safe"):
     """procage.run, awaited: the same arguments and result. Cancelling the
     task, or the timeout, kills the run."""
@@ -107,7 +107,7 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                                    write_new=write_new, waive=waive, accept=accept,
                                    protect=protect, env_pass=env_pass, env_set=env_set,
                                    private_tmp=private_tmp, profiles=profiles,
-                                   changes=changes)
+                                   changes=changes, publish=publish)
     if on_host is not None:  # on_host may be a coroutine function, awaited on this loop
         cage = _ask.cage_asking(on_host, ask_timeout, asyncio.get_running_loop(),
                                 workspace=workspace, policy=policy, **options)

@@ -161,6 +161,15 @@ class Policy(Handle):
             self._set("procage_policy_allow_host", _text(entry))
         return self
 
+    def publish(self, *ports):
+        """With network "loopback" on tier T1: the host reaches the run's
+        listener on 127.0.0.1 at each port, at its own 127.0.0.1 (--publish)."""
+        for port in ports:
+            if isinstance(port, bool) or not isinstance(port, int):
+                raise TypeError(f"a published port is an int, not {type(port).__name__}")
+            self._set("procage_policy_publish", port)
+        return self
+
     def env_pass(self, *names):
         """Pass variables the secret filter would drop."""
         for name in names:
@@ -255,7 +264,7 @@ class Policy(Handle):
         return self._set("procage_policy_exempt_hardlinks", _path(path))
 
     def apply(self, *, write=(), read=(), hide=(), protect=(), network=None, allow_hosts=(),
-              env_pass=(), env_set=None, report=None, private_tmp=None, home=None,
+              publish=(), env_pass=(), env_set=None, report=None, private_tmp=None, home=None,
               tmp_base=None, accept=(), waive=(), write_new=(), explain=None, profiles=(),
               changes=None):
         """Add the keyword arguments procage.run takes to this policy."""
@@ -264,6 +273,7 @@ class Policy(Handle):
         if network is not None:
             self.set_network(network)
         self.allow_host(*_strs(allow_hosts)).env_pass(*_strs(env_pass))
+        self.publish(*publish)
         for name, value in (env_set or {}).items():
             self.env_set(name, value)
         if report is not None:

@@ -490,14 +490,16 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
         env=None, cwd=None, input=None, capture_output=False, timeout=None, report=False,
         check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
         write_new=(), waive=(), accept=(), explain=None, protect=(), env_pass=(),
-        env_set=None, private_tmp=None, profiles=(), on_host=None,
+        env_set=None, private_tmp=None, profiles=(), publish=(), on_host=None,
         ask_timeout=None, changes=None, apply="safe"):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
     home readable, workspace writable, network off, a private temporary
     directory, every hard-deny class on) plus write, read and hide (paths),
-    network ("off", "on", "proxy", "loopback") and allow_hosts (with "proxy"), and
+    network ("off", "on", "proxy", "loopback") and allow_hosts (with "proxy"),
+    publish (with "loopback" on tier T1: ports of the run the host reaches
+    at its own 127.0.0.1, --publish), and
     report (refused system calls come back in .reports), write_new
     (directories made when missing, then writable: --write-new), waive
     (hard-deny classes, "CLASS" or "CLASS:PATH": --waive), accept
@@ -529,7 +531,8 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
                               network=network, allow_hosts=allow_hosts, report=report,
                               write_new=write_new, waive=waive, accept=accept,
                               protect=protect, env_pass=env_pass, env_set=env_set,
-                              private_tmp=private_tmp, profiles=profiles, changes=changes)
+                              private_tmp=private_tmp, profiles=profiles, changes=changes,
+                              publish=publish)
     if on_host is not None:  # a proxy that asks on_host (_ask.py)
         cage = _ask.cage_asking(on_host, ask_timeout, None, workspace=workspace,
                                 policy=policy, **options)

@@ -38,6 +38,7 @@ static const struct option run_long_options[] = {
 	{ "hardlinks", required_argument, NULL, OPT_HARDLINKS },
 	{ "audit", no_argument, NULL, OPT_AUDIT },
 	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "publish", required_argument, NULL, OPT_PUBLISH },
 	{ "ask", no_argument, NULL, OPT_ASK },
 	{ "ask-timeout", required_argument, NULL, OPT_ASK_TIMEOUT },
 	{ "report", no_argument, NULL, OPT_REPORT },

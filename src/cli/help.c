@@ -69,6 +69,9 @@ static const struct option_help run_options[] = {
 	  "                       (on tier T2 every connect goes through procage); loopback: 127.0.0.0/8 and ::1 only, the run's\n"
 	  "                       own on tier T1, the host's on tier T2 (--accept\n"
 	  "                       host-loopback)\n", false },
+	{ "  --publish PORT       with --net loopback (tier T1): the host reaches the run's\n"
+	  "                       listener on 127.0.0.1:PORT at its own 127.0.0.1:PORT,\n"
+	  "                       relayed by procage; repeatable; a port in use is refused\n", false },
 	{ "  --allow-host HOST    with --net proxy: github.com, *.npmjs.org, host:port,\n"
 	  "                       localhost[:port] (127.0.0.1 and ::1), 192.0.2.7[:port],\n"
 	  "                       10.1.2.0/24 (docs/proxy.md); without --net proxy it has\n"

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -182,6 +183,21 @@ static int word_flag_apply(struct procage_policy *p, const struct policy_flag *f
 	}
 }
 
+/* --publish PORT: a decimal port; the library judges its range and repeats. */
+static int publish_apply(struct procage_policy *p, const char *text, struct procage_error *err)
+{
+	char *end = NULL;
+	errno = 0;
+	long port = strtol(text, &end, 10);
+	if (!text[0] || *end || errno || text[0] == '-' || text[0] == '+' || text[0] == ' ') {
+		err->code = -EINVAL;
+		snprintf(err->message, sizeof err->message,
+			 "--publish %s: not a port number (1 to 65535)", text);
+		return -EINVAL;
+	}
+	return procage_policy_publish(p, port, err);
+}
+
 int run_flag_apply(struct procage_policy *p, const struct policy_flag *f, struct procage_error *err)
 {
 	switch (f->option) {
@@ -209,6 +225,8 @@ int run_flag_apply(struct procage_policy *p, const struct policy_flag *f, struct
 		return procage_policy_waive(p, f->value, err);
 	case OPT_ALLOW_HOST:
 		return procage_policy_allow_host(p, f->value, err);
+	case OPT_PUBLISH:
+		return publish_apply(p, f->value, err);
 	case OPT_REPORT:
 		return procage_policy_set_reports(p, true, err);
 	case OPT_ON_HANDOFF_CHANGE:

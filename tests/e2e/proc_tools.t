@@ -20,9 +20,9 @@ done
 
 # Known gaps, run and reported as TAP TODO (docs/proc.md, "Not yet"):
 # on tier T2 a process has no /proc/self (ps, node's cgroup probe), nor a
-# shared-memory directory for POSIX semaphores (multiprocessing). The
-# run's cgroup is not shown at /sys/fs/cgroup (node's probe is refused),
-# but node handles that and succeeds, so procage prints nothing of it.
+# shared-memory directory for POSIX semaphores (multiprocessing). On T1
+# the run reads its own cgroup (cgroup_view.t); on T2 node's probe is
+# refused, handles that and succeeds, so procage prints nothing of it.
 todo=""
 todo_line="" # a gap in the quiet only: the tool itself must succeed
 todo_ok() { # todo_ok STATUS DESCRIPTION: ok, or TODO while $todo names a gap

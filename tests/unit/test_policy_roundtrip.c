@@ -84,6 +84,9 @@ static bool policy_equal(const struct procage_policy *a, const struct procage_po
 		     "limits");
 	SAME(strings_equal(a->allow_hosts, a->n_allow_hosts, b->allow_hosts, b->n_allow_hosts),
 	     "allow_hosts");
+	SAME(a->n_publish == b->n_publish &&
+		     memcmp(a->publish, b->publish, sizeof a->publish[0] * a->n_publish) == 0,
+	     "publish");
 	SAME(a->hardlinks == b->hardlinks, "hardlinks.mode");
 	SAME(strings_equal(a->hardlink_exempt, a->n_hardlink_exempt, b->hardlink_exempt,
 			   b->n_hardlink_exempt),
@@ -211,6 +214,7 @@ int main(void)
 		" \"network\": \"proxy\",\n"
 		" \"allow_hosts\": [\"github.com\", \"*.npmjs.org\", \"registry.example:8443\",\n"
 		"   \"10.1.2.0/24\", \"[fd00::]/64\"],\n"
+		" \"publish\": [8000, 5173],\n"
 		" \"env\": {\"pass\": [\"GITHUB_TOKEN\", \"NPM_TOKEN\"],\n"
 		"   \"set\": {\"A\": \"1\", \"QUOTED\": \"a \\\"b\\\" \\\\ \\u0001 c\"}},\n"
 		" \"private_tmp\": false,\n"

@@ -502,6 +502,37 @@ static int cage_loopback_prepare(struct procage_cage *c, struct policy_position 
 }
 
 /*
+ * Published ports (procage_policy_publish): the host reaches the run's
+ * listeners on its own loopback, relayed by the caller's process into the
+ * run's network namespace. That namespace is the loopback mode's on tier
+ * T1; any other mode has no such listener to relay to (off and proxy) or
+ * shares the host's network already (on), and tier T2 has no namespace:
+ * there the run listens on the host's loopback itself.
+ */
+static int cage_publish_check(struct procage_cage *c, struct policy_position *where,
+			      struct procage_error *err)
+{
+	const struct procage_policy *p = c->policy;
+	if (p->n_publish == 0)
+		return 0;
+	*where = policy_key_position(p, "publish");
+	if (p->network != PROCAGE_NET_LOOPBACK)
+		return error_set(err, -EINVAL,
+				 "publishing port %u needs --net loopback (the run's own loopback, "
+				 "whose listeners the host then reaches); with --net on the run's "
+				 "listeners are the host's already",
+				 (unsigned)p->publish[0]);
+	if (c->tier != PROCAGE_TIER_T1)
+		return error_set(err, -EOPNOTSUPP,
+				 "publishing port %u needs a network namespace of the run's own "
+				 "(tier T1), which this host does not give; on tier T2 use --net "
+				 "loopback --accept host-loopback without --publish: the run then "
+				 "listens on the host's own loopback, which the host reaches",
+				 (unsigned)p->publish[0]);
+	return 0;
+}
+
+/*
  * A pseudo-terminal of the run's own is not provided (nor by the
  * reference): the command shares the caller's terminal, outside its
  * session, and cannot push input into it (TIOCSTI and TIOCLINUX are
@@ -541,6 +572,9 @@ bool cage_run_rules_needed(const struct procage_cage *c)
 	/* Each overlay gets the grant's rights on its own root (spawn). */
 	if (c->tmp_base || c->pts_private != CAGE_PTS_HOST ||
 	    c->policy->changes == PROCAGE_CHANGES_OVERLAY)
+		return true;
+	/* Tier T1: the run's view of its cgroup is granted for reading (plan/cgroup_view.c). */
+	if (c->tier == PROCAGE_TIER_T1)
 		return true;
 	/*
 	 * A run with a /proc of its own (plan.c) gets a grant on it when the
@@ -687,6 +721,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		rc = cage_proxy_prepare(c, &where, err);
 	if (policy->network == PROCAGE_NET_LOOPBACK)
 		rc = cage_loopback_prepare(c, &where, err);
+	if (rc == 0)
+		rc = cage_publish_check(c, &where, err);
 	if (rc == 0)
 		rc = cage_resolve_paths(c, &early, &where, err);
 	cage_paths_free(&early.paths); /* left when the network's part failed */

@@ -54,6 +54,8 @@ struct denial_rules {
 	bool root_private_idmapped;
 	/* The trust-handoff class holds: changes where git runs or reads are observed. */
 	bool trust_handoff;
+	/* T1: the run's read-only view of its cgroup lies at /sys/fs/cgroup. */
+	bool cgroup_view;
 	/*
 	 * T2: the directories entry grants leave without a rule (a hidden
 	 * path below) and the policy does not let the broker list.

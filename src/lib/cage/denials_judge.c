@@ -71,6 +71,7 @@ struct denial_rules *denial_rules_copy(const struct denial_rules *src)
 	r->network = src->network;
 	r->root_private_idmapped = src->root_private_idmapped;
 	r->trust_handoff = src->trust_handoff;
+	r->cgroup_view = src->cgroup_view;
 	bool ok = !src->home || (r->home = strdup(src->home));
 	for (size_t i = 0; ok && i < src->n_grants; i++)
 		ok = denial_rules_add_grant(r, src->grants[i].path, src->grants[i].access) == 0;
@@ -439,6 +440,9 @@ static bool judge_device(const struct denial_rules *r, enum denial_op op, const 
 	return true;
 }
 
+/* Where the run's view of its cgroup lies (plan/cgroup_view.c). */
+#define CGROUP_VIEW_PATH "/sys/fs/cgroup"
+
 bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const char *path,
 		       struct denial *out)
 {
@@ -485,6 +489,12 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 				 "--accept listing-shows-hidden-names");
 			return true;
 		}
+	if (r->cgroup_view && op_writes(op) && path_within(path, CGROUP_VIEW_PATH)) {
+		set(out, op, path, "the run's view of its cgroup is read-only");
+		snprintf(out->rule, sizeof out->rule, "cgroup-view");
+		snprintf(out->group, sizeof out->group, "%s", CGROUP_VIEW_PATH);
+		return true;
+	}
 	if (granted(r, op, path))
 		return false;
 	set(out, op, path, "not granted");
@@ -577,6 +587,14 @@ int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *pat
 	 */
 	if (ok && c->own_proc)
 		ok = denial_rules_add_grant(r, "/proc", PROCAGE_READ) == 0;
+	/*
+	 * A run on tier T1 reads its own cgroup there, read-only, whatever
+	 * the policy grants (plan/cgroup_view.c): no read of it is refused,
+	 * and a write is refused for every run alike, with no flag to offer.
+	 */
+	r->cgroup_view = c->tier == PROCAGE_TIER_T1;
+	if (ok && r->cgroup_view)
+		ok = denial_rules_add_grant(r, CGROUP_VIEW_PATH, PROCAGE_READ) == 0;
 	for (size_t i = 0; ok && i < paths->n_examined; i++) {
 		const char *where = paths->examined[i].path;
 		if (c->own_proc && path_within(where, "/proc"))

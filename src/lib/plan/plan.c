@@ -288,4 +288,5 @@ void plan_release(struct plan *plan)
 	plan->n_overlays = 0;
 	free(plan->changes_store);
 	plan->changes_store = NULL;
+	cgroup_views_free(&plan->cgroup_views);
 }

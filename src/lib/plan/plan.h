@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "procage.h"
+#include "cgroup_view.h"
 
 /* The most descriptors a spawn maps besides 0, 1 and 2. */
 #define PLAN_MAX_FDS 128
@@ -155,6 +156,7 @@ struct plan {
 	bool seccomp_report;  /* hand the filter's listener to the caller */
 	uint16_t proxy_port;  /* a proxy-only run: its listener's port, or 0 */
 	bool loopback_up;     /* a loopback run on T1: lo up in its network namespace */
+	bool publish_factory; /* ports published: the reaper hands out sockets of the namespace */
 	int caller_socket;    /* the caller's end: the reaper closes its copy */
 	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */
@@ -162,6 +164,13 @@ struct plan {
 	void *target_stack;   /* the top of the target's stack */
 	const char *tmpdir;   /* the run's private temporary directory, or NULL */
 	const char *cgroup_dir; /* the run's cgroup, or NULL */
+	/*
+	 * Tier T1: the run's read-only view of its cgroup, laid by the
+	 * reaper, and a cgroup namespace the target enters once it is in its
+	 * cgroup (cgroup_view.h).
+	 */
+	struct cgroup_views cgroup_views;
+	bool cgroup_namespace;
 };
 
 /* What the child writes on the status pipe when a step fails. */

@@ -510,6 +510,25 @@ PROCAGE_API int procage_policy_allow_host(struct procage_policy *p, const char *
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
 
+PROCAGE_API int procage_policy_publish(struct procage_policy *p, long port,
+				       struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (port < 1 || port > 65535)
+		return error_set(err, -EINVAL, "published port %ld is not a TCP port (1 to 65535)",
+				 port);
+	for (size_t i = 0; i < p->n_publish; i++)
+		if (p->publish[i] == port)
+			return error_set(err, -EEXIST, "port %ld is published twice", port);
+	if (p->n_publish == POLICY_PUBLISH_MAX)
+		return error_set(err, -E2BIG, "more than %d published ports (port %ld)",
+				 POLICY_PUBLISH_MAX, port);
+	p->publish[p->n_publish++] = (uint16_t)port;
+	return 0;
+}
+
 PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p, int lifetime,
 					    struct procage_error *err)
 {
@@ -667,6 +686,8 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	for (size_t i = 0; i < src->n_allow_hosts; i++)
 		if (string_list_append(&p->allow_hosts, &p->n_allow_hosts, src->allow_hosts[i]) < 0)
 			goto fail;
+	memcpy(p->publish, src->publish, sizeof p->publish);
+	p->n_publish = src->n_publish;
 	p->host_ask = src->host_ask;
 	p->host_ask_ctx = src->host_ask_ctx;
 	p->host_ask_timeout_ms = src->host_ask_timeout_ms;

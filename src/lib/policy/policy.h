@@ -43,6 +43,9 @@ struct policy_rlimit {
 	uint64_t soft, hard;
 };
 
+/* The most ports a run publishes (procage_policy_publish). */
+#define POLICY_PUBLISH_MAX 16
+
 struct procage_policy {
 	struct policy_path_rule *paths;
 	size_t n_paths;
@@ -59,6 +62,9 @@ struct procage_policy {
 	uint64_t cgroup_pids;   /* 0: no limit */
 	enum procage_terminal terminal;
 	struct policy_rlimit rlimits[RLIM_NLIMITS];
+	/* --net loopback, tier T1: ports of the run's 127.0.0.1 relayed from the host's. */
+	uint16_t publish[POLICY_PUBLISH_MAX];
+	size_t n_publish;
 	char **allow_hosts; /* proxy allowlist entries, NULL-terminated */
 	size_t n_allow_hosts;
 	procage_host_ask_fn host_ask; /* the proxy asks before other names; not a JSON key */

@@ -192,6 +192,28 @@ static int read_env_pass(struct reader *r, const struct json_member *m, int unus
 	return read_name_list(r, m, "\"env.pass\"", procage_policy_env_pass);
 }
 
+/* "publish": [8000, 5173], ports of the run's loopback the host reaches. */
+int read_publish(struct reader *r, const struct json_member *m, int unused)
+{
+	struct procage_error inner;
+	int rc = expect_type(r, m->value, JSON_ARRAY, "\"publish\"");
+	for (size_t i = 0; rc == 0 && i < m->value->u.array.count; i++) {
+		const struct json_value *item = m->value->u.array.items[i];
+		uint64_t port = 0;
+		if (json_number_to_u64(item, &port) < 0)
+			return fail_value(r, item, -EINVAL,
+					  "each entry of \"publish\" must be a port number (1 to 65535)");
+		if (port > 65535)
+			return fail_value(r, item, -EINVAL,
+					  "published port %llu is not a TCP port (1 to 65535)",
+					  (unsigned long long)port);
+		rc = procage_policy_publish(r->policy, (long)port, &inner);
+		if (rc < 0)
+			return fail_setter(r, item->line, item->column, rc, &inner);
+	}
+	return rc;
+}
+
 int read_allow_hosts(struct reader *r, const struct json_member *m, int unused)
 {
 	return read_name_list(r, m, "\"allow_hosts\"", procage_policy_allow_host);

@@ -76,6 +76,7 @@ int read_changes(struct reader *r, const struct json_member *m, int unused);
 int read_env(struct reader *r, const struct json_member *m, int unused);
 int read_allow_hosts(struct reader *r, const struct json_member *m, int unused);
 int read_accept(struct reader *r, const struct json_member *m, int unused);
+int read_publish(struct reader *r, const struct json_member *m, int unused);
 int read_waive(struct reader *r, const struct json_member *m, int unused);
 int read_limits(struct reader *r, const struct json_member *m, int unused);
 int read_hardlinks(struct reader *r, const struct json_member *m, int unused);

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/securebits.h>
@@ -226,6 +227,15 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 	}
 	/* First: the target and everything it starts count against the run's limits. */
 	if (plan->cgroup_procs_fd >= 0 && write(plan->cgroup_procs_fd, "0", 1) != 1) {
+		rc = -errno;
+		step = PROCAGE_STEP_CGROUP;
+		goto fail;
+	}
+	/*
+	 * In its cgroup now, the target makes it the root of a cgroup
+	 * namespace: /proc/self/cgroup names "/", the root of its view.
+	 */
+	if (plan->cgroup_namespace && unshare(CLONE_NEWCGROUP) != 0) {
 		rc = -errno;
 		step = PROCAGE_STEP_CGROUP;
 		goto fail;

@@ -52,6 +52,11 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot serve a proxy: no supervisor remains; use "
 				 "procage run");
+	if (cage->policy->n_publish)
+		return error_set(err, -EOPNOTSUPP,
+				 "exec mode cannot publish port %u: no process remains to relay "
+				 "the host's connections; use procage run",
+				 (unsigned)cage->policy->publish[0]);
 	if (cage->net_broker != BROKER_NET_NONE)
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot keep the network to loopback on tier T2: no "
@@ -198,6 +203,12 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 		spawn_state_release(&s);
 		return rc;
 	}
+	/*
+	 * No reaper lays the view of the run's cgroup here: the command keeps
+	 * the caller's cgroup namespace, and its hierarchy stays unread.
+	 */
+	cgroup_views_free(&s.plan.cgroup_views);
+	s.plan.cgroup_namespace = false;
 	/*
 	 * No supervisor remains to broker entry calls: the directories
 	 * around a denial stay read-only, as entry-grants says.

@@ -50,6 +50,7 @@
 
 #include "base/error.h"
 #include "kernel/landlock.h"
+#include "plan/cgroup_view.h"
 #include "plan/namespaces.h"
 #include "plan/proc_masks.h"
 #include "base/raw_syscall.h"
@@ -141,6 +142,32 @@ static REAPER_RAW void command_read(struct reaper *r)
 		reaper_pidfd_kill(r->target_pidfd, SIGKILL);
 }
 
+/*
+ * The relay asks for a socket of the run's network namespace: one TCP
+ * socket, unconnected, per request, or the errno that refused it. The
+ * caller's end closed: no more requests.
+ */
+static REAPER_RAW void factory_serve(struct reaper *r)
+{
+	struct reaper_message m;
+	struct reaper_outgoing o;
+	long n = raw_syscall4(SYS_recvfrom, r->factory_fd, &m, sizeof m, MSG_DONTWAIT);
+	if (n == -EAGAIN || n == -EINTR)
+		return;
+	if (n <= 0) {
+		raw_syscall1(SYS_close, r->factory_fd);
+		r->factory_fd = -1;
+		return;
+	}
+	if (n != (long)sizeof m || m.kind != REAPER_PUBLISH_SOCKET)
+		return;
+	long fd = raw_syscall3(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	reaper_outgoing_fill(&o, REAPER_PUBLISH_SOCKET, fd < 0 ? (int)fd : 0, fd < 0 ? -1 : (int)fd);
+	raw_syscall3(SYS_sendmsg, r->factory_fd, &o.mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (fd >= 0)
+		raw_syscall1(SYS_close, fd);
+}
+
 static REAPER_RAW void signals_drain(struct reaper *r)
 {
 	char buf[sizeof(struct signalfd_siginfo) * 8];
@@ -181,7 +208,8 @@ static REAPER_RAW void tmpdir_remove_raw(struct reaper *r)
 static REAPER_RAW void close_others(struct reaper *r)
 {
 	int keep[] = { r->socket,	  r->sigchld_fd,     r->target_pidfd, r->children_fd,
-		       r->proc_fd,	  r->cgroup_kill_fd, r->tmp_base_fd,  r->tmpdir_fd };
+		       r->proc_fd,	  r->cgroup_kill_fd, r->tmp_base_fd,  r->tmpdir_fd,
+		       r->cgroup_parent_fd, r->factory_fd };
 	const int n = (int)(sizeof keep / sizeof *keep);
 	/* A few elements: insertion sort. */
 	for (int i = 1; i < n; i++)
@@ -213,14 +241,17 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 		reaper_pidfd_kill(r->target_pidfd, SIGKILL);
 
 	while (!r->target_reaped) {
-		struct pollfd p[2];
+		struct pollfd p[3];
 		p[0].fd = r->caller_gone ? -1 : r->socket;
 		p[0].events = POLLIN;
 		p[0].revents = 0;
 		p[1].fd = r->sigchld_fd;
 		p[1].events = POLLIN;
 		p[1].revents = 0;
-		long rc = raw_syscall5(SYS_ppoll, p, 2, NULL, NULL, sizeof(sigset_t));
+		p[2].fd = r->factory_fd;
+		p[2].events = POLLIN;
+		p[2].revents = 0;
+		long rc = raw_syscall5(SYS_ppoll, p, 3, NULL, NULL, sizeof(sigset_t));
 		if (rc == -EINTR)
 			continue;
 		if (rc < 0) {
@@ -231,7 +262,10 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 			struct timespec t = { 0, 20 * 1000 * 1000 };
 			raw_syscall2(SYS_nanosleep, &t, NULL);
 			p[0].revents = p[1].revents = POLLIN;
+			p[2].revents = r->factory_fd >= 0 ? POLLIN : 0;
 		}
+		if (p[2].revents && r->factory_fd >= 0)
+			factory_serve(r);
 		if (p[1].revents)
 			signals_drain(r);
 		reaper_reap_ended(r);
@@ -242,8 +276,8 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 	if (!r->lost)
 		tmpdir_remove_raw(r);
 	/* Empty now: the target joined it, the reaper never did. */
-	if (r->caller_gone && r->cgroup[0] && !r->lost)
-		raw_syscall3(SYS_unlinkat, AT_FDCWD, r->cgroup, AT_REMOVEDIR);
+	if (r->caller_gone && r->cgroup_parent_fd >= 0 && !r->lost)
+		raw_syscall3(SYS_unlinkat, r->cgroup_parent_fd, r->cgroup_name, AT_REMOVEDIR);
 	commands_discard(r);
 	if (r->lost)
 		reaper_send(r, REAPER_LOST, 0, -1);
@@ -353,6 +387,13 @@ static void kill_means_open(const struct plan *plan, struct reaper *r)
 		char path[PATH_MAX + 16];
 		snprintf(path, sizeof path, "%s/cgroup.kill", r->cgroup);
 		r->cgroup_kill_fd = open(path, O_WRONLY | O_CLOEXEC);
+		char *slash = strrchr(r->cgroup, '/');
+		if (slash && slash != r->cgroup) {
+			*slash = '\0';
+			r->cgroup_parent_fd = open(r->cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			*slash = '/';
+			r->cgroup_name = slash + 1;
+		}
 	}
 }
 
@@ -422,6 +463,12 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, index);
 		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
+		if ((rc = cgroup_views_lay(&plan->cgroup_views,
+					   plan->landlock_per_run ? plan->landlock_fd : -1,
+					   (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR) &
+						   start->tmp_rights,
+					   &index)) < 0)
+			reaper_fail(start, r, PROCAGE_STEP_CGROUP, -rc, index);
 		if ((start->tmp_mount && (rc = tmp_mount_make(start, start->tmp_mount)) < 0) ||
 		    (start->shm_mount && (rc = tmp_mount_make(start, start->shm_mount)) < 0) ||
 		    (start->pts_dir &&
@@ -442,6 +489,18 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 	}
 	if (plan->loopback_up && (rc = namespaces_loopback_up()) < 0)
 		reaper_fail(start, r, PROCAGE_STEP_NAMESPACES, -rc, -1);
+	/*
+	 * Published ports: the caller's relay connects into this namespace
+	 * with sockets made here, one per connection (publish.c).
+	 */
+	if (plan->publish_factory) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+			reaper_fail(start, r, PROCAGE_STEP_NAMESPACES, errno, -1);
+		reaper_send(r, REAPER_PUBLISH_FACTORY, 0, sv[0]);
+		close(sv[0]);
+		r->factory_fd = sv[1];
+	}
 	/* In the run's own network namespace, the one thing it can reach. */
 	if (plan->proxy_port) {
 		int listener = namespaces_proxy_listener(plan->proxy_port);
@@ -473,6 +532,8 @@ __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void *arg)
 		.children_fd = -1,
 		.proc_fd = -1,
 		.cgroup_kill_fd = -1,
+		.cgroup_parent_fd = -1,
+		.factory_fd = -1,
 		.tmp_base_fd = -1,
 		.tmpdir_fd = -1,
 		.pid_namespace = plan->clone_namespaces & CLONE_NEWPID,

@@ -36,6 +36,12 @@ enum reaper_message_kind {
 				      * the run could not be seen or ended */
 	REAPER_TMPDIR_LEFT = 8,	     /* reaper -> caller, before the status: value is the
 				      * negative errno of a temporary directory left */
+	REAPER_PUBLISH_FACTORY = 9,  /* reaper -> caller, before the start: the caller's
+				      * end of the socket factory (SCM_RIGHTS), see below */
+	REAPER_PUBLISH_SOCKET = 10,  /* on the factory, both ways: the caller asks; the
+				      * reaper answers with a TCP socket made in the
+				      * run's network namespace (SCM_RIGHTS), or value
+				      * a negative errno */
 };
 
 struct reaper_message {
@@ -68,6 +74,12 @@ struct reaper_handle {
 	pid_t target;    /* the target's pid in the caller's PID namespace */
 	int proxy_listener;   /* received before the start, or -1 */
 	int seccomp_listener; /* likewise */
+	/*
+	 * Published ports: a socket to the reaper, which answers each
+	 * REAPER_PUBLISH_SOCKET with an unconnected TCP socket of the run's
+	 * network namespace (publish.c connects it to the run's listener); -1.
+	 */
+	int publish_factory;
 	void *stacks;    /* the reaper's and the target's stacks */
 	size_t stacks_size;
 	bool lost;        /* REAPER_LOST came */

@@ -42,7 +42,9 @@ void reaper_handle_release(struct reaper_handle *h)
 		close(h->proxy_listener);
 	if (h->seccomp_listener >= 0)
 		close(h->seccomp_listener);
-	h->proxy_listener = h->seccomp_listener = -1;
+	if (h->publish_factory >= 0)
+		close(h->publish_factory);
+	h->proxy_listener = h->seccomp_listener = h->publish_factory = -1;
 	if (h->pidfd >= 0) {
 		siginfo_t info;
 		while (waitid(P_PIDFD, (id_t)h->pidfd, &info, WEXITED) < 0 && errno == EINTR)
@@ -92,6 +94,7 @@ static int started_read(struct reaper_handle *h, bool pid_namespace, struct proc
 			memcpy(&fd, CMSG_DATA(c), sizeof fd);
 		int *slot = m.kind == REAPER_PROXY_LISTENER	? &h->proxy_listener
 			    : m.kind == REAPER_SECCOMP_LISTENER ? &h->seccomp_listener
+			    : m.kind == REAPER_PUBLISH_FACTORY	? &h->publish_factory
 								: NULL;
 		if (!slot)
 			break;
@@ -156,7 +159,8 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 	sigset_t all, saved;
 
 	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1,
-				     .proxy_listener = -1, .seccomp_listener = -1 };
+				     .proxy_listener = -1, .seccomp_listener = -1,
+				     .publish_factory = -1 };
 	if ((rc = run_socket_make(plan, h, err)) < 0 || (rc = stacks_map(plan, h, page, err)) < 0)
 		goto out;
 	char *base = h->stacks;

@@ -42,13 +42,21 @@ struct reaper {
 	int children_fd;    /* /proc/thread-self/children */
 	int proc_fd;        /* /proc */
 	int cgroup_kill_fd; /* the run's cgroup.kill */
+	/*
+	 * The directory holding the run's cgroup (O_PATH), opened before the
+	 * run's view of its cgroup covers the path: the reaper removes the
+	 * cgroup there, by its name (cgroup_name), should the caller be gone.
+	 */
+	int cgroup_parent_fd;
 	int tmp_base_fd;    /* the directory the run's temporary directory is in (O_PATH) */
 	int tmpdir_fd;      /* the run's temporary directory */
+	int factory_fd;     /* published ports: the reaper's end of the socket factory, or -1 */
 	pid_t target;       /* in the reaper's PID namespace */
 	pid_t self;         /* the reaper's pid in proc_fd's namespace (and its session) */
 	bool pid_namespace;
 	char tmpdir_name[NAME_MAX + 1]; /* its name in tmp_base_fd, or "" */
 	char cgroup[PATH_MAX];          /* the run's cgroup, or "" */
+	const char *cgroup_name;        /* its last component, within cgroup */
 	bool target_reaped;
 	int target_status;
 	bool caller_gone;

@@ -16,6 +16,7 @@
 #include "host/cgroup.h"
 #include "base/error.h"
 #include "procage.h"
+#include "publish.h"
 #include "tmpdir.h"
 #include "watch/handoff.h"
 
@@ -77,6 +78,9 @@ static int run_finish(struct procage_run *run, struct procage_error *err)
 	int status = 0, left = 0;
 	int rc = reaper_status_read(&run->reaper, false, &status);
 	bool lost = run->reaper.lost;
+	/* The run is gone: nothing more to relay to. */
+	publish_stop(run->publish);
+	run->publish = NULL;
 	reaper_handle_release(&run->reaper);
 	/* Every process of the run is gone: nothing more to answer or serve. */
 	supervision_stop(&run->supervision);

@@ -23,6 +23,7 @@
 #include "cage/cage.h"
 #include "changes/overlays.h"
 #include "host/cgroup.h"
+#include "publish.h"
 #include "plan/command.h"
 #include "plan/env.h"
 #include "base/error.h"
@@ -115,6 +116,13 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 				     proc_masks[f->index].kind == PROC_MASK_READ_ONLY ? "making read-only"
 										   : "hiding",
 				     proc_masks[f->index].name);
+	if (f->step == PROCAGE_STEP_CGROUP && f->index >= 0 &&
+	    (size_t)f->index < plan->cgroup_views.n)
+		return error_set_sys(err, f->err, f->step,
+				     "step %s: laying the run's read-only view of its cgroup %s over "
+				     "%s (the run is not started without it)",
+				     step, plan->cgroup_views.views[f->index].source,
+				     plan->cgroup_views.views[f->index].target);
 	if (f->step == PROCAGE_STEP_CWD)
 		return error_set_sys(err, f->err, f->step, "step cwd: changing to %s", plan->cwd);
 	return error_set_sys(err, f->err, f->step, "step %s", step);
@@ -187,6 +195,8 @@ void spawn_state_release(struct spawn_state *s)
 	if (s->proxy_port && s->proxy_listener >= 0)
 		close(s->proxy_listener);
 	s->proxy_port = 0;
+	publish_stop(s->publish);
+	s->publish = NULL;
 	env_free(s->env);
 	free(s->exec_path);
 	if (s->tmpdir) {
@@ -220,10 +230,17 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	if ((rc = plan_build(cage, o, tmpdir, fds[1], &s->plan, err)) < 0)
 		return rc;
 	s->plan.exec_path = s->exec_path;
+	s->plan.publish_factory = s->publish != NULL;
 	s->plan.envp = s->env;
 	s->plan.tmpdir = tmpdir;
 	if ((rc = spawn_cgroup(cage, s, err)) < 0)
 		return rc;
+	/* Tier T1: the run sees its own cgroup only, read-only (cgroup_view.c). */
+	if (s->plan.clone_namespaces & CLONE_NEWNS) {
+		if ((rc = cgroup_views_build(s->cgroup_dir, &s->plan.cgroup_views, err)) < 0)
+			return error_prefix(err, rc, "the run's view of its cgroup: ");
+		s->plan.cgroup_namespace = true;
+	}
 	if (cage->policy->changes == PROCAGE_CHANGES_OVERLAY &&
 	    (rc = changes_overlays_prepare(cage, &s->plan, s->changes_id, err)) < 0)
 		return rc;
@@ -320,6 +337,11 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	}
 	if (cage->net_broker == BROKER_NET_PROXY && (rc = proxy_listener_open(&s, err)) < 0)
 		goto fail;
+	/* Before any child: a published port the host already uses refuses the run. */
+	if (cage->policy->n_publish && cage->tier == PROCAGE_TIER_T1 &&
+	    (rc = publish_listen(cage->policy->publish, cage->policy->n_publish, &s.publish,
+				 err)) < 0)
+		goto fail;
 	if ((rc = spawn_prepare(cage, &o, &s, err)) < 0)
 		goto fail;
 
@@ -338,6 +360,21 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	if (rc < 0)
 		goto fail;
 	run->reaper = reaper;
+	if (s.publish) {
+		int factory = run->reaper.publish_factory;
+		run->reaper.publish_factory = -1;
+		if (factory < 0 || (rc = publish_start(s.publish, factory, err)) < 0) {
+			/* The relay owns the factory from publish_start on, failed or not. */
+			if (factory < 0)
+				rc = error_set(err, -EIO, "the run's reaper gave no socket factory for "
+							  "the published ports");
+			procage_run_free(run);
+			spawn_state_release(&s);
+			return rc;
+		}
+		run->publish = s.publish;
+		s.publish = NULL;
+	}
 	if (supervised && (rc = run_supervise(run, cage, &s, err)) < 0) {
 		run->tmpdir = s.tmpdir;
 		s.tmpdir = NULL;

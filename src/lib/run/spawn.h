@@ -19,6 +19,7 @@ struct spawn_state {
 	int proxy_listener;
 	uint16_t proxy_port;
 	struct plan plan;
+	struct publish_relay *publish; /* published ports: the host's listeners, or NULL */
 	char changes_id[CHANGES_ID_MAX]; /* changes as an overlay: the run's change set */
 };
 
