@@ -454,6 +454,12 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 		l = lock_file_location(r, op, path);
 	if (l && l->cls == CLASS_PROCESS_ACCESS && granted_inside(r, op, path, l))
 		return false;
+	if (r->cgroup_view && op_writes(op) && path_within(path, CGROUP_VIEW_PATH)) {
+		set(out, op, path, "the run's view of its cgroup is read-only");
+		snprintf(out->rule, sizeof out->rule, "cgroup-view");
+		snprintf(out->group, sizeof out->group, "%s", CGROUP_VIEW_PATH);
+		return true;
+	}
 	/*
 	 * A write below /proc or /sys changes a setting of the kernel or of a
 	 * process: no grant makes it work for a run (its namespaces own none
@@ -489,12 +495,6 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 				 "--accept listing-shows-hidden-names");
 			return true;
 		}
-	if (r->cgroup_view && op_writes(op) && path_within(path, CGROUP_VIEW_PATH)) {
-		set(out, op, path, "the run's view of its cgroup is read-only");
-		snprintf(out->rule, sizeof out->rule, "cgroup-view");
-		snprintf(out->group, sizeof out->group, "%s", CGROUP_VIEW_PATH);
-		return true;
-	}
 	if (granted(r, op, path))
 		return false;
 	set(out, op, path, "not granted");
