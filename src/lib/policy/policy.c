@@ -13,6 +13,7 @@
 
 #include "classes.h"
 #include "proxy/allowlist.h"
+#include "proxy/dest.h"
 #include "base/error.h"
 #include "base/string_list.h"
 
@@ -107,6 +108,7 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	env_vars_free(p->env_set, p->n_env_set);
 	procage_strings_free(p->hardlink_exempt);
 	procage_strings_free(p->allow_hosts);
+	procage_strings_free(p->allow_ssh);
 	for (size_t i = 0; i < p->n_path_waivers; i++)
 		free(p->path_waivers[i].path);
 	free(p->path_waivers);
@@ -510,6 +512,29 @@ PROCAGE_API int procage_policy_allow_host(struct procage_policy *p, const char *
 	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
 }
 
+/*
+ * One host ssh may reach: a name or an address, with a port (22 when none
+ * is given), read by the proxy's own host reader and kept canonical. No
+ * wildcard and no range: the agent filter binds signatures to the known
+ * keys of named hosts.
+ */
+PROCAGE_API int procage_policy_allow_ssh(struct procage_policy *p, const char *entry,
+					 struct procage_error *err)
+{
+	struct dest d;
+	char canonical[DEST_AUTHORITY_BUF];
+	error_clear(err);
+	if (!p || !entry)
+		return error_set(err, -EINVAL, "no policy or no ssh host given");
+	enum dest_error e = dest_parse_authority(entry, strlen(entry), 22, &d);
+	if (e != DEST_OK)
+		return error_set(err, -EINVAL, "--allow-ssh %.200s: %s (HOST or HOST:PORT, a name or "
+				 "an address, no wildcard)", entry, dest_error_text(e));
+	dest_format_authority(&d, canonical, sizeof canonical);
+	int rc = string_list_add_once(&p->allow_ssh, &p->n_allow_ssh, canonical);
+	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
+}
+
 PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p, int lifetime,
 					    struct procage_error *err)
 {
@@ -666,6 +691,9 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	p->handoff_change = src->handoff_change;
 	for (size_t i = 0; i < src->n_allow_hosts; i++)
 		if (string_list_append(&p->allow_hosts, &p->n_allow_hosts, src->allow_hosts[i]) < 0)
+			goto fail;
+	for (size_t i = 0; i < src->n_allow_ssh; i++)
+		if (string_list_append(&p->allow_ssh, &p->n_allow_ssh, src->allow_ssh[i]) < 0)
 			goto fail;
 	p->host_ask = src->host_ask;
 	p->host_ask_ctx = src->host_ask_ctx;

@@ -61,6 +61,8 @@ struct procage_policy {
 	struct policy_rlimit rlimits[RLIM_NLIMITS];
 	char **allow_hosts; /* proxy allowlist entries, NULL-terminated */
 	size_t n_allow_hosts;
+	char **allow_ssh; /* "host:port" reached by ssh through the proxy (docs/ssh.md) */
+	size_t n_allow_ssh;
 	procage_host_ask_fn host_ask; /* the proxy asks before other names; not a JSON key */
 	void *host_ask_ctx;
 	int host_ask_timeout_ms; /* 0: the proxy's default */

@@ -198,6 +198,8 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 	fprintf(f, "  \"network\": \"%s\",\n", network_name(p->network));
 	write_strings(f, "  ", "allow_hosts", p->allow_hosts, p->n_allow_hosts);
 	fputs(",\n", f);
+	write_strings(f, "  ", "allow_ssh", p->allow_ssh, p->n_allow_ssh);
+	fputs(",\n", f);
 	write_env(f, p);
 	fprintf(f, "  \"private_tmp\": %s,\n", p->private_tmp ? "true" : "false");
 	fprintf(f, "  \"own_proc\": %s,\n", p->own_proc ? "true" : "false");
