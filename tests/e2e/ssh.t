@@ -23,6 +23,8 @@ done
 ip link set lo up || skip_all "cannot bring up the test's loopback"
 # sshd's privilege separation directory, in this test's mount namespace only.
 mount -t tmpfs -o mode=755 tmpfs /run && mkdir -m 755 /run/sshd || skip_all "cannot make /run/sshd here"
+lib="$(cd "$(dirname "$PROCAGE")" && pwd)/libprocage.so"
+top_dir=$(cd "$(dirname "$PROCAGE")/.." && pwd)
 for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
 
@@ -185,6 +187,31 @@ except OSError:
 }
 
 ssh_pass T1 root
+
+# The library from Python: allow_ssh= as --allow-ssh, the cage freed as soon
+# as the run started (the run keeps its ssh directory).
+python_clone() { # WRAPPER (tests/without_userns, or empty) TAG
+	local ws=$work/py_$2
+	mkdir -p "$ws"
+	SSH_AUTH_SOCK=$work/agent_root/sock HOME=$work/home_root_T1 PROCAGE_LIBRARY="$lib" \
+		PYTHONPATH="$top_dir/python" $1 /usr/bin/python3 - "$url_a" "$ws" <<'PY'
+import sys, procage
+url, ws = sys.argv[1], sys.argv[2]
+r = procage.run(["git", "clone", "-q", url, ws + "/a"], workspace=ws, network="proxy",
+                allow_ssh=["127.0.0.1:2201"], capture_output=True, text=True)
+print(r.returncode, "cloned" if r.returncode == 0 else r.stderr.strip())
+PY
+}
+case "${TEST_CFLAGS:-}" in
+*-fsanitize*)
+	# An instrumented library cannot be loaded into an uninstrumented interpreter.
+	echo "# skip: the Python pass needs a library built without sanitizers" ;;
+*)
+	is "$(python_clone "" T1)" "0 cloned" "Python, T1: procage.run(allow_ssh=[...]) clones over ssh"
+	if [ -x "$t2" ] && "$t2" true 2>/dev/null; then
+		is "$(python_clone "$t2" T2)" "0 cloned" "Python, T2: procage.run(allow_ssh=[...]) clones over ssh"
+	fi ;;
+esac
 # A proxy-only run without --net proxy is refused before any child runs.
 out=$("$PROCAGE" run --allow-ssh 127.0.0.1:2201 -- true 2>&1); st=$?
 ok $([ $st -ne 0 ] && echo 0 || echo 1) "--allow-ssh without --net proxy is refused"

@@ -159,9 +159,12 @@ static void agent_refusal_record(void *ctx, const char *request, const char *why
 static int agent_serve(struct run_supervision *s, const struct procage_cage *cage,
 		       struct procage_error *err)
 {
-	if (!cage->ssh || cage->ssh->agent_listener < 0)
+	if (!cage->ssh)
 		return 0;
+	/* The run's ssh directory stays while the run goes, its cage freed or not. */
 	s->ssh = ssh_setup_ref(cage->ssh);
+	if (s->ssh->agent_listener < 0)
+		return 0;
 	struct agent_filter_options options = { .upstream = s->ssh->upstream,
 						 .keys = &s->ssh->keys,
 						 .report = agent_refusal_record,

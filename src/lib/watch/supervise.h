@@ -36,7 +36,7 @@ struct run_supervision {
 	bool admission_on;
 	/* --allow-ssh with an agent: the filter serving the cage's socket. */
 	struct agent_filter *agent_filter;
-	struct ssh_setup *ssh; /* held while the filter serves it */
+	struct ssh_setup *ssh; /* --allow-ssh: the ssh directory, held while the run goes */
 	int json_fd;        /* report lines, or -1 */
 	/* Refusals explained (the cage's explain option): its own rules, or NULL. */
 	struct denial_rules *denial_rules;
