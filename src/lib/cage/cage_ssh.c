@@ -7,7 +7,9 @@
  */
 #include "cage.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +20,26 @@
 #include "policy/policy.h"
 #include "proxy/ssh_setup.h"
 
+/*
+ * The directory's path is written into ssh's configuration, which expands
+ * %-tokens and splits on spaces, and into GIT_SSH_COMMAND, which a shell
+ * reads: only a path of plain characters is taken from TMPDIR.
+ */
+static bool path_plain(const char *path)
+{
+	for (const char *c = path; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("/._-+,", *c))
+			return false;
+	return true;
+}
+
 /* Where the ssh directory goes: the caller's TMPDIR when usable, else /tmp. */
 static const char *ssh_base(void)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct stat st;
-	if (tmp && tmp[0] == '/' && stat(tmp, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    access(tmp, W_OK | X_OK) == 0)
+	if (tmp && tmp[0] == '/' && path_plain(tmp) && stat(tmp, &st) == 0 &&
+	    S_ISDIR(st.st_mode) && access(tmp, W_OK | X_OK) == 0)
 		return tmp;
 	return "/tmp";
 }
