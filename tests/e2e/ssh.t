@@ -146,6 +146,10 @@ ssh_pass() { # TIER USER
 	is "$(git -C "$srv/a.git" log --format=%s -1 main)" "from $tag" "$tag: the push reached the host"
 
 	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" "${args[@]}" -- \
+		ssh -p 2201 root@127.0.0.1 echo plain-ssh-reached 2>&1)
+	is "$out" "plain-ssh-reached" "$tag: plain ssh (procage's wrapper first in PATH) reaches the allowed host"
+
+	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" "${args[@]}" -- \
 		git clone -q "$url_b" "$ws/b" 2>&1); st=$?
 	ok $([ $st -ne 0 ] && [ ! -d "$ws/b/.git" ] && echo 0 || echo 1) "$tag: git clone from the other host fails"
 	like "$out" "refused by the run's proxy.*--allow-ssh" "$tag: with procage's line naming --allow-ssh"

@@ -62,6 +62,8 @@ static int ssh_policy_extend(struct procage_policy *p, const struct ssh_setup *s
 		rc = procage_policy_env_set(p, "GIT_SSH_VARIANT", "ssh", err);
 	if (rc == 0)
 		rc = procage_policy_env_set(p, "PROCAGE_SSH_CONFIG", s->config, err);
+	if (rc == 0 && s->bin[0] && !(p->ssh_bin = strdup(s->bin)))
+		rc = error_set(err, -ENOMEM, "out of memory");
 	/* Never the caller's agent: the filter's, or none. */
 	if (rc == 0)
 		rc = procage_policy_env_set(p, "SSH_AUTH_SOCK", s->agent, err);

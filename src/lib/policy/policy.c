@@ -114,6 +114,7 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	free(p->path_waivers);
 	free(p->home);
 	free(p->tmp_base);
+	free(p->ssh_bin);
 	free(p->source);
 	free(p->host_pos);
 	free(p);
@@ -666,7 +667,8 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	if (!p)
 		return NULL;
 	if ((src->home && !(p->home = strdup(src->home))) ||
-	    (src->tmp_base && !(p->tmp_base = strdup(src->tmp_base))))
+	    (src->tmp_base && !(p->tmp_base = strdup(src->tmp_base))) ||
+	    (src->ssh_bin && !(p->ssh_bin = strdup(src->ssh_bin))))
 		goto fail;
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;

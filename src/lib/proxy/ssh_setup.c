@@ -157,6 +157,38 @@ static int agent_listen(struct ssh_setup *s, struct procage_error *err)
 	return 0;
 }
 
+/*
+ * ssh, scp and sftp in bin/, each the system's program with -F config:
+ * plain `ssh host` in the run takes procage's configuration too.
+ */
+static int wrappers_write(struct ssh_setup *s, struct procage_error *err)
+{
+	static const char *const tools[] = { "ssh", "scp", "sftp" };
+	static const char *const dirs[] = { "/usr/bin", "/bin" };
+	char path[PATH_MAX + 16], script[2 * PATH_MAX + 160];
+	int rc = 0;
+	snprintf(s->bin, sizeof s->bin, "%s/bin", s->dir);
+	if (mkdir(s->bin, 0700) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "--allow-ssh: making %s", s->bin);
+	for (size_t t = 0; rc == 0 && t < sizeof tools / sizeof *tools; t++) {
+		for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+			snprintf(path, sizeof path, "%s/%s", dirs[d], tools[t]);
+			if (access(path, X_OK) != 0)
+				continue;
+			int n = snprintf(script, sizeof script,
+					 "#!/bin/sh\n# procage: %s with the run's configuration "
+					 "(docs/ssh.md)\nexec %s -F %s \"$@\"\n",
+					 tools[t], path, s->config);
+			rc = file_write(s->bin, tools[t], script, (size_t)n, err);
+			snprintf(path, sizeof path, "%s/%s", s->bin, tools[t]);
+			if (rc == 0 && chmod(path, 0700) != 0)
+				rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "--allow-ssh: %s", path);
+			break;
+		}
+	}
+	return rc;
+}
+
 static const char *bash_find(void)
 {
 	static const char *const candidates[] = { "/usr/bin/bash", "/bin/bash" };
@@ -201,6 +233,8 @@ int ssh_setup_new(char *const *hosts, size_t n, const char *home, const char *ba
 		rc = file_write(s->dir, "connect", connect_script, sizeof connect_script - 1, err);
 	if (rc == 0)
 		rc = config_write(s, bash, err);
+	if (rc == 0)
+		rc = wrappers_write(s, err);
 	if (rc < 0) {
 		ssh_setup_unref(s);
 		return rc;
@@ -220,13 +254,15 @@ void ssh_setup_unref(struct ssh_setup *s)
 {
 	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST) > 0)
 		return;
-	static const char *const names[] = { "config", "known_hosts", "connect", "agent" };
+	static const char *const names[] = { "config", "known_hosts", "connect", "agent",
+					     "bin/ssh", "bin/scp", "bin/sftp", "bin" };
 	char path[PATH_MAX + 16];
 	if (s->agent_listener >= 0)
 		close(s->agent_listener);
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		snprintf(path, sizeof path, "%s/%s", s->dir, names[i]);
-		unlink(path);
+		if (unlink(path) != 0 && errno == EISDIR)
+			rmdir(path);
 	}
 	rmdir(s->dir);
 	known_keys_free(&s->keys);

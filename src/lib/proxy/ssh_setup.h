@@ -7,6 +7,7 @@
  *   known_hosts  the caller's lines for the allowed hosts only
  *   connect      the ProxyCommand: a CONNECT through the run's proxy (bash)
  *   agent        the filtered agent's socket, when SSH_AUTH_SOCK is set
+ *   bin/         ssh, scp and sftp: the system's, given -F config
  *
  * Shared by the cage and each of its runs' supervisions (a run may
  * outlive its cage): counted, removed when the last one lets go.
@@ -25,6 +26,7 @@ struct ssh_setup {
 	char dir[PATH_MAX / 2]; /* room for the names below it */
 	char config[PATH_MAX];
 	char agent[PATH_MAX];    /* "" without an agent */
+	char bin[PATH_MAX];      /* the wrappers' directory, "" when ssh is not installed */
 	char upstream[PATH_MAX]; /* the caller's SSH_AUTH_SOCK, or "" */
 	int agent_listener;      /* -1 without an agent */
 	struct known_keys keys;
