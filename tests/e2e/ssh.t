@@ -154,12 +154,27 @@ ssh_pass() { # TIER USER
 	ok $([ $st -ne 0 ] && [ ! -d "$ws/b/.git" ] && echo 0 || echo 1) "$tag: git clone from the other host fails"
 	like "$out" "refused by the run's proxy.*--allow-ssh" "$tag: with procage's line naming --allow-ssh"
 
-	# The other host allowed at the proxy, but its key unknown: ssh refuses.
+	# Host b allowed, but the caller's known_hosts has another key for it
+	# (changed), or no line for it (unknown): ssh refuses either way.
+	local kh=$home/.ssh/known_hosts
+	cp "$kh" "$kh.orig"
+	printf '[127.0.0.2]:2202 %s\n' "$(cut -d' ' -f1,2 "$srv/host_a.pub")" >"$kh"
 	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" --write "$ws" --cwd "$ws" --net proxy \
-		--allow-ssh 127.0.0.2:2202 -- \
-		sh -c 'ssh -F "$PROCAGE_SSH_CONFIG" -p 2202 -o HostKeyAlias=elsewhere.example root@127.0.0.2 true' 2>&1); st=$?
-	ok $([ $st -ne 0 ] && echo 0 || echo 1) "$tag: a host key that is not the host's known one refuses"
-	like "$out" "HOST IDENTIFICATION HAS CHANGED|Host key verification failed" "$tag: as ssh says"
+		--allow-ssh 127.0.0.2:2202 -- ssh -p 2202 root@127.0.0.2 echo reached 2>&1); st=$?
+	ok $([ $st -ne 0 ] && ! printf '%s' "$out" | grep -q '^reached' && echo 0 || echo 1) \
+		"$tag: a changed host key refuses"
+	like "$out" "HOST IDENTIFICATION HAS CHANGED" "$tag: as ssh says"
+	grep -v 2202 "$kh.orig" >"$kh"
+	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" --write "$ws" --cwd "$ws" --net proxy \
+		--allow-ssh 127.0.0.2:2202 -- ssh -p 2202 root@127.0.0.2 echo reached 2>&1); st=$?
+	ok $([ $st -ne 0 ] && ! printf '%s' "$out" | grep -q '^reached' && echo 0 || echo 1) \
+		"$tag: an unknown host key refuses"
+	like "$out" "No .* host key is known for \[127.0.0.2\]:2202" "$tag: as ssh says"
+	mv "$kh.orig" "$kh"
+	# The control: with its own key known, host b is reached by its own user key.
+	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" --write "$ws" --cwd "$ws" --net proxy \
+		--allow-ssh 127.0.0.2:2202 -- ssh -p 2202 root@127.0.0.2 echo reached 2>&1)
+	is "$out" "reached" "$tag: with the host's own key known, it is reached"
 
 	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" "${args[@]}" --report -- \
 		/usr/bin/python3 agent_probe.py . 2>&1)
