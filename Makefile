@@ -258,7 +258,7 @@ $(BUILD)/fuzz/fuzz_allowlist: tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
 	src/lib/proxy/allowlist.c src/lib/base/error.c
 $(BUILD)/fuzz/fuzz_git_config: tests/fuzz/fuzz_git_config.c src/lib/base/git_config.c
 $(BUILD)/fuzz/fuzz_agent_msg: tests/fuzz/fuzz_agent_msg.c src/lib/proxy/agent_msg.c \
-	src/lib/proxy/known_hosts.c
+	src/lib/proxy/known_hosts.c src/lib/proxy/hmac_sha1.c
 $(FUZZ_BINS): $(wildcard include/*.h src/lib/*/*.h src/common/*.h)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@

@@ -171,10 +171,19 @@ ssh_pass() { # TIER USER
 		"$tag: an unknown host key refuses"
 	like "$out" "No .* host key is known for \[127.0.0.2\]:2202" "$tag: as ssh says"
 	mv "$kh.orig" "$kh"
-	# The control: with its own key known, host b is reached by its own user key.
+	# The control: with its own key known, host b is reached by its own user
+	# key, also when known_hosts is hashed (HashKnownHosts, Debian's default).
 	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" --write "$ws" --cwd "$ws" --net proxy \
 		--allow-ssh 127.0.0.2:2202 -- ssh -p 2202 root@127.0.0.2 echo reached 2>&1)
 	is "$out" "reached" "$tag: with the host's own key known, it is reached"
+	ssh-keygen -q -H -f "$kh" >/dev/null 2>&1 && rm -f "$kh.old"
+	chown --reference="$home" "$kh"
+	like "$(head -c 3 "$kh")" '^\|1\|' "$tag: (known_hosts now hashed)"
+	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" --write "$ws" --cwd "$ws" --net proxy \
+		--allow-ssh 127.0.0.2:2202 -- ssh -p 2202 root@127.0.0.2 echo reached 2>&1)
+	is "$out" "reached" "$tag: a hashed known_hosts line is matched"
+	known_hosts_for "$home"
+	chown --reference="$home" "$kh"
 
 	out=$(SSH_AUTH_SOCK=$agent_sock cage "$tier" "$user" "${args[@]}" --report -- \
 		/usr/bin/python3 agent_probe.py . 2>&1)

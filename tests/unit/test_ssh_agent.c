@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proxy/agent_msg.h"
+#include "proxy/hmac_sha1.h"
 #include "proxy/known_hosts.h"
 #include "tap.h"
 
@@ -239,34 +240,37 @@ static void test_known_hosts(void)
 		"[git.example]:2222 ssh-ed25519 BAUG\n"
 		"*.corp.example,!bad.corp.example ssh-rsa BwgJ\n"
 		"|1|c2FsdA==|aGFzaA== ssh-ed25519 CgsM\n"
+		"|1|MDEyMzQ1Njc4OWFiY2RlZjAxMjM=|0c5hvAzj4jHYCLzfNW3jMe5rRl8= ssh-ed25519 FhcY\n"
 		"elsewhere.example ssh-ed25519 DQ4P\n"
 		"@revoked * ssh-ed25519 BAUG\n"
 		"@cert-authority git.example ssh-ed25519 EBES\n"
 		"[127.0.0.1]:2201 ssh-ed25519 ExQV\r\n"
 		"broken-line-without-key\n";
 	char *hosts[] = { "git.example:22", "git.example:2222", "ok.corp.example:22",
-			  "bad.corp.example:22", "127.0.0.1:2201", NULL };
+			  "bad.corp.example:22", "127.0.0.1:2201", "git.example:2200", NULL };
 	char *out = NULL;
 	size_t out_len = 0;
 	FILE *f = open_memstream(&out, &out_len);
 	struct known_keys keys = { NULL, NULL, 0 };
-	int rc = known_hosts_select(text, sizeof text - 1, hosts, 5, f, &keys);
+	int rc = known_hosts_select(text, sizeof text - 1, hosts, 6, f, &keys);
 	fclose(f);
 	tap_ok(rc == 0, "known_hosts: read");
 	static const uint8_t k123[] = { 1, 2, 3 }, k456[] = { 4, 5, 6 }, k789[] = { 7, 8, 9 },
 			     kabc[] = { 10, 11, 12 }, kdef[] = { 13, 14, 15 },
-			     k192[] = { 19, 20, 21 };
+			     k192[] = { 19, 20, 21 }, k222[] = { 22, 23, 24 };
 	tap_ok(known_keys_has(&keys, k123, 3), "the allowed host's key at port 22 is known");
 	tap_ok(!known_keys_has(&keys, k456, 3), "a revoked key is not, though listed for an allowed host");
 	tap_ok(known_keys_has(&keys, k789, 3), "a wildcard line names an allowed host");
-	tap_ok(!known_keys_has(&keys, kabc, 3), "a hashed line is not matched");
+	tap_ok(!known_keys_has(&keys, kabc, 3), "a hashed line whose hash is malformed is not matched");
+	tap_ok(known_keys_has(&keys, k222, 3), "a hashed line (HashKnownHosts) of an allowed host is");
 	tap_ok(!known_keys_has(&keys, kdef, 3), "another host's key is not known");
 	tap_ok(known_keys_has(&keys, k192, 3), "[address]:port with brackets is literal, and CRLF is read");
 	tap_ok(out && strstr(out, "git.example ssh-ed25519 AQID\n") &&
 		       strstr(out, "[git.example]:2222 ssh-ed25519 BAUG\n") &&
 		       strstr(out, "ok.corp.example ssh-rsa BwgJ\n") &&
 		       !strstr(out, "bad.corp.example") && !strstr(out, "elsewhere") &&
-		       strstr(out, "@revoked * ssh-ed25519 BAUG\n") && !strstr(out, "@cert-authority"),
+		       strstr(out, "@revoked * ssh-ed25519 BAUG\n") && !strstr(out, "@cert-authority") &&
+		       strstr(out, "[git.example]:2200 ssh-ed25519 FhcY\n") && !strstr(out, "|1|"),
 	       "the written file names only the allowed hosts, the negated one left out, revocations kept");
 	free(out);
 	known_keys_free(&keys);
@@ -278,6 +282,25 @@ static void test_known_hosts(void)
 	tap_ok(strcmp(name, "[::1]:2222") == 0, "IPv6 at another port: [addr]:port");
 	known_hosts_name("[::1]:22", name, sizeof name);
 	tap_ok(strcmp(name, "::1") == 0, "IPv6 at port 22: the bare address");
+
+	/* FIPS 180 and RFC 2202 vectors. */
+	uint8_t d[SHA1_DIGEST_LEN], key[20];
+	static const uint8_t abc_sha1[] = { 0xa9, 0x99, 0x3e, 0x36, 0x47, 0x06, 0x81, 0x6a, 0xba, 0x3e,
+					    0x25, 0x71, 0x78, 0x50, 0xc2, 0x6c, 0x9c, 0xd0, 0xd8, 0x9d };
+	static const uint8_t rfc2202_1[] = { 0xb6, 0x17, 0x31, 0x86, 0x55, 0x05, 0x72, 0x64, 0xe2, 0x8b,
+					     0xc0, 0xb6, 0xfb, 0x37, 0x8c, 0x8e, 0xf1, 0x46, 0xbe, 0x00 };
+	static const uint8_t rfc2202_6[] = { 0xaa, 0x4a, 0xe5, 0xe1, 0x52, 0x72, 0xd0, 0x0e, 0x95, 0x70,
+					     0x56, 0x37, 0xce, 0x8a, 0x3b, 0x55, 0xed, 0x40, 0x21, 0x12 };
+	sha1((const uint8_t *)"abc", 3, d);
+	tap_ok(memcmp(d, abc_sha1, sizeof d) == 0, "sha1(\"abc\")");
+	memset(key, 0x0b, sizeof key);
+	hmac_sha1(key, sizeof key, (const uint8_t *)"Hi There", 8, d);
+	tap_ok(memcmp(d, rfc2202_1, sizeof d) == 0, "HMAC-SHA1, RFC 2202 case 1");
+	uint8_t long_key[80];
+	memset(long_key, 0xaa, sizeof long_key);
+	static const char msg6[] = "Test Using Larger Than Block-Size Key - Hash Key First";
+	hmac_sha1(long_key, sizeof long_key, (const uint8_t *)msg6, sizeof msg6 - 1, d);
+	tap_ok(memcmp(d, rfc2202_6, sizeof d) == 0, "HMAC-SHA1, RFC 2202 case 6 (a key longer than a block)");
 
 	uint8_t b[8];
 	tap_ok(known_hosts_base64_decode("AQID", 4, b, sizeof b) == 3, "base64: a whole quantum");

@@ -1,5 +1,6 @@
 /* known_hosts cut down to the allowed ssh hosts (known_hosts.h, R-51). */
 #include "known_hosts.h"
+#include "hmac_sha1.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -99,13 +100,36 @@ static bool pattern_matches(const char *pattern, size_t len, const char *name)
 	return len > 0 && len < NAME_MAX_LEN && glob_matches(pattern, len, name);
 }
 
+/* A hashed name, "|1|base64(salt)|base64(HMAC-SHA1(salt, name))", of name? */
+static bool hashed_matches(const char *field, size_t len, const char *name)
+{
+	static const char magic[] = "|1|";
+	uint8_t salt[64], hash[SHA1_DIGEST_LEN + 4], mine[SHA1_DIGEST_LEN];
+	if (len <= 3 || memcmp(field, magic, 3) != 0)
+		return false;
+	const char *bar = memchr(field + 3, '|', len - 3);
+	if (!bar)
+		return false;
+	long salt_len = known_hosts_base64_decode(field + 3, (size_t)(bar - field - 3), salt,
+						  sizeof salt);
+	long hash_len = known_hosts_base64_decode(bar + 1, (size_t)(field + len - bar - 1), hash,
+						  sizeof hash);
+	if (salt_len <= 0 || hash_len != SHA1_DIGEST_LEN)
+		return false;
+	hmac_sha1(salt, (size_t)salt_len, (const uint8_t *)name, strlen(name), mine);
+	return memcmp(mine, hash, SHA1_DIGEST_LEN) == 0;
+}
+
 /*
  * Does the host field (patterns separated by commas) name name? As
- * OpenSSH reads it: a negated pattern that matches rules the line out.
+ * OpenSSH reads it: a negated pattern that matches rules the line out; a
+ * hashed field is one name, matched by its HMAC.
  */
 static bool field_names(const char *field, size_t len, const char *name)
 {
 	bool hit = false;
+	if (len > 0 && field[0] == '|')
+		return hashed_matches(field, len, name);
 	for (size_t i = 0; i < len;) {
 		size_t j = i;
 		while (j < len && field[j] != ',')
@@ -113,8 +137,7 @@ static bool field_names(const char *field, size_t len, const char *name)
 		bool negated = field[i] == '!';
 		const char *pat = field + i + negated;
 		size_t plen = j - i - negated;
-		/* A hashed name would need its HMAC: not read (known_hosts.h). */
-		if (!(plen > 0 && pat[0] == '|') && pattern_matches(pat, plen, name)) {
+		if (pattern_matches(pat, plen, name)) {
 			if (negated)
 				return false;
 			hit = true;

@@ -6,8 +6,9 @@
  * the agent filter binds signatures only to sessions with one of these
  * keys. Lines are read as OpenSSH reads them: comma-separated patterns
  * with * and ?, negation by "!", "[host]:port" for a port other than 22,
- * "@revoked" markers. Hashed names ("|1|...") and "@cert-authority" lines
- * are not matched (their hosts are then unknown, and refused by ssh).
+ * hashed names ("|1|salt|hmac", HashKnownHosts), "@revoked" markers.
+ * "@cert-authority" lines are not matched (their hosts are then unknown,
+ * and refused by ssh).
  */
 #ifndef PROCAGE_PROXY_KNOWN_HOSTS_H
 #define PROCAGE_PROXY_KNOWN_HOSTS_H
