@@ -118,6 +118,12 @@ print("sign", ask(b"\x0d" + s(pub(srv + "/user_b.pub")) + s(s(b"\x01" * 32) + b"
 print("add", ask(b"\x11" + s(b"ssh-ed25519") + s(b"k" * 32) + s(b"k" * 64) + s(b"c")))
 print("lock", ask(b"\x16" + s(b"pw")))
 print("ext", ask(b"\x1b" + s(b"query")))
+c = socket.socket(socket.AF_UNIX); c.connect(os.environ["SSH_AUTH_SOCK"])
+c.sendall(struct.pack(">I", 1 << 20) + b"x" * 16)
+try:
+    print("big", "answered" if c.recv(4) else "closed")
+except ConnectionResetError:
+    print("big", "closed")
 PY
 chmod 644 "$srv/agent_probe.py"
 
@@ -193,6 +199,7 @@ ssh_pass() { # TIER USER
 	like "$out" "add 5" "$tag: adding a key is refused"
 	like "$out" "lock 5" "$tag: locking the agent is refused"
 	like "$out" "ext 5" "$tag: another extension is refused"
+	like "$out" "big closed" "$tag: a message above the bound closes the connection unanswered"
 	like "$out" "ssh-agent.*add-identity" "$tag: and the refusals are reported, naming what"
 	is "$(SSH_AUTH_SOCK=$agent_sock run_as "$user" ssh-add -l | wc -l)" 2 \
 		"$tag: the caller's agent still holds exactly its two keys"
@@ -240,6 +247,11 @@ case "${TEST_CFLAGS:-}" in
 		is "$(python_clone "$t2" T2)" "0 cloned" "Python, T2: procage.run(allow_ssh=[...]) clones over ssh"
 	fi ;;
 esac
+# Two hosts at once: each reached with its own user key through the one agent.
+out=$(SSH_AUTH_SOCK=$work/agent_root/sock HOME=$work/home_root_T1 "$PROCAGE" run --net proxy \
+	--allow-ssh 127.0.0.1:2201 --allow-ssh 127.0.0.2:2202 -- \
+	sh -c 'ssh -p 2201 root@127.0.0.1 echo a && ssh -p 2202 root@127.0.0.2 echo b' 2>&1)
+is "$(printf '%s' "$out" | tr '\n' ' ')" "a b" "two --allow-ssh hosts in one run: both reached"
 # A proxy-only run without --net proxy is refused before any child runs.
 out=$("$PROCAGE" run --allow-ssh 127.0.0.1:2201 -- true 2>&1); st=$?
 ok $([ $st -ne 0 ] && echo 0 || echo 1) "--allow-ssh without --net proxy is refused"

@@ -151,6 +151,10 @@ static void *conn_thread(void *arg)
 	struct agent_conn *c = arg;
 	for (;;) {
 		long len = frame_read(c->client, c, -1);
+		if (len == -EMSGSIZE && c->filter->opts.report)
+			c->filter->opts.report(c->filter->opts.report_ctx, "message",
+					       "an empty message or one above 256 KiB (the "
+					       "connection is closed)");
 		if (len < 0 || request_serve(c, (size_t)len) < 0)
 			break;
 	}

@@ -77,19 +77,27 @@ static char *known_hosts_read(const char *home, size_t *len)
 	*len = 0;
 	snprintf(path, sizeof path, "%s/.ssh/known_hosts", home ? home : "/nonexistent");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *text = calloc(1, KNOWN_HOSTS_MAX + 1);
+	struct stat st;
+	/* Its size now, within the bound: a file growing meanwhile is read that far. */
+	size_t size = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
+			      (uint64_t)st.st_size < KNOWN_HOSTS_MAX
+		      ? (size_t)st.st_size
+		      : KNOWN_HOSTS_MAX;
+	char *text = calloc(1, (fd >= 0 ? size : 0) + 1);
 	if (fd < 0 || !text) {
 		if (fd >= 0)
 			close(fd);
 		return text;
 	}
 	for (;;) {
-		ssize_t n = read(fd, text + *len, KNOWN_HOSTS_MAX - *len);
+		ssize_t n = read(fd, text + *len, size - *len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		*len += (size_t)n;
+		if (*len == size)
+			break;
 	}
 	close(fd);
 	return text;
