@@ -21,10 +21,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                              \
-	do {                                                                                     \
-		if (!(cond))                                                                     \
-			__builtin_trap();                                                        \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			__builtin_trap();                                                          \
 	} while (0)
 
 /* Every key whose blob starts with 'K' counts as an allowed host's. */
@@ -35,7 +35,7 @@ static bool known(void *ctx, const uint8_t *blob, size_t len)
 
 static void judge_stream(const uint8_t *data, size_t size)
 {
-	struct agent_conn_state s = { .bound = false };
+	struct agent_conn_state s = {.bound = false};
 	char why[256];
 	size_t off = 0;
 	while (size - off >= 4) {
@@ -53,14 +53,15 @@ static void judge_stream(const uint8_t *data, size_t size)
 			      msg[0] == AGENT_EXTENSION);
 			CHECK(was_bound || msg[0] == AGENT_EXTENSION);
 			if (msg[0] == AGENT_SIGN_REQUEST) {
-				struct agent_cursor c = { msg + 1, len - 1 }, d;
+				struct agent_cursor c = {msg + 1, len - 1}, d;
 				const uint8_t *key, *body, *sid;
 				size_t key_len, body_len, sid_len;
 				CHECK(agent_read_string(&c, &key, &key_len) == 0 &&
 				      agent_read_string(&c, &body, &body_len) == 0);
-				d = (struct agent_cursor){ body, body_len };
+				d = (struct agent_cursor){body, body_len};
 				CHECK(agent_read_string(&d, &sid, &sid_len) == 0 &&
-				      sid_len == s.session_id_len && memcmp(sid, s.session_id, sid_len) == 0);
+				      sid_len == s.session_id_len &&
+				      memcmp(sid, s.session_id, sid_len) == 0);
 			}
 		} else {
 			CHECK(why[0] != '\0');
@@ -74,11 +75,11 @@ static void judge_stream(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	judge_stream(data, size);
-	char *hosts[] = { "git.example:22", "[::1]:2222", "127.0.0.1:2201", NULL };
+	char *hosts[] = {"git.example:22", "[::1]:2222", "127.0.0.1:2201", NULL};
 	char *out = NULL;
 	size_t out_len = 0;
 	FILE *f = open_memstream(&out, &out_len);
-	struct known_keys keys = { NULL, NULL, 0 };
+	struct known_keys keys = {NULL, NULL, 0};
 	if (f) {
 		known_hosts_select((const char *)data, size, hosts, 3, f, &keys);
 		fclose(f);

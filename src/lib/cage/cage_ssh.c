@@ -38,8 +38,8 @@ static const char *ssh_base(void)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct stat st;
-	if (tmp && tmp[0] == '/' && path_plain(tmp) && stat(tmp, &st) == 0 &&
-	    S_ISDIR(st.st_mode) && access(tmp, W_OK | X_OK) == 0)
+	if (tmp && tmp[0] == '/' && path_plain(tmp) && stat(tmp, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    access(tmp, W_OK | X_OK) == 0)
 		return tmp;
 	return "/tmp";
 }
@@ -80,7 +80,8 @@ int cage_ssh_prepare(const struct procage_policy *policy, struct procage_policy 
 	if (policy->network != PROCAGE_NET_PROXY)
 		return error_set(err, -EINVAL,
 				 "--allow-ssh %s needs --net proxy: ssh reaches its hosts through "
-				 "the run's proxy", policy->allow_ssh[0]);
+				 "the run's proxy",
+				 policy->allow_ssh[0]);
 	struct ssh_setup *s;
 	int rc = ssh_setup_new(policy->allow_ssh, policy->n_allow_ssh, policy_home(policy),
 			       ssh_base(), getenv("SSH_AUTH_SOCK"), &s, err);

@@ -32,7 +32,7 @@ struct agent_conn {
 struct agent_filter {
 	int listen_fd, stop_pipe[2];
 	struct agent_filter_options opts;
-	char upstream[sizeof ((struct sockaddr_un *)0)->sun_path];
+	char upstream[sizeof((struct sockaddr_un *)0)->sun_path];
 	pthread_t thread;
 	pthread_mutex_t lock;
 	bool stopping;
@@ -43,7 +43,7 @@ struct agent_filter {
 static int read_full(int fd, uint8_t *buf, size_t len, int timeout_ms)
 {
 	for (size_t got = 0; got < len;) {
-		struct pollfd p = { fd, POLLIN, 0 };
+		struct pollfd p = {fd, POLLIN, 0};
 		int r = poll(&p, 1, timeout_ms);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -89,8 +89,8 @@ static long frame_read(int fd, struct agent_conn *c, int timeout_ms)
 
 static int frame_write(int fd, const uint8_t *msg, size_t len)
 {
-	uint8_t header[4] = { (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8),
-			      (uint8_t)len };
+	uint8_t header[4] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8),
+			     (uint8_t)len};
 	int rc = write_full(fd, header, 4);
 	return rc < 0 ? rc : write_full(fd, msg, len);
 }
@@ -99,7 +99,7 @@ static int upstream_connect(struct agent_conn *c)
 {
 	if (c->upstream >= 0)
 		return 0;
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	memcpy(a.sun_path, c->filter->upstream, sizeof a.sun_path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -121,11 +121,11 @@ static bool key_known(void *ctx, const uint8_t *blob, size_t len)
 /* One request: judged, then relayed or answered with a failure. */
 static int request_serve(struct agent_conn *c, size_t len)
 {
-	static const uint8_t failure[1] = { AGENT_FAILURE };
+	static const uint8_t failure[1] = {AGENT_FAILURE};
 	struct agent_filter *f = c->filter;
 	char why[256];
-	if (agent_judge(&c->state, c->msg, len, key_known, (void *)f->opts.keys, why,
-			sizeof why) == AGENT_REFUSE) {
+	if (agent_judge(&c->state, c->msg, len, key_known, (void *)f->opts.keys, why, sizeof why) ==
+	    AGENT_REFUSE) {
 		if (f->opts.report)
 			f->opts.report(f->opts.report_ctx, agent_type_name(c->msg[0]), why);
 		return frame_write(c->client, failure, 1);
@@ -215,7 +215,7 @@ static void *accept_thread(void *arg)
 {
 	struct agent_filter *f = arg;
 	for (;;) {
-		struct pollfd p[2] = { { f->listen_fd, POLLIN, 0 }, { f->stop_pipe[0], POLLIN, 0 } };
+		struct pollfd p[2] = {{f->listen_fd, POLLIN, 0}, {f->stop_pipe[0], POLLIN, 0}};
 		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			break;
 		if (p[1].revents)
@@ -238,7 +238,8 @@ int agent_filter_start(int listen_fd, const struct agent_filter_options *options
 		return error_set(err, -ENOMEM, "starting the ssh agent filter: out of memory");
 	if (strlen(options->upstream) >= sizeof f->upstream) {
 		free(f);
-		return error_set(err, -ENAMETOOLONG, "SSH_AUTH_SOCK %.200s: too long for a socket path",
+		return error_set(err, -ENAMETOOLONG,
+				 "SSH_AUTH_SOCK %.200s: too long for a socket path",
 				 options->upstream);
 	}
 	snprintf(f->upstream, sizeof f->upstream, "%s", options->upstream);

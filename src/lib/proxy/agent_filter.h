@@ -19,9 +19,9 @@
 typedef void (*agent_report_fn)(void *ctx, const char *request, const char *why);
 
 struct agent_filter_options {
-	const char *upstream;           /* the caller's SSH_AUTH_SOCK, copied */
-	const struct known_keys *keys;  /* must outlive the filter */
-	agent_report_fn report;         /* called on a connection's thread */
+	const char *upstream;	       /* the caller's SSH_AUTH_SOCK, copied */
+	const struct known_keys *keys; /* must outlive the filter */
+	agent_report_fn report;	       /* called on a connection's thread */
 	void *report_ctx;
 };
 

@@ -53,19 +53,32 @@ int agent_read_string(struct agent_cursor *c, const uint8_t **out, size_t *len)
 const char *agent_type_name(uint8_t type)
 {
 	switch (type) {
-	case AGENT_REQUEST_IDENTITIES: return "request-identities";
-	case AGENT_SIGN_REQUEST: return "sign-request";
-	case AGENT_ADD_IDENTITY: return "add-identity";
-	case AGENT_REMOVE_IDENTITY: return "remove-identity";
-	case AGENT_REMOVE_ALL_IDENTITIES: return "remove-all-identities";
-	case AGENT_ADD_SMARTCARD_KEY: return "add-smartcard-key";
-	case AGENT_REMOVE_SMARTCARD_KEY: return "remove-smartcard-key";
-	case AGENT_LOCK: return "lock";
-	case AGENT_UNLOCK: return "unlock";
-	case AGENT_ADD_ID_CONSTRAINED: return "add-identity-constrained";
-	case AGENT_ADD_SMARTCARD_KEY_CONSTRAINED: return "add-smartcard-key-constrained";
-	case AGENT_EXTENSION: return "extension";
-	default: return "unknown request";
+	case AGENT_REQUEST_IDENTITIES:
+		return "request-identities";
+	case AGENT_SIGN_REQUEST:
+		return "sign-request";
+	case AGENT_ADD_IDENTITY:
+		return "add-identity";
+	case AGENT_REMOVE_IDENTITY:
+		return "remove-identity";
+	case AGENT_REMOVE_ALL_IDENTITIES:
+		return "remove-all-identities";
+	case AGENT_ADD_SMARTCARD_KEY:
+		return "add-smartcard-key";
+	case AGENT_REMOVE_SMARTCARD_KEY:
+		return "remove-smartcard-key";
+	case AGENT_LOCK:
+		return "lock";
+	case AGENT_UNLOCK:
+		return "unlock";
+	case AGENT_ADD_ID_CONSTRAINED:
+		return "add-identity-constrained";
+	case AGENT_ADD_SMARTCARD_KEY_CONSTRAINED:
+		return "add-smartcard-key-constrained";
+	case AGENT_EXTENSION:
+		return "extension";
+	default:
+		return "unknown request";
 	}
 }
 
@@ -102,7 +115,8 @@ static enum agent_verdict judge_bind(struct agent_conn_state *s, struct agent_cu
 		return AGENT_REFUSE;
 	}
 	if (sid_len == 0 || sid_len > AGENT_SESSION_ID_MAX) {
-		snprintf(why, size, "a session-bind with a session identifier of %zu bytes", sid_len);
+		snprintf(why, size, "a session-bind with a session identifier of %zu bytes",
+			 sid_len);
 		return AGENT_REFUSE;
 	}
 	if (forwarding) {
@@ -110,7 +124,8 @@ static enum agent_verdict judge_bind(struct agent_conn_state *s, struct agent_cu
 		return AGENT_REFUSE;
 	}
 	if (!known(ctx, key, key_len)) {
-		snprintf(why, size, "a session-bind to a host key no allowed host has in known_hosts");
+		snprintf(why, size,
+			 "a session-bind to a host key no allowed host has in known_hosts");
 		return AGENT_REFUSE;
 	}
 	if (s->bound) {
@@ -135,21 +150,24 @@ static enum agent_verdict judge_sign(const struct agent_conn_state *s, struct ag
 	const uint8_t *key, *data;
 	size_t key_len, data_len;
 	uint32_t flags;
-	if (agent_read_string(c, &key, &key_len) < 0 || agent_read_string(c, &data, &data_len) < 0 ||
-	    agent_read_u32(c, &flags) < 0 || c->left != 0) {
+	if (agent_read_string(c, &key, &key_len) < 0 ||
+	    agent_read_string(c, &data, &data_len) < 0 || agent_read_u32(c, &flags) < 0 ||
+	    c->left != 0) {
 		snprintf(why, size, "a malformed sign-request");
 		return AGENT_REFUSE;
 	}
 	if (!s->bound) {
-		snprintf(why, size, "a sign-request on a connection bound to no session of an allowed host");
+		snprintf(why, size,
+			 "a sign-request on a connection bound to no session of an allowed host");
 		return AGENT_REFUSE;
 	}
-	struct agent_cursor d = { data, data_len };
+	struct agent_cursor d = {data, data_len};
 	const uint8_t *sid;
 	size_t sid_len;
 	if (agent_read_string(&d, &sid, &sid_len) < 0 || sid_len != s->session_id_len ||
 	    memcmp(sid, s->session_id, sid_len) != 0) {
-		snprintf(why, size, "a sign-request over data of another session than the bound one");
+		snprintf(why, size,
+			 "a sign-request over data of another session than the bound one");
 		return AGENT_REFUSE;
 	}
 	return AGENT_FORWARD;
@@ -158,7 +176,7 @@ static enum agent_verdict judge_sign(const struct agent_conn_state *s, struct ag
 enum agent_verdict agent_judge(struct agent_conn_state *s, const uint8_t *msg, size_t len,
 			       agent_key_known_fn known, void *known_ctx, char *why, size_t size)
 {
-	struct agent_cursor c = { msg, len };
+	struct agent_cursor c = {msg, len};
 	uint8_t type;
 	why[0] = '\0';
 	if (agent_read_u8(&c, &type) < 0) {
@@ -178,7 +196,9 @@ enum agent_verdict agent_judge(struct agent_conn_state *s, const uint8_t *msg, s
 			return AGENT_REFUSE;
 		}
 		if (!s->bound) {
-			snprintf(why, size, "a key listing on a connection bound to no session of an allowed host");
+			snprintf(
+			    why, size,
+			    "a key listing on a connection bound to no session of an allowed host");
 			return AGENT_REFUSE;
 		}
 		return AGENT_FORWARD;

@@ -54,8 +54,8 @@ static void sha1_block(struct sha1_ctx *c, const uint8_t *p)
 
 static void sha1_init(struct sha1_ctx *c)
 {
-	static const uint32_t init[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
-					  0xc3d2e1f0 };
+	static const uint32_t init[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
+					 0xc3d2e1f0};
 	memcpy(c->h, init, sizeof init);
 	c->total = 0;
 	c->used = 0;
@@ -106,7 +106,7 @@ void sha1(const uint8_t *data, size_t len, uint8_t out[SHA1_DIGEST_LEN])
 void hmac_sha1(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t msg_len,
 	       uint8_t out[SHA1_DIGEST_LEN])
 {
-	uint8_t k[64] = { 0 }, pad[64], inner[SHA1_DIGEST_LEN];
+	uint8_t k[64] = {0}, pad[64], inner[SHA1_DIGEST_LEN];
 	struct sha1_ctx c;
 	if (key_len > 64)
 		sha1(key, key_len, k);

@@ -110,10 +110,10 @@ static bool hashed_matches(const char *field, size_t len, const char *name)
 	const char *bar = memchr(field + 3, '|', len - 3);
 	if (!bar)
 		return false;
-	long salt_len = known_hosts_base64_decode(field + 3, (size_t)(bar - field - 3), salt,
-						  sizeof salt);
-	long hash_len = known_hosts_base64_decode(bar + 1, (size_t)(field + len - bar - 1), hash,
-						  sizeof hash);
+	long salt_len =
+	    known_hosts_base64_decode(field + 3, (size_t)(bar - field - 3), salt, sizeof salt);
+	long hash_len =
+	    known_hosts_base64_decode(bar + 1, (size_t)(field + len - bar - 1), hash, sizeof hash);
 	if (salt_len <= 0 || hash_len != SHA1_DIGEST_LEN)
 		return false;
 	hmac_sha1(salt, (size_t)salt_len, (const uint8_t *)name, strlen(name), mine);
@@ -148,8 +148,7 @@ static bool field_names(const char *field, size_t len, const char *name)
 }
 
 /* The next whitespace-separated field of line from *pos. */
-static bool next_field(const char *line, size_t len, size_t *pos, const char **start,
-		       size_t *flen)
+static bool next_field(const char *line, size_t len, size_t *pos, const char **start, size_t *flen)
 {
 	size_t i = *pos;
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
@@ -244,7 +243,7 @@ static int line_read(struct line_state *st, const char *line, size_t len)
 int known_hosts_select(const char *text, size_t len, char *const *hosts, size_t n, FILE *out,
 		       struct known_keys *keys)
 {
-	struct line_state st = { hosts, n, out, keys, { NULL, NULL, 0 } };
+	struct line_state st = {hosts, n, out, keys, {NULL, NULL, 0}};
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < len;) {
 		const char *nl = memchr(text + i, '\n', len - i);
@@ -275,5 +274,5 @@ void known_keys_free(struct known_keys *keys)
 		free(keys->blobs[i]);
 	free(keys->blobs);
 	free(keys->lens);
-	*keys = (struct known_keys){ NULL, NULL, 0 };
+	*keys = (struct known_keys){NULL, NULL, 0};
 }

@@ -23,29 +23,29 @@
  * socket byte by byte, so nothing of the tunnel is eaten with the reply.
  */
 static const char connect_script[] =
-	"# procage: carries ssh to host $1, port $2, through the run's proxy (docs/ssh.md)\n"
-	"p=${HTTP_PROXY#http://}\n"
-	"p=${p%/}\n"
-	"if ! exec 3<>\"/dev/tcp/${p%:*}/${p##*:}\"; then\n"
-	"\techo \"procage: ssh: the run's proxy ($HTTP_PROXY) cannot be reached\" >&2\n"
-	"\texit 1\n"
-	"fi\n"
-	"h=$1\n"
-	"case $h in *:*) h=\"[$h]\" ;; esac\n"
-	"printf 'CONNECT %s:%s HTTP/1.1\\r\\nHost: %s:%s\\r\\n\\r\\n' \"$h\" \"$2\" \"$h\" \"$2\" >&3\n"
-	"IFS= read -r status <&3 || status=\n"
-	"status=${status%$'\\r'}\n"
-	"while IFS= read -r line <&3; do [ -z \"${line%$'\\r'}\" ] && break; done\n"
-	"case $status in\n"
-	"\"HTTP/1.\"?\" 200\"*) ;;\n"
-	"*)\n"
-	"\techo \"procage: ssh to $1 port $2 refused by the run's proxy (${status:-no answer});\" \\\n"
-	"\t\t\"only the hosts of --allow-ssh are reached\" >&2\n"
-	"\texit 1\n"
-	"\t;;\n"
-	"esac\n"
-	"cat <&3 &\n"
-	"exec cat >&3\n";
+    "# procage: carries ssh to host $1, port $2, through the run's proxy (docs/ssh.md)\n"
+    "p=${HTTP_PROXY#http://}\n"
+    "p=${p%/}\n"
+    "if ! exec 3<>\"/dev/tcp/${p%:*}/${p##*:}\"; then\n"
+    "\techo \"procage: ssh: the run's proxy ($HTTP_PROXY) cannot be reached\" >&2\n"
+    "\texit 1\n"
+    "fi\n"
+    "h=$1\n"
+    "case $h in *:*) h=\"[$h]\" ;; esac\n"
+    "printf 'CONNECT %s:%s HTTP/1.1\\r\\nHost: %s:%s\\r\\n\\r\\n' \"$h\" \"$2\" \"$h\" \"$2\" >&3\n"
+    "IFS= read -r status <&3 || status=\n"
+    "status=${status%$'\\r'}\n"
+    "while IFS= read -r line <&3; do [ -z \"${line%$'\\r'}\" ] && break; done\n"
+    "case $status in\n"
+    "\"HTTP/1.\"?\" 200\"*) ;;\n"
+    "*)\n"
+    "\techo \"procage: ssh to $1 port $2 refused by the run's proxy (${status:-no answer});\" \\\n"
+    "\t\t\"only the hosts of --allow-ssh are reached\" >&2\n"
+    "\texit 1\n"
+    "\t;;\n"
+    "esac\n"
+    "cat <&3 &\n"
+    "exec cat >&3\n";
 
 static int file_write(const char *dir, const char *name, const char *text, size_t len,
 		      struct procage_error *err)
@@ -54,7 +54,8 @@ static int file_write(const char *dir, const char *name, const char *text, size_
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "--allow-ssh: writing %s", path);
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "--allow-ssh: writing %s",
+				     path);
 	for (size_t off = 0; off < len;) {
 		ssize_t n = write(fd, text + off, len - off);
 		if (n < 0 && errno == EINTR)
@@ -62,7 +63,8 @@ static int file_write(const char *dir, const char *name, const char *text, size_
 		if (n < 0) {
 			int e = errno;
 			close(fd);
-			return error_set_sys(err, e, PROCAGE_STEP_NONE, "--allow-ssh: writing %s", path);
+			return error_set_sys(err, e, PROCAGE_STEP_NONE, "--allow-ssh: writing %s",
+					     path);
 		}
 		off += (size_t)n;
 	}
@@ -81,8 +83,8 @@ static char *known_hosts_read(const char *home, size_t *len)
 	/* Its size now, within the bound: a file growing meanwhile is read that far. */
 	size_t size = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
 			      (uint64_t)st.st_size < KNOWN_HOSTS_MAX
-		      ? (size_t)st.st_size
-		      : KNOWN_HOSTS_MAX;
+			  ? (size_t)st.st_size
+			  : KNOWN_HOSTS_MAX;
 	char *text = calloc(1, (fd >= 0 ? size : 0) + 1);
 	if (fd < 0 || !text) {
 		if (fd >= 0)
@@ -103,8 +105,8 @@ static char *known_hosts_read(const char *home, size_t *len)
 	return text;
 }
 
-static int known_hosts_write(struct ssh_setup *s, char *const *hosts, size_t n,
-			     const char *home, struct procage_error *err)
+static int known_hosts_write(struct ssh_setup *s, char *const *hosts, size_t n, const char *home,
+			     struct procage_error *err)
 {
 	size_t len, out_len = 0;
 	char *out = NULL;
@@ -147,19 +149,21 @@ static int config_write(struct ssh_setup *s, const char *bash, struct procage_er
 
 static int agent_listen(struct ssh_setup *s, struct procage_error *err)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	snprintf(s->agent, sizeof s->agent, "%s/agent", s->dir);
 	if (strlen(s->agent) >= sizeof a.sun_path)
 		return error_set(err, -ENAMETOOLONG,
 				 "--allow-ssh: the agent socket %s is too long a path; set TMPDIR "
-				 "to a shorter directory", s->agent);
+				 "to a shorter directory",
+				 s->agent);
 	memcpy(a.sun_path, s->agent, strlen(s->agent) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 16) != 0) {
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return error_set_sys(err, e, PROCAGE_STEP_NONE, "--allow-ssh: serving %s", s->agent);
+		return error_set_sys(err, e, PROCAGE_STEP_NONE, "--allow-ssh: serving %s",
+				     s->agent);
 	}
 	s->agent_listener = fd;
 	return 0;
@@ -171,13 +175,14 @@ static int agent_listen(struct ssh_setup *s, struct procage_error *err)
  */
 static int wrappers_write(struct ssh_setup *s, struct procage_error *err)
 {
-	static const char *const tools[] = { "ssh", "scp", "sftp" };
-	static const char *const dirs[] = { "/usr/bin", "/bin" };
+	static const char *const tools[] = {"ssh", "scp", "sftp"};
+	static const char *const dirs[] = {"/usr/bin", "/bin"};
 	char path[PATH_MAX + 16], script[2 * PATH_MAX + 160];
 	int rc = 0;
 	snprintf(s->bin, sizeof s->bin, "%s/bin", s->dir);
 	if (mkdir(s->bin, 0700) != 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "--allow-ssh: making %s", s->bin);
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "--allow-ssh: making %s",
+				     s->bin);
 	for (size_t t = 0; rc == 0 && t < sizeof tools / sizeof *tools; t++) {
 		for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
 			snprintf(path, sizeof path, "%s/%s", dirs[d], tools[t]);
@@ -190,7 +195,8 @@ static int wrappers_write(struct ssh_setup *s, struct procage_error *err)
 			rc = file_write(s->bin, tools[t], script, (size_t)n, err);
 			snprintf(path, sizeof path, "%s/%s", s->bin, tools[t]);
 			if (rc == 0 && chmod(path, 0700) != 0)
-				rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "--allow-ssh: %s", path);
+				rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "--allow-ssh: %s",
+						   path);
 			break;
 		}
 	}
@@ -199,7 +205,7 @@ static int wrappers_write(struct ssh_setup *s, struct procage_error *err)
 
 static const char *bash_find(void)
 {
-	static const char *const candidates[] = { "/usr/bin/bash", "/bin/bash" };
+	static const char *const candidates[] = {"/usr/bin/bash", "/bin/bash"};
 	for (size_t i = 0; i < 2; i++)
 		if (access(candidates[i], X_OK) == 0)
 			return candidates[i];
@@ -222,7 +228,8 @@ int ssh_setup_new(char *const *hosts, size_t n, const char *home, const char *ba
 	s->agent_listener = -1;
 	if (strlen(base) + sizeof "/procage-ssh-XXXXXX" > sizeof s->dir) {
 		free(s);
-		return error_set(err, -ENAMETOOLONG, "--allow-ssh: %.200s: too long a directory", base);
+		return error_set(err, -ENAMETOOLONG, "--allow-ssh: %.200s: too long a directory",
+				 base);
 	}
 	snprintf(s->dir, sizeof s->dir, "%s/procage-ssh-XXXXXX", base);
 	if (!mkdtemp(s->dir)) {
@@ -262,8 +269,8 @@ void ssh_setup_unref(struct ssh_setup *s)
 {
 	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST) > 0)
 		return;
-	static const char *const names[] = { "config", "known_hosts", "connect", "agent",
-					     "bin/ssh", "bin/scp", "bin/sftp", "bin" };
+	static const char *const names[] = {"config",  "known_hosts", "connect",  "agent",
+					    "bin/ssh", "bin/scp",     "bin/sftp", "bin"};
 	char path[PATH_MAX + 16];
 	if (s->agent_listener >= 0)
 		close(s->agent_listener);

@@ -25,10 +25,10 @@ struct ssh_setup {
 	int refs;
 	char dir[PATH_MAX / 2]; /* room for the names below it */
 	char config[PATH_MAX];
-	char agent[PATH_MAX];    /* "" without an agent */
-	char bin[PATH_MAX];      /* the wrappers' directory, "" when ssh is not installed */
+	char agent[PATH_MAX];	 /* "" without an agent */
+	char bin[PATH_MAX];	 /* the wrappers' directory, "" when ssh is not installed */
 	char upstream[PATH_MAX]; /* the caller's SSH_AUTH_SOCK, or "" */
-	int agent_listener;      /* -1 without an agent */
+	int agent_listener;	 /* -1 without an agent */
 	struct known_keys keys;
 };
 
