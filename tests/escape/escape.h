@@ -248,6 +248,7 @@ void r48_missing_workspace_configuration_cannot_be_made(const struct tier *t);
 /* changes.c */
 void r50_a_run_reaches_no_change_set(const struct tier *t);
 void r50_a_change_set_is_not_applied_through_a_planted_link(const struct tier *t);
+void r51_the_agent_filter_relays_only_a_bound_session(const struct tier *t);
 /* core_dumps.c: the host's core dump helper */
 void r47_a_crash_reaches_no_core_dump_helper(const struct tier *t);
 /* pid_targets.c: other processes' limits and scheduling by pid */

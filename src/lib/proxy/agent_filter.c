@@ -159,7 +159,10 @@ static void *conn_thread(void *arg)
 			break;
 	}
 	pthread_mutex_lock(&c->filter->lock);
+	/* The caller's agent sees its connection end with the run's. */
 	shutdown(c->client, SHUT_RDWR);
+	if (c->upstream >= 0)
+		shutdown(c->upstream, SHUT_RDWR);
 	c->done = true;
 	pthread_mutex_unlock(&c->filter->lock);
 	return NULL;
