@@ -248,7 +248,7 @@ FUZZ_LIB_SRCS := src/common/json.c src/lib/policy/policy_json.c src/lib/policy/p
 	src/lib/discover/repositories.c \
 	src/lib/discover/repository_config.c src/lib/base/git_config.c \
 	src/lib/proxy/allowlist.c src/lib/proxy/dest.c
-FUZZ_TARGETS := policy_json allowlist git_config
+FUZZ_TARGETS := policy_json allowlist git_config agent_msg
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DPROCAGE_BUILDING \
 	-Iinclude -iquote src/lib -iquote src
@@ -257,6 +257,8 @@ $(BUILD)/fuzz/fuzz_policy_json: tests/fuzz/fuzz_policy_json.c $(FUZZ_LIB_SRCS)
 $(BUILD)/fuzz/fuzz_allowlist: tests/fuzz/fuzz_allowlist.c src/lib/proxy/dest.c \
 	src/lib/proxy/allowlist.c src/lib/base/error.c
 $(BUILD)/fuzz/fuzz_git_config: tests/fuzz/fuzz_git_config.c src/lib/base/git_config.c
+$(BUILD)/fuzz/fuzz_agent_msg: tests/fuzz/fuzz_agent_msg.c src/lib/proxy/agent_msg.c \
+	src/lib/proxy/known_hosts.c src/lib/proxy/hmac_sha1.c
 $(FUZZ_BINS): $(wildcard include/*.h src/lib/*/*.h src/common/*.h)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@

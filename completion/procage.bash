@@ -15,11 +15,11 @@ _procage()
 
 	local verbs="run exec learn facts check fit profiles trust changes help"
 	local run_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
-		--allow-host --publish --ask --ask-timeout --explain --report --report-json --env --setenv --no-private-tmp --changes --apply --limit
+		--allow-host --allow-ssh --publish --ask --ask-timeout --explain --report --report-json --env --setenv --no-private-tmp --changes --apply --limit
 		--accept --waive --hardlinks --hardlink-exempt --audit --on-handoff-change --lifetime --terminal
 		--timeout --grace --cwd --json --help"
 	local exec_opts="--policy --trust-policy --no-config --dry-run --profile --read --write --write-new --protect --hide --socket --net
-		--allow-host --publish --ask --ask-timeout --report --report-json --env --setenv --no-private-tmp --changes --apply --limit
+		--allow-host --allow-ssh --publish --ask --ask-timeout --report --report-json --env --setenv --no-private-tmp --changes --apply --limit
 		--accept --waive --hardlinks --hardlink-exempt --lifetime --terminal --cwd
 		--json --help"
 
@@ -35,7 +35,7 @@ _procage()
 			case ${words[i]} in
 			--) break ;;
 			--policy | --profile | --read | --write | --write-new | --protect | --hide | --socket | --net | \
-			--allow-host | --publish | --ask-timeout | --explain | --report-json | --env | --setenv | --limit | --accept | \
+			--allow-host | --allow-ssh | --publish | --ask-timeout | --explain | --report-json | --env | --setenv | --limit | --accept | \
 			--waive | --hardlinks | --hardlink-exempt | --on-handoff-change | --lifetime | \
 			--terminal | --timeout | --grace | --cwd) ((i++)) ;;
 			-*) ;;
@@ -79,7 +79,7 @@ _procage()
 				-- "$cur"))
 			compopt -o nospace 2>/dev/null
 			return ;;
-		--allow-host | --publish | --ask-timeout | --setenv | --timeout | --grace) return ;;
+		--allow-host | --allow-ssh | --publish | --ask-timeout | --setenv | --timeout | --grace) return ;;
 		esac
 		if [ "$verb" != exec ]; then
 			COMPREPLY=($(compgen -W "$run_opts --" -- "$cur"))

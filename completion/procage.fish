@@ -35,6 +35,7 @@ complete -c procage -n "__procage_verb_is $cage" -l hide -r -F -d 'deny every ac
 complete -c procage -n "__procage_verb_is $cage" -l socket -r -F -d 'connect to the Unix socket PATH'
 complete -c procage -n "__procage_verb_is $cage" -l net -x -a 'off on proxy loopback' -d 'network access'
 complete -c procage -n "__procage_verb_is $cage" -l allow-host -x -d 'a host the proxy reaches'
+complete -c procage -n "__procage_verb_is $cage" -l allow-ssh -x -d 'a host ssh reaches through the proxy'
 complete -c procage -n "__procage_verb_is $cage" -l publish -x -d 'a port of the run the host reaches'
 complete -c procage -n "__procage_verb_is $cage" -l ask -d 'ask on the terminal before a host off the list'
 complete -c procage -n "__procage_verb_is $cage" -l ask-timeout -x -d 'seconds to answer --ask'

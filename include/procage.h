@@ -242,6 +242,18 @@ PROCAGE_API int procage_policy_allow_host(struct procage_policy *policy, const c
 PROCAGE_API int procage_policy_publish(struct procage_policy *policy, long port,
 				       struct procage_error *err) PROCAGE_NONNULL(1);
 /*
+ * With PROCAGE_NET_PROXY: let ssh (and git over ssh) reach "host" or
+ * "host:port" (22 when none is given) through the run's proxy. The cage
+ * gives the run an ssh configuration (GIT_SSH_COMMAND, PROCAGE_SSH_CONFIG)
+ * whose host keys are the caller's known_hosts lines for these hosts only,
+ * checked strictly, and, when SSH_AUTH_SOCK is set, an agent socket that
+ * relays to the caller's agent only what authenticates to these hosts
+ * (docs/ssh.md). Needs PROCAGE_NET_PROXY: the cage is refused otherwise.
+ * Escape class: R-53.
+ */
+PROCAGE_API int procage_policy_allow_ssh(struct procage_policy *policy, const char *entry,
+					 struct procage_error *err) PROCAGE_NONNULL(1, 2);
+/*
  * With PROCAGE_NET_PROXY: ask before a host the allowlist does not name,
  * instead of refusing it. A request for such a name (CONNECT or plain
  * HTTP, at any port the list does not give it) is held, and ask is called

@@ -196,6 +196,7 @@ int main(int argc, char **argv)
 	    {"r50", r50_a_run_reaches_no_change_set},
 	    {"r50", r50_a_change_set_is_not_applied_through_a_planted_link},
 	    {"r51", r51_a_run_writes_no_cgroup_and_sees_only_its_own},
+	    {"r53", r53_the_agent_filter_relays_only_a_bound_session},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

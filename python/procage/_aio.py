@@ -97,13 +97,14 @@ async def run_async(argv, *, workspace=None, write=(), read=(), hide=(), network
                     stdin=None, stdout=None, stderr=None, text=False, write_new=(), waive=(),
                     accept=(), explain=None, protect=(), env_pass=(), env_set=None,
                     private_tmp=None, profiles=(), publish=(), on_host=None,
-                    ask_timeout=None, changes=None, apply="safe"):
+                    ask_timeout=None, changes=None, apply="safe", allow_ssh=()):
     """procage.run, awaited: the same arguments and result. Cancelling the
     task, or the timeout, kills the run."""
     stdin, stdout, stderr = _run._run_options(input, capture_output, stdin, stdout, stderr)
     _run._changes._rule(apply)
     options = _run._policy_options(cage, policy, explain, write=write, read=read, hide=hide,
-                                   network=network, allow_hosts=allow_hosts, report=report,
+                                   network=network, allow_hosts=allow_hosts,
+                                   allow_ssh=allow_ssh, report=report,
                                    write_new=write_new, waive=waive, accept=accept,
                                    protect=protect, env_pass=env_pass, env_set=env_set,
                                    private_tmp=private_tmp, profiles=profiles,

@@ -106,6 +106,7 @@ _FUNCTIONS = {
     "procage_policy_allow": (_I, [_P, _S, _I, _E]),
     "procage_policy_set_network": (_I, [_P, _I, _E]),
     "procage_policy_allow_host": (_I, [_P, _S, _E]),
+    "procage_policy_allow_ssh": (_I, [_P, _S, _E]),
     "procage_policy_publish": (_I, [_P, ctypes.c_long, _E]),
     "procage_policy_env_pass": (_I, [_P, _S, _E]),
     "procage_policy_env_set": (_I, [_P, _S, _S, _E]),

@@ -168,6 +168,13 @@ class Policy(Handle):
             if isinstance(port, bool) or not isinstance(port, int):
                 raise TypeError(f"a published port is an int, not {type(port).__name__}")
             self._set("procage_policy_publish", port)
+
+    def allow_ssh(self, *entries):
+        """With network "proxy": hosts ("git.example" or "git.example:2222")
+        ssh and git reach through the proxy, host keys from ~/.ssh/known_hosts,
+        the caller's agent behind procage's filter (docs/ssh.md)."""
+        for entry in entries:
+            self._set("procage_policy_allow_ssh", _text(entry))
         return self
 
     def env_pass(self, *names):
@@ -264,15 +271,16 @@ class Policy(Handle):
         return self._set("procage_policy_exempt_hardlinks", _path(path))
 
     def apply(self, *, write=(), read=(), hide=(), protect=(), network=None, allow_hosts=(),
-              publish=(), env_pass=(), env_set=None, report=None, private_tmp=None, home=None,
-              tmp_base=None, accept=(), waive=(), write_new=(), explain=None, profiles=(),
-              changes=None):
+              publish=(), allow_ssh=(), env_pass=(), env_set=None, report=None, private_tmp=None,
+              home=None, tmp_base=None, accept=(), waive=(), write_new=(), explain=None,
+              profiles=(), changes=None):
         """Add the keyword arguments procage.run takes to this policy."""
         self.read(*_paths(read)).write(*_paths(write))
         self.protect(*_paths(protect)).hide(*_paths(hide))
         if network is not None:
             self.set_network(network)
-        self.allow_host(*_strs(allow_hosts)).env_pass(*_strs(env_pass))
+        self.allow_host(*_strs(allow_hosts)).allow_ssh(*_strs(allow_ssh))
+        self.env_pass(*_strs(env_pass))
         self.publish(*publish)
         for name, value in (env_set or {}).items():
             self.env_set(name, value)

@@ -491,15 +491,16 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
         check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
         write_new=(), waive=(), accept=(), explain=None, protect=(), env_pass=(),
         env_set=None, private_tmp=None, profiles=(), publish=(), on_host=None,
-        ask_timeout=None, changes=None, apply="safe"):
+        ask_timeout=None, changes=None, apply="safe", allow_ssh=()):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
     home readable, workspace writable, network off, a private temporary
     directory, every hard-deny class on) plus write, read and hide (paths),
-    network ("off", "on", "proxy", "loopback") and allow_hosts (with "proxy"),
-    publish (with "loopback" on tier T1: ports of the run the host reaches
-    at its own 127.0.0.1, --publish), and
+    network ("off", "on", "proxy", "loopback") and allow_hosts and allow_ssh (with
+    "proxy"; allow_ssh: hosts ssh and git reach, docs/ssh.md), publish (with
+    "loopback" on tier T1: ports of the run the host reaches at its own
+    127.0.0.1, --publish), and
     report (refused system calls come back in .reports), write_new
     (directories made when missing, then writable: --write-new), waive
     (hard-deny classes, "CLASS" or "CLASS:PATH": --waive), accept
@@ -528,7 +529,8 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     stdin, stdout, stderr = _run_options(input, capture_output, stdin, stdout, stderr)
     _changes._rule(apply)  # a wrong rule is refused before anything runs
     options = _policy_options(cage, policy, explain, write=write, read=read, hide=hide,
-                              network=network, allow_hosts=allow_hosts, report=report,
+                              network=network, allow_hosts=allow_hosts, allow_ssh=allow_ssh,
+                              report=report,
                               write_new=write_new, waive=waive, accept=accept,
                               protect=protect, env_pass=env_pass, env_set=env_set,
                               private_tmp=private_tmp, profiles=profiles, changes=changes,

@@ -38,6 +38,7 @@ static const struct option run_long_options[] = {
 	{ "hardlinks", required_argument, NULL, OPT_HARDLINKS },
 	{ "audit", no_argument, NULL, OPT_AUDIT },
 	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "allow-ssh", required_argument, NULL, OPT_ALLOW_SSH },
 	{ "publish", required_argument, NULL, OPT_PUBLISH },
 	{ "ask", no_argument, NULL, OPT_ASK },
 	{ "ask-timeout", required_argument, NULL, OPT_ASK_TIMEOUT },
@@ -363,6 +364,10 @@ static int option_take(struct run_options *o, int c, char *arg)
 					    &o->ask_timeout_seconds)
 			       ? 0
 			       : EXIT_USAGE;
+	case OPT_ALLOW_SSH:
+		return flag_push(o, (struct policy_flag){ c, arg, NULL })
+			       ? 0
+			       : cli_usage_error("out of memory");
 	case OPT_ALLOW_HOST:
 		o->allow_host = true;
 		return flag_push(o, (struct policy_flag){ c, arg, NULL })

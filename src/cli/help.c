@@ -76,6 +76,9 @@ static const struct option_help run_options[] = {
 	  "                       localhost[:port] (127.0.0.1 and ::1), 192.0.2.7[:port],\n"
 	  "                       10.1.2.0/24 (docs/proxy.md); without --net proxy it has\n"
 	  "                       no effect, and procage warns\n", false },
+	{ "  --allow-ssh HOST[:PORT]  with --net proxy: ssh and git over ssh reach HOST\n"
+	  "                       (port 22 by default) through the proxy, host keys from\n"
+	  "                       ~/.ssh/known_hosts only, the agent filtered (docs/ssh.md)\n", false },
 	{ "  --ask                with --net proxy: hold a request for a host off the list\n"
 	  "                       and ask on the terminal (once, run, always, no)\n"
 	  "  --ask-timeout SECONDS  time to answer --ask (default 60; then no)\n", false },

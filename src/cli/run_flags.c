@@ -225,6 +225,8 @@ int run_flag_apply(struct procage_policy *p, const struct policy_flag *f, struct
 		return procage_policy_waive(p, f->value, err);
 	case OPT_ALLOW_HOST:
 		return procage_policy_allow_host(p, f->value, err);
+	case OPT_ALLOW_SSH:
+		return procage_policy_allow_ssh(p, f->value, err);
 	case OPT_PUBLISH:
 		return publish_apply(p, f->value, err);
 	case OPT_REPORT:

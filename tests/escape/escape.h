@@ -250,6 +250,8 @@ void r50_a_run_reaches_no_change_set(const struct tier *t);
 void r50_a_change_set_is_not_applied_through_a_planted_link(const struct tier *t);
 /* cgroup_view.c */
 void r51_a_run_writes_no_cgroup_and_sees_only_its_own(const struct tier *t);
+/* ssh_agent.c: the SSH agent filter */
+void r53_the_agent_filter_relays_only_a_bound_session(const struct tier *t);
 /* core_dumps.c: the host's core dump helper */
 void r47_a_crash_reaches_no_core_dump_helper(const struct tier *t);
 /* pid_targets.c: other processes' limits and scheduling by pid */

@@ -265,7 +265,7 @@ static const struct refused refused_cases[] = {
 	{ "not an object", "`[]", -EINVAL, "a policy must be an object, not an array" },
 	{ "unknown top-level key", "{\n  \"network\": \"off\",\n  `\"netwrok\": \"on\"\n}", -EINVAL,
 	  "unknown key \"netwrok\" at the top level (known: version, paths, network, env, "
-	  "private_tmp, own_proc, changes, limits, allow_hosts, publish, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base, on_handoff_change)" },
+	  "private_tmp, own_proc, changes, limits, allow_hosts, allow_ssh, publish, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base, on_handoff_change)" },
 	{ "publish: not a port", "{\"publish\": [8000, `0]}", -EINVAL,
 	  "published port 0 is not a TCP port (1 to 65535)" },
 	{ "publish: a port above 65535", "{\"publish\": [`70000]}", -EINVAL,
@@ -279,13 +279,13 @@ static const struct refused refused_cases[] = {
 	{ "control characters in a key are escaped", "{`\"\\u001b]0;x\\u0007\\u0085\": 1}",
 	  -EINVAL,
 	  "unknown key \"\\x1B]0;x\\x07\\u0085\" at the top level (known: version, paths, "
-	  "network, env, private_tmp, own_proc, changes, limits, allow_hosts, publish, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base, on_handoff_change)" },
+	  "network, env, private_tmp, own_proc, changes, limits, allow_hosts, allow_ssh, publish, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base, on_handoff_change)" },
 	{ "a long key is cut",
 	  "{`\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	  "aaaaaaaaaaaaaaaaaaaa\": 1}",
 	  -EINVAL,
 	  "unknown key \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"... "
-	  "at the top level (known: version, paths, network, env, private_tmp, own_proc, changes, limits, allow_hosts, publish, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base, on_handoff_change)" },
+	  "at the top level (known: version, paths, network, env, private_tmp, own_proc, changes, limits, allow_hosts, allow_ssh, publish, accept, waive, hardlinks, reports, lifetime, terminal, home, tmp_base, on_handoff_change)" },
 	/* version */
 	{ "version 2", "{\"version\": `2}", -EINVAL,
 	  "unsupported \"version\" 2; this reader knows version 1 only" },

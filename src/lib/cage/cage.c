@@ -25,6 +25,7 @@
 #include "discover/path_aliases.h"
 #include "paths.h"
 #include "proxy/allowlist.h"
+#include "proxy/ssh_setup.h"
 #include "rlimits.h"
 #include "discover/root_private.h"
 #include "kernel/seccomp.h"
@@ -707,16 +708,29 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 	if (!policy || !out)
 		return error_set(err, -EINVAL, "no policy or no place for the cage given");
 	*out = NULL;
+	/* --allow-ssh: the cage's policy is a copy carrying the ssh directory. */
+	struct procage_policy *extended;
+	struct ssh_setup *ssh;
+	int rc = cage_ssh_prepare(policy, &extended, &ssh, err);
+	if (rc < 0) {
+		policy_error_locate(policy, policy_key_position(policy, "allow_ssh"), err);
+		return rc;
+	}
+	if (extended)
+		policy = extended;
 	struct policy_paths early = { .rc = 0 };
 	early.rc = paths_resolve_policy(policy, &early.paths, &early.err);
 	const struct procage_host_facts *f = host_facts_get();
 	struct policy_position where = { 0, 0 };
-	int rc = cage_policy_refusal(policy, f, err);
+	rc = cage_policy_refusal(policy, f, err);
 	struct procage_cage *c = rc < 0 ? NULL : cage_alloc(policy, f, fix);
 	if (!c) {
 		cage_paths_free(&early.paths);
+		procage_policy_free(extended);
+		ssh_setup_unref(ssh);
 		return rc < 0 ? rc : error_set(err, -ENOMEM, "out of memory");
 	}
+	c->ssh = ssh;
 	if (policy->network == PROCAGE_NET_PROXY)
 		rc = cage_proxy_prepare(c, &where, err);
 	if (policy->network == PROCAGE_NET_LOOPBACK)
@@ -736,8 +750,10 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		if (!fix || fix->kind == CAGE_FIX_NONE)
 			policy_error_locate(policy, where, err);
 		procage_cage_free(c);
+		procage_policy_free(extended);
 		return rc;
 	}
+	procage_policy_free(extended);
 	*out = c;
 	return 0;
 }
@@ -770,6 +786,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 	free(c->tmp_base);
 	free(c->shm_mount);
 	allowlist_free(c->allowlist);
+	ssh_setup_unref(c->ssh);
 	handoff_snapshot_free(c->handoff_snapshot);
 	procage_policy_free(c->policy);
 	host_probe_reap(); /* by now the host probe's namespaces are long gone */

@@ -99,6 +99,7 @@ struct procage_cage {
 	 */
 	int root_private_userns_fd;
 	struct allowlist *allowlist; /* network proxy: the hosts the run's proxy allows */
+	struct ssh_setup *ssh;       /* --allow-ssh: the ssh directory, shared with the runs */
 	struct handoff_snapshot *handoff_snapshot; /* the discovery, for the first run's report */
 	struct cage_fix *fix; /* while the cage is made: what would make it enforceable */
 	/* The policy's explain option: the rules its refusals are judged by; or NULL. */
@@ -189,6 +190,13 @@ bool cage_run_rules_needed(const struct procage_cage *c);
  * can (cage_tmp.c).
  */
 int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err);
+/*
+ * --allow-ssh (cage_ssh.c): with hosts to reach, make the ssh directory
+ * and a copy of policy (*extended) that grants it; neither without.
+ */
+struct ssh_setup;
+int cage_ssh_prepare(const struct procage_policy *policy, struct procage_policy **extended,
+		     struct ssh_setup **out, struct procage_error *err);
 /* The granted path that contains path (itself included), or NULL. */
 const char *cage_grant_containing(const struct procage_cage *c, const char *path);
 /* A granted path that path contains (itself excluded), or NULL. */

@@ -8,6 +8,7 @@
 #include "env.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,32 @@ static bool entry_overridden(const struct procage_policy *p, const char *entry,
 	return tmpdir && is_temporary_directory_name(entry);
 }
 
+/*
+ * --allow-ssh: the run's ssh, scp and sftp are procage's wrappers (they
+ * add -F with the run's configuration), found first in PATH.
+ */
+static int ssh_bin_first(char **env, size_t n, const char *bin)
+{
+	static const char fallback[] = "/usr/local/bin:/usr/bin:/bin";
+	size_t i = 0;
+	while (i < n && !entry_has_name(env[i], "PATH"))
+		i++;
+	const char *rest = i < n ? env[i] + 5 : fallback;
+	size_t len = strlen(bin) + 1 + strlen(rest) + 1;
+	char *value = malloc(len);
+	if (!value)
+		return -ENOMEM;
+	snprintf(value, len, "%s%s%s", bin, rest[0] ? ":" : "", rest);
+	char *entry = entry_join("PATH", value);
+	free(value);
+	if (!entry)
+		return -ENOMEM;
+	if (i < n)
+		free(env[i]);
+	env[i] = entry;
+	return 0;
+}
+
 static int proxy_variables_add(char **env, size_t *n, uint16_t port)
 {
 	char url[64];
@@ -192,7 +219,7 @@ int env_build_proxy(const struct procage_policy *p, char *const *base, const cha
 	size_t n_base = 0;
 	while (base && base[n_base])
 		n_base++;
-	size_t cap = n_base + p->n_env_set + 3 + N_PROXY_VARIABLES + 1, n = 0;
+	size_t cap = n_base + p->n_env_set + 3 + N_PROXY_VARIABLES + 2, n = 0;
 	char **env = calloc(cap, sizeof *env);
 	if (!env)
 		goto oom;
@@ -219,6 +246,12 @@ int env_build_proxy(const struct procage_policy *p, char *const *base, const cha
 			goto oom;
 	if (p->network == PROCAGE_NET_PROXY && proxy_variables_add(env, &n, proxy_port) < 0)
 		goto oom;
+	if (p->ssh_bin) {
+		bool had_path = env_lookup(env, "PATH") != NULL;
+		if (ssh_bin_first(env, n, p->ssh_bin) < 0)
+			goto oom;
+		n += !had_path;
+	}
 	*out = env;
 	return 0;
 oom:

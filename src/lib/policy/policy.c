@@ -13,6 +13,7 @@
 
 #include "classes.h"
 #include "proxy/allowlist.h"
+#include "proxy/dest.h"
 #include "base/error.h"
 #include "base/string_list.h"
 
@@ -107,11 +108,13 @@ PROCAGE_API void procage_policy_free(struct procage_policy *p)
 	env_vars_free(p->env_set, p->n_env_set);
 	procage_strings_free(p->hardlink_exempt);
 	procage_strings_free(p->allow_hosts);
+	procage_strings_free(p->allow_ssh);
 	for (size_t i = 0; i < p->n_path_waivers; i++)
 		free(p->path_waivers[i].path);
 	free(p->path_waivers);
 	free(p->home);
 	free(p->tmp_base);
+	free(p->ssh_bin);
 	free(p->source);
 	free(p->host_pos);
 	free(p);
@@ -529,6 +532,29 @@ PROCAGE_API int procage_policy_publish(struct procage_policy *p, long port,
 	return 0;
 }
 
+/*
+ * One host ssh may reach: a name or an address, with a port (22 when none
+ * is given), read by the proxy's own host reader and kept canonical. No
+ * wildcard and no range: the agent filter binds signatures to the known
+ * keys of named hosts.
+ */
+PROCAGE_API int procage_policy_allow_ssh(struct procage_policy *p, const char *entry,
+					 struct procage_error *err)
+{
+	struct dest d;
+	char canonical[DEST_AUTHORITY_BUF];
+	error_clear(err);
+	if (!p || !entry)
+		return error_set(err, -EINVAL, "no policy or no ssh host given");
+	enum dest_error e = dest_parse_authority(entry, strlen(entry), 22, &d);
+	if (e != DEST_OK)
+		return error_set(err, -EINVAL, "--allow-ssh %.200s: %s (HOST or HOST:PORT, a name or "
+				 "an address, no wildcard)", entry, dest_error_text(e));
+	dest_format_authority(&d, canonical, sizeof canonical);
+	int rc = string_list_add_once(&p->allow_ssh, &p->n_allow_ssh, canonical);
+	return rc < 0 ? error_set(err, rc, "out of memory") : 0;
+}
+
 PROCAGE_API int procage_policy_set_lifetime(struct procage_policy *p, int lifetime,
 					    struct procage_error *err)
 {
@@ -660,7 +686,8 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	if (!p)
 		return NULL;
 	if ((src->home && !(p->home = strdup(src->home))) ||
-	    (src->tmp_base && !(p->tmp_base = strdup(src->tmp_base))))
+	    (src->tmp_base && !(p->tmp_base = strdup(src->tmp_base))) ||
+	    (src->ssh_bin && !(p->ssh_bin = strdup(src->ssh_bin))))
 		goto fail;
 	p->network = src->network;
 	p->private_tmp = src->private_tmp;
@@ -688,6 +715,9 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 			goto fail;
 	memcpy(p->publish, src->publish, sizeof p->publish);
 	p->n_publish = src->n_publish;
+	for (size_t i = 0; i < src->n_allow_ssh; i++)
+		if (string_list_append(&p->allow_ssh, &p->n_allow_ssh, src->allow_ssh[i]) < 0)
+			goto fail;
 	p->host_ask = src->host_ask;
 	p->host_ask_ctx = src->host_ask_ctx;
 	p->host_ask_timeout_ms = src->host_ask_timeout_ms;

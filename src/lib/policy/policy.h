@@ -67,6 +67,11 @@ struct procage_policy {
 	size_t n_publish;
 	char **allow_hosts; /* proxy allowlist entries, NULL-terminated */
 	size_t n_allow_hosts;
+	char **allow_ssh; /* "host:port" reached by ssh through the proxy (docs/ssh.md) */
+	size_t n_allow_ssh;
+	/* --allow-ssh: a directory put first in the run's PATH (ssh, scp and sftp
+	 * with procage's configuration); set on the cage's copy, not a JSON key */
+	char *ssh_bin;
 	procage_host_ask_fn host_ask; /* the proxy asks before other names; not a JSON key */
 	void *host_ask_ctx;
 	int host_ask_timeout_ms; /* 0: the proxy's default */

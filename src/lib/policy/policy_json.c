@@ -79,6 +79,7 @@ static const struct key_reader top_keys[] = {
 	{ "changes", read_changes, 0 },
 	{ "limits", read_limits, 0 },
 	{ "allow_hosts", read_allow_hosts, 0 },
+	{ "allow_ssh", read_allow_ssh, 0 },
 	{ "publish", read_publish, 0 },
 	{ "accept", read_accept, 0 },        { "waive", read_waive, 0 },
 	{ "hardlinks", read_hardlinks, 0 },  { "reports", read_reports, 0 },

@@ -219,6 +219,11 @@ int read_allow_hosts(struct reader *r, const struct json_member *m, int unused)
 	return read_name_list(r, m, "\"allow_hosts\"", procage_policy_allow_host);
 }
 
+int read_allow_ssh(struct reader *r, const struct json_member *m, int unused)
+{
+	return read_name_list(r, m, "\"allow_ssh\"", procage_policy_allow_ssh);
+}
+
 int read_accept(struct reader *r, const struct json_member *m, int unused)
 {
 	return read_name_list(r, m, "\"accept\"", procage_policy_accept);

@@ -75,6 +75,7 @@ int read_own_proc(struct reader *r, const struct json_member *m, int unused);
 int read_changes(struct reader *r, const struct json_member *m, int unused);
 int read_env(struct reader *r, const struct json_member *m, int unused);
 int read_allow_hosts(struct reader *r, const struct json_member *m, int unused);
+int read_allow_ssh(struct reader *r, const struct json_member *m, int unused);
 int read_accept(struct reader *r, const struct json_member *m, int unused);
 int read_publish(struct reader *r, const struct json_member *m, int unused);
 int read_waive(struct reader *r, const struct json_member *m, int unused);

@@ -198,6 +198,8 @@ PROCAGE_API int procage_policy_to_json(const struct procage_policy *p, char **ou
 	fprintf(f, "  \"network\": \"%s\",\n", network_name(p->network));
 	write_strings(f, "  ", "allow_hosts", p->allow_hosts, p->n_allow_hosts);
 	fputs(",\n", f);
+	write_strings(f, "  ", "allow_ssh", p->allow_ssh, p->n_allow_ssh);
+	fputs(",\n", f);
 	fputs("  \"publish\": [", f);
 	for (size_t i = 0; i < p->n_publish; i++)
 		fprintf(f, "%s%u", i ? ", " : "", (unsigned)p->publish[i]);

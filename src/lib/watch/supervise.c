@@ -18,6 +18,8 @@
 #include "proxy/allowlist.h"
 #include "proxy/dest.h"
 #include "proxy/proxy.h"
+#include "proxy/agent_filter.h"
+#include "proxy/ssh_setup.h"
 #include "common/text_escape.h"
 
 /*
@@ -138,6 +140,38 @@ static int proxy_serve(struct run_supervision *s, const struct procage_cage *cag
 	return proxy_start(listener, s->allowlist, &options, &s->proxy, err);
 }
 
+/* A request the ssh agent filter refused: reported, and explained with its rule. */
+static void agent_refusal_record(void *ctx, const char *request, const char *why)
+{
+	struct run_supervision *s = ctx;
+	char args[320];
+	snprintf(args, sizeof args, "%s: %s", request, why);
+	report_store_add(&s->reports, "ssh-agent", args, 0);
+	if (s->denial_rules) {
+		struct denial d = { .op = "ssh-agent", .rule = "--allow-ssh" };
+		snprintf(d.subject, sizeof d.subject, "%s", request);
+		snprintf(d.reason, sizeof d.reason, "refused: %s", why);
+		denial_store_add(&s->denials, &d);
+	}
+}
+
+/* The cage's agent socket, served for this run by a filter of its own. */
+static int agent_serve(struct run_supervision *s, const struct procage_cage *cage,
+		       struct procage_error *err)
+{
+	if (!cage->ssh)
+		return 0;
+	/* The run's ssh directory stays while the run goes, its cage freed or not. */
+	s->ssh = ssh_setup_ref(cage->ssh);
+	if (s->ssh->agent_listener < 0)
+		return 0;
+	struct agent_filter_options options = { .upstream = s->ssh->upstream,
+						 .keys = &s->ssh->keys,
+						 .report = agent_refusal_record,
+						 .report_ctx = s };
+	return agent_filter_start(s->ssh->agent_listener, &options, &s->agent_filter, err);
+}
+
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
 		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
 		      struct procage_error *err)
@@ -193,6 +227,8 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 		rc = proxy_serve(s, cage, proxy_listener, err);
 		proxy_listener = -1;
 	}
+	if (rc == 0)
+		rc = agent_serve(s, cage, err);
 	if (seccomp_listener >= 0)
 		close(seccomp_listener);
 	if (proxy_listener >= 0)
@@ -207,6 +243,10 @@ void supervision_stop(struct run_supervision *s)
 	if (!s->reports_on || s->stopped)
 		return;
 	s->stopped = true;
+	agent_filter_stop(s->agent_filter);
+	s->agent_filter = NULL;
+	ssh_setup_unref(s->ssh);
+	s->ssh = NULL;
 	proxy_stop(s->proxy);
 	s->proxy = NULL;
 	allowlist_free(s->allowlist);

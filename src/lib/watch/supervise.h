@@ -15,6 +15,8 @@
 
 struct procage_cage;
 struct proxy;
+struct agent_filter;
+struct ssh_setup;
 
 struct run_supervision {
 	struct report_store reports;
@@ -32,6 +34,9 @@ struct run_supervision {
 	/* Tier T2 proxy-only: the cage's ports the proxy admits (net_admission.h). */
 	struct net_admission admission;
 	bool admission_on;
+	/* --allow-ssh with an agent: the filter serving the cage's socket. */
+	struct agent_filter *agent_filter;
+	struct ssh_setup *ssh; /* --allow-ssh: the ssh directory, held while the run goes */
 	int json_fd;        /* report lines, or -1 */
 	/* Refusals explained (the cage's explain option): its own rules, or NULL. */
 	struct denial_rules *denial_rules;
