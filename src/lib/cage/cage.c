@@ -5,6 +5,7 @@
  * with the capability it lacks named.
  */
 #include "cage.h"
+#include "proxy/capture.h"
 #include "ahead.h"
 
 #include <errno.h>
@@ -612,6 +613,11 @@ static struct procage_cage *cage_alloc(const struct procage_policy *policy,
 			     policy->network == PROCAGE_NET_PROXY && c->tier == PROCAGE_TIER_T1
 				     ? POLICY_PROXY_PORT
 				     : 0);
+	/* Transparent egress: the captured ports lead to procage's listeners only. */
+	if (c->landlock.connect_port)
+		c->landlock.n_more_ports = capture_ports(
+			(const char *const *)policy->allow_hosts, policy->n_allow_hosts,
+			POLICY_PROXY_PORT, c->landlock.more_ports, LANDLOCK_MORE_PORTS);
 	return c;
 }
 
