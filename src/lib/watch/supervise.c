@@ -177,6 +177,7 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 		net_admission_init(&s->admission);
 		s->admission_on = true;
 		net.admission = &s->admission;
+		net.denials = s->denial_rules ? &s->denials : NULL;
 	}
 	if (rc == 0 && seccomp_listener >= 0 && cage_brokered(cage) &&
 	    (rc = broker_new(&cage->zones, &net, &s->broker)) < 0)
