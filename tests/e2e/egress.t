@@ -20,6 +20,7 @@ if ! "$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- true 2>"$work/why";
 	echo "1..0 # SKIP proxy-only networking is refused on this host: $(cat "$work/why")"
 	exit 0
 fi
+lib="$(dirname "$PROCAGE")/libprocage.so"
 for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
 
@@ -102,6 +103,70 @@ for user in $users; do
 	like "$out" "procage: connect allowed.test:443: not an allowed host of the proxy" \
 		"T1/$user: with procage's line"
 done
+
+# --ask: a name not listed is asked about when the program connects, as for
+# a proxy-aware program; approved by the library's callback it gets the page.
+# Captured are the ports the allowlist names (and 80, 443): allowed.test's
+# entry makes the server's port one.
+cat >"$work/ask.py" <<'PY'
+import sys, procage
+answer, port = sys.argv[1], sys.argv[2]
+asked = []
+def on_host(host, p):
+    asked.append(f"{host}:{p}")
+    return answer
+r = procage.run(["python3", "raw.py", "other.test", port], workspace=".", network="proxy",
+                allow_hosts=["127.0.0.1/32", f"allowed.test:{port}"], on_host=on_host,
+                ask_timeout=30,
+                capture_output=True, text=True)
+print(r.stdout.strip(), "asked=" + ",".join(asked))
+PY
+case "${TEST_CFLAGS:-}" in
+*-fsanitize*)
+	echo "ok $((tap_n += 1)) # SKIP --ask through the library: the sanitizer build's library cannot be loaded by /usr/bin/python3"
+	;;
+*)
+	for answer in once deny; do
+		out=$(unshare -m sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$work/hosts" \
+			env PROCAGE_LIBRARY="$lib" PYTHONPATH="$top/python" PATH=/usr/local/bin:/usr/bin:/bin \
+			/usr/bin/python3 "$work/ask.py" "$answer" "$port" 2>&1)
+		if [ "$answer" = once ]; then
+			is "$out" "page-from-loopback asked=other.test:$port" \
+				"T1 --ask: approved by the callback, the raw connect gets the page"
+		else
+			is "$out" "refused 104 asked=other.test:$port" \
+				"T1 --ask: denied by the callback, the raw connect is refused"
+		fi
+	done
+	;;
+esac
+
+# procage learn --ask: a host approved on the terminal is learned.
+if command -v tmux >/dev/null; then
+	sock="$work/tmux.sock"
+	cat >"$work/learn.sh" <<SH
+cd "$work/ws" || exit 1
+unshare -m sh -c 'mount --bind "\$0" /etc/hosts && exec "\$@"' "$work/hosts" \
+	env HOME="$work/home-root" PATH=/usr/local/bin:/usr/bin:/bin XDG_CONFIG_HOME="$work/home-root/.config" \
+	"$PROCAGE" learn --net proxy --allow-host 127.0.0.1/32 --allow-host allowed.test:$port --ask -- \
+	python3 raw.py other.test $port </dev/null >"$work/learned.json" 2>"$work/learn.err"
+echo \$? >"$work/learn.done"
+exec cat
+SH
+	screen() { tmux -S "$sock" capture-pane -p -J -t t 2>/dev/null; }
+	on_screen() { screen | grep -Eq -- "$1"; }
+	tmux -S "$sock" new-session -d -s t -x 150 -y 40 "sh '$work/learn.sh'"
+	wait_until 120 on_screen 'allow it\?' || screen | sed 's/^/# screen: /'
+	tmux -S "$sock" send-keys -t t o Enter
+	wait_until 120 test -s "$work/learn.done"
+	tmux -S "$sock" kill-server 2>/dev/null
+	is "$(cat "$work/learn.done")" 0 "learn --ask: the learned policy's run passes"
+	[ "$(cat "$work/learn.done")" = 0 ] || sed 's/^/#   stderr: /' "$work/learn.err"
+	like "$(tr -d '\n' <"$work/learned.json")" "\"allow_hosts\": \[\"127.0.0.1/32\", \"allowed.test:$port\", \"other.test:$port\"\]" \
+		"learn --ask: the host approved on the terminal is in the learned allow_hosts"
+else
+	echo "ok $((tap_n += 1)) # SKIP learn --ask: tmux is not installed"
+fi
 
 if [ -x "$t2" ] && "$t2" true 2>/dev/null; then
 	for user in $users; do
