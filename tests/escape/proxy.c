@@ -584,7 +584,7 @@ out:
 void r51_capture_reaches_names_not_addresses(const struct tier *t)
 {
 	struct upstream u = {.fd = -1};
-	int other_fd = -1, other_port = 0;
+	int other_fd = -1, other_port = 0, standin_fd = -1;
 	char up[16], otherp[16], localhost_up[40], decoy[48];
 	const char *get = "GET / HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n";
 	struct caged_result r;
@@ -599,6 +599,14 @@ void r51_capture_reaches_names_not_addresses(const struct tier *t)
 	if (!ws || cage_refused_here(t, ws, "r51") || !upstream_start(t, &u, "r51") ||
 	    !fixture(t, (other_fd = listen_tcp_loopback(&other_port)) >= 0,
 		     "r51: another loopback TCP listener"))
+		goto out;
+	/* The host's own 127.100.0.200 at that port: what a stand-in means outside the run. */
+	struct sockaddr_in at = {.sin_family = AF_INET, .sin_port = htons((uint16_t)other_port),
+				 .sin_addr.s_addr = htonl(0x7f6400c8)};
+	standin_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!fixture(t, standin_fd >= 0 && bind(standin_fd, (struct sockaddr *)&at, sizeof at) == 0 &&
+			    listen(standin_fd, 16) == 0,
+		     "r51: a listener on the host's 127.100.0.200"))
 		goto out;
 	snprintf(up, sizeof up, "%d", u.port);
 	snprintf(otherp, sizeof otherp, "%d", other_port);
@@ -618,7 +626,7 @@ void r51_capture_reaches_names_not_addresses(const struct tier *t)
 	check(t, got == 0, &r,
 	      "r51: the namespace's own 127.0.0.1 at a captured port reaches nothing of the host");
 	r = run_caged(ws, NULL, "connect-tcp", "127.100.0.200", otherp, NULL);
-	got = arrivals(other_fd, true);
+	got = arrivals(standin_fd, true) + arrivals(other_fd, true);
 	check(t, got == 0, &r, "r51: a stand-in address never handed out reaches nothing");
 	r = run_caged(ws, NULL, "dns-connect", "127.0.0.1", otherp, get, NULL);
 	got = arrivals(other_fd, true);
@@ -632,8 +640,12 @@ void r51_capture_reaches_names_not_addresses(const struct tier *t)
 	r = run_uncaged(ws, NULL, "connect-tcp", "127.0.0.1", otherp, NULL);
 	check(t, did_it(&r) && arrivals_within(other_fd, true, CONTROL_WAIT_MS) >= 1, &r,
 	      "r51: control: without the cage the other loopback port is reached");
+	r = run_uncaged(ws, NULL, "connect-tcp", "127.100.0.200", otherp, NULL);
+	check(t, did_it(&r) && arrivals_within(standin_fd, true, CONTROL_WAIT_MS) >= 1, &r,
+	      "r51: control: without the cage the host's 127.100.0.200 is reached");
 out:
 	upstream_stop(&u);
 	listen_close(other_fd, NULL);
+	listen_close(standin_fd, NULL);
 	caged_ws_free(ws);
 }
