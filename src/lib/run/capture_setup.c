@@ -17,7 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "base/syscalls.h"
@@ -30,6 +36,24 @@ static const char run_resolv_conf[] =
 	"options edns0 trust-ad\n";
 static const char run_hosts[] = "127.0.0.1\tlocalhost\n"
 				"::1\tlocalhost ip6-localhost ip6-loopback\n";
+
+/*
+ * The run's hosts: the loopback names, and the machine's own name on
+ * loopback as most hosts files have it, so that a program looking itself
+ * up (hostname -f, a runtime's local address) finds it without a lookup
+ * that the resolver would refuse and report.
+ */
+static void hosts_text(char *out, size_t size)
+{
+	struct utsname u;
+	bool plain = uname(&u) == 0 && u.nodename[0];
+	for (const char *p = u.nodename; plain && *p; p++)
+		plain = isalnum((unsigned char)*p) || *p == '-' || *p == '.';
+	if (plain && strcmp(u.nodename, "localhost") != 0)
+		snprintf(out, size, "%s127.0.1.1\t%s\n", run_hosts, u.nodename);
+	else
+		snprintf(out, size, "%s", run_hosts);
+}
 
 void capture_plan(const struct procage_policy *policy, struct plan *plan)
 {
@@ -58,11 +82,42 @@ static int socket_bound(int type, uint32_t addr, uint16_t port)
 	return fd;
 }
 
+/*
+ * getaddrinfo with AI_ADDRCONFIG (Node.js's default, among others) returns
+ * IPv4 addresses only when some interface holds one that is not loopback:
+ * the namespace's lo gets one, 198.18.0.1/32 (a benchmarking address,
+ * RFC 2544), which leads nowhere: a connection to it reaches at most a
+ * capture listener, which refuses it as an address never handed out.
+ */
+static int addrconfig_address(void)
+{
+	struct ifreq ifr;
+	struct sockaddr_in *a = (struct sockaddr_in *)&ifr.ifr_addr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo:1");
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(CAPTURE_ADDRCONFIG_ADDR);
+	if (ioctl(s, SIOCSIFADDR, &ifr) != 0)
+		rc = -errno;
+	a->sin_addr.s_addr = htonl(0xffffffffu);
+	if (rc == 0 && ioctl(s, SIOCSIFNETMASK, &ifr) != 0)
+		rc = -errno;
+	close(s);
+	return rc;
+}
+
 int capture_sockets_make(const struct plan *plan, int *fds, size_t *n)
 {
-	int fd = socket_bound(SOCK_DGRAM, CAPTURE_DNS_ADDR, 53);
+	int fd = addrconfig_address();
 
 	*n = 0;
+	if (fd < 0)
+		return fd;
+	fd = socket_bound(SOCK_DGRAM, CAPTURE_DNS_ADDR, 53);
 	if (fd < 0)
 		return fd;
 	fds[(*n)++] = fd;
@@ -125,8 +180,10 @@ int capture_files_lay(void)
 	close(fs);
 	if (rc == 0)
 		rc = file_write(mnt, "resolv.conf", run_resolv_conf);
+	char hosts[sizeof run_hosts + sizeof((struct utsname *)0)->nodename + 16];
+	hosts_text(hosts, sizeof hosts);
 	if (rc == 0)
-		rc = file_write(mnt, "hosts", run_hosts);
+		rc = file_write(mnt, "hosts", hosts);
 	if (rc == 0)
 		rc = file_lay(mnt, "resolv.conf", "/etc/resolv.conf");
 	if (rc == 0)
