@@ -408,8 +408,12 @@ static void capture_setup(const struct reaper_start *start, struct reaper *r)
 	int fds[PLAN_CAPTURE_PORTS + 1], rc;
 	size_t n = 0;
 
-	if ((rc = capture_files_lay()) < 0)
-		reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
+	/*
+	 * Without its files the run keeps the host's resolver, which its
+	 * namespace cannot reach: programs that ignore the proxy settings
+	 * then find no name, as without capture, and the rest is unchanged.
+	 */
+	(void)capture_files_lay();
 	if ((rc = capture_sockets_make(start->plan, fds, &n)) < 0)
 		reaper_fail(start, r, PROCAGE_STEP_PROXY, -rc, -1);
 	for (size_t i = 0; i < n; i++) {
