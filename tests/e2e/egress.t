@@ -181,6 +181,12 @@ if [ -x "$t2" ] && "$t2" true 2>/dev/null; then
 			"T2/$user: with a line saying the program ignored the proxy settings"
 		unlike=$(printf '%s' "$out" | grep -c page-from-loopback)
 		is "$unlike" 0 "T2/$user: and gets nothing of the page"
+		# A name in no hosts file: the program's own DNS query, refused by the broker.
+		out=$(hosted T2 "$user" --allow-host "allowed.test:$port" -- \
+			python3 raw.py unknown.test "$port" 2>&1); st=$?
+		is "$st" 3 "T2/$user: a lookup of the program's own finds nothing"
+		like "$out" "procage: (send|connect) [^ ]*:53: a DNS lookup of the program's own: it ignored the proxy settings" \
+			"T2/$user: with a line saying so"
 	done
 else
 	echo "# skip: tests/without_userns cannot run here, so tier T2 is not tried"
