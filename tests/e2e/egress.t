@@ -100,6 +100,12 @@ for user in $users; do
 		"T1/$user: with procage's line saying why"
 
 	out=$(hosted T1 "$user" --allow-host "allowed.test:$port" -- \
+		python3 raw.py 10.1.2.3 443 2>&1); st=$?
+	is "$st" 4 "T1/$user: a raw connect to an address elsewhere is refused"
+	like "$out" "procage: connect 10.1.2.3:443: a connection to an address procage's resolver did not hand out" \
+		"T1/$user: with procage's line (nothing leaves the namespace)"
+
+	out=$(hosted T1 "$user" --allow-host "allowed.test:$port" -- \
 		python3 raw.py allowed.test 443 2>&1); st=$?
 	is "$st" 4 "T1/$user: an allowed name at a port not allowed is refused"
 	like "$out" "procage: connect allowed.test:443: not an allowed host of the proxy" \

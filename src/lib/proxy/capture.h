@@ -37,7 +37,7 @@
 #define CAPTURE_MAX_NAMES 4096
 /* Sockets handed over by the run's namespace: the resolver's and the listeners. */
 #define CAPTURE_MAX_SOCKETS 17
-/* An address of the namespace's lo that is not loopback, for AI_ADDRCONFIG. */
+/* An address of the namespace's lo that is not loopback (run/capture_setup.c). */
 #define CAPTURE_ADDRCONFIG_ADDR 0xc6120001u /* 198.18.0.1 */
 /* The resolver's address in the run's network namespace. */
 #define CAPTURE_DNS_ADDR 0x7f000035u /* 127.0.0.53 */

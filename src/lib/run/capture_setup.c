@@ -83,13 +83,25 @@ static int socket_bound(int type, uint32_t addr, uint16_t port)
 }
 
 /*
- * getaddrinfo with AI_ADDRCONFIG (Node.js's default, among others) returns
- * IPv4 addresses only when some interface holds one that is not loopback:
- * the namespace's lo gets one, 198.18.0.1/32 (a benchmarking address,
- * RFC 2544), which leads nowhere: a connection to it reaches at most a
- * capture listener, which refuses it as an address never handed out.
+ * Every IPv4 address is the namespace's own: a prefix given to an address
+ * of lo becomes a local route for the whole prefix, so these eight cover
+ * 1.0.0.0 to 255.255.255.255 (127.0.0.0/8 is lo's already). A raw
+ * connection to any address then ends at a capture listener, which resets
+ * it and reports the address, rather than finding no route and leaving no
+ * line; and getaddrinfo with AI_ADDRCONFIG (Node.js's default), which
+ * returns IPv4 addresses only when an interface holds one that is not
+ * loopback, returns the stand-ins. Nothing leaves the namespace either way.
  */
-static int addrconfig_address(void)
+static const struct {
+	uint32_t addr;
+	unsigned prefix;
+} own_blocks[] = {
+	{ CAPTURE_ADDRCONFIG_ADDR, 1 }, { 0x40000001u, 2 }, { 0x20000001u, 3 },
+	{ 0x10000001u, 4 },		{ 0x08000001u, 5 }, { 0x04000001u, 6 },
+	{ 0x02000001u, 7 },		{ 0x01000001u, 8 },
+};
+
+static int own_addresses(void)
 {
 	struct ifreq ifr;
 	struct sockaddr_in *a = (struct sockaddr_in *)&ifr.ifr_addr;
@@ -97,22 +109,24 @@ static int addrconfig_address(void)
 
 	if (s < 0)
 		return -errno;
-	memset(&ifr, 0, sizeof ifr);
-	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo:1");
-	a->sin_family = AF_INET;
-	a->sin_addr.s_addr = htonl(CAPTURE_ADDRCONFIG_ADDR);
-	if (ioctl(s, SIOCSIFADDR, &ifr) != 0)
-		rc = -errno;
-	a->sin_addr.s_addr = htonl(0xffffffffu);
-	if (rc == 0 && ioctl(s, SIOCSIFNETMASK, &ifr) != 0)
-		rc = -errno;
+	for (size_t i = 0; rc == 0 && i < sizeof own_blocks / sizeof *own_blocks; i++) {
+		memset(&ifr, 0, sizeof ifr);
+		snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo:%zu", i + 1);
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(own_blocks[i].addr);
+		if (ioctl(s, SIOCSIFADDR, &ifr) != 0)
+			rc = -errno;
+		a->sin_addr.s_addr = htonl(0xffffffffu << (32 - own_blocks[i].prefix));
+		if (rc == 0 && ioctl(s, SIOCSIFNETMASK, &ifr) != 0)
+			rc = -errno;
+	}
 	close(s);
 	return rc;
 }
 
 int capture_sockets_make(const struct plan *plan, int *fds, size_t *n)
 {
-	int fd = addrconfig_address();
+	int fd = own_addresses();
 
 	*n = 0;
 	if (fd < 0)
