@@ -4,7 +4,7 @@
 /* The A record of name from the DNS server at 127.0.0.53:53; 0 with no answer. */
 static int dns_a(const char *name, struct in_addr *out)
 {
-	unsigned char q[300] = { 0x51, 0x7e, 0x01, 0x00, 0x00, 0x01 }, a[1500];
+	unsigned char q[300] = {0x51, 0x7e, 0x01, 0x00, 0x00, 0x01}, a[1500];
 	size_t n = 12;
 	for (const char *p = name; *p;) {
 		const char *dot = strchr(p, '.');
@@ -18,15 +18,15 @@ static int dns_a(const char *name, struct in_addr *out)
 	}
 	q[n++] = 0;
 	q[n++] = 0, q[n++] = 1, q[n++] = 0, q[n++] = 1; /* A, IN */
-	struct sockaddr_in s = { .sin_family = AF_INET, .sin_port = htons(53),
-				 .sin_addr = { htonl(0x7f000035) } };
+	struct sockaddr_in s = {
+	    .sin_family = AF_INET, .sin_port = htons(53), .sin_addr = {htonl(0x7f000035)}};
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || sendto(fd, q, n, 0, (struct sockaddr *)&s, sizeof s) != (ssize_t)n) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	struct pollfd p = { fd, POLLIN, 0 };
+	struct pollfd p = {fd, POLLIN, 0};
 	ssize_t got = poll(&p, 1, 5000) == 1 ? recv(fd, a, sizeof a, 0) : -1;
 	close(fd);
 	/* The answer is the question, then one record whose last four bytes are the address. */
@@ -46,7 +46,7 @@ static int dns_a(const char *name, struct in_addr *out)
 int do_dns_connect(char **args)
 {
 	long port;
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = {.sin_family = AF_INET};
 	char req[1024], resp[8192];
 	size_t n = 0;
 
@@ -79,7 +79,7 @@ int do_dns_connect(char **args)
 	}
 	size_t have = 0;
 	for (;;) {
-		struct pollfd p = { fd, POLLIN, 0 };
+		struct pollfd p = {fd, POLLIN, 0};
 		if (poll(&p, 1, 5000) != 1)
 			break;
 		ssize_t r = read(fd, resp + have, sizeof resp - 1 - have);

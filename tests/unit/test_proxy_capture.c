@@ -14,7 +14,7 @@ static int dns_fd_client = -1, dns_port;
 static int dns_ask(const char *name, uint16_t qtype, uint16_t id, unsigned char *answer,
 		   size_t size)
 {
-	unsigned char q[300] = { (unsigned char)(id >> 8), (unsigned char)id, 0x01, 0x00, 0, 1 };
+	unsigned char q[300] = {(unsigned char)(id >> 8), (unsigned char)id, 0x01, 0x00, 0, 1};
 	size_t n = 12;
 	for (const char *p = name; *p;) {
 		const char *dot = strchr(p, '.');
@@ -29,7 +29,7 @@ static int dns_ask(const char *name, uint16_t qtype, uint16_t id, unsigned char 
 	q[n++] = 0, q[n++] = 1;
 	if (send(dns_fd_client, q, n, 0) != (ssize_t)n)
 		return -1;
-	struct pollfd p = { dns_fd_client, POLLIN, 0 };
+	struct pollfd p = {dns_fd_client, POLLIN, 0};
 	if (poll(&p, 1, IO_TIMEOUT_S * 1000) != 1)
 		return -1;
 	return (int)recv(dns_fd_client, answer, size, 0);
@@ -57,7 +57,7 @@ static int reports_naming(const char *canonical)
 
 static int socket_at(int type, const char *addr, int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 	inet_pton(AF_INET, addr, &a.sin_addr);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
@@ -71,7 +71,7 @@ static int socket_at(int type, const char *addr, int port)
 
 static int connect_at(const char *addr, int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	inet_pton(AF_INET, addr, &a.sin_addr);
 	if (fd < 0)
@@ -99,8 +99,8 @@ static bool refused_at(const char *addr, int port)
 
 static void test_ports(void)
 {
-	const char *entries[] = { "a.test", "b.test:8443", "*.c.test:8443", "10.0.0.0/8",
-				  "[::1]:99", "d.test:3128", "e.test:8080" };
+	const char *entries[] = {"a.test",   "b.test:8443", "*.c.test:8443", "10.0.0.0/8",
+				 "[::1]:99", "d.test:3128", "e.test:8080"};
 	uint16_t ports[4];
 	size_t n = capture_ports(entries, 7, 3128, ports, 4);
 	tap_ok(n == 4 && ports[0] == 443 && ports[1] == 80 && ports[2] == 8443 && ports[3] == 8080,
@@ -112,10 +112,11 @@ static void test_resolver(void)
 	unsigned char a[1500];
 	int n = dns_ask("allowed.test", 1, 1, a, sizeof a);
 	tap_ok(n >= 16 && rcode(a) == 0 && ancount(a) == 1 && a[n - 4] == 127 && a[n - 3] == 100 &&
-		       a[n - 2] == 0 && a[n - 1] == 1,
+		   a[n - 2] == 0 && a[n - 1] == 1,
 	       "an allowed name gets the first stand-in address, 127.100.0.1");
 	n = dns_ask("ALLOWED.test", 1, 2, a, sizeof a);
-	tap_ok(n >= 16 && ancount(a) == 1 && a[n - 1] == 1, "the same name in capitals: the same one");
+	tap_ok(n >= 16 && ancount(a) == 1 && a[n - 1] == 1,
+	       "the same name in capitals: the same one");
 	n = dns_ask("allowed.test", 28, 3, a, sizeof a);
 	tap_ok(n > 0 && rcode(a) == 0 && ancount(a) == 0, "AAAA: no error, no record");
 	n = dns_ask("other.test", 1, 4, a, sizeof a);
@@ -132,11 +133,11 @@ static void test_resolver(void)
 	tap_ok(n >= 16 && ancount(a) == 1 && a[n - 1] == 2, "another allowed name: 127.100.0.2");
 
 	/* An answer is never answered; a compressed question is malformed. */
-	unsigned char bad[] = { 0, 9, 0x81, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 0xc0, 0x0c, 0, 1, 0, 1 };
+	unsigned char bad[] = {0, 9, 0x81, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 0xc0, 0x0c, 0, 1, 0, 1};
 	(void)!send(dns_fd_client, bad, sizeof bad, 0);
 	bad[2] = 0x01;
 	(void)!send(dns_fd_client, bad, sizeof bad, 0);
-	struct pollfd p = { dns_fd_client, POLLIN, 0 };
+	struct pollfd p = {dns_fd_client, POLLIN, 0};
 	n = poll(&p, 1, IO_TIMEOUT_S * 1000) == 1 ? (int)recv(dns_fd_client, a, sizeof a, 0) : -1;
 	tap_ok(n >= 12 && a[1] == 9 && (a[2] & 0x80) && rcode(a) == 1,
 	       "a packet with QR set gets nothing; a compression pointer gets FORMERR");
@@ -171,14 +172,14 @@ int main(void)
 	test_ports();
 	if (!tap_ok(servers_start(), "loopback upstream servers started"))
 		return tap_done();
-	int fds[3] = { socket_at(SOCK_DGRAM, "127.0.0.1", 0),
-		       socket_at(SOCK_STREAM, "127.100.0.1", echo.port),
-		       socket_at(SOCK_STREAM, "127.100.0.2", echo.port) };
+	int fds[3] = {socket_at(SOCK_DGRAM, "127.0.0.1", 0),
+		      socket_at(SOCK_STREAM, "127.100.0.1", echo.port),
+		      socket_at(SOCK_STREAM, "127.100.0.2", echo.port)};
 	int extra = socket_at(SOCK_STREAM, "127.100.0.3", echo.port);
 	struct sockaddr_in a;
 	socklen_t len = sizeof a;
 	if (!tap_ok(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0 && extra >= 0 &&
-			    getsockname(fds[0], (struct sockaddr *)&a, &len) == 0,
+			getsockname(fds[0], (struct sockaddr *)&a, &len) == 0,
 		    "resolver socket and capture listeners on 127.100.0.1-3"))
 		return tap_done();
 	dns_port = ntohs(a.sin_port);
@@ -186,9 +187,9 @@ int main(void)
 	if (!tap_ok(dns_fd_client >= 0 && connect(dns_fd_client, (struct sockaddr *)&a, len) == 0,
 		    "a client of the resolver"))
 		return tap_done();
-	int all[4] = { fds[0], fds[1], fds[2], extra };
+	int all[4] = {fds[0], fds[1], fds[2], extra};
 	if (!tap_ok(capture_new(all, 4, &capture, &err) == 0, "capture_new") ||
-	    !tap_ok(fixture_start(&f, (struct proxy_options){ .capture = capture }),
+	    !tap_ok(fixture_start(&f, (struct proxy_options){.capture = capture}),
 		    "proxy started with the capture"))
 		return tap_done();
 	test_resolver();

@@ -187,15 +187,19 @@ static void capture_refuse_address(struct proxy *p, const struct sockaddr_in *lo
 	proxy_stat_add(&p->stats.refused, 1);
 	if (!p->opts.report)
 		return;
-	struct proxy_report r = { .status = 403, .reason = reason, .host_raw = shown,
-				  .host_raw_len = strlen(shown), .host = shown, .canonical = "" };
+	struct proxy_report r = {.status = 403,
+				 .reason = reason,
+				 .host_raw = shown,
+				 .host_raw_len = strlen(shown),
+				 .host = shown,
+				 .canonical = ""};
 	p->opts.report(p->opts.report_ctx, &r);
 }
 
 /* Closed with a reset: the client sees a refusal, never an empty answer. */
 void capture_reset(int fd)
 {
-	struct linger now = { 1, 0 };
+	struct linger now = {1, 0};
 	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
 	close(fd);
 }

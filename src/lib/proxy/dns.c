@@ -101,7 +101,7 @@ static size_t dns_answer(const uint8_t *pkt, const struct dns_query *q, int rcod
 	put16(out + 8, 0);
 	put16(out + 10, 0);
 	if (addr) {
-		static const uint8_t head[] = { 0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, DNS_TTL, 0, 4 };
+		static const uint8_t head[] = {0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, DNS_TTL, 0, 4};
 		memcpy(out + n, head, sizeof head);
 		n += sizeof head;
 		uint32_t be = htonl(addr);
@@ -148,10 +148,13 @@ static void dns_report(struct capture *c, struct dns_reported *seen, const char 
 		return;
 	dest_escape(name, strlen(name), shown, sizeof shown);
 	struct proxy_report r = {
-		.status = 403,
-		.reason = "not on the allowlist (looked up by a program that ignores the proxy "
-			  "settings)",
-		.host_raw = name, .host_raw_len = strlen(name), .host = shown, .canonical = name };
+	    .status = 403,
+	    .reason = "not on the allowlist (looked up by a program that ignores the proxy "
+		      "settings)",
+	    .host_raw = name,
+	    .host_raw_len = strlen(name),
+	    .host = shown,
+	    .canonical = name};
 	p->opts.report(p->opts.report_ctx, &r);
 }
 
@@ -185,8 +188,8 @@ static void dns_serve_one(struct capture *c, struct dns_reported *seen)
 	struct dns_query q;
 	uint32_t addr = 0;
 
-	ssize_t n = recvfrom(c->dns_fd, pkt, sizeof pkt, MSG_DONTWAIT, (struct sockaddr *)&from,
-			     &from_len);
+	ssize_t n =
+	    recvfrom(c->dns_fd, pkt, sizeof pkt, MSG_DONTWAIT, (struct sockaddr *)&from, &from_len);
 	if (n <= 0)
 		return;
 	int rcode = dns_parse(pkt, (size_t)n, &q);
@@ -208,10 +211,10 @@ static void dns_serve_one(struct capture *c, struct dns_reported *seen)
 static void *dns_main(void *arg)
 {
 	struct capture *c = arg;
-	struct dns_reported seen = { calloc(DNS_REPORTED_MAX, sizeof *seen.names), 0 };
+	struct dns_reported seen = {calloc(DNS_REPORTED_MAX, sizeof *seen.names), 0};
 
 	for (;;) {
-		struct pollfd fds[2] = { { c->stop_fd, POLLIN, 0 }, { c->dns_fd, POLLIN, 0 } };
+		struct pollfd fds[2] = {{c->stop_fd, POLLIN, 0}, {c->dns_fd, POLLIN, 0}};
 		int n = poll(fds, 2, -1);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -31,9 +31,9 @@
 #include "proxy/capture.h"
 
 static const char run_resolv_conf[] =
-	"# The run's resolver: procage's, for transparent egress (procage run --net proxy)\n"
-	"nameserver 127.0.0.53\n"
-	"options edns0 trust-ad\n";
+    "# The run's resolver: procage's, for transparent egress (procage run --net proxy)\n"
+    "nameserver 127.0.0.53\n"
+    "options edns0 trust-ad\n";
 static const char run_hosts[] = "127.0.0.1\tlocalhost\n"
 				"::1\tlocalhost ip6-localhost ip6-loopback\n";
 
@@ -59,15 +59,15 @@ void capture_plan(const struct procage_policy *policy, struct plan *plan)
 {
 	plan->capture = plan->proxy_port != 0;
 	if (plan->capture)
-		plan->n_capture_ports = capture_ports((const char *const *)policy->allow_hosts,
-						      policy->n_allow_hosts, plan->proxy_port,
-						      plan->capture_ports, PLAN_CAPTURE_PORTS);
+		plan->n_capture_ports =
+		    capture_ports((const char *const *)policy->allow_hosts, policy->n_allow_hosts,
+				  plan->proxy_port, plan->capture_ports, PLAN_CAPTURE_PORTS);
 }
 
 static int socket_bound(int type, uint32_t addr, uint16_t port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr = { htonl(addr) } };
+	struct sockaddr_in a = {
+	    .sin_family = AF_INET, .sin_port = htons(port), .sin_addr = {htonl(addr)}};
 	int one = 1, fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), rc;
 
 	if (fd < 0)
@@ -96,9 +96,14 @@ static const struct {
 	uint32_t addr;
 	unsigned prefix;
 } own_blocks[] = {
-	{ CAPTURE_ADDRCONFIG_ADDR, 1 }, { 0x40000001u, 2 }, { 0x20000001u, 3 },
-	{ 0x10000001u, 4 },		{ 0x08000001u, 5 }, { 0x04000001u, 6 },
-	{ 0x02000001u, 7 },		{ 0x01000001u, 8 },
+    {CAPTURE_ADDRCONFIG_ADDR, 1},
+    {0x40000001u, 2},
+    {0x20000001u, 3},
+    {0x10000001u, 4},
+    {0x08000001u, 5},
+    {0x04000001u, 6},
+    {0x02000001u, 7},
+    {0x01000001u, 8},
 };
 
 static int own_addresses(void)
@@ -163,16 +168,18 @@ static int file_write(int dir, const char *name, const char *text)
 /* name of mnt laid read-only over path (a link followed: the file it names). */
 static int file_lay(int mnt, const char *name, const char *path)
 {
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
-	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-					     MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+					    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC};
 	int target = sys_openat2(AT_FDCWD, path, &how), tree, rc = 0;
 
 	if (target < 0)
-		return errno == ENOENT ? 0 : -errno; /* no such file on this host: none to replace */
+		return errno == ENOENT ? 0
+				       : -errno; /* no such file on this host: none to replace */
 	tree = sys_open_tree(mnt, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (tree < 0 || sys_mount_setattr(tree, "", AT_EMPTY_PATH, &ro) != 0 ||
-	    sys_move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+	    sys_move_mount(tree, "", target, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
 		rc = -errno;
 	if (tree >= 0)
 		close(tree);

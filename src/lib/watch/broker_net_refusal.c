@@ -33,11 +33,11 @@ void broker_net_refusal_record(struct denial_store *denials, const struct sockad
 	/* A lookup of its own is the usual first sign: say what it is. */
 	snprintf(d.reason, sizeof d.reason, "%s",
 		 type != SOCK_STREAM && port == 53
-			 ? "a DNS lookup of the program's own: it ignored the proxy settings "
-			   "(HTTP_PROXY, HTTPS_PROXY), and on tier T2 only the run's proxy is "
-			   "reached"
-			 : "the program ignored the proxy settings (HTTP_PROXY, HTTPS_PROXY), and "
-			   "on tier T2 only the run's proxy is reached");
+		     ? "a DNS lookup of the program's own: it ignored the proxy settings "
+		       "(HTTP_PROXY, HTTPS_PROXY), and on tier T2 only the run's proxy is "
+		       "reached"
+		     : "the program ignored the proxy settings (HTTP_PROXY, HTTPS_PROXY), and "
+		       "on tier T2 only the run's proxy is reached");
 	snprintf(d.rule, sizeof d.rule, "proxy");
 	denial_store_add(denials, &d);
 }
