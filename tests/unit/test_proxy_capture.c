@@ -141,6 +141,12 @@ static void test_resolver(void)
 	n = poll(&p, 1, IO_TIMEOUT_S * 1000) == 1 ? (int)recv(dns_fd_client, a, sizeof a, 0) : -1;
 	tap_ok(n >= 12 && a[1] == 9 && (a[2] & 0x80) && rcode(a) == 1,
 	       "a packet with QR set gets nothing; a compression pointer gets FORMERR");
+	unsigned char nul[] = { 0, 10, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 14, 'a', 'l', 'l', 'o',
+				'w', 'e', 'd', '.', 't', 'e', 's', 't', 0, 'x', 0, 0, 1, 0, 1 };
+	(void)!send(dns_fd_client, nul, sizeof nul, 0);
+	n = poll(&p, 1, IO_TIMEOUT_S * 1000) == 1 ? (int)recv(dns_fd_client, a, sizeof a, 0) : -1;
+	tap_ok(n >= 12 && a[1] == 10 && rcode(a) == 1 && ancount(a) == 0,
+	       "a label holding a dot and a NUL gets FORMERR, not allowed.test's address");
 }
 
 static void test_connections(int listener_port)

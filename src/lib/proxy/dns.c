@@ -51,7 +51,8 @@ static void put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-/* The one question, read strictly: no compression, no empty label but the root. */
+/* The one question, read strictly: no compression, no empty label but the root,
+ * no dot or NUL inside a label. */
 static int dns_parse(const uint8_t *pkt, size_t len, struct dns_query *q)
 {
 	size_t off = DNS_HEADER, out = 0;
@@ -71,6 +72,9 @@ static int dns_parse(const uint8_t *pkt, size_t len, struct dns_query *q)
 		if (label == 0)
 			break;
 		if (label > 63 || off + label > len || out + label + 1 > DEST_NAME_MAX_LEN + 1)
+			return RCODE_FORMERR;
+		/* A dot or a NUL inside a label would make the text another name. */
+		if (memchr(pkt + off, '.', label) || memchr(pkt + off, '\0', label))
 			return RCODE_FORMERR;
 		if (out)
 			q->name[out++] = '.';
