@@ -425,7 +425,7 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_paths *early
 /*
  * A proxy-only run has a network namespace whose only endpoints are its
  * proxy's listener (R-36, tier T1) and procage's resolver and capture
- * listeners for programs that ignore the proxy settings (R-51). Tier T2 has none: there the proxy
+ * listeners for programs that ignore the proxy settings (R-54). Tier T2 has none: there the proxy
  * listens on the host's loopback, at a port of the run's own, and the
  * broker performs every connect of the cage, to that address only (and
  * tells the proxy which connections are the cage's); without seccomp user
