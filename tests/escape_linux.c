@@ -197,6 +197,7 @@ int main(int argc, char **argv)
 	    {"r50", r50_a_change_set_is_not_applied_through_a_planted_link},
 	    {"r51", r51_a_run_writes_no_cgroup_and_sees_only_its_own},
 	    {"r53", r53_the_agent_filter_relays_only_a_bound_session},
+	    {"r54", r54_capture_reaches_names_not_addresses},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

@@ -258,6 +258,8 @@ static const struct action actions[] = {
      "REQ [TUNNEL]: REQ (C escapes) to $HTTP_PROXY; on 200, TUNNEL through it"},
     {"agent-request", 1, 4, do_agent_request,
      "MSG...: MSG (C escapes) as SSH agent requests to $SSH_AUTH_SOCK, one connection"},
+    {"dns-connect", 3, 3, do_dns_connect,
+     "NAME PORT REQ: NAME from the resolver at 127.0.0.53, REQ to it at PORT, print the answer"},
     {"find-listener", 0, 0, do_find_listener, ": look for a seccomp listener among our fds"},
     {"reopen-listener", 1, 1, do_reopen_listener, "self|parent: reopen fds through /proc"},
     {"own-listener", 0, 0, do_own_listener, ": our own listener answers io_uring_setup"},

@@ -42,11 +42,43 @@
 #define ALLOWED_HOSTS_FILE "allowed_hosts"
 #define ANSWER_MAX 32
 
+#define APPROVED_MAX 64
+
 static struct {
 	pthread_mutex_t lock; /* one question on the terminal at a time */
 	int tty;
 	const struct procage_cage *cage;
-} asker = { PTHREAD_MUTEX_INITIALIZER, -1, NULL };
+	/* Approved since the last cli_ask_take_approved ("name:port"), for procage learn. */
+	char *approved[APPROVED_MAX];
+	size_t n_approved;
+} asker = { PTHREAD_MUTEX_INITIALIZER, -1, NULL, { NULL }, 0 };
+
+/* Under asker.lock. A host asked again (a later run of learn) is kept once. */
+static void approved_record(const char *host, int port)
+{
+	char entry[300];
+	snprintf(entry, sizeof entry, "%s:%d", host, port);
+	for (size_t i = 0; i < asker.n_approved; i++)
+		if (strcmp(asker.approved[i], entry) == 0)
+			return;
+	if (asker.n_approved < APPROVED_MAX && (asker.approved[asker.n_approved] = strdup(entry)))
+		asker.n_approved++;
+}
+
+char **cli_ask_take_approved(void)
+{
+	pthread_mutex_lock(&asker.lock);
+	char **list = asker.n_approved ? calloc(asker.n_approved + 1, sizeof *list) : NULL;
+	for (size_t i = 0; i < asker.n_approved; i++) {
+		if (list)
+			list[i] = asker.approved[i];
+		else
+			free(asker.approved[i]);
+	}
+	asker.n_approved = 0;
+	pthread_mutex_unlock(&asker.lock);
+	return list;
+}
 
 static const char *const std_names[] = { "input", "output", "error" };
 
@@ -241,6 +273,8 @@ static int ask_on_terminal(void *ctx, const char *host, int port, int timeout_ms
 		allow_always(host, port);
 		meaning = PROCAGE_HOST_RUN;
 	}
+	if (meaning != PROCAGE_HOST_DENY)
+		approved_record(host, port);
 	pthread_mutex_unlock(&asker.lock);
 	return meaning;
 }

@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "common/text_escape.h"
+#include "run_options.h"
 
 #define LEARN_MAX_RUNS 8
 /*
@@ -173,6 +174,31 @@ static int learn_lines(struct learned *l, char **lines)
 	return added;
 }
 
+/*
+ * The hosts the caller approved when asked (--ask) during the run: the
+ * caller chose them, so they are learned as --allow-host, in the form the
+ * refusals are learned in (a name alone for the two web ports).
+ */
+static int learn_approved(struct learned *l)
+{
+	char **hosts = cli_ask_take_approved();
+	int added = 0;
+	for (size_t i = 0; hosts && hosts[i]; i++) {
+		char entry[300];
+		char *colon = strrchr(hosts[i], ':');
+		snprintf(entry, sizeof entry, "%s", hosts[i]);
+		if (colon && (strcmp(colon, ":80") == 0 || strcmp(colon, ":443") == 0))
+			entry[colon - hosts[i]] = '\0';
+		if (learned_has(l, "--allow-host", entry) || l->n + 2 > LEARN_MAX_ARGS)
+			continue;
+		l->args[l->n++] = strdup("--allow-host");
+		l->args[l->n++] = strdup(entry);
+		added++;
+	}
+	procage_strings_free(hosts);
+	return added;
+}
+
 /* Does the caller ask for proxy-only networking on the command line? */
 static bool net_proxy_asked(int dashes, char **argv)
 {
@@ -263,7 +289,7 @@ int cmd_learn(int argc, char **argv)
 			LEARN_MAX_RUNS);
 		rc = cli_learn_run(n, v, &lines, &policy_json, &code);
 		free(v);
-		int added = rc == 0 ? learn_lines(&l, lines) : 0;
+		int added = rc == 0 ? learn_lines(&l, lines) + learn_approved(&l) : 0;
 		procage_strings_free(lines);
 		if (rc != 0 || added == 0)
 			break;

@@ -97,6 +97,12 @@ enum {
 int cli_ask_prepare(const struct run_options *o, bool for_exec, struct procage_policy *policy,
 		    struct procage_error *err);
 void cli_ask_cage(const struct procage_cage *cage);
+/*
+ * The hosts approved on the terminal since the last call, each "name:port",
+ * as a NULL-terminated list the caller frees (procage_strings_free); NULL
+ * when none (procage learn keeps them).
+ */
+char **cli_ask_take_approved(void);
 
 /*
  * The policy the options make (run_policy.c): src's, or the default one

@@ -227,6 +227,7 @@ void r07_the_audit_lists_what_a_run_made_in_handoff_locations(const struct tier 
 void r35_a_host_is_read_one_way(const struct tier *t);
 void r36_a_proxy_only_child_has_no_other_route(const struct tier *t);
 void r36_a_loopback_child_reaches_loopback_only(const struct tier *t);
+void r54_capture_reaches_names_not_addresses(const struct tier *t);
 void r45_a_hostile_caller_stalls_neither_other_calls_nor_the_run(const struct tier *t);
 /* reports.c: violation reports and their listener */
 void r32_the_seccomp_listener_stays_out_of_reach(const struct tier *t);

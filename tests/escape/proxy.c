@@ -570,3 +570,82 @@ out:
 	caged_ws_free(ws_a);
 	caged_ws_free(ws);
 }
+
+/*
+ * Transparent egress (R-54), tier T1: the run's resolver gives allowed
+ * names stand-in addresses and a connection to one is carried to the
+ * proxy as the name it stands for, at the port the run dialled. The run
+ * cannot turn that into an address: an allowed name at another captured
+ * port, the namespace's own loopback address at a captured port, a
+ * stand-in never handed out, an address spelled as a name: none reaches
+ * the host's listener there. Tier T2 captures nothing (r36: every route
+ * but the proxy is closed).
+ */
+void r54_capture_reaches_names_not_addresses(const struct tier *t)
+{
+	struct upstream u = {.fd = -1};
+	int other_fd = -1, other_port = 0, standin_fd = -1;
+	char up[16], otherp[16], localhost_up[40], decoy[48];
+	const char *get = "GET / HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n";
+	struct caged_result r;
+	struct caged_ws *ws = NULL;
+
+	if (!tier_is_t1(t)) {
+		skip(t, "r54: tier T2 has no network namespace to capture in; r36 closes every "
+			"route there but the proxy");
+		return;
+	}
+	ws = workspace(t, "r54");
+	if (!ws || cage_refused_here(t, ws, "r54") || !upstream_start(t, &u, "r54") ||
+	    !fixture(t, (other_fd = listen_tcp_loopback(&other_port)) >= 0,
+		     "r54: another loopback TCP listener"))
+		goto out;
+	/* The host's own 127.100.0.200 at that port: what a stand-in means outside the run. */
+	struct sockaddr_in at = {.sin_family = AF_INET, .sin_port = htons((uint16_t)other_port),
+				 .sin_addr.s_addr = htonl(0x7f6400c8)};
+	standin_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!fixture(t, standin_fd >= 0 && bind(standin_fd, (struct sockaddr *)&at, sizeof at) == 0 &&
+			    listen(standin_fd, 16) == 0,
+		     "r54: a listener on the host's 127.100.0.200"))
+		goto out;
+	snprintf(up, sizeof up, "%d", u.port);
+	snprintf(otherp, sizeof otherp, "%d", other_port);
+	/* The decoy entry makes the other port one the run's namespace captures. */
+	snprintf(localhost_up, sizeof localhost_up, "localhost:%d", u.port);
+	snprintf(decoy, sizeof decoy, "decoy.invalid:%d", other_port);
+	const char *const entries[] = {localhost_up, decoy, NULL};
+	if (!proxy_policy(t, ws, "r54", entries))
+		goto out;
+
+	r = run_caged(ws, NULL, "dns-connect", "localhost", otherp, get, NULL);
+	int got = arrivals(other_fd, true);
+	check(t, !did_it(&r) && got == 0, &r,
+	      "r54: an allowed name's stand-in address at another captured port reaches nothing");
+	r = run_caged(ws, NULL, "connect-tcp", "127.0.0.1", otherp, NULL);
+	got = arrivals(other_fd, true);
+	check(t, got == 0, &r,
+	      "r54: the namespace's own 127.0.0.1 at a captured port reaches nothing of the host");
+	r = run_caged(ws, NULL, "connect-tcp", "127.100.0.200", otherp, NULL);
+	got = arrivals(standin_fd, true) + arrivals(other_fd, true);
+	check(t, got == 0, &r, "r54: a stand-in address never handed out reaches nothing");
+	r = run_caged(ws, NULL, "dns-connect", "127.0.0.1", otherp, get, NULL);
+	got = arrivals(other_fd, true);
+	check(t, !did_it(&r) && got == 0, &r,
+	      "r54: an address spelled as a name gets no stand-in address");
+
+	/* Controls: the capture carries an allowed name; without the cage the port is reached. */
+	r = run_caged(ws, NULL, "dns-connect", "localhost", up, get, NULL);
+	check_role(t, ROLE_NEEDS_CAGE, did_it(&r) && strstr(r.out, u.body), &r,
+		   "r54: control: the allowed name at its port reaches the upstream by capture");
+	r = run_uncaged(ws, NULL, "connect-tcp", "127.0.0.1", otherp, NULL);
+	check(t, did_it(&r) && arrivals_within(other_fd, true, CONTROL_WAIT_MS) >= 1, &r,
+	      "r54: control: without the cage the other loopback port is reached");
+	r = run_uncaged(ws, NULL, "connect-tcp", "127.100.0.200", otherp, NULL);
+	check(t, did_it(&r) && arrivals_within(standin_fd, true, CONTROL_WAIT_MS) >= 1, &r,
+	      "r54: control: without the cage the host's 127.100.0.200 is reached");
+out:
+	upstream_stop(&u);
+	listen_close(other_fd, NULL);
+	listen_close(standin_fd, NULL);
+	caged_ws_free(ws);
+}

@@ -134,6 +134,7 @@ int do_connect_other(char **args);
 int do_send_other(char **args);
 int do_proxy_request(char **args);
 int do_agent_request(char **args);
+int do_dns_connect(char **args);
 /* loopback.c: loopback-only networking */
 int do_loopback_self(char **args);
 int do_udp_self(char **args);

@@ -5,6 +5,7 @@
  * with the capability it lacks named.
  */
 #include "cage.h"
+#include "proxy/capture.h"
 #include "ahead.h"
 
 #include <errno.h>
@@ -423,8 +424,9 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_paths *early
 }
 
 /*
- * A proxy-only run has a network namespace whose only endpoint is its
- * proxy's listener (R-36, tier T1). Tier T2 has none: there the proxy
+ * A proxy-only run has a network namespace whose only endpoints are its
+ * proxy's listener (R-36, tier T1) and procage's resolver and capture
+ * listeners for programs that ignore the proxy settings (R-54). Tier T2 has none: there the proxy
  * listens on the host's loopback, at a port of the run's own, and the
  * broker performs every connect of the cage, to that address only (and
  * tells the proxy which connections are the cage's); without seccomp user
@@ -647,6 +649,11 @@ static struct procage_cage *cage_alloc(const struct procage_policy *policy,
 			     policy->network == PROCAGE_NET_PROXY && c->tier == PROCAGE_TIER_T1
 				     ? POLICY_PROXY_PORT
 				     : 0);
+	/* Transparent egress: the captured ports lead to procage's listeners only. */
+	if (c->landlock.connect_port)
+		c->landlock.n_more_ports = capture_ports(
+			(const char *const *)policy->allow_hosts, policy->n_allow_hosts,
+			POLICY_PROXY_PORT, c->landlock.more_ports, LANDLOCK_MORE_PORTS);
 	return c;
 }
 

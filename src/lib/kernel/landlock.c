@@ -57,6 +57,7 @@ void landlock_config_init(struct landlock_config *c, int abi, bool network_off,
 {
 	c->abi = abi;
 	c->connect_port = connect_port;
+	c->n_more_ports = 0;
 	c->handled_fs = landlock_fs_rights_all(abi);
 	c->handled_net = 0;
 	c->scoped = 0;
@@ -100,6 +101,17 @@ int landlock_ruleset_create(const struct landlock_config *c, const struct landlo
 		close(fd);
 		return error_set_sys(err, e, PROCAGE_STEP_PREPARE,
 				     "adding the Landlock rule for TCP port %u", c->connect_port);
+	}
+	for (size_t i = 0; c->handled_net && c->connect_port && i < c->n_more_ports; i++) {
+		struct landlock_net_port_attr_v4 more = { LANDLOCK_ACCESS_NET_CONNECT_TCP,
+							  c->more_ports[i] };
+		if (sys_landlock_add_rule(fd, LANDLOCK_RULE_NET_PORT, &more, 0) != 0) {
+			int e = errno;
+			close(fd);
+			return error_set_sys(err, e, PROCAGE_STEP_PREPARE,
+					     "adding the Landlock rule for TCP port %u",
+					     c->more_ports[i]);
+		}
 	}
 	for (size_t i = 0; i < n_grants; i++) {
 		struct landlock_path_beneath_attr_packed rule = {

@@ -14,12 +14,17 @@ struct landlock_grant {
 	uint64_t access;  /* rights, already reduced to what the file type takes */
 };
 
+#define LANDLOCK_MORE_PORTS 16
+
 struct landlock_config {
 	int abi;
 	uint64_t handled_fs;
 	uint64_t handled_net; /* 0: TCP is not restricted by Landlock */
 	uint64_t scoped;
 	uint16_t connect_port; /* with handled_net: the one TCP port connect may reach */
+	/* With handled_net and connect_port: more ports connect may reach (transparent egress). */
+	uint16_t more_ports[LANDLOCK_MORE_PORTS];
+	size_t n_more_ports;
 };
 
 /* Every file right the ABI knows. */

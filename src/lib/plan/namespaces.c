@@ -344,8 +344,9 @@ int namespaces_mounts_apply(const struct plan *plan, int *index)
 
 /*
  * A proxy-only run's network namespace: loopback up and one listener on
- * 127.0.0.1, the run's proxy, which the parent serves. Nothing else
- * listens in this namespace, and it has no other interface.
+ * 127.0.0.1, the run's proxy, which the parent serves. Besides it only the
+ * resolver and capture listeners of transparent egress listen in this
+ * namespace (run/capture_setup.c), and it has no other interface.
  */
 int namespaces_loopback_up(void)
 {

@@ -16,6 +16,8 @@
 
 /* The most descriptors a spawn maps besides 0, 1 and 2. */
 #define PLAN_MAX_FDS 128
+/* The ports a proxy-only run on T1 captures at most (transparent egress). */
+#define PLAN_CAPTURE_PORTS 16
 
 /* The failure index of the core limit, set apart from the other limits. */
 #define PLAN_CORE_LIMIT_INDEX RLIM_NLIMITS
@@ -157,6 +159,10 @@ struct plan {
 	uint16_t proxy_port;  /* a proxy-only run: its listener's port, or 0 */
 	bool loopback_up;     /* a loopback run on T1: lo up in its network namespace */
 	bool publish_factory; /* ports published: the reaper hands out sockets of the namespace */
+	/* A proxy-only run on T1: transparent egress (proxy/capture.h) at these ports. */
+	bool capture;
+	uint16_t capture_ports[PLAN_CAPTURE_PORTS];
+	size_t n_capture_ports;
 	int caller_socket;    /* the caller's end: the reaper closes its copy */
 	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */

@@ -101,7 +101,8 @@ struct procage_policy {
 
 /*
  * Inside a proxy-only run's own network namespace the run's proxy listens
- * on 127.0.0.1 at this port; nothing else listens there.
+ * on 127.0.0.1 at this port; besides it only procage's resolver and
+ * capture listeners (proxy/capture.h) listen there.
  */
 #define POLICY_PROXY_PORT 3128
 

@@ -28,8 +28,6 @@
 #define LINGER_MAX_BYTES (1024 * 1024)
 #define PUMP_BUDGET 8
 
-static void conn_update_events(struct conn *c);
-
 /* ---- closing ------------------------------------------------------------------- */
 
 static void conn_drop_upstream(struct conn *c)
@@ -101,6 +99,12 @@ static void conn_report(struct conn *c, int status, const char *reason)
 static void conn_refuse(struct conn *c, int status, const char *reason)
 {
 	conn_report(c, status, reason);
+	if (c->captured) { /* nothing to answer in: the client sees a reset */
+		struct linger now = { 1, 0 };
+		(void)setsockopt(c->client, SOL_SOCKET, SO_LINGER, &now, sizeof now);
+		conn_close(c);
+		return;
+	}
 	conn_drop_upstream(c);
 	if (c->job)
 		c->job->owner = NULL;
@@ -209,6 +213,10 @@ static void conn_start_tunnel(struct conn *c)
 		memcpy(rewritten + n, rest, rest_len); /* a body already read goes after */
 		up_prefix = rewritten;
 		up_len = n + rest_len;
+		down_prefix = NULL;
+		down_len = 0;
+	}
+	if (c->captured) {
 		down_prefix = NULL;
 		down_len = 0;
 	}
@@ -406,7 +414,6 @@ void conn_asked(struct conn *c, int answer)
 
 static void conn_route(struct conn *c)
 {
-	struct proxy *p = c->proxy;
 	const char *reason;
 	int status = http_parse_request(c->head, c->head_end, &c->req, &reason);
 
@@ -414,6 +421,12 @@ static void conn_route(struct conn *c)
 		conn_refuse(c, status, reason);
 		return;
 	}
+	conn_route_dest(c);
+}
+
+void conn_route_dest(struct conn *c)
+{
+	struct proxy *p = c->proxy;
 	enum allowlist_verdict v = allowlist_check_host(p->allowlist, &c->req.dest);
 	if (v != ALLOWLIST_ALLOWED && conn_may_ask(c, v)) {
 		conn_ask(c);
@@ -485,7 +498,7 @@ static void conn_read_head(struct conn *c)
 
 /* ---- events ------------------------------------------------------------------------ */
 
-static void conn_update_events(struct conn *c)
+void conn_update_events(struct conn *c)
 {
 	struct proxy *p = c->proxy;
 	uint32_t cw = 0, uw = 0;
@@ -571,7 +584,7 @@ void conn_timeout(struct conn *c)
 		conn_update_events(c);
 }
 
-void conn_new(struct proxy *p, int fd)
+struct conn *conn_new(struct proxy *p, int fd)
 {
 	struct conn *c = calloc(1, sizeof *c);
 	int one = 1;
@@ -581,7 +594,7 @@ void conn_new(struct proxy *p, int fd)
 	if (!c || !c->head) {
 		free(c);
 		close(fd);
-		return;
+		return NULL;
 	}
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->proxy = p;
@@ -600,6 +613,7 @@ void conn_new(struct proxy *p, int fd)
 	proxy_stat_add(&p->stats.accepted, 1);
 	proxy_stat_add(&p->stats.active, 1);
 	conn_update_events(c);
+	return c;
 }
 
 void conn_resolved(struct conn *c, const struct resolver_job *job)

@@ -17,7 +17,7 @@
 #include "resolver.h"
 
 enum conn_state { CONN_READ_HEAD, CONN_ASKING, CONN_RESOLVING, CONN_CONNECTING, CONN_TUNNEL, CONN_RESPOND, CONN_LINGER };
-enum tag_kind { TAG_LISTENER, TAG_STOP, TAG_RESOLVER, TAG_ASKER, TAG_CLIENT, TAG_UPSTREAM };
+enum tag_kind { TAG_LISTENER, TAG_STOP, TAG_RESOLVER, TAG_ASKER, TAG_CLIENT, TAG_UPSTREAM, TAG_CAPTURE };
 
 /* What an epoll event points at. */
 struct tag {
@@ -30,6 +30,8 @@ struct conn {
 	struct conn *prev, *next;
 	enum conn_state state;
 	bool dead;
+	/* Captured (capture.h): no request head, no HTTP answer; a refusal closes. */
+	bool captured;
 	int client, upstream;
 	struct tag client_tag, upstream_tag;
 	uint32_t client_events, upstream_events; /* as registered; 0: not in the set */
@@ -57,6 +59,7 @@ struct proxy {
 	struct proxy_resolver resolver;
 	struct resolver_pool *pool;
 	struct asker *asker; /* NULL: nothing is asked */
+	struct capture *capture; /* NULL: nothing is captured */
 	pthread_t thread;
 	struct conn *conns, *graveyard;
 	unsigned n_conns;
@@ -73,8 +76,11 @@ void proxy_stat_add(uint64_t *counter, int64_t delta);
 bool proxy_set_events(struct proxy *p, int fd, uint32_t *have, uint32_t want, struct tag *tag);
 void proxy_set_listening(struct proxy *p, bool on);
 
-/* A new client connection, waiting for its request head. */
-void conn_new(struct proxy *p, int fd);
+/* A new client connection, waiting for its request head; NULL: out of memory (fd closed). */
+struct conn *conn_new(struct proxy *p, int fd);
+/* Route c's request (c->req.dest set): allowlist, question, lookup, connect. */
+void conn_route_dest(struct conn *c);
+void conn_update_events(struct conn *c);
 /* An event for the client or upstream side of c. */
 void conn_event(struct conn *c, enum tag_kind side);
 /* The lookup c waited for is answered. */

@@ -4,6 +4,7 @@
  * a sweep every 100 ms, so a timeout is exact to a tenth of a second.
  */
 #include "conn.h"
+#include "capture.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -166,6 +167,8 @@ static void *loop_main(void *arg)
 				take_resolved(p);
 			else if (tag->kind == TAG_ASKER)
 				take_answers(p);
+			else if (tag->kind == TAG_CAPTURE)
+				capture_accept(p, (struct capture_listener *)tag);
 			else if (!tag->conn->dead)
 				conn_event(tag->conn, tag->kind);
 		}
@@ -260,6 +263,8 @@ static void proxy_free(struct proxy *p)
 	while (p->conns)
 		conn_close(p->conns);
 	bury(p);
+	if (p->capture)
+		capture_dns_stop(p->capture); /* it reads the asker and the allowlist */
 	resolver_pool_stop(p->pool);
 	asker_free(p->asker); /* waits for callbacks under way */
 	if (p->stop_fd >= 0)
@@ -278,6 +283,19 @@ static int add_fixed(struct proxy *p, int fd, struct tag *tag, enum tag_kind kin
 	return epoll_ctl(p->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
 
+/* The capture listeners join the loop's set; the resolver gets its thread. */
+static int capture_serve(struct proxy *p, struct procage_error *err)
+{
+	struct capture *c = p->capture;
+
+	for (size_t i = 0; i < c->n_listeners; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &c->listeners[i].tag };
+		if (epoll_ctl(p->epoll_fd, EPOLL_CTL_ADD, c->listeners[i].fd, &ev) < 0)
+			return error_set_sys(err, errno, PROCAGE_STEP_NONE, "proxy: epoll_ctl");
+	}
+	return capture_dns_start(c, p, err);
+}
+
 /* Threads of the proxy take no signals: they belong to the caller's
  * threads, and a SIGPIPE from splice must not end the supervisor. */
 static int start_threads(struct proxy *p, struct procage_error *err)
@@ -293,6 +311,8 @@ static int start_threads(struct proxy *p, struct procage_error *err)
 	if (rc == 0 && p->opts.ask && (rc = asker_new(&p->opts, &p->asker, err)) == 0 &&
 	    add_fixed(p, asker_fd(p->asker), &p->asker_tag, TAG_ASKER) < 0)
 		rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "proxy: epoll_ctl");
+	if (rc == 0 && p->capture)
+		rc = capture_serve(p, err);
 	if (rc == 0) {
 		int e = pthread_create(&p->thread, NULL, loop_main, p);
 		if (e)
@@ -321,6 +341,7 @@ int proxy_start(int listen_fd, const struct allowlist *allowlist,
 	p->listen_fd = listen_fd;
 	p->allowlist = allowlist;
 	apply_defaults(p, options);
+	p->capture = p->opts.capture;
 	p->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	p->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->epoll_fd < 0 || p->stop_fd < 0 ||

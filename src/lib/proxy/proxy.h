@@ -107,6 +107,12 @@ struct proxy_options {
 	proxy_ask_fn ask;
 	void *ask_ctx;
 	unsigned ask_timeout_ms; /* no answer in time is a deny: 60 s */
+	/*
+	 * Transparent egress (capture.h): the resolver and the listeners made
+	 * in the run's network namespace, served with the rest; NULL: none.
+	 * The caller frees it after proxy_stop.
+	 */
+	struct capture *capture;
 };
 
 struct proxy_stats {
@@ -119,6 +125,7 @@ struct proxy_stats {
 };
 
 struct proxy;
+struct capture;
 
 /*
  * Serve listen_fd (a listening stream socket; the proxy makes it

@@ -28,6 +28,7 @@
  * are the reaper's own unreaped children, whose pids cannot be reused.
  */
 #include "reaper.h"
+#include "capture_setup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -442,6 +443,26 @@ static bool caller_closed(const struct reaper *r)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
 }
 
+/* Transparent egress: the run's resolver files and the sockets the proxy serves. */
+static void capture_setup(const struct reaper_start *start, struct reaper *r)
+{
+	int fds[PLAN_CAPTURE_PORTS + 1], rc;
+	size_t n = 0;
+
+	/*
+	 * Without its files the run keeps the host's resolver, which its
+	 * namespace cannot reach: programs that ignore the proxy settings
+	 * then find no name, as without capture, and the rest is unchanged.
+	 */
+	(void)capture_files_lay();
+	if ((rc = capture_sockets_make(start->plan, fds, &n)) < 0)
+		reaper_fail(start, r, PROCAGE_STEP_PROXY, -rc, -1);
+	for (size_t i = 0; i < n; i++) {
+		reaper_send(r, REAPER_CAPTURE_SOCKET, 0, fds[i]);
+		close(fds[i]);
+	}
+}
+
 /* Namespaces, the temporary directory, mounts, the proxy's listener. */
 static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 {
@@ -509,6 +530,8 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 		reaper_send(r, REAPER_PROXY_LISTENER, 0, listener);
 		close(listener);
 	}
+	if (plan->capture)
+		capture_setup(start, r);
 }
 
 /*

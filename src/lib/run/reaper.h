@@ -34,6 +34,8 @@ enum reaper_message_kind {
 				      * a reporting filter (SCM_RIGHTS) */
 	REAPER_LOST = 7,	     /* reaper -> caller, before the status: processes of
 				      * the run could not be seen or ended */
+	REAPER_CAPTURE_SOCKET = 9,   /* reaper -> caller, before the start: one of the
+				      * sockets of transparent egress (SCM_RIGHTS) */
 	REAPER_TMPDIR_LEFT = 8,	     /* reaper -> caller, before the status: value is the
 				      * negative errno of a temporary directory left */
 	REAPER_PUBLISH_FACTORY = 9,  /* reaper -> caller, before the start: the caller's
@@ -80,6 +82,8 @@ struct reaper_handle {
 	 * network namespace (publish.c connects it to the run's listener); -1.
 	 */
 	int publish_factory;
+	int capture_fds[PLAN_CAPTURE_PORTS + 1]; /* likewise: transparent egress */
+	size_t n_capture_fds;
 	void *stacks;    /* the reaper's and the target's stacks */
 	size_t stacks_size;
 	bool lost;        /* REAPER_LOST came */

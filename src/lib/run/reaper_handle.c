@@ -45,6 +45,8 @@ void reaper_handle_release(struct reaper_handle *h)
 	if (h->publish_factory >= 0)
 		close(h->publish_factory);
 	h->proxy_listener = h->seccomp_listener = h->publish_factory = -1;
+	while (h->n_capture_fds)
+		close(h->capture_fds[--h->n_capture_fds]);
 	if (h->pidfd >= 0) {
 		siginfo_t info;
 		while (waitid(P_PIDFD, (id_t)h->pidfd, &info, WEXITED) < 0 && errno == EINTR)
@@ -92,6 +94,11 @@ static int started_read(struct reaper_handle *h, bool pid_namespace, struct proc
 		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(c), sizeof fd);
+		if (m.kind == REAPER_CAPTURE_SOCKET && fd >= 0 &&
+		    h->n_capture_fds < sizeof h->capture_fds / sizeof *h->capture_fds) {
+			h->capture_fds[h->n_capture_fds++] = fd;
+			continue;
+		}
 		int *slot = m.kind == REAPER_PROXY_LISTENER	? &h->proxy_listener
 			    : m.kind == REAPER_SECCOMP_LISTENER ? &h->seccomp_listener
 			    : m.kind == REAPER_PUBLISH_FACTORY	? &h->publish_factory

@@ -35,6 +35,7 @@
 #include "plan/proc_masks.h"
 #include "run.h"
 #include "spawn.h"
+#include "capture_setup.h"
 #include "tmpdir.h"
 
 extern char **environ;
@@ -293,10 +294,13 @@ static int run_supervise(struct procage_run *run, const struct procage_cage *cag
 		s->proxy_port = 0; /* the supervision's from here */
 	}
 	run->reports_wanted = cage->policy->reports;
+	struct supervision_capture capture = { run->reaper.capture_fds,
+					       run->reaper.n_capture_fds };
 	int rc = supervision_start(&run->supervision, cage, run->reaper.seccomp_listener,
-				   proxy_listener, s->report_fd, s->plan.tmpdir, err);
+				   proxy_listener, &capture, s->report_fd, s->plan.tmpdir, err);
 	s->report_fd = -1;
 	run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
+	run->reaper.n_capture_fds = 0;
 	return rc;
 }
 
@@ -344,6 +348,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 		goto fail;
 	if ((rc = spawn_prepare(cage, &o, &s, err)) < 0)
 		goto fail;
+	capture_plan(cage->policy, &s.plan);
 
 	struct reaper_start start = { .plan = &s.plan,
 				      .tmp_base = cage->tmp_base,

@@ -39,6 +39,7 @@
 
 #include "broker_io.h"
 #include "broker_net_wait.h"
+#include "broker_net_refusal.h"
 #include "cage/net_admission.h"
 #include "base/syscalls.h"
 
@@ -554,6 +555,9 @@ static long perform(const struct broker_net_config *net, struct net_request *rq,
 		    struct broker_net_scratch *s, struct broker_waits *waits, int listener)
 {
 	int rc = judge(net, rq);
+	if (rc == -EACCES && net->mode == BROKER_NET_PROXY && ip_socket(rq) && rq->addr_len &&
+	    rq->addr.ss_family != AF_UNSPEC && rq->call != NET_BIND)
+		broker_net_refusal_record(net->denials, &rq->addr, rq->addr_len, rq->type);
 	if (rc < 0)
 		return rc;
 	switch (rq->call) {

@@ -40,6 +40,8 @@ struct broker_net_config {
 	struct broker_unix_grant unix_grants[BROKER_UNIX_GRANTS_MAX];
 	uint16_t proxy_port;		 /* BROKER_NET_PROXY: the proxy's port on 127.0.0.1 */
 	struct net_admission *admission; /* BROKER_NET_PROXY: the ports the proxy admits */
+	/* BROKER_NET_PROXY: connections around the proxy are explained here; or NULL. */
+	struct denial_store *denials;
 };
 
 /* Is call (by name) one of the network broker's? */

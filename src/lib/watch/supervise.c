@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "policy/policy.h"
 #include "proxy/allowlist.h"
+#include "proxy/capture.h"
 #include "proxy/dest.h"
 #include "proxy/proxy.h"
 #include "proxy/agent_filter.h"
@@ -112,7 +113,8 @@ static int proxy_ask_caller(void *ctx, const char *host, uint16_t port, unsigned
 static int proxy_serve(struct run_supervision *s, const struct procage_cage *cage, int listener,
 		       struct procage_error *err)
 {
-	struct proxy_options options = { .report = proxy_refusal_record, .report_ctx = s };
+	struct proxy_options options = { .report = proxy_refusal_record, .report_ctx = s,
+					 .capture = s->capture };
 	if (s->admission_on) {
 		options.admit = net_admission_admit;
 		options.admit_ctx = &s->admission;
@@ -173,7 +175,8 @@ static int agent_serve(struct run_supervision *s, const struct procage_cage *cag
 }
 
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
-		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
+		      int seccomp_listener, int proxy_listener,
+		      const struct supervision_capture *capture, int json_fd, const char *tmpdir,
 		      struct procage_error *err)
 {
 	int rc = 0;
@@ -208,6 +211,7 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 		net_admission_init(&s->admission);
 		s->admission_on = true;
 		net.admission = &s->admission;
+		net.denials = s->denial_rules ? &s->denials : NULL;
 	}
 	if (rc == 0 && seccomp_listener >= 0 && cage_brokered(cage) &&
 	    (rc = broker_new(&cage->zones, &net, &s->broker)) < 0)
@@ -222,6 +226,11 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 		rc = notify_start(&s->notify, seccomp_listener, &s->reports, s->broker, &observe,
 				  err);
 		seccomp_listener = -1;
+	}
+	if (capture && capture->n) {
+		int r = capture_new(capture->fds, capture->n, &s->capture, err);
+		if (rc == 0)
+			rc = r;
 	}
 	if (rc == 0 && proxy_listener >= 0) {
 		rc = proxy_serve(s, cage, proxy_listener, err);
@@ -249,6 +258,8 @@ void supervision_stop(struct run_supervision *s)
 	s->ssh = NULL;
 	proxy_stop(s->proxy);
 	s->proxy = NULL;
+	capture_free(s->capture);
+	s->capture = NULL;
 	allowlist_free(s->allowlist);
 	s->allowlist = NULL;
 	if (s->proxy_listener >= 0)

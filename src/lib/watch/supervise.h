@@ -17,6 +17,13 @@ struct procage_cage;
 struct proxy;
 struct agent_filter;
 struct ssh_setup;
+struct capture;
+
+/* Transparent egress: the sockets made in the run's network namespace. */
+struct supervision_capture {
+	const int *fds;
+	size_t n;
+};
 
 struct run_supervision {
 	struct report_store reports;
@@ -28,6 +35,7 @@ struct run_supervision {
 	struct broker *broker; /* the run's own copy of the cage's zones; or NULL */
 	struct proxy *proxy;
 	struct allowlist *allowlist; /* the proxy's own copy: the cage may be freed first */
+	struct capture *capture;     /* transparent egress, served by the proxy; or NULL */
 	procage_host_ask_fn host_ask; /* the policy's, asked from the proxy's threads */
 	void *host_ask_ctx;
 	int proxy_listener; /* owned while the proxy serves it */
@@ -47,14 +55,16 @@ struct run_supervision {
 
 /*
  * Start supervising: the seccomp listener (or -1) is answered on a thread,
- * the proxy listener (or -1) served by the cage's allowlist. json_fd (or
+ * the proxy listener (or -1) served by the cage's allowlist, and with it
+ * the capture sockets (capture, or NULL). json_fd (or
  * -1), opened by own_files_open_report before the child existed, receives
- * JSON lines. All three are taken over, also on failure. tmpdir (or
+ * JSON lines. All are taken over, also on failure. tmpdir (or
  * NULL) is the run's private TMPDIR on the host, writable to it (a write
  * root of the metadata broker).
  */
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
-		      int seccomp_listener, int proxy_listener, int json_fd, const char *tmpdir,
+		      int seccomp_listener, int proxy_listener,
+		      const struct supervision_capture *capture, int json_fd, const char *tmpdir,
 		      struct procage_error *err);
 /*
  * Once the run has ended: stop, and write the final report lines. Ends
