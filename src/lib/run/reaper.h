@@ -34,8 +34,6 @@ enum reaper_message_kind {
 				      * a reporting filter (SCM_RIGHTS) */
 	REAPER_LOST = 7,	     /* reaper -> caller, before the status: processes of
 				      * the run could not be seen or ended */
-	REAPER_CAPTURE_SOCKET = 9,   /* reaper -> caller, before the start: one of the
-				      * sockets of transparent egress (SCM_RIGHTS) */
 	REAPER_TMPDIR_LEFT = 8,	     /* reaper -> caller, before the status: value is the
 				      * negative errno of a temporary directory left */
 	REAPER_PUBLISH_FACTORY = 9,  /* reaper -> caller, before the start: the caller's
@@ -44,6 +42,8 @@ enum reaper_message_kind {
 				      * reaper answers with a TCP socket made in the
 				      * run's network namespace (SCM_RIGHTS), or value
 				      * a negative errno */
+	REAPER_CAPTURE_SOCKET = 11,  /* reaper -> caller, before the start: one of the
+				      * sockets of transparent egress (SCM_RIGHTS) */
 };
 
 struct reaper_message {
