@@ -127,11 +127,12 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
  * is "a change time at or after the mark is a change since": a file
  * changed before has an earlier time. A file system without fine stamps
  * may still give a change made just after the mark the coarse time of the
- * tick before it; waiting until the coarse clock has passed the mark
- * before the run exists makes every change from then on later. Changes
- * made during that wait come before the run can read anything, and so
- * are in what it copies up. The wait overlaps the preparation: at most a
- * tick, less what making the change set took.
+ * tick before it; the target waits, just before it runs the command,
+ * until the coarse clock has passed the mark (run/child.c), which makes
+ * every change from then on later. Changes made during that wait come
+ * before the run can read anything, and so are in what it copies up. The
+ * wait overlaps the making of the run's namespaces and mounts, which
+ * mostly take longer than the tick: then there is none.
  */
 static int start_mark(int set_fd, struct timespec *mark, struct procage_error *err)
 {
@@ -147,19 +148,6 @@ static int start_mark(int set_fd, struct timespec *mark, struct procage_error *e
 	close(fd);
 	*mark = st.st_ctim;
 	return 0;
-}
-
-static void start_mark_passed(const struct timespec *mark)
-{
-	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 250 * 1000 };
-	for (;;) {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME_COARSE, &now);
-		if (now.tv_sec > mark->tv_sec ||
-		    (now.tv_sec == mark->tv_sec && now.tv_nsec > mark->tv_nsec))
-			return;
-		nanosleep(&pause, NULL);
-	}
 }
 
 static int trees_write(int set_fd, const struct plan *plan, struct procage_error *err)
@@ -231,7 +219,5 @@ int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
 		plan->changes_store_fd = store_fd;
 	if (rc < 0)
 		error_prefix(err, rc, "changes as an overlay: ");
-	else
-		start_mark_passed(&plan->changes_started);
 	return rc;
 }

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernel/landlock.h"
@@ -69,6 +71,30 @@ static int step_rlimits(const struct plan *plan, int *index)
  * path and without following a link: one inherited from before them would
  * lie under the masks, where relative paths reach what they cover.
  */
+/*
+ * A change set's start mark (changes/overlays.c) is a fine stamp; a file
+ * system without fine stamps may give a change made just after it the
+ * coarse time of the tick before. Nothing of the command runs until the
+ * coarse clock has passed the mark, so every change the run could see is
+ * stamped later. The run's setup mostly outlasts the tick: no wait then.
+ */
+static void step_start_mark_passed(const struct plan *plan)
+{
+	const struct timespec *mark = &plan->changes_started;
+	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 250 * 1000 };
+	if (plan->n_overlays == 0)
+		return;
+	for (;;) {
+		struct timespec now;
+		if (syscall(SYS_clock_gettime, CLOCK_REALTIME_COARSE, &now) != 0)
+			return; /* no clock: the coarse stamps cannot be compared either */
+		if (now.tv_sec > mark->tv_sec ||
+		    (now.tv_sec == mark->tv_sec && now.tv_nsec > mark->tv_nsec))
+			return;
+		syscall(SYS_nanosleep, &pause, NULL);
+	}
+}
+
 static int step_cwd(const struct plan *plan)
 {
 	struct open_how how = {
@@ -264,6 +290,7 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 		step = PROCAGE_STEP_CAPABILITIES;
 		goto fail;
 	}
+	step_start_mark_passed(plan);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		rc = -errno;
 		step = PROCAGE_STEP_NO_NEW_PRIVS;
