@@ -60,6 +60,11 @@ struct procage_cage {
 	/* T2: chmod, chown and utimes go to the supervisor's broker (broker_meta.h). */
 	bool broker_metadata;
 	/*
+	 * T2 with own_proc: every open goes to the supervisor, whose broker
+	 * opens the caller's own /proc/self files for it (broker_proc.c).
+	 */
+	bool broker_proc_self;
+	/*
 	 * T2: the directories entry grants leave unlistable (a hidden path
 	 * below), when listing-shows-hidden-names is not accepted: how many,
 	 * and the first, for fit to say so. (Accepted, they are in zones.)

@@ -55,6 +55,11 @@ struct denial_rules {
 	/* The trust-handoff class holds: changes where git runs or reads are observed. */
 	bool trust_handoff;
 	/*
+	 * T2 with own_proc: a process reads its own /proc/self files through
+	 * the broker, and no other process's entries (docs/proc.md).
+	 */
+	bool proc_own_only;
+	/*
 	 * T2: the directories entry grants leave without a rule (a hidden
 	 * path below) and the policy does not let the broker list.
 	 */

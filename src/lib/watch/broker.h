@@ -37,6 +37,18 @@ bool broker_handles(const char *call);
 void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call);
 
 /*
+ * Tier T2: open a reading caller's own /proc/self entries for it
+ * (broker_proc.c); every open reaches the broker in such a run.
+ */
+void broker_proc_self_on(struct broker *b);
+/*
+ * Answer n if it is an open that reads one of the caller's own /proc
+ * entries (true); false for every other call, left to the others.
+ */
+bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_notif *n,
+			const char *call);
+
+/*
  * The calls parked until their socket is ready (broker_net_wait.h): the
  * descriptors the supervisor polls beside its listener (at most
  * BROKER_WAITS_MAX), with the nearest deadline (or -1); after the poll,
