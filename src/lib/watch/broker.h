@@ -47,6 +47,8 @@ void broker_proc_self_on(struct broker *b);
  */
 bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_notif *n,
 			const char *call);
+/* Is call one the filter sends to b only for the caller's own /proc entries (any open)? */
+bool broker_proc_sent(const struct broker *b, const char *call);
 
 /*
  * The calls parked until their socket is ready (broker_net_wait.h): the

@@ -250,6 +250,13 @@ void broker_proc_self_on(struct broker *b)
 	b->proc_self = true;
 }
 
+bool broker_proc_sent(const struct broker *b, const char *call)
+{
+	return b && b->proc_self && call &&
+	       (strcmp(call, "open") == 0 || strcmp(call, "openat") == 0 ||
+		strcmp(call, "openat2") == 0);
+}
+
 /* Open rest below the caller's process (or thread) directory. */
 static int own_open(const struct caller *c, bool thread, const char *rest, int flags)
 {
