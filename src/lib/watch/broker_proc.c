@@ -186,16 +186,12 @@ static bool own_entry(const char *path, const struct caller *c, char *rest, size
  * when its start is the host's /proc, the caller's process directory or
  * its thread's. False for every other start (most relative opens).
  */
-static bool absolute_from(pid_t tid, int dirfd, const char *path, const struct caller *c,
-			  char *out, size_t size)
+static bool absolute_from(int base, const char *path, const struct caller *c, char *out,
+			  size_t size)
 {
-	int base = broker_base_fd(tid, dirfd);
-	if (base < 0)
-		return false;
-	struct statfs fs;
 	struct stat at, cand;
 	bool found = false;
-	if (fstatfs(base, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC && fstat(base, &at) == 0) {
+	if (fstat(base, &at) == 0) {
 		char dir[64];
 		const char *prefix = NULL;
 		snprintf(dir, sizeof dir, "/proc/%d", (int)c->tgid);
@@ -204,7 +200,7 @@ static bool absolute_from(pid_t tid, int dirfd, const char *path, const struct c
 		else if (stat(dir, &cand) == 0 && cand.st_dev == at.st_dev &&
 			 cand.st_ino == at.st_ino)
 			prefix = "self/";
-		else if (snprintf(dir, sizeof dir, "/proc/%d/task/%d", (int)c->tgid, (int)tid) > 0 &&
+		else if (snprintf(dir, sizeof dir, "/proc/%d/task/%d", (int)c->tgid, (int)c->tid) > 0 &&
 			 stat(dir, &cand) == 0 && cand.st_dev == at.st_dev &&
 			 cand.st_ino == at.st_ino)
 			prefix = "thread-self/";
@@ -213,8 +209,23 @@ static bool absolute_from(pid_t tid, int dirfd, const char *path, const struct c
 			found = len > 0 && (size_t)len < size;
 		}
 	}
-	close(base);
 	return found;
+}
+
+/*
+ * The directory a relative path starts from, when it is in procfs (a
+ * descriptor of the broker's), else -1: most relative opens are not, and
+ * cost no more than this.
+ */
+static int proc_base(pid_t tid, int dirfd)
+{
+	int base = broker_base_fd(tid, dirfd);
+	struct statfs fs;
+	if (base >= 0 && (fstatfs(base, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)) {
+		close(base);
+		base = -1;
+	}
+	return base < 0 ? -1 : base;
 }
 
 /* The flags and path of an open call; false when it is not one this file reads. */
@@ -299,14 +310,16 @@ bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_not
 	/* Cheap first: most opens name no path in /proc. */
 	if (path[0] == '/' && strncmp(path, "/proc/", 6) != 0)
 		return false;
-	if (caller_read(tid, &c) < 0)
+	int base = path[0] == '/' ? -1 : proc_base(tid, dirfd);
+	if (path[0] != '/' && base < 0)
 		return false;
-	if (path[0] != '/') {
-		if (!absolute_from(tid, dirfd, path, &c, absolute, sizeof absolute))
-			return false;
+	bool mine = caller_read(tid, &c) == 0 &&
+		    (base < 0 || absolute_from(base, path, &c, absolute, sizeof absolute));
+	if (base >= 0) {
+		close(base);
 		path = absolute;
 	}
-	if (!own_entry(path, &c, rest, sizeof rest, &thread))
+	if (!mine || !own_entry(path, &c, rest, sizeof rest, &thread))
 		return false;
 	int fd = own_open(&c, thread, rest, (int)flags);
 	/* The caller gone, or its id another's by now: nothing is handed over. */
