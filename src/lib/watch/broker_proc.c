@@ -219,6 +219,21 @@ static bool absolute_from(int base, const char *path, const struct caller *c, ch
  */
 static int proc_base(pid_t tid, int dirfd)
 {
+	char link[64], target[16];
+	/*
+	 * The link's text first, one call: a start that is not below /proc
+	 * by its name is passed over. Only a filter: what decides is the
+	 * descriptor's file system and identity, below.
+	 */
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof link, "/proc/%d/cwd", (int)tid);
+	else if (dirfd >= 0)
+		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)tid, dirfd);
+	else
+		return -1;
+	ssize_t n = readlink(link, target, sizeof target);
+	if (n < 5 || memcmp(target, "/proc", 5) != 0 || (n > 5 && target[5] != '/'))
+		return -1;
 	int base = broker_base_fd(tid, dirfd);
 	struct statfs fs;
 	if (base >= 0 && (fstatfs(base, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)) {
