@@ -43,15 +43,17 @@ check_tier_user() {
 		>/dev/null 2>"$dir/err"
 	is "$(lines)" "" "$what: a run refused nothing prints no line"
 
-	# The run's own /proc (tier T1) is read, so reading it is no refusal;
-	# elsewhere /proc is hidden and the line says so.
+	# A process's own /proc/self is read (tier T1: the run's own /proc;
+	# tier T2: opened for it by the supervisor), so reading it is no
+	# refusal; on tier T2 another process's entries are hidden and the
+	# line says so.
 	cage "$tier" "$user" -- sh -c 'cat /proc/self/status' >"$dir/out" 2>"$dir/err"
-	if [ "$tier" = T1 ]; then
-		like "$(cat "$dir/out")" "^Name:" "$what: the run's own /proc is read"
-		is "$(lines)" "" "$what: and no line calls it hidden"
-	else
-		like "$(lines)" "^procage: read /proc/self/status: hidden \(process-access" \
-			"$what: /proc is hidden here, and the line says so"
+	like "$(cat "$dir/out")" "^Name:" "$what: the process's own /proc/self is read"
+	is "$(lines)" "" "$what: and no line calls it hidden"
+	if [ "$tier" = T2 ]; then
+		cage "$tier" "$user" -- sh -c 'cat /proc/$PPID/status' >"$dir/out" 2>"$dir/err"
+		like "$(lines)" "^procage: read /proc/[0-9]+/status: tier T2 opens for a process only its own /proc/self files .* \(process-access\)$" \
+			"$what: another process's /proc is hidden here, and the line says so"
 	fi
 
 	# A write outside the grants, named with the flag; the host file is not made.
