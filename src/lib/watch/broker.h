@@ -47,6 +47,15 @@ void broker_proc_self_on(struct broker *b);
  */
 bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_notif *n,
 			const char *call);
+/*
+ * The part of path (absolute) below the directory of the caller's own
+ * process, numbered own_tgid (own_tid its thread's, both as the caller
+ * numbers them), rebuilt from checked names only, in rest (size bytes);
+ * *thread says it is below the thread's directory (task/TID). False: not
+ * one of the caller's own entries the broker opens for it.
+ */
+bool broker_proc_own_entry(const char *path, long own_tgid, long own_tid, char *rest,
+			   size_t size, bool *thread);
 /* Is call one the filter sends to b only for the caller's own /proc entries (any open)? */
 bool broker_proc_sent(const struct broker *b, const char *call);
 

@@ -50,9 +50,14 @@ static const char *const own_files[] = {
 /* Its directories it may list: the process's own, and these below it. */
 static const char *const own_directories[] = { "fd", "fdinfo", "task" };
 
-/* The open flags a read of one of them may carry; any other is not ours. */
+/*
+ * The open flags a read of one of them may carry; any other is not ours.
+ * O_LARGEFILE by the kernel's value: the C library's is 0 on x86_64, but
+ * 32-bit programs pass it.
+ */
+#define KERNEL_O_LARGEFILE 0100000
 #define OWN_OPEN_FLAGS \
-	(O_CLOEXEC | O_NONBLOCK | O_LARGEFILE | O_NOCTTY | O_NOFOLLOW | O_DIRECTORY)
+	(O_CLOEXEC | O_NONBLOCK | KERNEL_O_LARGEFILE | O_NOCTTY | O_NOFOLLOW | O_DIRECTORY)
 
 /* The caller as its thread id, its thread group and both as it numbers them. */
 struct caller {
@@ -117,14 +122,8 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/*
- * The part of path below the caller's own process directory, rebuilt
- * from checked names only, in rest; whether the process's directory is
- * its thread's (task/TID) in *thread. False: not the caller's own entry
- * this broker serves.
- */
-static bool own_entry(const char *path, const struct caller *c, char *rest, size_t size,
-		      bool *thread)
+bool broker_proc_own_entry(const char *path, long own_tgid, long own_tid, char *rest,
+			   size_t size, bool *thread)
 {
 	char copy[256], *save = NULL;
 	if (strncmp(path, "/proc/", 6) != 0 || strlen(path) >= sizeof copy)
@@ -145,11 +144,11 @@ static bool own_entry(const char *path, const struct caller *c, char *rest, size
 	*thread = false;
 	if (strcmp(names[0], "thread-self") == 0)
 		*thread = true;
-	else if (all_digits(names[0]) && strtol(names[0], NULL, 10) == c->own_tid &&
-		 c->own_tid != c->own_tgid)
+	else if (all_digits(names[0]) && strtol(names[0], NULL, 10) == own_tid &&
+		 own_tid != own_tgid)
 		*thread = true; /* a thread's own number: its thread's directory */
 	else if (strcmp(names[0], "self") != 0 &&
-		 !(all_digits(names[0]) && strtol(names[0], NULL, 10) == c->own_tgid))
+		 !(all_digits(names[0]) && strtol(names[0], NULL, 10) == own_tgid))
 		return false;
 	/* Below task/: a thread of the caller's process, then the same names. */
 	bool task = false;
@@ -334,7 +333,8 @@ bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_not
 		close(base);
 		path = absolute;
 	}
-	if (!mine || !own_entry(path, &c, rest, sizeof rest, &thread))
+	if (!mine ||
+	    !broker_proc_own_entry(path, c.own_tgid, c.own_tid, rest, sizeof rest, &thread))
 		return false;
 	int fd = own_open(&c, thread, rest, (int)flags);
 	/* The caller gone, or its id another's by now: nothing is handed over. */
