@@ -180,6 +180,7 @@ int main(int argc, char **argv)
 	    {"r43", r43_the_runs_own_sysv_objects},
 	    {"r43", r43_host_posix_queues_are_out_of_reach},
 	    {"r43", r43_host_posix_shared_memory_is_out_of_reach},
+	    {"r43", r43_a_run_uses_only_its_own_semaphores},
 	    {"r44", r44_report_files_follow_no_link_a_run_planted},
 	    {"r45", r45_a_path_rewritten_while_the_call_is_pending_changes_nothing},
 	    {"r45", r45_links_and_renames_raced_on_the_path_change_nothing},

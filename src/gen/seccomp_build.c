@@ -168,7 +168,8 @@ static int add_observe_rules(scmp_filter_ctx ctx, const struct seccomp_options *
 
 /*
  * The variants that broker reading opens too (tier T2's /proc/self):
- * open and openat whatever their flags, and openat2. An observe variant
+ * open and openat whatever their flags, openat2, and the entry calls
+ * (the run's own semaphores in /dev/shm). An observe variant
  * sends them already; the broker and listing rules send some of them,
  * so only the rest get a rule here (the same action).
  */
@@ -190,6 +191,11 @@ static int add_broker_reads_rules(scmp_filter_ctx ctx, const struct seccomp_opti
 	}
 	if (rc == 0 && !opts->broker && !opts->broker_listing)
 		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, "openat2", 0, NULL, err);
+	/* The entry calls, for the run's own semaphores (watch/broker_shm.c). */
+	for (size_t i = 0; !opts->broker && rc == 0 && i < seccomp_n_broker_calls; i++)
+		if (strcmp(seccomp_broker_calls[i], "openat2") != 0 || !opts->broker_listing)
+			rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_broker_calls[i], 0, NULL,
+					     err);
 	return rc;
 }
 

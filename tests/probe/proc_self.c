@@ -58,3 +58,41 @@ int do_read_own_task(char **args)
 	snprintf(path, sizeof path, "/proc/self/task/%ld/%s", (long)syscall(SYS_gettid), args[0]);
 	return read_at(AT_FDCWD, path, path);
 }
+
+/*
+ * NAME KEEP: a semaphore's file the way glibc's sem_open makes one, then
+ * read back: /dev/shm/sem.XXXXXX made (O_EXCL), linked to
+ * /dev/shm/sem.mp-NAME, the first name removed; the second too unless
+ * KEEP is "keep".
+ */
+int do_sem_own(char **args)
+{
+	char tmp[64], name[64], text[32] = "";
+	snprintf(tmp, sizeof tmp, "/dev/shm/sem.p%05d", (int)(getpid() % 100000));
+	snprintf(name, sizeof name, "/dev/shm/sem.mp-%s", args[0]);
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open", tmp);
+	bool written = write(fd, "own-semaphore", 13) == 13;
+	close(fd);
+	if (!written)
+		return failed(REFUSE_FILE, "write", tmp);
+	if (link(tmp, name) != 0) {
+		int rc = failed(REFUSE_FILE, "link", name);
+		(void)unlink(tmp);
+		return rc;
+	}
+	if (unlink(tmp) != 0)
+		return failed(REFUSE_FILE, "unlink", tmp);
+	fd = open(name, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return failed(REFUSE_FILE, "open", name);
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (n < 0)
+		return failed(REFUSE_FILE, "read", name);
+	printf("%s\n", text);
+	if (strcmp(args[1], "keep") != 0 && unlink(name) != 0)
+		return failed(REFUSE_FILE, "unlink", name);
+	return PROBE_DID_IT;
+}

@@ -157,9 +157,11 @@ uint32_t variant_answer_call(int v, const char *name, uint32_t want)
 		observed |= strcmp(name, seccomp_observed_calls[i]) == 0;
 	if (observed && want == SECCOMP_RET_ALLOW && seccomp_program_options((size_t)v).observe)
 		return SECCOMP_RET_USER_NOTIF;
-	/* The reading-opens variants (tier T2's /proc/self) send every open. */
+	/* The reading-opens variants (tier T2's /proc/self) send every open, and the entry calls. */
 	bool an_open = strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 ||
 		       strcmp(name, "openat2") == 0;
+	for (size_t i = 0; i < seccomp_n_broker_calls; i++)
+		an_open |= strcmp(name, seccomp_broker_calls[i]) == 0;
 	if (an_open && want == SECCOMP_RET_ALLOW && seccomp_program_options((size_t)v).broker_reads)
 		return SECCOMP_RET_USER_NOTIF;
 	return variant_answer(v, want);

@@ -65,6 +65,11 @@ struct procage_cage {
 	 */
 	bool broker_proc_self;
 	/*
+	 * T2 with a private temporary directory: the run's own semaphores
+	 * are made in /dev/shm by the broker (broker_shm.c).
+	 */
+	bool broker_shm;
+	/*
 	 * T2: the directories entry grants leave unlistable (a hidden path
 	 * below), when listing-shows-hidden-names is not accepted: how many,
 	 * and the first, for fit to say so. (Accepted, they are in zones.)
@@ -204,6 +209,11 @@ const char *cage_grant_within(const struct procage_cage *c, const char *path);
  * into or holds it (cage_dev.c).
  */
 int cage_choose_shm(struct procage_cage *c, struct procage_error *err);
+/*
+ * Tier T2: may the broker make the run's own semaphores in the host's
+ * /dev/shm? A private temporary directory, and no grant at, in or around it.
+ */
+bool cage_shm_brokerable(const struct procage_cage *c);
 /* Tier T1: c->pts_private, unless a grant reaches /dev/pts or /dev/ptmx (cage_dev.c). */
 void cage_choose_pts(struct procage_cage *c);
 

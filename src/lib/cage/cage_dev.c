@@ -49,6 +49,14 @@ int cage_choose_shm(struct procage_cage *c, struct procage_error *err)
 	return 0;
 }
 
+bool cage_shm_brokerable(const struct procage_cage *c)
+{
+	struct stat st;
+	if (!c->policy->private_tmp || lstat(CAGE_SHM_DIR, &st) != 0 || !S_ISDIR(st.st_mode))
+		return false;
+	return !granted_around(c, CAGE_SHM_DIR);
+}
+
 /*
  * Pseudo-terminals (openpty: Python's pty, script, expect, terminal
  * emulators in tests) come from /dev/ptmx into /dev/pts, where the host's

@@ -64,11 +64,12 @@ struct seccomp_options {
 	 */
 	bool broker_listing;
 	/*
-	 * Every open and openat, whatever its flags, and openat2 go to the
-	 * supervisor, whose broker opens the caller's own /proc/self files
-	 * for it (watch/broker_proc.c) and answers CONTINUE for the others:
-	 * tier T2, where Landlock can name no process's own /proc entries.
-	 * Only a supervised run.
+	 * Every open and openat, whatever its flags, openat2 and the entry
+	 * calls go to the supervisor, whose broker opens the caller's own
+	 * /proc/self files for it (watch/broker_proc.c) and makes the run's
+	 * own semaphores in /dev/shm (watch/broker_shm.c), and answers
+	 * CONTINUE for the others: tier T2, where Landlock can name no
+	 * process's own /proc entries. Only a supervised run.
 	 */
 	bool broker_reads;
 	/*

@@ -48,6 +48,17 @@ void broker_proc_self_on(struct broker *b);
 bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_notif *n,
 			const char *call);
 /*
+ * Tier T2: make the run's own POSIX semaphores in /dev/shm for it
+ * (broker_shm.c). 0, or -ENOMEM; a host without a tmpfs there gets none.
+ */
+int broker_shm_on(struct broker *b);
+/* Answer n if it makes, links, opens or removes one of the run's own (true). */
+bool broker_shm_answer(struct broker *b, int listener, const struct seccomp_notif *n,
+		       const char *call);
+/* Remove what the run left of its own there, and forget it (broker_free does). */
+void broker_shm_end(struct broker *b);
+
+/*
  * The part of path (absolute) below the directory of the caller's own
  * process, numbered own_tgid (own_tid its thread's, both as the caller
  * numbers them), rebuilt from checked names only, in rest (size bytes);
@@ -56,7 +67,10 @@ bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_not
  */
 bool broker_proc_own_entry(const char *path, long own_tgid, long own_tid, char *rest,
 			   size_t size, bool *thread);
-/* Is call one the filter sends to b only for the caller's own /proc entries (any open)? */
+/*
+ * Is call one the broker_reads variants send to b only for the caller's
+ * own /proc entries and semaphores (any open, the entry calls)?
+ */
 bool broker_proc_sent(const struct broker *b, const char *call);
 
 /*

@@ -48,6 +48,7 @@ struct broker {
 	struct broker_net_scratch *net_scratch; /* with net only */
 	struct broker_waits net_waits;		/* network calls answered later */
 	bool proc_self; /* the caller's own /proc entries are opened for it (broker_proc.c) */
+	struct broker_shm *shm; /* the run's own semaphores in /dev/shm (broker_shm.c), or NULL */
 	/* The call being answered: its copied strings. */
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
 };

@@ -277,9 +277,19 @@ void broker_proc_self_on(struct broker *b)
 
 bool broker_proc_sent(const struct broker *b, const char *call)
 {
-	return b && b->proc_self && call &&
-	       (strcmp(call, "open") == 0 || strcmp(call, "openat") == 0 ||
-		strcmp(call, "openat2") == 0);
+	/* What the broker_reads variants send besides the broker's own calls. */
+	static const char *const sent[] = {
+		"open",	    "openat",	"openat2", "creat",    "mkdir",	    "mkdirat",
+		"mknod",    "mknodat",	"unlink",  "unlinkat", "rmdir",	    "rename",
+		"renameat", "renameat2", "link",    "linkat",   "symlink",  "symlinkat",
+		"truncate", "truncate64",
+	};
+	if (!b || !(b->proc_self || b->shm) || !call)
+		return false;
+	for (size_t i = 0; i < sizeof sent / sizeof *sent; i++)
+		if (strcmp(call, sent[i]) == 0)
+			return true;
+	return false;
 }
 
 /* Open rest below the caller's process (or thread) directory. */
