@@ -8,7 +8,7 @@
  * of the user, so it is granted nothing (docs/proc.md), and tier T2 has
  * no mount to lay one of the run's own over it. The broker makes these
  * files for the run instead, and lets it link and remove only files it
- * made for it, by identity: each is held open (O_PATH), so its inode
+ * made for it, by identity: each is held open, so its inode
  * cannot be freed and its number given to another program's file while
  * the run may still name it. Names are limited to glibc's temporary ones
  * and multiprocessing's own, so that no name a host program would use is
@@ -38,7 +38,7 @@
 #define SHM_NAME_MAX 32
 
 struct shm_own {
-	int pin; /* O_PATH, or -1: a free slot */
+	int pin; /* the file held open, or -1: a free slot */
 	dev_t dev;
 	ino_t ino;
 	char names[SHM_NAMES][SHM_NAME_MAX]; /* "" where none */
@@ -145,7 +145,8 @@ static int shm_create(struct broker_shm *s, const char *name, int flags, mode_t 
 	if (fd < 0)
 		return -errno;
 	struct stat st;
-	int pin = openat(s->dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/* The file made, held by a descriptor of its own (never found again by name). */
+	int pin = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (pin < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
 		if (pin >= 0)
@@ -169,20 +170,21 @@ static bool shm_open_call(struct broker *b, int listener, const struct seccomp_n
 	if (flags & (O_PATH | O_DIRECTORY | O_TRUNC | (O_TMPFILE & ~O_DIRECTORY)))
 		return false;
 	struct shm_own *o = own_of(s, name);
-	if (o && (flags & O_CREAT) && (flags & O_EXCL))
-		fd = -EEXIST;
-	else if (o)
-		fd = openat(s->dir, name, (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
-		fd = -errno;
-	if (o)
-		;
-	else if (faccessat(s->dir, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	if (!o && faccessat(s->dir, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return false; /* another program's: Landlock refuses it */
-	else if (flags & O_CREAT)
+	/* The name was read from a thread that may be gone, its id another's. */
+	if (!broker_id_valid(listener, n->id))
+		return true;
+	if (o && (flags & O_CREAT) && (flags & O_EXCL)) {
+		fd = -EEXIST;
+	} else if (o) {
+		fd = openat(s->dir, name, (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOFOLLOW | O_CLOEXEC);
+		fd = fd < 0 ? -errno : fd;
+	} else if (flags & O_CREAT) {
 		fd = shm_create(s, name, flags, mode, tid);
-	else
+	} else {
 		fd = -ENOENT;
+	}
 	if (fd >= 0 && o) {
 		struct stat st;
 		if (fstat(fd, &st) != 0 || st.st_ino != o->ino || st.st_dev != o->dev) {
@@ -202,12 +204,18 @@ static bool shm_open_call(struct broker *b, int listener, const struct seccomp_n
 	return true;
 }
 
-/* link(old, new): the run's own file, under a new name of its own kind. */
-static int shm_link(struct broker_shm *s, const char *old, const char *new)
+/*
+ * link(old, new): the run's own file, under a new name of its own kind.
+ * 1: not the run's own. Nothing is done once the caller is gone (valid).
+ */
+static int shm_link(struct broker_shm *s, const char *old, const char *new, int listener,
+		    uint64_t id)
 {
 	struct shm_own *o = own_of(s, old);
 	if (!o || !semaphore_name(new))
 		return 1;
+	if (!broker_id_valid(listener, id))
+		return -ESRCH;
 	size_t slot = SHM_NAMES;
 	for (size_t i = 0; i < SHM_NAMES; i++)
 		if (!o->names[i][0])
@@ -220,11 +228,13 @@ static int shm_link(struct broker_shm *s, const char *old, const char *new)
 	return 0;
 }
 
-static int shm_unlink(struct broker_shm *s, const char *name)
+static int shm_unlink(struct broker_shm *s, const char *name, int listener, uint64_t id)
 {
 	struct shm_own *o = own_of(s, name);
 	if (!o)
 		return 1;
+	if (!broker_id_valid(listener, id))
+		return -ESRCH;
 	if (unlinkat(s->dir, name, 0) != 0)
 		return -errno;
 	own_forget_name(o, name);
@@ -263,13 +273,13 @@ bool broker_shm_answer(struct broker *b, int listener, const struct seccomp_noti
 		    !arg_path(n, plain ? 1 : 3, b->path2, sizeof b->path2) ||
 		    !(name = shm_name(b->path)) || !(name2 = shm_name(b->path2)))
 			return false;
-		rc = shm_link(b->shm, name, name2);
+		rc = shm_link(b->shm, name, name2, listener, n->id);
 	} else if (strcmp(call, "unlink") == 0 || strcmp(call, "unlinkat") == 0) {
 		bool plain = call[6] == '\0';
 		if ((!plain && ((int)(uint32_t)a[0] != at_fdcwd || (uint32_t)a[2] != 0)) ||
 		    !arg_path(n, plain ? 0 : 1, b->path, sizeof b->path) || !(name = shm_name(b->path)))
 			return false;
-		rc = shm_unlink(b->shm, name);
+		rc = shm_unlink(b->shm, name, listener, n->id);
 	} else {
 		return false;
 	}
