@@ -241,8 +241,9 @@ static void answer_one(struct notify_supervisor *s)
 		return;
 	}
 	/*
-	 * An open sent only for the caller's own /proc entries, and not one
-	 * of them: the kernel goes on with it under Landlock.
+	 * A call sent only for the caller's own /proc entries and the run's
+	 * own semaphores, and neither: the kernel goes on with it under
+	 * Landlock.
 	 */
 	if (observed || broker_proc_sent(s->broker, call)) {
 		answer_continue(s, &n);
