@@ -138,6 +138,7 @@ int main(int argc, char **argv)
 	    {"r21", r21_an_inherited_descriptor_does_not_reach_the_child},
 	    {"r22", r22_terminal_input_injection_is_refused},
 	    {"r22", r22_the_users_terminals_are_out_of_reach},
+	    {"r22", r22_a_run_holding_a_terminal_opens_no_other},
 	    {"r23", r23_descendants_die_with_the_run},
 	    {"r23", r23_a_double_forked_descendant_dies_with_the_run},
 	    {"r23", r23_descendants_of_an_exited_child_die_with_the_run},

@@ -250,6 +250,8 @@ void r50_a_run_reaches_no_change_set(const struct tier *t);
 void r50_a_change_set_is_not_applied_through_a_planted_link(const struct tier *t);
 /* core_dumps.c: the host's core dump helper */
 void r47_a_crash_reaches_no_core_dump_helper(const struct tier *t);
+/* pty_broker.c: tier T2's terminals, opened only for a held master */
+void r22_a_run_holding_a_terminal_opens_no_other(const struct tier *t);
 /* shm_own.c: the run's own semaphores in /dev/shm, another program's out of reach */
 void r43_a_run_uses_only_its_own_semaphores(const struct tier *t);
 /* proc_self.c: a process's own /proc entries, opened by tier T2's broker */

@@ -96,3 +96,35 @@ int do_sem_own(char **args)
 		return failed(REFUSE_FILE, "unlink", name);
 	return PROBE_DID_IT;
 }
+
+/*
+ * PATH: make a pseudo-terminal of the probe's own and hold its master,
+ * then read what waits at PATH (another terminal's end), without waiting.
+ */
+int do_pty_hold_read(char **args)
+{
+	char text[256];
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0)
+		return failed(REFUSE_FILE, "posix_openpt", "/dev/ptmx");
+	if (grantpt(master) != 0 || unlockpt(master) != 0) {
+		close(master);
+		return failed(REFUSE_FILE, "unlockpt", "/dev/ptmx");
+	}
+	int fd = open(args[0], O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	int e = errno;
+	if (fd < 0) {
+		close(master);
+		errno = e;
+		return failed(REFUSE_FILE, "open", args[0]);
+	}
+	ssize_t n = read(fd, text, sizeof text - 1);
+	e = errno;
+	close(fd);
+	close(master);
+	errno = e;
+	if (n < 0)
+		return failed(REFUSE_FILE, "read", args[0]);
+	printf("%.*s\n", (int)n, text);
+	return PROBE_DID_IT;
+}

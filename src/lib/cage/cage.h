@@ -69,6 +69,8 @@ struct procage_cage {
 	 * are made in /dev/shm by the broker (broker_shm.c).
 	 */
 	bool broker_shm;
+	/* T2: /dev/ptmx granted, the broker opens a held master's terminal end. */
+	bool broker_pty;
 	/*
 	 * T2: the directories entry grants leave unlistable (a hidden path
 	 * below), when listing-shows-hidden-names is not accepted: how many,
@@ -214,6 +216,11 @@ int cage_choose_shm(struct procage_cage *c, struct procage_error *err);
  * /dev/shm? A private temporary directory, and no grant at, in or around it.
  */
 bool cage_shm_brokerable(const struct procage_cage *c);
+/*
+ * Tier T2 with a supervisor: /dev/ptmx granted, the run's own terminal
+ * ends opened by the broker (c->broker_pty). 0 or a negative errno.
+ */
+int cage_pty_grants(struct procage_cage *c, struct procage_error *err);
 /* Tier T1: c->pts_private, unless a grant reaches /dev/pts or /dev/ptmx (cage_dev.c). */
 void cage_choose_pts(struct procage_cage *c);
 

@@ -59,6 +59,15 @@ bool broker_shm_answer(struct broker *b, int listener, const struct seccomp_noti
 void broker_shm_end(struct broker *b);
 
 /*
+ * Tier T2: open for the caller the terminal end (/dev/pts/N) of a
+ * pseudo-terminal whose master it holds (broker_pty.c).
+ */
+void broker_pty_on(struct broker *b);
+/* Answer n if it opens such a terminal end (true). */
+bool broker_pty_answer(struct broker *b, int listener, const struct seccomp_notif *n,
+		       const char *call);
+
+/*
  * The part of path (absolute) below the directory of the caller's own
  * process, numbered own_tgid (own_tid its thread's, both as the caller
  * numbers them), rebuilt from checked names only, in rest (size bytes);

@@ -284,7 +284,7 @@ bool broker_proc_sent(const struct broker *b, const char *call)
 		"renameat", "renameat2", "link",    "linkat",   "symlink",  "symlinkat",
 		"truncate", "truncate64",
 	};
-	if (!b || !(b->proc_self || b->shm) || !call)
+	if (!b || !(b->proc_self || b->shm || b->pty) || !call)
 		return false;
 	for (size_t i = 0; i < sizeof sent / sizeof *sent; i++)
 		if (strcmp(call, sent[i]) == 0)

@@ -226,11 +226,12 @@ static void answer_one(struct notify_supervisor *s)
 		return; /* ENOENT: the caller was killed meanwhile */
 	const char *call = notify_call_name(n.data.arch, n.data.nr);
 	/*
-	 * A read of the caller's own /proc entries, or one of the run's own
-	 * semaphores: served, so never explained.
+	 * A read of the caller's own /proc entries, one of the run's own
+	 * semaphores or terminals: served, so never explained.
 	 */
 	if (broker_proc_answer(s->broker, s->listener, &n, call) ||
-	    broker_shm_answer(s->broker, s->listener, &n, call))
+	    broker_shm_answer(s->broker, s->listener, &n, call) ||
+	    broker_pty_answer(s->broker, s->listener, &n, call))
 		return;
 	bool observed = s->observe.rules && observe_call_known(call) &&
 			notify_call_brokered(n.data.arch, n.data.nr);

@@ -186,6 +186,8 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 		rc = broker_meta_start(s->broker, cage, tmpdir, err);
 	if (rc == 0 && s->broker && cage->broker_proc_self)
 		broker_proc_self_on(s->broker);
+	if (rc == 0 && s->broker && cage->broker_pty)
+		broker_pty_on(s->broker);
 	if (rc == 0 && s->broker && cage->broker_shm && (rc = broker_shm_on(s->broker)) < 0)
 		error_set(err, rc, "starting the broker: out of memory");
 	if (rc == 0 && seccomp_listener >= 0) {
