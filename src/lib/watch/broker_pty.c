@@ -31,6 +31,9 @@
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41)
 #endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
 #endif
@@ -53,16 +56,19 @@ static long pts_number(const char *path)
 	return strtol(s, NULL, 10);
 }
 
-/* The caller's descriptor fd, as the broker's own (-1: not taken). */
+/*
+ * The caller's descriptor fd, as the broker's own (-1: not taken). Never
+ * reopened by its /proc link, which for /dev/ptmx would make a new pair:
+ * a thread that is not its group's leader, before Linux 6.9 (no
+ * PIDFD_THREAD), gets nothing.
+ */
 static int caller_fd(pid_t tid, int fd)
 {
-	int pidfd = sys_pidfd_open(tid, 0);
-	if (pidfd < 0) {
-		/* A thread that is not its group's leader, before Linux 6.9: reopen through /proc. */
-		char link[64];
-		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)tid, fd);
-		return open(link, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	}
+	int pidfd = sys_pidfd_open(tid, PIDFD_THREAD);
+	if (pidfd < 0 && errno == EINVAL)
+		pidfd = sys_pidfd_open(tid, 0);
+	if (pidfd < 0)
+		return -1;
 	int copy = (int)syscall(__NR_pidfd_getfd, pidfd, fd, 0);
 	close(pidfd);
 	return copy;
