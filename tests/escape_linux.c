@@ -197,8 +197,8 @@ int main(int argc, char **argv)
 	    {"r48", r48_missing_workspace_configuration_cannot_be_made},
 	    {"r50", r50_a_run_reaches_no_change_set},
 	    {"r50", r50_a_change_set_is_not_applied_through_a_planted_link},
-	    {"r51", r51_own_proc_entries_reach_nothing_landlock_refuses},
-	    {"r51", r51_no_other_process_and_no_write_through_own_proc},
+	    {"r55", r55_own_proc_entries_reach_nothing_landlock_refuses},
+	    {"r55", r55_no_other_process_and_no_write_through_own_proc},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");
