@@ -138,6 +138,7 @@ int main(int argc, char **argv)
 	    {"r21", r21_an_inherited_descriptor_does_not_reach_the_child},
 	    {"r22", r22_terminal_input_injection_is_refused},
 	    {"r22", r22_the_users_terminals_are_out_of_reach},
+	    {"r22", r22_a_run_holding_a_terminal_opens_no_other},
 	    {"r23", r23_descendants_die_with_the_run},
 	    {"r23", r23_a_double_forked_descendant_dies_with_the_run},
 	    {"r23", r23_descendants_of_an_exited_child_die_with_the_run},
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
 	    {"r43", r43_the_runs_own_sysv_objects},
 	    {"r43", r43_host_posix_queues_are_out_of_reach},
 	    {"r43", r43_host_posix_shared_memory_is_out_of_reach},
+	    {"r43", r43_a_run_uses_only_its_own_semaphores},
 	    {"r44", r44_report_files_follow_no_link_a_run_planted},
 	    {"r45", r45_a_path_rewritten_while_the_call_is_pending_changes_nothing},
 	    {"r45", r45_links_and_renames_raced_on_the_path_change_nothing},
@@ -198,6 +200,8 @@ int main(int argc, char **argv)
 	    {"r51", r51_a_run_writes_no_cgroup_and_sees_only_its_own},
 	    {"r53", r53_the_agent_filter_relays_only_a_bound_session},
 	    {"r54", r54_capture_reaches_names_not_addresses},
+	    {"r55", r55_own_proc_entries_reach_nothing_landlock_refuses},
+	    {"r55", r55_no_other_process_and_no_write_through_own_proc},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

@@ -167,6 +167,39 @@ static int add_observe_rules(scmp_filter_ctx ctx, const struct seccomp_options *
 }
 
 /*
+ * The variants that broker reading opens too (tier T2's /proc/self):
+ * open and openat whatever their flags, openat2, and the entry calls
+ * (the run's own semaphores in /dev/shm). An observe variant
+ * sends them already; the broker and listing rules send some of them,
+ * so only the rest get a rule here (the same action).
+ */
+static int add_broker_reads_rules(scmp_filter_ctx ctx, const struct seccomp_options *opts,
+				  struct procage_error *err)
+{
+	int rc = 0;
+	if (!opts->broker_reads || opts->observe)
+		return 0;
+	for (size_t i = 0; rc == 0 && i < seccomp_n_broker_opens; i++) {
+		const struct seccomp_broker_open *o = &seccomp_broker_opens[i];
+		if (!opts->broker) {
+			rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, o->name, 0, NULL, err);
+			continue;
+		}
+		struct scmp_arg_cmp cmp =
+			SCMP_CMP(o->flags_arg, SCMP_CMP_MASKED_EQ, seccomp_broker_open_mask(), 0);
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, o->name, 1, &cmp, err);
+	}
+	if (rc == 0 && !opts->broker && !opts->broker_listing)
+		rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, "openat2", 0, NULL, err);
+	/* The entry calls, for the run's own semaphores (watch/broker_shm.c). */
+	for (size_t i = 0; !opts->broker && rc == 0 && i < seccomp_n_broker_calls; i++)
+		if (strcmp(seccomp_broker_calls[i], "openat2") != 0 || !opts->broker_listing)
+			rc = add_rule_action(ctx, SCMP_ACT_NOTIFY, seccomp_broker_calls[i], 0, NULL,
+					     err);
+	return rc;
+}
+
+/*
  * The network broker variants: the address calls whatever their
  * arguments, sendto when its address pointer is not NULL (compared on the
  * whole register on x86_64: a pointer with only upper bits set is sent
@@ -494,6 +527,8 @@ int seccomp_build_program(const struct seccomp_options *opts, struct sock_fprog 
 		rc = add_broker_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = add_observe_rules(ctx, opts, err);
+	if (rc == 0)
+		rc = add_broker_reads_rules(ctx, opts, err);
 	if (rc == 0)
 		rc = add_net_broker_rules(ctx, opts, err);
 	if (rc == 0)

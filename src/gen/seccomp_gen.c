@@ -44,7 +44,7 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 		fprintf(out,
 			"\t[%zu] = { program_%zu, %u }, /* network %s, refusals %s, Unix sockets "
 			"%s, sessions %s, SysV IPC %s, broker %s, metadata %s, listing %s, observe %s, "
-			"network broker %s */\n",
+			"network broker %s, reading opens %s */\n",
 			i, i, progs[i].len, o.network_on ? "on" : "off",
 			o.report ? "reported (USER_NOTIF)" : "as errno",
 			o.unix_sockets ? "allowed" : "refused",
@@ -52,7 +52,7 @@ static void write_table(FILE *out, const struct sock_fprog *progs)
 			o.own_ipc_namespace ? "allowed (own namespace)" : "refused",
 			o.broker ? "on" : "off", o.broker_metadata ? "brokered" : "free",
 			o.broker_listing ? "brokered" : "Landlock's", o.observe ? "on" : "off",
-			o.net_broker ? "on" : "off");
+			o.net_broker ? "on" : "off", o.broker_reads ? "brokered" : "Landlock's");
 	}
 	fprintf(out, "};\n");
 }

@@ -98,8 +98,10 @@ own_proc_t1() {
 hidden_proc_t2() {
 	caged run 'ls /proc' >/dev/null 2>&1; local st=$?
 	ok "$([ $st -ne 0 ]; echo $?)" "$tag: no PID namespace: the host's /proc stays hidden (R-25)"
-	caged run 'cat /proc/self/status' >/dev/null 2>&1; st=$?
-	ok "$([ $st -ne 0 ]; echo $?)" "$tag: and so does /proc/self (docs/proc.md)"
+	caged run 'cat /proc/$$/status' >/dev/null 2>&1; st=$?
+	ok "$([ $st -ne 0 ]; echo $?)" "$tag: and so does another process's /proc/PID (docs/proc.md)"
+	like "$(caged run 'cat /proc/self/status' 2>&1)" "^Name:" \
+		"$tag: but a process's own /proc/self is read (docs/proc.md)"
 	local total
 	total=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 	like "$(caged run 'free -k' 2>&1)" "^Mem: +$total " \

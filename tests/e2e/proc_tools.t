@@ -18,26 +18,12 @@ for tier in T1 T2; do
 	done
 done
 
-# Known gaps, run and reported as TAP TODO (docs/proc.md, "Not yet"):
-# on tier T2 a process has no /proc/self (ps, node's cgroup probe), nor a
-# shared-memory directory for POSIX semaphores (multiprocessing). On T1
-# the run reads its own cgroup (cgroup_view.t); on T2 node's probe is
-# refused, handles that and succeeds, so procage prints nothing of it.
-todo=""
-todo_line="" # a gap in the quiet only: the tool itself must succeed
-todo_ok() { # todo_ok STATUS DESCRIPTION: ok, or TODO while $todo names a gap
-	if [ -z "$todo" ]; then
-		ok "$1" "$2"
-		return
-	fi
-	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tap_n - $2 # TODO $todo (now passes)"
-	else
-		echo "not ok $tap_n - $2 # TODO $todo"
-	fi
-}
-
+# On tier T2 a process reads its own /proc/self (proc_self.t), but no
+# other process's entries: ps is refused, with one procage line saying
+# why. A multiprocessing pool's semaphores are made in /dev/shm for the
+# run by the supervisor there (docs/proc.md). The run's cgroup is not shown at
+# /sys/fs/cgroup (node's probe is refused), but node handles that and
+# succeeds, so procage prints nothing of it.
 # tool TIER USER DESCRIPTION COMMAND...: succeeds, no procage line on stderr.
 tool() {
 	local tier=$1 user=$2 what="$1, $2: $3" dir="$work/$1-$2"
@@ -47,19 +33,41 @@ tool() {
 	cd "$dir/ws" || return
 	cage "$tier" "$user" -- "$@" >"$dir/out" 2>"$dir/err"
 	local st=$?
-	todo_ok $st "$what succeeds"
+	ok $st "$what succeeds"
 	[ $st -eq 0 ] || sed 's/^/#   /' "$dir/err" "$dir/out"
-	todo=${todo:-$todo_line}
-	todo_ok "$(! grep -q '^procage' "$dir/err"; echo $?)" "$what prints no procage line"
+	! grep -q '^procage' "$dir/err"
+	ok $? "$what prints no procage line"
 	grep '^procage' "$dir/err" | sed 's/^/#   /'
-	todo=""
-	todo_line=""
 }
 
+# refused TIER USER DESCRIPTION LINE COMMAND...: fails, and its one procage
+# line is LINE (grep -E, the whole line).
+refused() {
+	local tier=$1 user=$2 what="$1, $2: $3" line=$4 dir="$work/$1-$2"
+	shift 4
+	home="$dir/home"
+	tmp="$dir/tmp"
+	cd "$dir/ws" || return
+	cage "$tier" "$user" -- "$@" >"$dir/out" 2>"$dir/err"
+	[ $? -ne 0 ]
+	ok $? "$what is refused"
+	is "$(grep -c '^procage' "$dir/err")" 1 "$what prints one procage line"
+	grep -Exq -- "$line" <(grep '^procage' "$dir/err")
+	ok $? "$what: the line says why"
+	grep '^procage' "$dir/err" | sed 's/^/#   /'
+}
+
+pool='import multiprocessing as m
+with m.Pool(2) as p: assert p.map(abs, [-1, -2]) == [1, 2]'
 for tier in T1 T2; do
 	for user in root nobody; do
-		[ $tier = T2 ] && todo="no /proc/self on tier T2"
-		tool $tier $user "ps" ps -e
+		if [ $tier = T2 ]; then
+			refused $tier $user "ps" \
+				"procage: read /proc: the list of processes, which tier T2 cannot show a run \(ps and top need it; a run on tier T1 has a /proc of its own\) \(process-access\)" \
+				ps -e
+		else
+			tool $tier $user "ps" ps -e
+		fi
 		tool $tier $user "free" free
 		if [ -n "$node" ]; then
 			tool $tier $user "node's os.cpus()" "$node" -e \
@@ -67,10 +75,7 @@ for tier in T1 T2; do
 		else
 			echo "ok $((tap_n += 1)) # SKIP node is missing (scripts/deps installs nodejs)"
 		fi
-		[ $tier = T2 ] && todo="no shared memory for semaphores on tier T2"
-		tool $tier $user "a Python multiprocessing pool" /usr/bin/python3 -c \
-			'import multiprocessing as m
-with m.Pool(2) as p: assert p.map(abs, [-1, -2]) == [1, 2]'
+		tool $tier $user "a Python multiprocessing pool" /usr/bin/python3 -c "$pool"
 	done
 done
 done_testing

@@ -2,11 +2,12 @@
 # pexpect does) and script. Each makes a pseudo-terminal, forks, and the
 # child makes a session of its own (setsid) to take the terminal. On tier
 # T1 the run has a PID namespace and terminals of its own: both work in the
-# default lifetime and nothing is said. On tier T2 the run reaches no
-# pseudo-terminal (the user's, whose input a run could read) and, without a
-# PID namespace, the session lifetime refuses setsid: each refusal is said
-# after the run, with the flag where one exists (--lifetime tree for
-# setsid, which then works). On both tiers, as root and as uid 65534.
+# default lifetime and nothing is said. On tier T2 the run makes
+# pseudo-terminals through /dev/ptmx and the supervisor opens for it the
+# terminal end of a pair whose master it holds (never another of the
+# user's, whose input a run could read); without a PID namespace the
+# session lifetime refuses setsid, said with --lifetime tree, with which
+# pty.fork works. On both tiers, as root and as uid 65534.
 . "$(dirname "$0")/lib.sh"
 for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
@@ -78,6 +79,17 @@ check_tier_user() {
 		is "$st $(tr -d '\r' <"$dir/out")" "0 from-the-child" \
 			"$what: pty.fork: the parent reads what the child wrote to its terminal"
 		is "$(lines)" "" "$what: pty.fork: and no line is printed"
+	elif [ "$tier" = T2 ]; then
+		# The child cannot take its terminal (setsid), so it writes nothing there.
+		is "$st $(tr -d '\r' <"$dir/out")" "0 " \
+			"$what: pty.fork in the session lifetime: the child cannot take its terminal"
+		cage "$tier" "$user" --explain all -- python3 -c "$ptyfork" >"$dir/out" 2>"$dir/err"
+		is "$(lines)" "procage: call setsid: a session of its own is refused in the session lifetime (--lifetime tree)" \
+			"$what: pty.fork: the line names setsid and --lifetime tree"
+		cage "$tier" "$user" --lifetime tree -- python3 -c "$ptyfork" >"$dir/out" 2>"$dir/err"
+		is "$? $(tr -d '\r' <"$dir/out")" "0 from-the-child" \
+			"$what: pty.fork with --lifetime tree: the parent reads what the child wrote to its terminal"
+		is "$(lines)" "" "$what: pty.fork with --lifetime tree: and no line is printed"
 	else
 		ok $((st == 0)) "$what: pty.fork fails: the run reaches no pseudo-terminal"
 		like "$(lines)" "^procage: write /dev/ptmx: not granted \(the user's terminals" \
@@ -103,7 +115,7 @@ check_tier_user() {
 	if command -v script >/dev/null; then
 		cage "$tier" "$user" -- script -qc 'echo from-script' /dev/null >"$dir/out" 2>"$dir/err"
 		st=$?
-		if [ "$tier" = T1 ] && [ "$pidns" = yes ]; then
+		if { [ "$tier" = T1 ] && [ "$pidns" = yes ]; } || [ "$tier" = T2 ]; then
 			is "$st $(tr -d '\r' <"$dir/out")" "0 from-script" \
 				"$what: script -qc runs its command on a terminal of the run's own"
 			is "$(lines)" "" "$what: script: and no line is printed"

@@ -255,6 +255,13 @@ void r51_a_run_writes_no_cgroup_and_sees_only_its_own(const struct tier *t);
 void r53_the_agent_filter_relays_only_a_bound_session(const struct tier *t);
 /* core_dumps.c: the host's core dump helper */
 void r47_a_crash_reaches_no_core_dump_helper(const struct tier *t);
+/* pty_broker.c: tier T2's terminals, opened only for a held master */
+void r22_a_run_holding_a_terminal_opens_no_other(const struct tier *t);
+/* shm_own.c: the run's own semaphores in /dev/shm, another program's out of reach */
+void r43_a_run_uses_only_its_own_semaphores(const struct tier *t);
+/* proc_self.c: a process's own /proc entries, opened by tier T2's broker */
+void r55_own_proc_entries_reach_nothing_landlock_refuses(const struct tier *t);
+void r55_no_other_process_and_no_write_through_own_proc(const struct tier *t);
 /* pid_targets.c: other processes' limits and scheduling by pid */
 void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t);
 /*

@@ -82,6 +82,13 @@ int do_read_fd(char **args);
 int do_env_has(char **args);
 int do_env_list(char **args);
 int do_read_file(char **args);
+/* proc_self.c */
+int do_chdir_read(char **args);
+int do_read_via_fd(char **args);
+int do_read_at(char **args);
+int do_read_own_task(char **args);
+int do_sem_own(char **args);
+int do_pty_hold_read(char **args);
 int do_write_file(char **args);
 int do_read_head(char **args);
 int do_open_write(char **args);

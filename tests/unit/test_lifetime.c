@@ -79,6 +79,7 @@ static bool filter_is(const struct procage_cage *c, bool lock_sessions)
 		.broker_listing = c->zones.n_listing > 0,
 		.observe = c->denial_rules != NULL,
 		.net_broker = c->net_broker != BROKER_NET_NONE || c->unix_brokered,
+		.broker_reads = c->broker_proc_self,
 	};
 	return c->seccomp.filter == seccomp_generated_programs[seccomp_program_index(&o)].filter;
 }

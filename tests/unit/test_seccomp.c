@@ -74,7 +74,7 @@ static const char *const must_refuse[] = {
  * seccomp_programs.h). */
 struct sock_fprog progs[N_VARIANTS];
 
-_Static_assert(N_VARIANTS == 1024, "ten options: an index for each combination");
+_Static_assert(N_VARIANTS == 2048, "eleven options: an index for each combination");
 
 bool sim_ok(bool ok, const char *fmt, ...)
 {
@@ -126,13 +126,13 @@ const char *variant_name(int v)
 	static char names[N_VARIANTS][128];
 	if (!names[v][0]) {
 		struct seccomp_options o = seccomp_program_options((size_t)v);
-		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s%s%s%s%s%s", v,
+		snprintf(names[v], sizeof names[v], "[%d] net %s, unix %s, sessions %s%s%s%s%s%s%s%s%s", v,
 			 o.network_on ? "on" : "off", o.unix_sockets ? "on" : "off",
 			 o.lock_sessions ? "locked" : "free", o.report ? ", report" : "",
 			 o.own_ipc_namespace ? ", own IPC" : "", o.broker ? ", broker" : "",
 			 o.broker_metadata ? ", metadata" : "",
 			 o.broker_listing ? ", listing" : "", o.observe ? ", observe" : "",
-			 o.net_broker ? ", net broker" : "");
+			 o.net_broker ? ", net broker" : "", o.broker_reads ? ", reads" : "");
 	}
 	return names[v];
 }
@@ -156,6 +156,13 @@ uint32_t variant_answer_call(int v, const char *name, uint32_t want)
 	for (size_t i = 0; i < seccomp_n_observed_calls; i++)
 		observed |= strcmp(name, seccomp_observed_calls[i]) == 0;
 	if (observed && want == SECCOMP_RET_ALLOW && seccomp_program_options((size_t)v).observe)
+		return SECCOMP_RET_USER_NOTIF;
+	/* The reading-opens variants (tier T2's /proc/self) send every open, and the entry calls. */
+	bool an_open = strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 ||
+		       strcmp(name, "openat2") == 0;
+	for (size_t i = 0; i < seccomp_n_broker_calls; i++)
+		an_open |= strcmp(name, seccomp_broker_calls[i]) == 0;
+	if (an_open && want == SECCOMP_RET_ALLOW && seccomp_program_options((size_t)v).broker_reads)
 		return SECCOMP_RET_USER_NOTIF;
 	return variant_answer(v, want);
 }

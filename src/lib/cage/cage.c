@@ -366,6 +366,8 @@ static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 		*where = policy_path_position(c->policy, message_rule_path(c->policy, err));
 	if (rc == 0)
 		rc = cage_proc_system_grants(c, paths, err);
+	if (rc == 0)
+		rc = cage_pty_grants(c, err);
 	/* Listing through the broker only where the policy accepts the names showing. */
 	if (!accepted(c, APPROX_LISTING_SHOWS_HIDDEN_NAMES) && c->zones.n_listing) {
 		c->n_unlistable = c->zones.n_listing;

@@ -60,6 +60,18 @@ struct procage_cage {
 	/* T2: chmod, chown and utimes go to the supervisor's broker (broker_meta.h). */
 	bool broker_metadata;
 	/*
+	 * T2 with own_proc: every open goes to the supervisor, whose broker
+	 * opens the caller's own /proc/self files for it (broker_proc.c).
+	 */
+	bool broker_proc_self;
+	/*
+	 * T2 with a private temporary directory: the run's own semaphores
+	 * are made in /dev/shm by the broker (broker_shm.c).
+	 */
+	bool broker_shm;
+	/* T2: /dev/ptmx granted, the broker opens a held master's terminal end. */
+	bool broker_pty;
+	/*
 	 * T2: the directories entry grants leave unlistable (a hidden path
 	 * below), when listing-shows-hidden-names is not accepted: how many,
 	 * and the first, for fit to say so. (Accepted, they are in zones.)
@@ -207,6 +219,16 @@ const char *cage_grant_within(const struct procage_cage *c, const char *path);
  * into or holds it (cage_dev.c).
  */
 int cage_choose_shm(struct procage_cage *c, struct procage_error *err);
+/*
+ * Tier T2: may the broker make the run's own semaphores in the host's
+ * /dev/shm? A private temporary directory, and no grant at, in or around it.
+ */
+bool cage_shm_brokerable(const struct procage_cage *c);
+/*
+ * Tier T2 with a supervisor: /dev/ptmx granted, the run's own terminal
+ * ends opened by the broker (c->broker_pty). 0 or a negative errno.
+ */
+int cage_pty_grants(struct procage_cage *c, struct procage_error *err);
 /* Tier T1: c->pts_private, unless a grant reaches /dev/pts or /dev/ptmx (cage_dev.c). */
 void cage_choose_pts(struct procage_cage *c);
 

@@ -11,7 +11,10 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "denials.h"
+#include "host/host.h"
 #include "paths.h"
+#include "policy/classes.h"
 
 /* Does a grant lie at, in or above path? */
 static bool granted_around(const struct procage_cage *c, const char *path)
@@ -49,6 +52,14 @@ int cage_choose_shm(struct procage_cage *c, struct procage_error *err)
 	return 0;
 }
 
+bool cage_shm_brokerable(const struct procage_cage *c)
+{
+	struct stat st;
+	if (!c->policy->private_tmp || lstat(CAGE_SHM_DIR, &st) != 0 || !S_ISDIR(st.st_mode))
+		return false;
+	return !granted_around(c, CAGE_SHM_DIR);
+}
+
 /*
  * Pseudo-terminals (openpty: Python's pty, script, expect, terminal
  * emulators in tests) come from /dev/ptmx into /dev/pts, where the host's
@@ -70,4 +81,33 @@ void cage_choose_pts(struct procage_cage *c)
 		c->pts_private = CAGE_PTS_WITH_PTMX;
 	else if (S_ISLNK(ptmx.st_mode))
 		c->pts_private = CAGE_PTS_ONLY;
+}
+
+/*
+ * Tier T2 has no devpts of the run's own: /dev/ptmx is granted, so that
+ * the run makes new pseudo-terminals (each a new pair in the host's
+ * /dev/pts), and the broker opens for it the terminal end of a pair whose
+ * master it holds, never another /dev/pts entry (watch/broker_pty.c). Only
+ * where a supervisor answers, /dev/ptmx is a device, and no grant of the
+ * caller's is at, in or around /dev/pts or /dev/ptmx.
+ */
+int cage_pty_grants(struct procage_cage *c, struct procage_error *err)
+{
+	struct stat pts, ptmx;
+	c->broker_pty = false;
+	if (c->tier != PROCAGE_TIER_T2 || !host_facts_get()->seccomp_user_notif ||
+	    lstat(CAGE_PTS_DIR, &pts) != 0 || !S_ISDIR(pts.st_mode) ||
+	    lstat(CAGE_PTMX, &ptmx) != 0 || !S_ISCHR(ptmx.st_mode) ||
+	    granted_around(c, CAGE_PTS_DIR) || granted_around(c, CAGE_PTMX))
+		return 0;
+	char path[] = CAGE_PTMX;
+	struct cage_path grant = { .path = path, .access = PROCAGE_WRITE, .cls = -1 };
+	int rc = cage_add_grant(c, &grant, err);
+	if (rc == 0 && c->denial_rules &&
+	    denial_rules_add_grant(c->denial_rules, CAGE_PTMX, PROCAGE_WRITE) < 0)
+		rc = error_set(err, -ENOMEM, "out of memory");
+	if (rc < 0)
+		return error_prefix(err, rc, "granting %s for the run's own terminals: ", CAGE_PTMX);
+	c->broker_pty = true;
+	return 0;
 }

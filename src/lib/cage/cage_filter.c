@@ -45,6 +45,16 @@ int cage_filters_build(struct procage_cage *c, struct procage_error *err)
 	 */
 	c->broker_metadata = c->tier != PROCAGE_TIER_T1 && host_facts_get()->seccomp_user_notif;
 	so.broker_metadata = c->broker_metadata;
+	/*
+	 * Landlock names inodes, and every process's /proc/self is another
+	 * one: on tier T2 the broker opens a process's own entries for it
+	 * (docs/proc.md), which takes every open to the supervisor.
+	 */
+	c->broker_proc_self = c->broker_metadata && policy->own_proc;
+	/* The run's own semaphores (tier T2 has no /dev/shm of its own): docs/proc.md. */
+	c->broker_shm = c->broker_metadata && cage_shm_brokerable(c);
+	c->broker_pty = c->broker_pty && c->broker_metadata;
+	so.broker_reads = c->broker_proc_self || c->broker_shm || c->broker_pty;
 	so.broker_listing = c->zones.n_listing > 0;
 	so.observe = c->denial_rules != NULL;
 	so.net_broker = c->net_broker != BROKER_NET_NONE || c->unix_brokered;

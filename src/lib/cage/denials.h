@@ -57,6 +57,11 @@ struct denial_rules {
 	/* T1: the run's read-only view of its cgroup lies at /sys/fs/cgroup. */
 	bool cgroup_view;
 	/*
+	 * T2 with own_proc: a process reads its own /proc/self files through
+	 * the broker, and no other process's entries (docs/proc.md).
+	 */
+	bool proc_own_only;
+	/*
 	 * T2: the directories entry grants leave without a rule (a hidden
 	 * path below) and the policy does not let the broker list.
 	 */

@@ -72,6 +72,7 @@ struct denial_rules *denial_rules_copy(const struct denial_rules *src)
 	r->root_private_idmapped = src->root_private_idmapped;
 	r->trust_handoff = src->trust_handoff;
 	r->cgroup_view = src->cgroup_view;
+	r->proc_own_only = src->proc_own_only;
 	bool ok = !src->home || (r->home = strdup(src->home));
 	for (size_t i = 0; ok && i < src->n_grants; i++)
 		ok = denial_rules_add_grant(r, src->grants[i].path, src->grants[i].access) == 0;
@@ -288,12 +289,40 @@ static void set(struct denial *out, enum denial_op op, const char *subject, cons
 	snprintf(out->reason, sizeof out->reason, "%s", reason);
 }
 
+/*
+ * Tier T2: the host's /proc, which a run cannot be shown only its own
+ * part of. No flag is offered: the waiver would show it every process of
+ * the host.
+ */
+static bool judge_proc_others(enum denial_op op, const char *path, struct denial *out)
+{
+	if (strcmp(path, "/proc") == 0 && op == DENIAL_READ) {
+		set(out, op, path,
+		    "the list of processes, which tier T2 cannot show a run (ps and top need it; "
+		    "a run on tier T1 has a /proc of its own)");
+	} else {
+		size_t digits = strspn(path + 6, "0123456789");
+		bool own = path_within(path, "/proc/self") || path_within(path, "/proc/thread-self");
+		if (!own && (!path_within(path, "/proc") || strlen(path) < 7 || digits == 0 ||
+			     (path[6 + digits] != '/' && path[6 + digits] != '\0')))
+			return false;
+		set(out, op, path,
+		    "tier T2 opens for a process only its own /proc/self files that are "
+		    "listed in docs/proc.md, never another process's");
+	}
+	snprintf(out->rule, sizeof out->rule, "%s", class_name(CLASS_PROCESS_ACCESS));
+	snprintf(out->group, sizeof out->group, "/proc");
+	return true;
+}
+
 static bool judge_location(const struct denial_rules *r, enum denial_op op, const char *path,
 			   const struct denial_location *l, struct denial *out)
 {
 	char where[4096];
 	if (l->deny == PROCAGE_PROTECT && !op_writes(op))
 		return false;
+	if (r->proc_own_only && l->cls == CLASS_PROCESS_ACCESS && judge_proc_others(op, path, out))
+		return true;
 	set(out, op, path, l->deny == PROCAGE_HIDE ? "hidden" : "read-only");
 	snprintf(out->group, sizeof out->group, "%s", l->path);
 	if (l->cls == CAGE_PATH_ALIAS) {
@@ -609,6 +638,7 @@ int denial_rules_from_paths(struct procage_cage *c, const struct cage_paths *pat
 	r->network = c->policy->network;
 	r->root_private_idmapped = c->root_private_userns_fd >= 0;
 	r->trust_handoff = !(c->policy->waived_classes & (1u << CLASS_TRUST_HANDOFF));
+	r->proc_own_only = c->tier == PROCAGE_TIER_T2 && c->policy->own_proc;
 	c->denial_rules = r;
 	return 0;
 }

@@ -64,6 +64,15 @@ struct seccomp_options {
 	 */
 	bool broker_listing;
 	/*
+	 * Every open and openat, whatever its flags, openat2 and the entry
+	 * calls go to the supervisor, whose broker opens the caller's own
+	 * /proc/self files for it (watch/broker_proc.c) and makes the run's
+	 * own semaphores in /dev/shm (watch/broker_shm.c), and answers
+	 * CONTINUE for the others: tier T2, where Landlock can name no
+	 * process's own /proc entries. Only a supervised run.
+	 */
+	bool broker_reads;
+	/*
 	 * The calls that name a path for opening, making, removing,
 	 * renaming, linking or truncating go to the supervisor, which only
 	 * looks at them to explain a refusal afterwards and lets them go on

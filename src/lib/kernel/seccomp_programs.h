@@ -31,6 +31,7 @@ struct seccomp_generated_program {
  *   bit 8  observe         path calls shown to the supervisor, refusals too
  *   bit 9  net_broker      connect, bind, listen and sends with an address
  *                          sent to the broker
+ *   bit 10 broker_reads    every open (reading ones too) sent to the broker
  */
 #define SECCOMP_PROGRAM_NETWORK_ON 1u
 #define SECCOMP_PROGRAM_REPORT 2u
@@ -42,7 +43,8 @@ struct seccomp_generated_program {
 #define SECCOMP_PROGRAM_BROKER_LISTING 128u
 #define SECCOMP_PROGRAM_OBSERVE 256u
 #define SECCOMP_PROGRAM_NET_BROKER 512u
-#define SECCOMP_N_PROGRAMS 1024
+#define SECCOMP_PROGRAM_BROKER_READS 1024u
+#define SECCOMP_N_PROGRAMS 2048
 
 static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 {
@@ -55,7 +57,8 @@ static inline size_t seccomp_program_index(const struct seccomp_options *opts)
 	       (opts->broker_metadata ? SECCOMP_PROGRAM_BROKER_METADATA : 0u) |
 	       (opts->broker_listing ? SECCOMP_PROGRAM_BROKER_LISTING : 0u) |
 	       (opts->observe ? SECCOMP_PROGRAM_OBSERVE : 0u) |
-	       (opts->net_broker ? SECCOMP_PROGRAM_NET_BROKER : 0u);
+	       (opts->net_broker ? SECCOMP_PROGRAM_NET_BROKER : 0u) |
+	       (opts->broker_reads ? SECCOMP_PROGRAM_BROKER_READS : 0u);
 }
 
 static inline struct seccomp_options seccomp_program_options(size_t index)
@@ -71,6 +74,7 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
 		.broker_listing = index & SECCOMP_PROGRAM_BROKER_LISTING,
 		.observe = index & SECCOMP_PROGRAM_OBSERVE,
 		.net_broker = index & SECCOMP_PROGRAM_NET_BROKER,
+		.broker_reads = index & SECCOMP_PROGRAM_BROKER_READS,
 	};
 }
 
@@ -81,15 +85,17 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
  * (mounts hold metadata, its network has a namespace, its listings are
  * granted). A T2 run that brokers entries, listings or network calls has
  * a supervisor answering notifications, so it brokers metadata too
- * (cage.c). The others are left empty in the table and refused by
+ * (cage.c). Reading opens are brokered only there too (tier T2's
+ * /proc/self). The others are left empty in the table and refused by
  * seccomp_program_build.
  */
 static inline bool seccomp_program_exists(size_t index)
 {
 	struct seccomp_options o = seccomp_program_options(index);
-	bool brokers = o.broker || o.broker_listing || o.net_broker;
+	bool brokers = o.broker || o.broker_listing || o.net_broker || o.broker_reads;
 	if (o.own_ipc_namespace)
-		return !o.broker_metadata && !o.broker_listing && !o.net_broker;
+		return !o.broker_metadata && !o.broker_listing && !o.net_broker &&
+		       !o.broker_reads;
 	return o.broker_metadata || !brokers;
 }
 

@@ -37,6 +37,52 @@ bool broker_handles(const char *call);
 void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n, const char *call);
 
 /*
+ * Tier T2: open a reading caller's own /proc/self entries for it
+ * (broker_proc.c); every open reaches the broker in such a run.
+ */
+void broker_proc_self_on(struct broker *b);
+/*
+ * Answer n if it is an open that reads one of the caller's own /proc
+ * entries (true); false for every other call, left to the others.
+ */
+bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_notif *n,
+			const char *call);
+/*
+ * Tier T2: make the run's own POSIX semaphores in /dev/shm for it
+ * (broker_shm.c). 0, or -ENOMEM; a host without a tmpfs there gets none.
+ */
+int broker_shm_on(struct broker *b);
+/* Answer n if it makes, links, opens or removes one of the run's own (true). */
+bool broker_shm_answer(struct broker *b, int listener, const struct seccomp_notif *n,
+		       const char *call);
+/* Remove what the run left of its own there, and forget it (broker_free does). */
+void broker_shm_end(struct broker *b);
+
+/*
+ * Tier T2: open for the caller the terminal end (/dev/pts/N) of a
+ * pseudo-terminal whose master it holds (broker_pty.c).
+ */
+void broker_pty_on(struct broker *b);
+/* Answer n if it opens such a terminal end (true). */
+bool broker_pty_answer(struct broker *b, int listener, const struct seccomp_notif *n,
+		       const char *call);
+
+/*
+ * The part of path (absolute) below the directory of the caller's own
+ * process, numbered own_tgid (own_tid its thread's, both as the caller
+ * numbers them), rebuilt from checked names only, in rest (size bytes);
+ * *thread says it is below the thread's directory (task/TID). False: not
+ * one of the caller's own entries the broker opens for it.
+ */
+bool broker_proc_own_entry(const char *path, long own_tgid, long own_tid, char *rest,
+			   size_t size, bool *thread);
+/*
+ * Is call one the broker_reads variants send to b only for the caller's
+ * own /proc entries and semaphores (any open, the entry calls)?
+ */
+bool broker_proc_sent(const struct broker *b, const char *call);
+
+/*
  * The calls parked until their socket is ready (broker_net_wait.h): the
  * descriptors the supervisor polls beside its listener (at most
  * BROKER_WAITS_MAX), with the nearest deadline (or -1); after the poll,

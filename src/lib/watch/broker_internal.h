@@ -47,6 +47,9 @@ struct broker {
 	struct broker_net_config net;
 	struct broker_net_scratch *net_scratch; /* with net only */
 	struct broker_waits net_waits;		/* network calls answered later */
+	bool proc_self; /* the caller's own /proc entries are opened for it (broker_proc.c) */
+	struct broker_shm *shm; /* the run's own semaphores in /dev/shm (broker_shm.c), or NULL */
+	bool pty; /* a held master's terminal end is opened for the caller (broker_pty.c) */
 	/* The call being answered: its copied strings. */
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
 };

@@ -225,6 +225,14 @@ static void answer_one(struct notify_supervisor *s)
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
 		return; /* ENOENT: the caller was killed meanwhile */
 	const char *call = notify_call_name(n.data.arch, n.data.nr);
+	/*
+	 * A read of the caller's own /proc entries, one of the run's own
+	 * semaphores or terminals: served, so never explained.
+	 */
+	if (broker_proc_answer(s->broker, s->listener, &n, call) ||
+	    broker_shm_answer(s->broker, s->listener, &n, call) ||
+	    broker_pty_answer(s->broker, s->listener, &n, call))
+		return;
 	bool observed = s->observe.rules && observe_call_known(call) &&
 			notify_call_brokered(n.data.arch, n.data.nr);
 	if (observed)
@@ -233,7 +241,12 @@ static void answer_one(struct notify_supervisor *s)
 		broker_answer(s->broker, s->listener, &n, call);
 		return;
 	}
-	if (observed) {
+	/*
+	 * A call sent only for the caller's own /proc entries and the run's
+	 * own semaphores, and neither: the kernel goes on with it under
+	 * Landlock.
+	 */
+	if (observed || broker_proc_sent(s->broker, call)) {
 		answer_continue(s, &n);
 		return;
 	}

@@ -222,6 +222,12 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	}
 	if (rc == 0 && s->broker && cage->broker_metadata)
 		rc = broker_meta_start(s->broker, cage, tmpdir, err);
+	if (rc == 0 && s->broker && cage->broker_proc_self)
+		broker_proc_self_on(s->broker);
+	if (rc == 0 && s->broker && cage->broker_pty)
+		broker_pty_on(s->broker);
+	if (rc == 0 && s->broker && cage->broker_shm && (rc = broker_shm_on(s->broker)) < 0)
+		error_set(err, rc, "starting the broker: out of memory");
 	if (rc == 0 && seccomp_listener >= 0) {
 		rc = notify_start(&s->notify, seccomp_listener, &s->reports, s->broker, &observe,
 				  err);
