@@ -617,10 +617,16 @@ void r54_capture_reaches_names_not_addresses(const struct tier *t)
 	if (!proxy_policy(t, ws, "r54", entries))
 		goto out;
 
+	/*
+	 * The resolver at 127.0.0.53 is the run's own: without the cage there
+	 * is none to ask, so these two are counted, not judged by the
+	 * sandbox-off pass (the connects below are).
+	 */
 	r = run_caged(ws, NULL, "dns-connect", "localhost", otherp, get, NULL);
 	int got = arrivals(other_fd, true);
-	check(t, !did_it(&r) && got == 0, &r,
-	      "r54: an allowed name's stand-in address at another captured port reaches nothing");
+	check_role(t, ROLE_NEEDS_CAGE, !did_it(&r) && got == 0, &r,
+		   "r54: an allowed name's stand-in address at another captured port reaches "
+		   "nothing");
 	r = run_caged(ws, NULL, "connect-tcp", "127.0.0.1", otherp, NULL);
 	got = arrivals(other_fd, true);
 	check(t, got == 0, &r,
@@ -630,8 +636,8 @@ void r54_capture_reaches_names_not_addresses(const struct tier *t)
 	check(t, got == 0, &r, "r54: a stand-in address never handed out reaches nothing");
 	r = run_caged(ws, NULL, "dns-connect", "127.0.0.1", otherp, get, NULL);
 	got = arrivals(other_fd, true);
-	check(t, !did_it(&r) && got == 0, &r,
-	      "r54: an address spelled as a name gets no stand-in address");
+	check_role(t, ROLE_NEEDS_CAGE, !did_it(&r) && got == 0, &r,
+		   "r54: an address spelled as a name gets no stand-in address");
 
 	/* Controls: the capture carries an allowed name; without the cage the port is reached. */
 	r = run_caged(ws, NULL, "dns-connect", "localhost", up, get, NULL);
