@@ -22,7 +22,24 @@ struct hierarchy {
 	char point[PATH_MAX]; /* its mount point */
 	char own[PATH_MAX];   /* the caller's cgroup directory in it */
 	bool at_root;	      /* the caller's cgroup is the hierarchy's root */
+	bool viewed;	      /* T1 lays a view here: v2, or a v1 hierarchy of limits */
 };
+
+/* v2, or a v1 hierarchy whose controllers runtimes read limits from (plan/cgroup_view.c). */
+static bool limits_hierarchy(const char *options, bool v2)
+{
+	static const char *const wanted[] = { "memory", "cpu", "cpuacct", "cpuset", "pids" };
+	char opts[1100], word[32];
+	if (v2)
+		return true;
+	snprintf(opts, sizeof opts, ",%s,", options);
+	for (size_t i = 0; i < sizeof wanted / sizeof *wanted; i++) {
+		snprintf(word, sizeof word, ",%s,", wanted[i]);
+		if (strstr(opts, word))
+			return true;
+	}
+	return false;
+}
 
 /* Does every item of the line's list ("cpu,cpuacct") appear in the mount's options? */
 static bool controllers_match(const char *controllers, const char *options, bool v2)
@@ -80,6 +97,7 @@ static size_t hierarchies_find(struct hierarchy *h, size_t max)
 			continue;
 		snprintf(h[n].point, sizeof h[n].point, "%s", point);
 		h[n].at_root = strcmp(own, "/") == 0;
+		h[n].viewed = limits_hierarchy(options, strcmp(type, "cgroup2") == 0);
 		if (snprintf(h[n].own, sizeof h[n].own, "%s%s", point, h[n].at_root ? "" : own) <
 		    (int)sizeof h[n].own)
 			n++;
@@ -117,9 +135,16 @@ static void hierarchy_check(const struct tier *t, struct caged_ws *ws, const str
 	 * control would move a process there), so this is read only.
 	 */
 	snprintf(procs, sizeof procs, "%s/cgroup.procs", h->point);
-	if (tier_is_t1(t)) {
+	if (tier_is_t1(t) && h->viewed) {
 		r = run_caged(ws, NULL, "read-head", procs, NULL);
 		check(t, did_it(&r), &r, "r51: control: the run reads its own %s", procs);
+	} else if (tier_is_t1(t)) {
+		/* No runtime reads its limits here: no view, and nothing of it is read. */
+		r = run_uncaged(ws, NULL, "read-head", procs, NULL);
+		check(t, did_it(&r), &r, "r51: control: without the cage %s is read", procs);
+		r = run_caged(ws, NULL, "read-head", procs, NULL);
+		check(t, !did_it(&r), &r, "r51: the run reads nothing of %s, a hierarchy of no limits",
+		      procs);
 	}
 	/* The directory holding the caller's cgroup lists its siblings. */
 	if (h->at_root)

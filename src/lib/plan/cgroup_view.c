@@ -113,6 +113,22 @@ static int view_add(struct cgroup_views *out, char *source, const char *target)
 }
 
 /*
+ * The v1 hierarchies whose files a runtime reads to size itself: memory,
+ * CPU quota and shares, CPU sets, the process limit. The others (blkio,
+ * devices, freezer, the named systemd one, ...) get no view and stay
+ * unread, as everything outside a view does: each view is a few mounts
+ * at every spawn, and a hybrid host has a dozen hierarchies.
+ */
+static bool limits_hierarchy(const char *super_options)
+{
+	static const char *const wanted[] = { "memory", "cpu", "cpuacct", "cpuset", "pids" };
+	for (size_t i = 0; i < sizeof wanted / sizeof *wanted; i++)
+		if (list_has(super_options, wanted[i], strlen(wanted[i])))
+			return true;
+	return false;
+}
+
+/*
  * One mountinfo line: "id parent dev root point options [tags] - type
  * source super". A cgroup mount whose hierarchy holds one of lines gets a
  * view; the v2 one shows run_cgroup when the run has one there.
@@ -129,6 +145,8 @@ static int mount_line(char *text, const struct cgroup_line *lines, size_t n_line
 		return 0;
 	if (sscanf(text, "%*s %*s %*s %4095s %4095s", root, point) != 2 || strchr(point, '\\') ||
 	    strchr(root, '\\'))
+		return 0;
+	if (!v2 && !limits_hierarchy(super))
 		return 0;
 	for (size_t i = 0; i < n_lines; i++) {
 		if (!line_matches(&lines[i], v2, super))
