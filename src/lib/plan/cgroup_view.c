@@ -255,22 +255,12 @@ static int path_open(int dir, const char *path, int flags, unsigned long long re
 
 static int mask_over(int mask_source, int dir, const char *name)
 {
-	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-					      MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC};
-	int target = path_open(dir, name, O_PATH | O_NOFOLLOW, RESOLVE_BENEATH), rc = 0;
+	int target = path_open(dir, name, O_PATH | O_NOFOLLOW, RESOLVE_BENEATH);
 	if (target == -ENOENT)
 		return 0; /* removed since it was listed: nothing left to cover */
 	if (target < 0)
 		return target;
-	int tree = sys_open_tree(mask_source, "d", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	if (tree < 0 || sys_mount_setattr(tree, "", AT_EMPTY_PATH, &attr) != 0 ||
-	    sys_move_mount(tree, "", target, "",
-			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-		rc = -errno;
-	if (tree >= 0)
-		close(tree);
-	close(target);
-	return rc;
+	return namespaces_attach_read_only_copy(mask_source, "d", target);
 }
 
 /* Cover every directory below the view's root (another cgroup) with an empty one. */

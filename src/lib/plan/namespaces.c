@@ -102,17 +102,38 @@ static int mount_target_open(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
+int namespaces_attach(int tree, int target)
+{
+	int rc = sys_move_mount(tree, "", target, "",
+				MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0
+		     ? -errno
+		     : 0;
+	close(target);
+	return rc;
+}
+
+int namespaces_attach_read_only_copy(int from, const char *name, int target)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+					     MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	int tree = sys_open_tree(from, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0 || sys_mount_setattr(tree, "", AT_EMPTY_PATH, &ro) != 0) {
+		int rc = -errno;
+		if (tree >= 0)
+			close(tree);
+		close(target);
+		return rc;
+	}
+	int rc = namespaces_attach(tree, target);
+	close(tree);
+	return rc;
+}
+
 /* Attach the detached mount mnt over path (opened without following a link). */
 static int move_onto(int mnt, const char *path)
 {
-	int target = mount_target_open(path), rc = 0;
-	if (target < 0)
-		return target;
-	if (sys_move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
-	    0)
-		rc = -errno;
-	close(target);
-	return rc;
+	int target = mount_target_open(path);
+	return target < 0 ? target : namespaces_attach(mnt, target);
 }
 
 static int mount_apply(int mask_source, const struct plan_mount *m)

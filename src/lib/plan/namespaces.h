@@ -18,6 +18,17 @@ int namespaces_id_maps_write(const struct plan_id_maps *maps);
  * plan's mounts in order. *index names the mount that failed.
  */
 int namespaces_mounts_apply(const struct plan *plan, int *index);
+/*
+ * Attach the detached mount tree over the open target; target is closed
+ * here. 0 or a negative errno.
+ */
+int namespaces_attach(int tree, int target);
+/*
+ * A copy of name in from (a directory or mount descriptor), read-only,
+ * without set-id, devices or execution, attached over the open target;
+ * target is closed here. 0 or a negative errno.
+ */
+int namespaces_attach_read_only_copy(int from, const char *name, int target);
 /* The same in two parts, for a /proc of the run's own between them. */
 int namespaces_mounts_private(void);
 int namespaces_masks_apply(const struct plan *plan, int *index);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/syscalls.h"
+#include "namespaces.h"
 
 /*
  * path in this mount namespace, opened without following a link, and
@@ -41,14 +42,8 @@ static int target_open(const char *path, int pinned)
 
 static int move_onto(int mnt, const char *path, int pinned)
 {
-	int target = target_open(path, pinned), rc = 0;
-	if (target < 0)
-		return target;
-	if (sys_move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
-	    0)
-		rc = -errno;
-	close(target);
-	return rc;
+	int target = target_open(path, pinned);
+	return target < 0 ? target : namespaces_attach(mnt, target);
 }
 
 static int overlay_configure(int fs, const struct plan_overlay *o)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "base/syscalls.h"
+#include "plan/namespaces.h"
 #include "policy/policy.h"
 #include "proxy/capture.h"
 
@@ -169,22 +170,11 @@ static int file_write(int dir, const char *name, const char *text)
 static int file_lay(int mnt, const char *name, const char *path)
 {
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
-	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-					    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC};
-	int target = sys_openat2(AT_FDCWD, path, &how), tree, rc = 0;
-
+	int target = sys_openat2(AT_FDCWD, path, &how);
 	if (target < 0)
 		return errno == ENOENT ? 0
 				       : -errno; /* no such file on this host: none to replace */
-	tree = sys_open_tree(mnt, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	if (tree < 0 || sys_mount_setattr(tree, "", AT_EMPTY_PATH, &ro) != 0 ||
-	    sys_move_mount(tree, "", target, "",
-			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-		rc = -errno;
-	if (tree >= 0)
-		close(tree);
-	close(target);
-	return rc;
+	return namespaces_attach_read_only_copy(mnt, name, target);
 }
 
 int capture_files_lay(void)

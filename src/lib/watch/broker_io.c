@@ -140,3 +140,16 @@ void broker_answer_fd(int listener, uint64_t id, int fd, bool cloexec)
 		broker_answer_result(listener, id, errno == EMFILE ? EMFILE : EACCES);
 	close(fd);
 }
+
+void broker_answer_opened(int listener, uint64_t id, int fd, bool cloexec)
+{
+	if (!broker_id_valid(listener, id)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fd < 0)
+		broker_answer_result(listener, id, -fd);
+	else
+		broker_answer_fd(listener, id, fd, cloexec);
+}

@@ -42,5 +42,12 @@ void broker_answer_result(int listener, uint64_t id, int err);
 /* The call returns value (a byte count, a number of messages). */
 void broker_answer_value(int listener, uint64_t id, long value);
 void broker_answer_fd(int listener, uint64_t id, int fd, bool cloexec);
+/*
+ * Answer a call the broker performed as an open: fd (the broker's, taken
+ * here) installed in the caller, or, when negative, -fd as the call's
+ * error. A notification no longer pending (its thread gone, its id maybe
+ * another's by now) gets nothing, and the descriptor is closed.
+ */
+void broker_answer_opened(int listener, uint64_t id, int fd, bool cloexec);
 
 #endif

@@ -347,15 +347,6 @@ bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_not
 	    !broker_proc_own_entry(path, c.own_tgid, c.own_tid, rest, sizeof rest, &thread))
 		return false;
 	int fd = own_open(&c, thread, rest, (int)flags);
-	/* The caller gone, or its id another's by now: nothing is handed over. */
-	if (!broker_id_valid(listener, n->id)) {
-		if (fd >= 0)
-			close(fd);
-		return true;
-	}
-	if (fd < 0)
-		broker_answer_result(listener, n->id, -fd);
-	else
-		broker_answer_fd(listener, n->id, fd, (flags & O_CLOEXEC) != 0);
+	broker_answer_opened(listener, n->id, fd, (flags & O_CLOEXEC) != 0);
 	return true;
 }

@@ -132,17 +132,9 @@ bool broker_pty_answer(struct broker *b, int listener, const struct seccomp_noti
 	/* The broker never takes the terminal as its own controlling one (O_NOCTTY). */
 	int fd = ioctl(master, TIOCGPTPEER,
 		       (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC);
-	int e = errno;
-	close(master);
-	/* The caller gone, its id another's by now: nothing is handed over. */
-	if (!broker_id_valid(listener, n->id)) {
-		if (fd >= 0)
-			close(fd);
-		return true;
-	}
 	if (fd < 0)
-		broker_answer_result(listener, n->id, e);
-	else
-		broker_answer_fd(listener, n->id, fd, (flags & O_CLOEXEC) != 0);
+		fd = -errno;
+	close(master);
+	broker_answer_opened(listener, n->id, fd, (flags & O_CLOEXEC) != 0);
 	return true;
 }

@@ -192,15 +192,7 @@ static bool shm_open_call(struct broker *b, int listener, const struct seccomp_n
 			fd = -EACCES;
 		}
 	}
-	if (!broker_id_valid(listener, n->id)) {
-		if (fd >= 0)
-			close(fd);
-		return true;
-	}
-	if (fd < 0)
-		broker_answer_result(listener, n->id, -fd);
-	else
-		broker_answer_fd(listener, n->id, fd, (flags & O_CLOEXEC) != 0);
+	broker_answer_opened(listener, n->id, fd, (flags & O_CLOEXEC) != 0);
 	return true;
 }
 
