@@ -164,6 +164,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	memset(plan, 0, sizeof *plan);
 	plan->landlock_fd = plan->root_private_tree_fd = -1;
 	plan->reaper_socket = plan->caller_socket = plan->cgroup_procs_fd = -1;
+	plan->exec_gate_fd = -1;
 	plan->status_fd = status_fd; /* ours from here: closed on failure */
 	if ((rc = fd_map_check(opts, &max_target, err)) < 0) {
 		plan_release(plan);
@@ -243,8 +244,21 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	return 0;
 }
 
+int plan_exec_gate_take(struct plan *plan, int read_fd, struct procage_error *err)
+{
+	plan->exec_gate_fd = fd_move_above(read_fd, plan->fd_scratch_base);
+	if (plan->exec_gate_fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+				     "moving the hard-link check's pipe");
+	plan->fd_scratch_base = plan->exec_gate_fd + 1;
+	return 0;
+}
+
 void plan_close_fds(struct plan *plan)
 {
+	if (plan->exec_gate_fd >= 0)
+		close(plan->exec_gate_fd);
+	plan->exec_gate_fd = -1;
 	if (plan->landlock_fd >= 0)
 		close(plan->landlock_fd);
 	if (plan->status_fd >= 0)

@@ -164,6 +164,11 @@ struct plan {
 	uint16_t capture_ports[PLAN_CAPTURE_PORTS];
 	size_t n_capture_ports;
 	int caller_socket;    /* the caller's end: the reaper closes its copy */
+	/*
+	 * The hard-link check's verdict (run/hardlinks_gate.h): the target
+	 * reads one byte here before it restricts itself, or -1: no wait.
+	 */
+	int exec_gate_fd;
 	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */
 	uint64_t proc_rights; /* Landlock rights of a grant on /proc itself, or 0 */
@@ -207,6 +212,12 @@ struct procage_cage;
  */
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err);
+/*
+ * The target waits on read_fd for the hard-link check's verdict. The plan
+ * owns read_fd from the call on, and moves it above the descriptors the
+ * target maps.
+ */
+int plan_exec_gate_take(struct plan *plan, int read_fd, struct procage_error *err);
 /* Tier T1: the plan's mounts, from the cage's denials and sockets. */
 int plan_mounts_build(const struct procage_cage *cage, const char *tmpdir, struct plan *plan,
 		      struct procage_error *err);

@@ -26,6 +26,7 @@
 
 #include "kernel/landlock.h"
 #include "plan/namespaces.h"
+#include "hardlinks_gate.h"
 #include "reaper.h"
 #include "kernel/seccomp.h"
 #include "base/syscalls.h"
@@ -93,6 +94,26 @@ static void step_start_mark_passed(const struct plan *plan)
 			return;
 		syscall(SYS_nanosleep, &pause, NULL);
 	}
+}
+
+/*
+ * The hard-link check ran beside the setup (run/hardlinks_gate.h): nothing
+ * of the command runs before its verdict, and only GATE_PASS lets it.
+ */
+static int step_exec_gate(const struct plan *plan)
+{
+	char verdict = 0;
+	ssize_t n;
+	if (plan->exec_gate_fd < 0)
+		return 0;
+	do
+		n = read(plan->exec_gate_fd, &verdict, 1);
+	while (n < 0 && errno == EINTR);
+	int rc = n < 0 ? -errno : 0;
+	close(plan->exec_gate_fd);
+	if (rc == 0 && (n != 1 || verdict != GATE_PASS))
+		rc = -EMLINK;
+	return rc;
 }
 
 static int step_cwd(const struct plan *plan)
@@ -288,6 +309,10 @@ int child_steps(const struct plan *plan, struct child_failure *f)
 	}
 	if ((rc = step_capabilities(plan)) < 0) {
 		step = PROCAGE_STEP_CAPABILITIES;
+		goto fail;
+	}
+	if ((rc = step_exec_gate(plan)) < 0) {
+		step = PROCAGE_STEP_PREPARE;
 		goto fail;
 	}
 	step_start_mark_passed(plan);

@@ -177,6 +177,7 @@ static int spawn_cgroup(const struct procage_cage *cage, struct spawn_state *s,
 
 void spawn_state_release(struct spawn_state *s)
 {
+	(void)hardlinks_gate_end(&s->gate, NULL); /* before its pipe's reading end goes */
 	if (s->plan.cgroup_procs_fd >= 0)
 		close(s->plan.cgroup_procs_fd);
 	s->plan.cgroup_procs_fd = -1;
@@ -206,12 +207,11 @@ void spawn_state_release(struct spawn_state *s)
 	}
 }
 
-int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_opts *o,
-		  struct spawn_state *s, struct procage_error *err)
+/* Everything a spawn needs after the hard-link check: the plan and what it names. */
+static int spawn_plan_prepare(const struct procage_cage *cage, const struct procage_spawn_opts *o,
+			      struct spawn_state *s, struct procage_error *err)
 {
 	int rc, fds[2];
-	if ((rc = cage_hardlinks_refusal(cage, err)) < 0)
-		return rc;
 	/* Tier T1 covers the base with a tmpfs of the run's own: nothing to choose. */
 	if (cage->tmp_base && !cage->tmp_mounted &&
 	    (rc = tmpdir_choose(cage->tmp_base, &s->tmpdir, &s->tmpdir_name, err)) < 0)
@@ -246,6 +246,32 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	    (rc = changes_overlays_prepare(cage, &s->plan, s->changes_id, err)) < 0)
 		return rc;
 	return 0;
+}
+
+int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_opts *o,
+		  struct spawn_state *s, struct procage_error *err)
+{
+	int rc, gate_read = -1;
+	if (s->gate_wanted)
+		rc = hardlinks_gate_begin(cage, &s->gate, &gate_read, err);
+	else
+		rc = cage_hardlinks_refusal(cage, err);
+	if (rc < 0)
+		return rc;
+	rc = spawn_plan_prepare(cage, o, s, err);
+	if (gate_read < 0)
+		return rc;
+	if (rc == 0)
+		return plan_exec_gate_take(&s->plan, gate_read, err);
+	/* The check's refusal comes first, as when it ran before everything else. */
+	struct procage_error gate_err;
+	int gate_rc = hardlinks_gate_end(&s->gate, &gate_err);
+	close(gate_read);
+	if (gate_rc < 0) {
+		*err = gate_err;
+		return gate_rc;
+	}
+	return rc;
 }
 
 /*
@@ -311,7 +337,9 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	struct procage_spawn_opts o;
 	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
 				 .plan = { .status_fd = -1, .landlock_fd = -1, .root_private_tree_fd = -1,
-					   .cgroup_procs_fd = -1, .changes_store_fd = -1 } };
+					   .cgroup_procs_fd = -1, .changes_store_fd = -1,
+					   .exec_gate_fd = -1 },
+				 .gate_wanted = true };
 	struct reaper_handle reaper;
 	struct child_failure failure;
 	int rc;
@@ -360,11 +388,28 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 					  cage->pts_private == CAGE_PTS_WITH_PTMX ? CAGE_PTMX : NULL,
 				      .tmp_rights = cage->landlock.handled_fs };
 	rc = reaper_launch(&start, s.status_read, &reaper, &failure, err);
+	/*
+	 * The target waited for the hard-link check's verdict: a refusal is
+	 * the check's to tell, whatever step the target then failed at.
+	 */
+	struct procage_error gate_err;
+	int gate_rc = hardlinks_gate_end(&s.gate, &gate_err);
 	if (rc == 1)
 		rc = failure_to_error(&failure, &s.plan, err);
+	if (rc < 0 && gate_rc < 0) {
+		*err = gate_err;
+		rc = gate_rc;
+	}
 	if (rc < 0)
 		goto fail;
 	run->reaper = reaper;
+	if (gate_rc < 0) {
+		/* Cannot be (the command runs only on GATE_PASS); refused all the same. */
+		procage_run_free(run);
+		spawn_state_release(&s);
+		*err = gate_err;
+		return gate_rc;
+	}
 	if (s.publish) {
 		int factory = run->reaper.publish_factory;
 		run->reaper.publish_factory = -1;

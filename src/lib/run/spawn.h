@@ -2,6 +2,7 @@
 #ifndef PROCAGE_SPAWN_H
 #define PROCAGE_SPAWN_H
 
+#include "hardlinks_gate.h"
 #include "changes/store.h"
 #include "plan/plan.h"
 
@@ -21,6 +22,13 @@ struct spawn_state {
 	struct plan plan;
 	struct publish_relay *publish; /* published ports: the host's listeners, or NULL */
 	char changes_id[CHANGES_ID_MAX]; /* changes as an overlay: the run's change set */
+	/*
+	 * procage_spawn: the hard-link check runs beside the setup and the
+	 * target waits for its verdict (hardlinks_gate.h); exec mode checks
+	 * first, having no second process to wait in.
+	 */
+	bool gate_wanted;
+	struct hardlinks_gate gate;
 };
 
 /* Check and copy the caller's options (size-versioned). */
