@@ -1,4 +1,4 @@
-/* Unit tests: credential variables judged by name and by value. */
+/* Unit tests: credential variables judged by name and by value; defaults added. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,8 +66,30 @@ static void test_env_build_by_value(void)
 	procage_policy_free(p);
 }
 
+/* A default is added once, and never over the caller's own in any letter case. */
+static void test_add_default(void)
+{
+	char **env = calloc(3, sizeof *env);
+	env[0] = strdup("PATH=/bin");
+	env[1] = strdup("NPM_CONFIG_CACHE=/mine");
+	tap_ok(env_add_default(&env, "npm_config_cache", "/run/npm") == 0 &&
+		       env_lookup(env, "npm_config_cache") == NULL &&
+		       strcmp(env_lookup(env, "NPM_CONFIG_CACHE"), "/mine") == 0,
+	       "the caller's NPM_CONFIG_CACHE stands; no lower-case one is added");
+	tap_ok(env_add_default(&env, "GOCACHE", "/run/go") == 0 &&
+		       strcmp(env_lookup(env, "GOCACHE"), "/run/go") == 0 && env[3] == NULL,
+	       "a missing one is added at the end, the list still ends in NULL");
+	tap_ok(env_add_default(&env, "GOCACHE", "/other") == 0 &&
+		       strcmp(env_lookup(env, "GOCACHE"), "/run/go") == 0 && env[3] == NULL,
+	       "and only once");
+	tap_ok(env_add_default(&env, "PAT", "x") == 0 && strcmp(env_lookup(env, "PAT"), "x") == 0,
+	       "a name that begins another (PATH) is not taken for it");
+	env_free(env);
+}
+
 int main(void)
 {
+	test_add_default();
 	test_credential_names();
 	test_credential_values();
 	test_env_build_by_value();

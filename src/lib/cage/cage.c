@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/string_list.h"
 #include "policy/classes.h"
 #include "changes_overlay.h"
 #include "entry_grants.h"
@@ -351,7 +352,11 @@ static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 	 * them.
 	 */
 	struct broker_zones *zones = host_facts_get()->seccomp_user_notif ? &c->zones : NULL;
-	bool expand = paths->n_denials && (!masks || missing_denial_any(paths));
+	for (size_t i = 0; rc == 0 && i < n_grants; i++)
+		if (grants[i].access == PROCAGE_WRITE &&
+		    string_list_append(&c->write_rules, &c->n_write_rules, grants[i].path) < 0)
+			rc = error_set(err, -ENOMEM, "out of memory");
+	bool expand = rc == 0 && paths->n_denials && (!masks || missing_denial_any(paths));
 	if (expand && masks)
 		rc = cage_write_roots_keep(c, paths, err);
 	if (expand && rc == 0 &&
@@ -778,6 +783,7 @@ PROCAGE_API void procage_cage_free(struct procage_cage *c)
 		close(c->root_private_userns_fd);
 	cage_masks_free(&c->masks);
 	cage_grants_free(c->write_roots, c->n_write_roots);
+	procage_strings_free(c->write_rules);
 	for (size_t i = 0; i < c->n_denials; i++)
 		free(c->denials[i].path);
 	free(c->denials);

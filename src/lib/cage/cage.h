@@ -43,6 +43,9 @@ struct procage_cage {
 	 */
 	struct landlock_grant *write_roots;
 	size_t n_write_roots;
+	/* Every tier: the canonical paths the policy grants for writing, as written. */
+	char **write_rules;
+	size_t n_write_rules;
 	struct cage_path *sockets; /* the Unix sockets granted (T1: left unmasked) */
 	size_t n_sockets;
 	struct cage_path *examined; /* hidden and protected locations, for the hard-link check */
@@ -213,6 +216,8 @@ int cage_ssh_prepare(const struct procage_policy *policy, struct procage_policy 
 const char *cage_grant_containing(const struct procage_cage *c, const char *path);
 /* A granted path that path contains (itself excluded), or NULL. */
 const char *cage_grant_within(const struct procage_cage *c, const char *path);
+/* Does a write rule of c's policy hold path (canonical)? Masks inside it aside. */
+bool cage_grant_writes(const struct procage_cage *c, const char *path);
 /*
  * Tier T1, private temporary directory mounted: c->shm_mount, the host's
  * shared memory directory the run gets its own of, unless a grant reaches

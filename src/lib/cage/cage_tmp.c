@@ -27,6 +27,14 @@ const char *cage_grant_within(const struct procage_cage *c, const char *path)
 	return NULL;
 }
 
+bool cage_grant_writes(const struct procage_cage *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_write_rules; i++)
+		if (path_within(path, c->write_rules[i]))
+			return true;
+	return false;
+}
+
 /*
  * Can candidate hold the runs' private temporary directories? Tier T2
  * makes them in it on the host: only private if no grant reaches it

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/error.h"
 
@@ -257,6 +258,24 @@ int env_build_proxy(const struct procage_policy *p, char *const *base, const cha
 oom:
 	env_free(env);
 	return error_set(err, -ENOMEM, "out of memory building the child's environment");
+}
+
+int env_add_default(char ***env, const char *name, const char *value)
+{
+	size_t n = 0, len = strlen(name);
+	for (; *env && (*env)[n]; n++)
+		if (entry_name_length((*env)[n]) == len && strncasecmp((*env)[n], name, len) == 0)
+			return 0;
+	char *entry = entry_join(name, value);
+	char **grown = entry ? realloc(*env, (n + 2) * sizeof **env) : NULL;
+	if (!grown) {
+		free(entry);
+		return -ENOMEM;
+	}
+	grown[n] = entry;
+	grown[n + 1] = NULL;
+	*env = grown;
+	return 0;
 }
 
 void env_free(char **env)

@@ -22,6 +22,12 @@ int env_build(const struct procage_policy *policy, char *const *base, const char
 /* The same with the proxy's port (tier T2: the run's own; env_build: 3128). */
 int env_build_proxy(const struct procage_policy *policy, char *const *base, const char *tmpdir,
 		    uint16_t proxy_port, char ***out, struct procage_error *err);
+/*
+ * Add NAME=value to *env unless it already names NAME in any letter case
+ * (npm reads npm_config_cache and NPM_CONFIG_CACHE alike). *env grows by
+ * one entry; 0 or -ENOMEM.
+ */
+int env_add_default(char ***env, const char *name, const char *value);
 void env_free(char **env);
 /* The value of name in env, or NULL. */
 const char *env_lookup(char *const *env, const char *name);

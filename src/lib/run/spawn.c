@@ -26,6 +26,7 @@
 #include "publish.h"
 #include "plan/command.h"
 #include "plan/env.h"
+#include "plan/tool_caches.h"
 #include "base/error.h"
 #include "discover/handoff_snapshot.h"
 #include "discover/hardlinks.h"
@@ -219,6 +220,8 @@ static int spawn_plan_prepare(const struct procage_cage *cage, const struct proc
 	const char *tmpdir = cage->tmp_mounted ? cage->tmp_base : s->tmpdir;
 	if ((rc = env_build_proxy(cage->policy, o->envp ? o->envp : environ, tmpdir,
 				  s->proxy_port ? s->proxy_port : POLICY_PROXY_PORT, &s->env, err)) < 0)
+		return rc;
+	if ((rc = tool_caches_default(cage, &s->env, tmpdir, err)) < 0)
 		return rc;
 	if ((rc = command_resolve(o->argv[0], env_lookup(s->env, "PATH"), o->cwd,
 				  &s->exec_path, err)) < 0)
