@@ -63,14 +63,13 @@ static int host_refusal(const struct procage_host_facts *f, struct procage_error
 	return 0;
 }
 
-static bool accepted(const struct procage_cage *c, enum policy_approximation a)
+bool cage_accepted(const struct procage_cage *c, enum policy_approximation a)
 {
 	return c->policy->accepted & (1u << a);
 }
 
-/* A denial this tier can only hold through an approximation not accepted. */
-static void fix_set(const struct procage_cage *c, enum cage_fix_kind kind, int approximation,
-		    const char *path)
+void cage_fix_set(const struct procage_cage *c, enum cage_fix_kind kind, int approximation,
+		  const char *path)
 {
 	if (!c->fix)
 		return;
@@ -83,7 +82,7 @@ static int denial_refusal(const struct procage_cage *c, const struct cage_path *
 			  struct procage_error *err)
 {
 	char origin[64];
-	fix_set(c, CAGE_FIX_ACCEPT,
+	cage_fix_set(c, CAGE_FIX_ACCEPT,
 		c->tier == PROCAGE_TIER_T1 ? APPROX_SPAWN_SNAPSHOT : APPROX_ENTRY_GRANTS, NULL);
 	const char *what = d->access == PROCAGE_HIDE ? "hiding" : "keeping read-only";
 	if (c->tier == PROCAGE_TIER_T1)
@@ -138,11 +137,11 @@ static int socket_refusal_t2(struct procage_cage *c, const struct cage_path *s, 
 static int socket_refusal(struct procage_cage *c, const struct cage_path *s, size_t n,
 			  struct procage_error *err)
 {
-	fix_set(c, CAGE_FIX_DROP_RULE, 0, s->path);
+	cage_fix_set(c, CAGE_FIX_DROP_RULE, 0, s->path);
 	if (c->tier != PROCAGE_TIER_T1)
 		return socket_refusal_t2(c, s, n, err);
-	if (!accepted(c, APPROX_SPAWN_SNAPSHOT)) {
-		fix_set(c, CAGE_FIX_ACCEPT, APPROX_SPAWN_SNAPSHOT, NULL);
+	if (!cage_accepted(c, APPROX_SPAWN_SNAPSHOT)) {
+		cage_fix_set(c, CAGE_FIX_ACCEPT, APPROX_SPAWN_SNAPSHOT, NULL);
 		return error_set(err, -EOPNOTSUPP,
 				 "connecting to the Unix socket %s masks every other socket bound "
 				 "at spawn; accept the approximation spawn-snapshot",
@@ -312,7 +311,7 @@ static int cage_paths_refusal(struct procage_cage *c, const struct cage_paths *p
 	for (size_t i = 0; !first && i < paths->n_denials; i++)
 		if (!paths->denials[i].absent)
 			first = &paths->denials[i];
-	if (first && !accepted(c, needed)) {
+	if (first && !cage_accepted(c, needed)) {
 		rc = denial_refusal(c, first, err);
 		*where = policy_path_position(c->policy, first->path);
 		if (!where->line)
@@ -374,7 +373,7 @@ static int cage_grants_take(struct procage_cage *c, struct cage_paths *paths,
 	if (rc == 0)
 		rc = cage_pty_grants(c, err);
 	/* Listing through the broker only where the policy accepts the names showing. */
-	if (!accepted(c, APPROX_LISTING_SHOWS_HIDDEN_NAMES) && c->zones.n_listing) {
+	if (!cage_accepted(c, APPROX_LISTING_SHOWS_HIDDEN_NAMES) && c->zones.n_listing) {
 		c->n_unlistable = c->zones.n_listing;
 		c->unlistable_first = strdup(c->zones.listing[0].path);
 		/* A refused listing is then explained after the run. */
@@ -428,118 +427,6 @@ static int cage_resolve_paths(struct procage_cage *c, struct policy_paths *early
 	rc = cage_grants_take(c, &paths, where, err);
 	cage_paths_free(&paths);
 	return rc;
-}
-
-/*
- * A proxy-only run has a network namespace whose only endpoints are its
- * proxy's listener (R-36, tier T1) and procage's resolver and capture
- * listeners for programs that ignore the proxy settings (R-54). Tier T2 has none: there the proxy
- * listens on the host's loopback, at a port of the run's own, and the
- * broker performs every connect of the cage, to that address only (and
- * tells the proxy which connections are the cage's); without seccomp user
- * notification the cage is refused.
- */
-static int cage_proxy_prepare(struct procage_cage *c, struct policy_position *where,
-			      struct procage_error *err)
-{
-	const struct procage_policy *p = c->policy;
-	*where = policy_key_position(p, "network");
-	fix_set(c, CAGE_FIX_NETWORK_OFF, 0, NULL);
-	if (c->tier != PROCAGE_TIER_T1 && !host_facts_get()->seccomp_user_notif)
-		return error_set(err, -EOPNOTSUPP,
-				 "proxy-only networking needs network namespaces (tier T1) or, on "
-				 "tier T2, seccomp user notification (a supervisor judging each "
-				 "connection), which this host refuses");
-	if (c->tier != PROCAGE_TIER_T1)
-		c->net_broker = BROKER_NET_PROXY;
-	if (c->tier == PROCAGE_TIER_T1 && c->landlock.abi < 4)
-		return error_set(err, -EOPNOTSUPP,
-				 "proxy-only networking needs Landlock TCP rules (ABI 4) as its "
-				 "second layer; this kernel has ABI %d",
-				 c->landlock.abi);
-	fix_set(c, CAGE_FIX_NONE, 0, NULL);
-	if (p->n_allow_hosts == 0 && p->host_ask)
-		return allowlist_new_empty(&c->allowlist, err); /* each host is asked about */
-	if (p->n_allow_hosts == 0)
-		return error_set(err, -EINVAL,
-				 "proxy-only networking with no allowed host; name the hosts the "
-				 "run may reach");
-	int rc = allowlist_new((const char *const *)p->allow_hosts, p->n_allow_hosts,
-			       &c->allowlist, err);
-	/* The entry refused: each was read when it was set, so this is rare. */
-	for (size_t i = 0; rc < 0 && i < p->n_allow_hosts; i++) {
-		struct allowlist *one = NULL;
-		if (allowlist_new((const char *const *)&p->allow_hosts[i], 1, &one, NULL) < 0) {
-			*where = policy_host_position(p, i);
-			break;
-		}
-		allowlist_free(one);
-	}
-	return rc;
-}
-
-/*
- * The loopback mode. Tier T1: the run's own network namespace, lo up,
- * nothing else in it: the host's loopback services are out of reach.
- * Tier T2: no namespace, so the host's loopback, with every service
- * listening there (a database, a debug port, a local DNS resolver that
- * forwards names outside): the caller accepts that by name
- * (host-loopback), and the broker, answering seccomp notifications,
- * keeps every connect, bind and addressed send to loopback addresses.
- */
-static int cage_loopback_prepare(struct procage_cage *c, struct policy_position *where,
-				 struct procage_error *err)
-{
-	*where = policy_key_position(c->policy, "network");
-	if (c->tier == PROCAGE_TIER_T1)
-		return 0;
-	if (!host_facts_get()->seccomp_user_notif) {
-		fix_set(c, CAGE_FIX_NETWORK_OFF, 0, NULL);
-		return error_set(err, -EOPNOTSUPP,
-				 "loopback-only networking on tier T2 needs seccomp user "
-				 "notification (a supervisor judging each connection), which this "
-				 "host refuses");
-	}
-	if (!accepted(c, APPROX_HOST_LOOPBACK)) {
-		fix_set(c, CAGE_FIX_ACCEPT, APPROX_HOST_LOOPBACK, NULL);
-		return error_set(err, -EOPNOTSUPP,
-				 "loopback-only networking on tier T2 is the host's loopback, where "
-				 "the host's own services listen (no network namespace of the run's "
-				 "own); accept the approximation host-loopback");
-	}
-	c->net_broker = BROKER_NET_LOOPBACK;
-	return 0;
-}
-
-/*
- * Published ports (procage_policy_publish): the host reaches the run's
- * listeners on its own loopback, relayed by the caller's process into the
- * run's network namespace. That namespace is the loopback mode's on tier
- * T1; any other mode has no such listener to relay to (off and proxy) or
- * shares the host's network already (on), and tier T2 has no namespace:
- * there the run listens on the host's loopback itself.
- */
-static int cage_publish_check(struct procage_cage *c, struct policy_position *where,
-			      struct procage_error *err)
-{
-	const struct procage_policy *p = c->policy;
-	if (p->n_publish == 0)
-		return 0;
-	*where = policy_key_position(p, "publish");
-	if (p->network != PROCAGE_NET_LOOPBACK)
-		return error_set(err, -EINVAL,
-				 "publishing port %u needs --net loopback (the run's own loopback, "
-				 "whose listeners the host then reaches); with --net on the run's "
-				 "listeners are the host's already",
-				 (unsigned)p->publish[0]);
-	if (c->tier != PROCAGE_TIER_T1)
-		return error_set(err, -EOPNOTSUPP,
-				 "publishing port %u needs a network namespace of the run's own "
-				 "(tier T1), which this host does not give; on tier T2 use --net "
-				 "loopback --accept host-loopback without --publish: the run then "
-				 "listens on the host's own loopback, which the host reaches",
-				 (unsigned)p->publish[0]);
-	return 0;
 }
 
 /*
@@ -745,12 +632,8 @@ int cage_make(const struct procage_policy *policy, struct procage_cage **out,
 		return rc < 0 ? rc : error_set(err, -ENOMEM, "out of memory");
 	}
 	c->ssh = ssh;
-	if (policy->network == PROCAGE_NET_PROXY)
-		rc = cage_proxy_prepare(c, &where, err);
-	if (policy->network == PROCAGE_NET_LOOPBACK)
-		rc = cage_loopback_prepare(c, &where, err);
 	if (rc == 0)
-		rc = cage_publish_check(c, &where, err);
+		rc = cage_network_prepare(c, &where, err);
 	if (rc == 0)
 		rc = cage_resolve_paths(c, &early, &where, err);
 	cage_paths_free(&early.paths); /* left when the network's part failed */

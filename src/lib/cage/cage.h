@@ -212,6 +212,14 @@ int cage_choose_tmp_base(struct procage_cage *c, struct procage_error *err);
 struct ssh_setup;
 int cage_ssh_prepare(const struct procage_policy *policy, struct procage_policy **extended,
 		     struct ssh_setup **out, struct procage_error *err);
+/* Has the caller accepted approximation a by name? */
+bool cage_accepted(const struct procage_cage *c, enum policy_approximation a);
+/* A construct this tier can only hold through an approximation not accepted: the fix to offer. */
+void cage_fix_set(const struct procage_cage *c, enum cage_fix_kind kind, int approximation,
+		  const char *path);
+/* The network modes and published ports, checked and prepared (cage_network.c). */
+int cage_network_prepare(struct procage_cage *c, struct policy_position *where,
+			 struct procage_error *err);
 /* The granted path that contains path (itself included), or NULL. */
 const char *cage_grant_containing(const struct procage_cage *c, const char *path);
 /* A granted path that path contains (itself excluded), or NULL. */

@@ -15,7 +15,7 @@ static const struct tool_cache {
 	const char *in_home;  /* where it keeps it by default, below $HOME */
 	const char *in_tmp;   /* the run's own, below its TMPDIR */
 } tool_caches[] = {
-	{ "npm_config_cache", ".npm", "npm-cache" },
+    {"npm_config_cache", ".npm", "npm-cache"},
 };
 
 /* Can the run write the tool's cache in home? Judged on the canonical path, as grants are. */
@@ -49,7 +49,8 @@ int tool_caches_default(const struct procage_cage *cage, char ***env, const char
 		if (snprintf(value, sizeof value, "%s/%s", tmpdir, t->in_tmp) >= (int)sizeof value)
 			continue; /* a TMPDIR that long leaves the tool as it was */
 		if (env_add_default(env, t->variable, value) < 0)
-			return error_set(err, -ENOMEM, "out of memory naming %s's cache", t->variable);
+			return error_set(err, -ENOMEM, "out of memory naming %s's cache",
+					 t->variable);
 	}
 	return 0;
 }

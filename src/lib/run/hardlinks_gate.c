@@ -39,11 +39,11 @@ static void *gate_check(void *arg)
 	return NULL;
 }
 
-int hardlinks_gate_begin(const struct procage_cage *cage, struct hardlinks_gate *g,
-			 int *read_fd, struct procage_error *err)
+int hardlinks_gate_begin(const struct procage_cage *cage, struct hardlinks_gate *g, int *read_fd,
+			 struct procage_error *err)
 {
 	int fds[2];
-	*g = (struct hardlinks_gate){ .cage = cage, .write_fd = -1 };
+	*g = (struct hardlinks_gate){.cage = cage, .write_fd = -1};
 	*read_fd = -1;
 	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
 		return 0;

@@ -24,9 +24,9 @@
 struct hardlinks_gate {
 	const struct procage_cage *cage;
 	pthread_t thread;
-	bool running;             /* the thread was started and not yet joined */
-	int write_fd;             /* the verdict's end, closed once joined */
-	int rc;                   /* the check's result, once joined */
+	bool running;		  /* the thread was started and not yet joined */
+	int write_fd;		  /* the verdict's end, closed once joined */
+	int rc;			  /* the check's result, once joined */
 	struct procage_error err; /* and its words */
 };
 
@@ -35,8 +35,8 @@ struct hardlinks_gate {
  * when no target needs to wait: the policy only reports, or no thread
  * could be started and the check ran here (its refusal returned then).
  */
-int hardlinks_gate_begin(const struct procage_cage *cage, struct hardlinks_gate *g,
-			 int *read_fd, struct procage_error *err);
+int hardlinks_gate_begin(const struct procage_cage *cage, struct hardlinks_gate *g, int *read_fd,
+			 struct procage_error *err);
 /*
  * Wait for the check; its result, with its words in *err (if not NULL).
  * Idempotent; a gate never begun (zeroed) passes.
