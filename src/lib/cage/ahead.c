@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <unistd.h>
 
 #include "host/host.h"
 #include "discover/root_private.h"
@@ -12,12 +13,29 @@ static pthread_mutex_t ahead_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t ahead_thread;
 static bool ahead_started;
 
+static void *ahead_root_private(void *unused)
+{
+	(void)unused;
+	root_private_prepare();
+	return NULL;
+}
+
+/*
+ * The two parts side by side: each mostly waits on the kernel (a user
+ * namespace made and torn down, a walk of /etc), and the cage needs both
+ * at once (the /etc copy is chosen as the host's paths are resolved).
+ */
 static void *ahead_work(void *unused)
 {
 	(void)unused;
-	/* A root caller's part first: on tier T2 its walk is the longest. */
-	root_private_prepare();
+	pthread_t root_part;
+	bool beside = geteuid() == 0 &&
+		      pthread_create(&root_part, NULL, ahead_root_private, NULL) == 0;
+	if (!beside)
+		root_private_prepare(); /* nothing to do unless root; else here, first */
 	host_facts_get();
+	if (beside)
+		pthread_join(root_part, NULL);
 	return NULL;
 }
 
