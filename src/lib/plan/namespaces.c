@@ -164,10 +164,13 @@ static int mount_apply(int mask_source, const struct plan_mount *m)
 		close(target);
 		return rc;
 	}
-	if (m->kind != PLAN_MOUNT_READ_ONLY)
-		attr.attr_set |= MOUNT_ATTR_NOEXEC;
-	/* A pin changes nothing but makes the path a mount point. */
-	if ((m->kind != PLAN_MOUNT_PIN &&
+	/*
+	 * A pin changes nothing but makes the path a mount point. A mask is a
+	 * clone of the mask source, which is read-only, nosuid, nodev and
+	 * noexec already: a clone keeps its source's flags, so only a
+	 * read-only copy of the target needs them set.
+	 */
+	if ((m->kind == PLAN_MOUNT_READ_ONLY &&
 	     sys_mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr) != 0) ||
 	    sys_move_mount(tree, "", target, "",
 			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)

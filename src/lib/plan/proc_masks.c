@@ -91,7 +91,10 @@ static int proc_mask_apply(int mask_source, int proc_fd, const struct proc_mask 
 	if (target < 0)
 		return target;
 	int tree = proc_mask_tree(mask_source, target, m->kind);
-	if (tree < 0 || sys_mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr) != 0 ||
+	/* A mask is a clone of the mask source, whose flags it keeps (namespaces.c). */
+	if (tree < 0 ||
+	    (m->kind == PROC_MASK_READ_ONLY &&
+	     sys_mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr) != 0) ||
 	    sys_move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
 		    0)
 		rc = -errno;
