@@ -20,6 +20,12 @@
  * a write grant of the run holds that directory (a grant of the whole
  * home, an XDG_CONFIG_HOME inside the project), and the host is allowed
  * for the run only.
+ *
+ * The end of the run ends its question (cli_ask_cancel): the library waits
+ * for a callback under way before the run is over, and a person who has
+ * walked away would otherwise hold procage for the whole time to answer.
+ * The question is then a deny, and its two lines are wiped from the
+ * terminal, since the run they asked for is gone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,11 +53,13 @@
 static struct {
 	pthread_mutex_t lock; /* one question on the terminal at a time */
 	int tty;
+	/* Written once when the run ended, never read: readable from then on. */
+	int cancel[2];
 	const struct procage_cage *cage;
 	/* Approved since the last cli_ask_take_approved ("name:port"), for procage learn. */
 	char *approved[APPROVED_MAX];
 	size_t n_approved;
-} asker = { PTHREAD_MUTEX_INITIALIZER, -1, NULL, { NULL }, 0 };
+} asker = { PTHREAD_MUTEX_INITIALIZER, -1, { -1, -1 }, NULL, { NULL }, 0 };
 
 /* Under asker.lock. A host asked again (a later run of learn) is kept once. */
 static void approved_record(const char *host, int port)
@@ -213,26 +221,48 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-/* One line from the terminal within timeout_ms; false when none came. */
-static bool answer_read(char *out, size_t size, int timeout_ms)
+enum answer_got { ANSWER_NONE, ANSWER_LINE, ANSWER_CANCELLED };
+
+/* One line from the terminal within timeout_ms, unless the run ends first. */
+static enum answer_got answer_read(char *out, size_t size, int timeout_ms)
 {
 	size_t n = 0;
 	long deadline = now_ms() + timeout_ms;
 	for (;;) {
 		long left = deadline - now_ms();
-		struct pollfd p = { .fd = asker.tty, .events = POLLIN };
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-			return false;
+		struct pollfd p[2] = { { .fd = asker.tty, .events = POLLIN },
+				       { .fd = asker.cancel[0], .events = POLLIN } };
+		if (left <= 0 || poll(p, 2, (int)left) <= 0)
+			return ANSWER_NONE;
+		if (p[1].revents)
+			return ANSWER_CANCELLED;
 		char c;
 		if (read(asker.tty, &c, 1) != 1)
-			return false;
+			return ANSWER_NONE;
 		if (c == '\n' || c == '\r') {
 			out[n] = '\0';
-			return true;
+			return ANSWER_LINE;
 		}
 		if (n + 1 < size)
 			out[n++] = c;
 	}
+}
+
+static bool run_ended(void)
+{
+	struct pollfd p = { .fd = asker.cancel[0], .events = POLLIN };
+	return poll(&p, 1, 0) > 0;
+}
+
+/*
+ * The question's two lines wiped: back to the start of the prompt's line,
+ * erased, then the line above it. What was typed of an answer is thrown
+ * away, so that it does not reach the shell after procage ends.
+ */
+static void question_wipe(void)
+{
+	tcflush(asker.tty, TCIFLUSH);
+	terminal_say("\r\033[2K\033[1A\033[2K\r");
 }
 
 static int answer_meaning(const char *a)
@@ -256,6 +286,10 @@ static int ask_on_terminal(void *ctx, const char *host, int port, int timeout_ms
 	int meaning = PROCAGE_HOST_DENY;
 
 	pthread_mutex_lock(&asker.lock);
+	if (run_ended()) { /* asked after the run ended: nobody is there to wait for it */
+		pthread_mutex_unlock(&asker.lock);
+		return PROCAGE_HOST_DENY;
+	}
 	long start = now_ms();
 	snprintf(question, sizeof question,
 		 "\nprocage: the command asks for %s port %d, not on the allowlist.\n"
@@ -264,8 +298,12 @@ static int ask_on_terminal(void *ctx, const char *host, int port, int timeout_ms
 	tcflush(asker.tty, TCIFLUSH); /* nothing typed before the question answers it */
 	if (write(asker.tty, question, strlen(question)) > 0) {
 		int left = timeout_ms - (int)(now_ms() - start);
-		if (left > 0 && answer_read(answer, sizeof answer, left))
+		enum answer_got got = left > 0 ? answer_read(answer, sizeof answer, left)
+					       : ANSWER_NONE;
+		if (got == ANSWER_LINE)
 			meaning = answer_meaning(answer);
+		else if (got == ANSWER_CANCELLED)
+			question_wipe();
 		else
 			terminal_say("\nprocage: no answer in time: %s denied\n", host);
 	}
@@ -328,6 +366,14 @@ int cli_ask_prepare(const struct run_options *o, bool for_exec, struct procage_p
 	int fd = terminal_open(err);
 	if (fd < 0)
 		return fd;
+	if (pipe2(asker.cancel, O_CLOEXEC | O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		snprintf(err->message, sizeof err->message,
+			 "--ask: cannot make the pipe that ends a question with the run: %s",
+			 strerror(e));
+		return err->code = -e;
+	}
 	asker.tty = fd;
 	int ms = (int)(o->ask_timeout_seconds * 1000);
 	return procage_policy_set_host_ask(policy, ask_on_terminal, NULL, ms > 0 ? ms : 60000,
@@ -337,4 +383,13 @@ int cli_ask_prepare(const struct run_options *o, bool for_exec, struct procage_p
 void cli_ask_cage(const struct procage_cage *cage)
 {
 	asker.cage = cage;
+}
+
+/* Async-signal-safe and lock-free: the question's thread holds the lock
+ * while it waits, and this is what ends that wait. */
+void cli_ask_cancel(void)
+{
+	static const char ended = 'e';
+	if (asker.cancel[1] >= 0 && write(asker.cancel[1], &ended, 1) < 0)
+		(void)0; /* EAGAIN: the pipe holds a byte already, which is all it takes */
 }

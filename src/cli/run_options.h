@@ -98,6 +98,11 @@ int cli_ask_prepare(const struct run_options *o, bool for_exec, struct procage_p
 		    struct procage_error *err);
 void cli_ask_cage(const struct procage_cage *cage);
 /*
+ * The run has ended: a question open on the terminal is answered deny at
+ * once and wiped, and none is asked from now on. Without --ask, nothing.
+ */
+void cli_ask_cancel(void);
+/*
  * The hosts approved on the terminal since the last call, each "name:port",
  * as a NULL-terminated list the caller frees (procage_strings_free); NULL
  * when none (procage learn keeps them).

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "run_options.h"
 
 /* Signals passed on to the run. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
@@ -119,8 +120,14 @@ int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 	memset(result, 0, sizeof *result);
 	sigemptyset(&handler.sa_mask);
 	cli_signals_install();
-	if (signal_pipe[0] < 0)
+	if (signal_pipe[0] < 0) {
+		struct pollfd end = { procage_run_fd(run), POLLIN, 0 };
+		while (end.fd >= 0 && poll(&end, 1, -1) < 0 && errno == EINTR)
+			;
+		if (end.fd >= 0)
+			cli_ask_cancel();
 		return procage_run_wait(run, &result->status, err);
+	}
 	if (o->timeout_seconds > 0)
 		deadline = now_ms() + (long long)(o->timeout_seconds * 1000);
 
@@ -146,6 +153,7 @@ int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 		 */
 		if (result->timed_out && abandon_at >= 0 && now >= abandon_at) {
 			result->abandoned = true;
+			cli_ask_cancel();
 			cli_signals_restore();
 			return 0;
 		}
@@ -176,6 +184,9 @@ int cli_supervise(struct procage_run *run, const struct cli_supervise_opts *o,
 				grace_end = now_ms() + grace_ms;
 		}
 	}
+	/* The run is over (or this wait failed): an open question has nobody
+	 * left to ask for, and the wait below would wait for its answer. */
+	cli_ask_cancel();
 	rc = procage_run_wait(run, &result->status, err);
 	cli_signals_restore();
 	return rc;

@@ -114,6 +114,37 @@ done
 }
 raw_connect_t1
 
+# IPv6 on T1: procage's resolver answers IPv4 only, so an IPv6 address is
+# the program's own; it is refused at once with a line saying why (before,
+# "network unreachable" or "connection refused" and no line). The server's
+# port is a captured one (allowed.test's entry), 443 is always captured.
+cat >"$work/ws/raw6.py" <<'PY'
+import socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+try:
+    s = socket.create_connection((host, port), timeout=60)
+    s.sendall(b"GET /index.html HTTP/1.0\r\n\r\n")
+    print("answered", s.recv(100))
+except OSError as e:
+    print("refused", e.errno)
+    sys.exit(4)
+PY
+chmod a+r "$work/ws/raw6.py"
+raw_connect_ipv6_t1() {
+for user in $users; do
+	for target in "2001:db8::1 443" "::1 $port"; do
+		set -- $target
+		out=$(hosted T1 "$user" --allow-host "allowed.test:$port" -- \
+			python3 raw6.py "$1" "$2" 2>&1); st=$?
+		is "$st" 4 "T1/$user: a raw connect to [$1]:$2 is refused"
+		like "$out" "refused 104" "T1/$user: reset by procage's listener, not left unrouted"
+		like "$out" "procage: connect '\[$1\]:$2': a connection to an IPv6 address: transparent egress carries names over IPv4 only" \
+			"T1/$user: with procage's line naming the address and why"
+	done
+done
+}
+raw_connect_ipv6_t1
+
 # --ask: a name not listed is asked about when the program connects, as for
 # a proxy-aware program; approved by the library's callback it gets the page.
 # Captured are the ports the allowlist names (and 80, 443): allowed.test's

@@ -101,11 +101,13 @@ static int capture_take(struct capture *c, int fd, struct procage_error *err)
 {
 	int type = 0, listening = 0;
 	socklen_t len = sizeof type;
-	struct sockaddr_in a;
+	struct sockaddr_storage a;
 	socklen_t alen = sizeof a;
 
+	/* The resolver's socket is IPv4; a listener may be dual-stack IPv6 too. */
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen) < 0 || a.sin_family != AF_INET) {
+	    getsockname(fd, (struct sockaddr *)&a, &alen) < 0 ||
+	    (a.ss_family != AF_INET && (a.ss_family != AF_INET6 || type != SOCK_STREAM))) {
 		close(fd);
 		return error_set(err, -EINVAL, "capture: descriptor %d is not an IPv4 socket", fd);
 	}
@@ -128,7 +130,8 @@ static int capture_take(struct capture *c, int fd, struct procage_error *err)
 	l->tag.kind = TAG_CAPTURE;
 	l->tag.conn = NULL;
 	l->fd = fd;
-	l->port = ntohs(a.sin_port);
+	l->port = a.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&a)->sin_port)
+					 : ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
 	return 0;
 }
 
@@ -175,15 +178,8 @@ void capture_free(struct capture *c)
 /* ---- captured connections ---------------------------------------------------------- */
 
 /* A connection that names no host procage handed out: reported, closed. */
-static void capture_refuse_address(struct proxy *p, const struct sockaddr_in *local)
+static void capture_refuse(struct proxy *p, const char *shown, const char *reason)
 {
-	char addr[INET_ADDRSTRLEN] = "?", shown[INET_ADDRSTRLEN + 8], reason[160];
-
-	inet_ntop(AF_INET, &local->sin_addr, addr, sizeof addr);
-	snprintf(shown, sizeof shown, "%s:%u", addr, ntohs(local->sin_port));
-	snprintf(reason, sizeof reason,
-		 "a connection to an address procage's resolver did not hand out "
-		 "(a program that ignores the proxy settings reaches names only)");
 	proxy_stat_add(&p->stats.refused, 1);
 	if (!p->opts.report)
 		return;
@@ -196,6 +192,33 @@ static void capture_refuse_address(struct proxy *p, const struct sockaddr_in *lo
 	p->opts.report(p->opts.report_ctx, &r);
 }
 
+static void capture_refuse_address(struct proxy *p, const struct sockaddr_in *local)
+{
+	char addr[INET_ADDRSTRLEN] = "?", shown[INET_ADDRSTRLEN + 8];
+
+	inet_ntop(AF_INET, &local->sin_addr, addr, sizeof addr);
+	snprintf(shown, sizeof shown, "%s:%u", addr, ntohs(local->sin_port));
+	capture_refuse(p, shown,
+		       "a connection to an address procage's resolver did not hand out "
+		       "(a program that ignores the proxy settings reaches names only)");
+}
+
+/*
+ * The resolver hands out IPv4 stand-ins only (AAAA questions get no
+ * record), so an IPv6 address was never procage's: written by the program,
+ * or its own resolver's. Said as such, since "no route" would hide why.
+ */
+static void capture_refuse_address6(struct proxy *p, const struct sockaddr_in6 *local)
+{
+	char addr[INET6_ADDRSTRLEN] = "?", shown[INET6_ADDRSTRLEN + 10];
+
+	inet_ntop(AF_INET6, &local->sin6_addr, addr, sizeof addr);
+	snprintf(shown, sizeof shown, "[%s]:%u", addr, ntohs(local->sin6_port));
+	capture_refuse(p, shown,
+		       "a connection to an IPv6 address: transparent egress carries names "
+		       "over IPv4 only (procage's resolver answers IPv4), never addresses");
+}
+
 /* Closed with a reset: the client sees a refusal, never an empty answer. */
 void capture_reset(int fd)
 {
@@ -206,11 +229,28 @@ void capture_reset(int fd)
 
 static void capture_take_connection(struct proxy *p, int fd)
 {
-	struct sockaddr_in local;
-	socklen_t len = sizeof local;
+	struct sockaddr_storage any;
+	struct sockaddr_in local = {.sin_family = AF_INET};
+	socklen_t len = sizeof any;
 	char name[DEST_NAME_MAX_LEN + 1];
 
-	if (getsockname(fd, (struct sockaddr *)&local, &len) < 0 || local.sin_family != AF_INET) {
+	if (getsockname(fd, (struct sockaddr *)&any, &len) < 0) {
+		close(fd);
+		return;
+	}
+	if (any.ss_family == AF_INET6) {
+		/* On a dual-stack listener IPv4 arrives mapped (::ffff:a.b.c.d). */
+		const struct sockaddr_in6 *six = (const struct sockaddr_in6 *)&any;
+		if (!IN6_IS_ADDR_V4MAPPED(&six->sin6_addr)) {
+			capture_refuse_address6(p, six);
+			capture_reset(fd);
+			return;
+		}
+		memcpy(&local.sin_addr, &six->sin6_addr.s6_addr[12], 4);
+		local.sin_port = six->sin6_port;
+	} else if (any.ss_family == AF_INET) {
+		memcpy(&local, &any, sizeof local);
+	} else {
 		close(fd);
 		return;
 	}

@@ -24,6 +24,8 @@ enum pump_state {
 struct pump {
 	int src, dst;   /* not owned */
 	int pipe[2];    /* splice mode; -1 in copy mode */
+	size_t pipe_size; /* its capacity in bytes */
+	bool pipe_grown;  /* grown for bulk, or tried to */
 	char *buf;      /* copy mode */
 	size_t pending; /* bytes in the pipe or buffer not yet written */
 	size_t buf_off;

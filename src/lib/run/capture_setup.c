@@ -2,7 +2,8 @@
  * Transparent egress, the run's side (proxy/capture.h): which ports are
  * captured, and what the reaper makes in the run's namespaces before the
  * target starts: the resolver's socket on 127.0.0.53:53, a listener on
- * 0.0.0.0:port for each captured port, and the run's own /etc/resolv.conf
+ * [::]:port (IPv4 and IPv6; 0.0.0.0:port where the kernel has no IPv6) for
+ * each captured port, and the run's own /etc/resolv.conf
  * (naming that resolver) and /etc/hosts (loopback names only, so that no
  * name reaches an address the namespace cannot route and every other
  * name goes to procage's resolver). The files lie on a small read-only
@@ -20,6 +21,8 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -130,6 +133,76 @@ static int own_addresses(void)
 	return rc;
 }
 
+/*
+ * The same for IPv6, which has no such rule for a prefix on lo: a local
+ * route for ::/0 (`ip -6 route add local ::/0 dev lo`), so that a
+ * connection to any IPv6 address ends at a capture listener as well, which
+ * refuses it with a line saying transparent egress carries IPv4 only,
+ * rather than failing with "network unreachable" and no line. This is
+ * for the line only: without the route nothing leaves the namespace either
+ * (it has no interface but lo), so a kernel without IPv6, or with it
+ * disabled on lo, which refuses the route, changes nothing else.
+ */
+static int own_addresses6(void)
+{
+	struct {
+		struct nlmsghdr h;
+		struct rtmsg r;
+		struct rtattr oif_attr;
+		int oif;
+	} req = {
+	    .h = {.nlmsg_len = sizeof req,
+		  .nlmsg_type = RTM_NEWROUTE,
+		  .nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK,
+		  .nlmsg_seq = 1},
+	    .r = {.rtm_family = AF_INET6,
+		  .rtm_table = RT_TABLE_LOCAL,
+		  .rtm_protocol = RTPROT_BOOT,
+		  .rtm_scope = RT_SCOPE_HOST,
+		  .rtm_type = RTN_LOCAL},
+	    .oif_attr = {.rta_len = RTA_LENGTH(sizeof(int)), .rta_type = RTA_OIF},
+	    .oif = (int)if_nametoindex("lo"),
+	};
+	struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} ack;
+	if (req.oif == 0)
+		return -ENODEV;
+	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), rc = 0;
+	if (s < 0)
+		return -errno;
+	if (send(s, &req, sizeof req, 0) != (ssize_t)sizeof req)
+		rc = -errno;
+	else if (recv(s, &ack, sizeof ack, 0) < (ssize_t)sizeof ack)
+		rc = -EPROTO;
+	else if (ack.h.nlmsg_type == NLMSG_ERROR && ack.e.error != 0)
+		rc = ack.e.error;
+	close(s);
+	return rc;
+}
+
+/* A listener at port: dual-stack [::]:port, or 0.0.0.0:port without IPv6. */
+static int listener_bound(uint16_t port)
+{
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(port),
+				 .sin6_addr = IN6ADDR_ANY_INIT};
+	int one = 1, off = 0, fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
+
+	if (fd < 0 && errno == EAFNOSUPPORT)
+		return socket_bound(SOCK_STREAM, INADDR_ANY, port);
+	if (fd < 0)
+		return -errno;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off) != 0 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 128) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 int capture_sockets_make(const struct plan *plan, int *fds, size_t *n)
 {
 	int fd = own_addresses();
@@ -137,12 +210,13 @@ int capture_sockets_make(const struct plan *plan, int *fds, size_t *n)
 	*n = 0;
 	if (fd < 0)
 		return fd;
+	(void)own_addresses6();
 	fd = socket_bound(SOCK_DGRAM, CAPTURE_DNS_ADDR, 53);
 	if (fd < 0)
 		return fd;
 	fds[(*n)++] = fd;
 	for (size_t i = 0; i < plan->n_capture_ports; i++) {
-		fd = socket_bound(SOCK_STREAM, INADDR_ANY, plan->capture_ports[i]);
+		fd = listener_bound(plan->capture_ports[i]);
 		if (fd < 0) {
 			while (*n)
 				close(fds[--*n]);
