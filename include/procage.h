@@ -945,8 +945,9 @@ PROCAGE_API const char *procage_run_changes_id(const struct procage_run *run);
  */
 PROCAGE_API int procage_changes_list(char ***ids, struct procage_error *err);
 /*
- * One line per change of set id ("added PATH", "modified PATH",
- * "removed PATH", "added link PATH", "directory PATH"...), followed by
+ * One line per change of set id ("added PATH (N bytes)", "modified PATH
+ * (OLD -> NEW bytes[, mode OLD -> NEW])", "removed PATH (N bytes)",
+ * "added link PATH (-> TARGET)", "directory PATH"...), followed by
  * "(held back: WHY)" where --apply safe would hold it back.
  */
 PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct procage_error *err);

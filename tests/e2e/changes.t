@@ -78,8 +78,8 @@ applied_by_rule() {
 		[ ! -e "$repo/movedir" ]
 	ok $? "$user: directories made, removed and renamed"
 	is "$(git_host status --porcelain)" "" "$user: the work tree matches the commit"
-	like "$out" "held back: $repo/.git/hooks/pre-commit \(inside a git directory \(a hook\)\)" \
-		"$user: the hook is held back, named"
+	like "$out" "held back: $repo/.git/hooks/pre-commit \(inside a git directory \(a hook\)\), 22 bytes" \
+		"$user: the hook is held back, named, with its size"
 	like "$out" "held back: $repo/.git/config \(a git config change \(core.fsmonitor\)\)" \
 		"$user: the fsmonitor config is held back, named"
 	like "$out" "held back: $repo/homelink \(a link leaving the tree\)" \
@@ -140,6 +140,15 @@ applied_by_rule() {
 		sh -c 'sed -i s/two/TWO/ text; echo fresh >fresh; rm bye; printf "x\0y" >blob
 			chmod 700 newdir/sub/f; ln -s text tlink' 2>&1)
 	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	sh=$(run_as "$user" "$PROCAGE" changes show "$id")
+	ok $? "$user: changes show succeeds"
+	like "$sh" "^modified $repo/text \(14 -> 14 bytes\)\$" "$user: show gives a modified file's sizes"
+	like "$sh" "^added $repo/fresh \(6 bytes\)\$" "$user: show gives an added file's size"
+	like "$sh" "^removed $repo/bye \(4 bytes\)\$" "$user: show gives a removed file's size"
+	like "$sh" "^added $repo/blob \(3 bytes\)\$" "$user: show gives a binary file's size"
+	like "$sh" "^modified $repo/newdir/sub/f \(14 -> 14 bytes, mode 0644 -> 0700\)\$" \
+		"$user: show gives a mode change"
+	like "$sh" "^added link $repo/tlink \(-> text\)\$" "$user: show gives a link's target"
 	d=$(cd "$repo" && run_as "$user" "$PROCAGE" changes diff "$id")
 	ok $? "$user: changes diff succeeds"
 	is "$(printf '%s\n' "$d" | sed -n "\\#^--- $repo/text\$#,/^@@/p;/^[-+ ]\(one\|two\|TWO\|three\)\$/p")" \

@@ -324,6 +324,50 @@ static const char *kind_word(const struct stat *st, bool host_exists)
 	return host_exists ? "modified" : "added";
 }
 
+static void target_read(int dir, const char *name, char *buf, size_t size)
+{
+	ssize_t n = readlinkat(dir, name, buf, size - 1);
+	buf[n < 0 ? 0 : n] = '\0';
+}
+
+/*
+ * What a line of procage_changes_show says after the path: the sizes (the
+ * host's, then the run's, for a change), a link's target, a mode change.
+ * st: the upper layer's entry; h: the host's, or NULL when it holds none.
+ */
+static void entry_detail(char *buf, size_t size, const struct stat *st, const struct stat *h,
+			 int upper, int host, const char *name)
+{
+	char old_target[PATH_MAX], new_target[PATH_MAX], mode[40] = "";
+	if (h && (h->st_mode & S_IFMT) == (st->st_mode & S_IFMT) &&
+	    (h->st_mode & 07777) != (st->st_mode & 07777))
+		snprintf(mode, sizeof mode, ", mode %04o -> %04o", h->st_mode & 07777,
+			 st->st_mode & 07777);
+	buf[0] = '\0';
+	if (whiteout(st)) {
+		if (h && S_ISDIR(h->st_mode))
+			snprintf(buf, size, " (a directory)");
+		else if (h)
+			snprintf(buf, size, " (%lld bytes)", (long long)h->st_size);
+	} else if (S_ISDIR(st->st_mode)) {
+		if (mode[0])
+			snprintf(buf, size, " (%s)", mode + 2);
+	} else if (S_ISLNK(st->st_mode)) {
+		target_read(upper, name, new_target, sizeof new_target);
+		if (h && S_ISLNK(h->st_mode)) {
+			target_read(host, name, old_target, sizeof old_target);
+			snprintf(buf, size, " (%s -> %s)", old_target, new_target);
+		} else {
+			snprintf(buf, size, " (-> %s)", new_target);
+		}
+	} else if (h && S_ISREG(h->st_mode)) {
+		snprintf(buf, size, " (%lld -> %lld bytes%s)", (long long)h->st_size,
+			 (long long)st->st_size, mode);
+	} else {
+		snprintf(buf, size, " (%lld bytes)", (long long)st->st_size);
+	}
+}
+
 /* A directory of the upper layer: made on the host, then walked. */
 static int dir_entry(struct changes_walk *w, const char *tree, int upper, int host,
 		     const char *name, const struct stat *st, char *rel, bool apply_here,
@@ -387,10 +431,12 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	bool hold = judged && changes_judge_hold(&w->judge, tree, rel, path, &st, upper, name,
 						  host, host_exists, why, sizeof why);
 	if (w->mode == CHANGES_LIST) {
+		char detail[PATH_MAX * 2 + 64];
+		entry_detail(detail, sizeof detail, &st, host_exists ? &h : NULL, upper, host, name);
 		int rc = w->entries ? entry_line(w, &st, host_exists, hold ? why : NULL, path)
-				    : line_add(w, "%s %s%s%s%s", kind_word(&st, host_exists), path,
-					       hold ? " (held back: " : "", hold ? why : "",
-					       hold ? ")" : "");
+				    : line_add(w, "%s %s%s%s%s%s", kind_word(&st, host_exists), path,
+					       detail, hold ? " (held back: " : "",
+					       hold ? why : "", hold ? ")" : "");
 		if (rc < 0)
 			return error_set(err, -ENOMEM, "out of memory");
 		return S_ISDIR(st.st_mode) && !hold
@@ -403,7 +449,10 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	}
 	if (hold && apply_here) {
 		w->remaining++;
-		return line_add(w, "held back: %s (%s)", path, why) < 0
+		char size[40] = "";
+		if (S_ISREG(st.st_mode))
+			snprintf(size, sizeof size, ", %lld bytes", (long long)st.st_size);
+		return line_add(w, "held back: %s (%s)%s", path, why, size) < 0
 			       ? error_set(err, -ENOMEM, "out of memory")
 			       : 0;
 	}
