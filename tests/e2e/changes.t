@@ -205,6 +205,23 @@ applied_by_rule() {
 	ok $? "$user: the removed file stays removed"
 	run_as "$user" "$PROCAGE" changes discard "$id"
 
+	# The overlay never syncs: a change set from an earlier boot of the
+	# machine (its record rewritten here) is refused, and can be discarded.
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'echo boot >>kept' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	started="$home/.local/state/procage/changes/$id/started"
+	grep -q " $(cat /proc/sys/kernel/random/boot_id)\$" "$started"
+	ok $? "$user: the change set records the boot it was made in"
+	sed -i 's/ [^ ]*$/ 00000000-0000-0000-0000-000000000000/' "$started"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	r=$?
+	[ $r -ne 0 ] && [ "$(tail -1 "$repo/kept")" = run ]
+	ok $? "$user: a change set of an earlier boot is not applied"
+	like "$out" "the machine has restarted since this change set's run" "$user: the refusal says why"
+	run_as "$user" "$PROCAGE" changes discard "$id"
+	ok $? "$user: it can be discarded"
+
 	# A tree whose root was replaced since the run: nothing of it is applied.
 	mkdir -p "$dir/root/w"
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir/root"

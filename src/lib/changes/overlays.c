@@ -170,13 +170,17 @@ static int trees_write(int set_fd, const struct plan *plan, struct procage_error
 	 * would overwrite it.
 	 */
 	struct timespec now = plan->changes_started;
+	char boot[CHANGES_BOOT_ID_MAX];
+	if (changes_boot_id(boot) < 0)
+		return error_set(err, -EIO, "this boot's identity is unreadable "
+					    "(/proc/sys/kernel/random/boot_id)");
 	fd = openat(set_fd, "started", O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "a change set's start time");
 	}
-	fprintf(f, "%lld %ld\n", (long long)now.tv_sec, now.tv_nsec);
+	fprintf(f, "%lld %ld %s\n", (long long)now.tv_sec, now.tv_nsec, boot);
 	if (fclose(f) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a change set's start time");
 	return 0;

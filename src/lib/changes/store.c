@@ -214,9 +214,41 @@ void changes_trees_close(struct changes_tree *trees, size_t n)
 			close(trees[i].dir_fd);
 }
 
+int changes_boot_id(char id[CHANGES_BOOT_ID_MAX])
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, id, CHANGES_BOOT_ID_MAX - 1);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return n < 0 ? -e : -EIO;
+	id[n] = '\0';
+	id[strcspn(id, "\n ")] = '\0';
+	return id[0] ? 0 : -EIO;
+}
+
+/*
+ * The overlay never synced what the run wrote (overlay_mount.c): a
+ * change set made before the machine last started may hold files cut
+ * short or empty, and is never read for applying.
+ */
+static int boot_check(const char *recorded, struct procage_error *err)
+{
+	char now[CHANGES_BOOT_ID_MAX];
+	if (changes_boot_id(now) < 0)
+		return error_set(err, -EIO, "a change set: this boot's identity is unreadable "
+					    "(/proc/sys/kernel/random/boot_id)");
+	if (strcmp(recorded, now) != 0)
+		return error_set(err, -ESTALE,
+				 "the machine has restarted since this change set's run, and "
+				 "its files were never synced (they may be cut short): discard it");
+	return 0;
+}
+
 int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err)
 {
-	char text[64];
+	char text[128], boot[CHANGES_BOOT_ID_MAX];
 	long long sec;
 	long nsec;
 	int fd = openat(set_fd, "started", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -226,8 +258,11 @@ int changes_started_read(int set_fd, struct timespec *t, struct procage_error *e
 	if (n <= 0)
 		return error_set(err, -EINVAL, "a change set without its start time");
 	text[n] = '\0';
-	if (sscanf(text, "%lld %ld", &sec, &nsec) != 2)
+	if (sscanf(text, "%lld %ld %39s", &sec, &nsec, boot) != 3)
 		return error_set(err, -EINVAL, "a change set's start time is unreadable");
+	int rc = boot_check(boot, err);
+	if (rc < 0)
+		return rc;
 	t->tv_sec = (time_t)sec;
 	t->tv_nsec = nsec;
 	return 0;

@@ -45,7 +45,14 @@ struct changes_tree {
 int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
 		       struct procage_error *err);
 void changes_trees_close(struct changes_tree *trees, size_t n);
-/* When the change set's run started (its "started" file). */
+/* The identity of this boot of the machine (a UUID), in id. */
+#define CHANGES_BOOT_ID_MAX 40
+int changes_boot_id(char id[CHANGES_BOOT_ID_MAX]);
+/*
+ * When the change set's run started (its "started" file: the start mark
+ * and the boot it was made in); a change set of an earlier boot is
+ * refused, -ESTALE.
+ */
 int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err);
 
 #endif
