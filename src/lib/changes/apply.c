@@ -29,8 +29,6 @@
 #include "base/syscalls.h"
 #include "policy/path_rule.h"
 
-#define OPAQUE_XATTR "user.overlay.opaque"
-#define ORIGIN_XATTR "user.overlay.origin"
 
 __attribute__((format(printf, 2, 3))) static int line_add(struct changes_walk *w,
 							    const char *fmt, ...)
@@ -43,6 +41,36 @@ __attribute__((format(printf, 2, 3))) static int line_add(struct changes_walk *w
 	if (n < 0)
 		return -ENOMEM;
 	return string_list_take(&w->lines, &w->n_lines, line);
+}
+
+int changes_walk_line(struct changes_walk *w, const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	return string_list_take(&w->lines, &w->n_lines, line);
+}
+
+static bool in_filter(const struct changes_walk *w, const char *path);
+static bool holds_filter(const struct changes_walk *w, const char *path);
+
+bool changes_walk_asked(const struct changes_walk *w, const char *path, bool below)
+{
+	return in_filter(w, path) || (below && holds_filter(w, path));
+}
+
+int changes_walk_judge_ready(struct changes_walk *w, struct procage_error *err)
+{
+	if (w->judge_ready)
+		return 0;
+	int rc = changes_judge_init(&w->judge, w->roots, w->n_roots, err);
+	if (rc == 0)
+		w->judge_ready = true;
+	return rc;
 }
 
 static bool in_filter(const struct changes_walk *w, const char *path)
@@ -224,14 +252,15 @@ static int dir_walk(struct changes_walk *w, const char *tree, int upper, int hos
  * lower file's handle would need CAP_DAC_READ_SEARCH in the initial
  * namespace to be used), so it says "the host had a file here", not which.
  */
-static bool copied_up(int upper, const char *name, const struct stat *st)
+static bool copied_up(const struct overlay_marks *m, int upper, const char *name,
+		      const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode))
 		return false;
 	int fd = openat(upper, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	bool marked = fgetxattr(fd, ORIGIN_XATTR, NULL, 0) >= 0;
+	bool marked = marks_origin_present(m, fd);
 	close(fd);
 	return marked;
 }
@@ -251,7 +280,7 @@ static int conflict_judge(const struct changes_walk *w, int upper, const char *n
 	    (h->st_ctim.tv_sec > w->started.tv_sec ||
 	     (h->st_ctim.tv_sec == w->started.tv_sec && h->st_ctim.tv_nsec >= w->started.tv_nsec)))
 		return -ESTALE;
-	if (!h && copied_up(upper, name, st))
+	if (!h && copied_up(w->marks, upper, name, st))
 		return -ENODATA;
 	return 0;
 }
@@ -269,24 +298,23 @@ static int entry_line(struct changes_walk *w, const struct stat *st, bool host_e
 	return line_add(w, "%s\t%lld\t%s\t%s", kind_word(st, host_exists), size, held, path);
 }
 
-/* Did the run replace the host's directory name (user.overlay.opaque "y")? */
-static bool getxattrat_opaque(int dir, const char *name)
+/* Did the run replace the host's directory name (marked opaque)? */
+static bool getxattrat_opaque(const struct overlay_marks *m, int dir, const char *name)
 {
-	char value[4];
 	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ssize_t n = fgetxattr(fd, OPAQUE_XATTR, value, sizeof value);
+	bool opaque = marks_opaque(m, fd);
 	close(fd);
-	return n == 1 && value[0] == 'y';
+	return opaque;
 }
 
 /* The host directory name in host, made (or made anew) as the upper layer says. */
-static int host_dir_ready(int upper, const char *name, const struct stat *st, int host,
-			  bool apply_here, int *out)
+static int host_dir_ready(const struct overlay_marks *m, int upper, const char *name,
+			  const struct stat *st, int host, bool apply_here, int *out)
 {
 	struct stat h;
-	bool replaced = getxattrat_opaque(upper, name), opaque = apply_here && replaced;
+	bool replaced = getxattrat_opaque(m, upper, name), opaque = apply_here && replaced;
 	if (host < 0)
 		return -ENOENT;
 	bool there = fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
@@ -378,8 +406,8 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 	if (sub_upper < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
 	if (w->mode != CHANGES_LIST) {
-		bool opaque = apply_here && getxattrat_opaque(upper, name);
-		rc = host_dir_ready(upper, name, st, host, apply_here, &sub_host);
+		bool opaque = apply_here && getxattrat_opaque(w->marks, upper, name);
+		rc = host_dir_ready(w->marks, upper, name, st, host, apply_here, &sub_host);
 		if (rc < 0) {
 			char path[PATH_MAX * 2];
 			snprintf(path, sizeof path, "%s/%s", tree, rel);
@@ -396,7 +424,7 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 		}
 		/* Done once: applying the rest later must not empty it again. */
 		if (opaque)
-			(void)fremovexattr(sub_upper, OPAQUE_XATTR);
+			(void)fremovexattr(sub_upper, w->marks->opaque);
 	} else if (host >= 0) {
 		sub_host = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
@@ -408,6 +436,51 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 	if (rc == 0 && w->mode != CHANGES_LIST)
 		(void)unlinkat(upper, name, AT_REMOVEDIR);
 	return rc;
+}
+
+/*
+ * What renames (renames.h) make of an entry: 1 to go on as usual, else
+ * done with (0) or failed (< 0). A directory the run renamed is listed
+ * against the host directory it came from, and left alone while the host
+ * directory has not moved; the whiteout its rename left is no removal;
+ * and a host directory that still holds one not moved is not removed.
+ */
+static int renamed_entry(struct changes_walk *w, const char *tree, int upper, const char *name,
+			 const struct stat *st, const struct stat *h, char *rel, const char *path,
+			 struct procage_error *err)
+{
+	struct changes_rename *x = S_ISDIR(st->st_mode) ? renames_at_new(&w->renames, rel) : NULL;
+	const struct changes_rename *p;
+	if (w->renames.n == 0)
+		return 1;
+	if (x && w->mode == CHANGES_LIST) {
+		int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int sub_host = -1, rc;
+		if (sub_upper < 0)
+			return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
+		if (w->host_root >= 0)
+			(void)changes_rel_dir_open(w->host_root, x->old_rel, &sub_host);
+		rc = dir_walk(w, tree, sub_upper, sub_host, rel, err);
+		close(sub_upper);
+		if (sub_host >= 0)
+			close(sub_host);
+		return rc;
+	}
+	if ((x && x->state != RENAME_DONE) ||
+	    (whiteout(st) && renames_pending_whiteout(&w->renames, rel))) {
+		w->remaining += w->mode != CHANGES_LIST;
+		return 0;
+	}
+	if (w->mode == CHANGES_LIST || !h || !S_ISDIR(h->st_mode) || !in_filter(w, path) ||
+	    (S_ISDIR(st->st_mode) && !getxattrat_opaque(w->marks, upper, name)) ||
+	    !(p = renames_pending_below(&w->renames, rel)))
+		return 1;
+	w->remaining++;
+	return changes_walk_line(w, "not applied: %s: the run moved %s/%s out of it to %s/%s, "
+				    "which is not applied",
+				 path, tree, p->old_rel, tree, p->new_rel) < 0
+		       ? error_set(err, -ENOMEM, "out of memory")
+		       : 0;
 }
 
 /* One entry of the upper layer, at rel (below the tree root). */
@@ -422,11 +495,14 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	bool host_exists = host >= 0 && fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
 	bool apply_here = in_filter(w, path);
 	bool judged = !whiteout(&st) && w->mode != CHANGES_ALL;
-	if (judged && !w->judge_ready) {
-		int rc = changes_judge_init(&w->judge, w->roots, w->n_roots, err);
+	int renamed = renamed_entry(w, tree, upper, name, &st, host_exists ? &h : NULL, rel, path,
+				    err);
+	if (renamed <= 0)
+		return renamed;
+	if (judged) {
+		int rc = changes_walk_judge_ready(w, err);
 		if (rc < 0)
 			return rc;
-		w->judge_ready = true;
 	}
 	bool hold = judged && changes_judge_hold(&w->judge, tree, rel, path, &st, upper, name,
 						  host, host_exists, why, sizeof why);
@@ -544,7 +620,23 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 			       ? error_set(err, -ENOMEM, "out of memory")
 			       : 0;
 	}
-	int rc = dir_walk(w, t->path, upper, host, rel, err);
+	/*
+	 * The overlay's marks; renamed directories only where root made it
+	 * (a run cannot write trusted.overlay.* marks, and userxattr has no
+	 * redirects). They go first: the rest is applied below their new
+	 * names, and a removal that would take one along waits for it.
+	 */
+	w->marks = overlay_marks_of(t->trusted_marks);
+	w->host_root = host;
+	int rc = t->trusted_marks ? renames_collect(w->marks, upper, &w->renames) : 0;
+	if (rc < 0)
+		rc = error_set_sys(err, -rc, PROCAGE_STEP_NONE, "reading the renames of %s", t->path);
+	if (rc == 0 && w->renames.n)
+		rc = changes_renames_walk(w, t->path, upper, err);
+	if (rc == 0)
+		rc = dir_walk(w, t->path, upper, host, rel, err);
+	renames_free(&w->renames);
+	w->host_root = -1;
 	close(upper);
 	if (host >= 0)
 		close(host);

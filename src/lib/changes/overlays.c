@@ -64,14 +64,16 @@ static int dir_make_open(int at, const char *name, int *fd, struct procage_error
  * whatever the tree's size): applying refuses a tree whose path names
  * another directory by then.
  */
-static int root_write(int tree, int lower_fd, const char *path, struct procage_error *err)
+static int root_write(int tree, int lower_fd, bool trusted, const char *path,
+		      struct procage_error *err)
 {
 	struct stat st;
-	char text[64];
+	char text[80];
 	if (fstat(lower_fd, &st) != 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "the write grant %s", path);
-	int n = snprintf(text, sizeof text, "%llu %llu\n", (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino);
+	/* "trusted": the overlay's marks are trusted.overlay.* (with redirects), else user. */
+	int n = snprintf(text, sizeof text, "%llu %llu %s\n", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, trusted ? "trusted" : "user");
 	int fd = openat(tree, "root", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, text, (size_t)n) != n) {
 		int e = errno;
@@ -94,7 +96,7 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 	char name[24];
 	int tree = -1, rc;
 	*o = (struct plan_overlay){ .path = path, .lower_fd = -1, .upper_fd = -1, .work_fd = -1,
-				    .rights = grant_rights(cage, path) };
+				    .mnt_fd = -1, .rights = grant_rights(cage, path) };
 	if (asprintf(&o->upper_path, "%s/%zu/upper", set, index) < 0 ||
 	    asprintf(&o->work_path, "%s/%zu/work", set, index) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
@@ -111,8 +113,15 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 		return rc;
 	if ((rc = dir_make_open(tree, "upper", &o->upper_fd, err)) == 0)
 		rc = dir_make_open(tree, "work", &o->work_fd, err);
+	/*
+	 * Redirects need the initial namespace's administrator: tried for
+	 * root only; anyone else (and root where it is refused) gets the
+	 * overlay the reaper makes in the run's user namespace, without.
+	 */
+	if (rc == 0 && geteuid() == 0)
+		(void)plan_overlay_premount(o);
 	if (rc == 0)
-		rc = root_write(tree, o->lower_fd, path, err);
+		rc = root_write(tree, o->lower_fd, o->mnt_fd >= 0, path, err);
 	close(tree);
 	return rc;
 }

@@ -139,7 +139,7 @@ int changes_set_open(int store_fd, const char *id, int *out, struct procage_erro
 /* The tree root's identity at the run's start: the tree's file "root", "DEV INO". */
 static int root_read(struct changes_tree *t, struct procage_error *err)
 {
-	char text[64];
+	char text[96];
 	unsigned long long dev, ino;
 	int fd = openat(t->dir_fd, "root", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
@@ -149,9 +149,12 @@ static int root_read(struct changes_tree *t, struct procage_error *err)
 		return error_set(err, -EINVAL, "the change set of %s does not say which directory "
 				 "the run saw (its root file)", t->path);
 	text[n] = '\0';
-	if (sscanf(text, "%llu %llu", &dev, &ino) != 2)
+	char marks[16] = "user";
+	if (sscanf(text, "%llu %llu %15s", &dev, &ino, marks) < 2 ||
+	    (strcmp(marks, "user") != 0 && strcmp(marks, "trusted") != 0))
 		return error_set(err, -EINVAL, "the change set of %s: its root file is unreadable",
 				 t->path);
+	t->trusted_marks = strcmp(marks, "trusted") == 0;
 	t->root_dev = (dev_t)dev;
 	t->root_ino = (ino_t)ino;
 	return 0;

@@ -16,6 +16,7 @@
 #define PROCAGE_CHANGES_STORE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
@@ -39,6 +40,11 @@ struct changes_tree {
 	int dir_fd;          /* the tree's directory in the change set (N), or -1 */
 	dev_t root_dev;      /* the tree root's identity when the run started */
 	ino_t root_ino;
+	/*
+	 * The overlay's marks are trusted.overlay.* (made by root, with
+	 * redirects: renames.h), else user.overlay.* (userxattr, none).
+	 */
+	bool trusted_marks;
 };
 
 /* The trees of a change set, read from its "trees" file. */

@@ -75,9 +75,47 @@ static int overlay_configure(int fs, const struct plan_overlay *o)
 	return rc;
 }
 
+int plan_overlay_premount(struct plan_overlay *o)
+{
+	int fs = sys_fsopen("overlay", FSOPEN_CLOEXEC), rc = 0;
+	o->mnt_fd = -1;
+	if (fs < 0)
+		return -errno;
+	/*
+	 * trusted.overlay.* marks, which only the initial namespace's
+	 * administrator may write: the run cannot forge one through the
+	 * overlay. metacopy and index off whatever the module's defaults,
+	 * so that every changed file is whole in the upper layer.
+	 */
+	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "redirect_dir", "on", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "metacopy", "off", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "index", "off", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, o->lower_fd) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, o->upper_fd) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, o->work_fd) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
+	    (o->mnt_fd = sys_fsmount(fs, FSMOUNT_CLOEXEC,
+				     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+		rc = -errno;
+	close(fs);
+	return rc;
+}
+
 int plan_overlay_mount(const struct plan_overlay *o)
 {
-	int fs = sys_fsopen("overlay", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
+	int fs = -1, mnt = -1, rc = 0;
+	if (o->mnt_fd >= 0) {
+		/* Made by the caller: attached here, onto the grant's own inode. */
+		if ((mnt = dup(o->mnt_fd)) < 0)
+			return -errno;
+		if ((rc = move_onto(mnt, o->path, o->lower_fd)) < 0) {
+			close(mnt);
+			return rc;
+		}
+		return mnt;
+	}
+	fs = sys_fsopen("overlay", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -errno;
 	rc = overlay_configure(fs, o);
