@@ -222,6 +222,53 @@ applied_by_rule() {
 	run_as "$user" "$PROCAGE" changes discard "$id"
 	ok $? "$user: it can be discarded"
 
+	# A renamed directory. Where root made the overlay (with redirects) it
+	# is a rename: shown and diffed as one, and applied as one move of the
+	# host directory the run saw (its inode stays), the changes inside it
+	# applied below the new name; the host directory swapped meanwhile is
+	# refused, named. Without redirects (any other user) mv copied it: a
+	# removal and an addition, applied as such.
+	ren="$dir/ren"
+	mkdir -p "$ren/old/sub"
+	echo o >"$ren/old/o"; echo s >"$ren/old/sub/s"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$ren"
+	inode=$(stat -c %i "$ren/old")
+	out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'mv old new && echo more >>new/o && echo n >new/n' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	sh=$(run_as "$user" "$PROCAGE" changes show "$id")
+	d=$(run_as "$user" "$PROCAGE" changes diff "$id")
+	if [ "$user" = root ]; then
+		like "$sh" "^renamed $ren/old -> $ren/new\$" "$user: show lists the renamed directory as a rename"
+		like "$sh" "^modified $ren/new/o \(2 -> 7 bytes\)\$" "$user: and what changed inside it below the new name"
+		! printf '%s' "$sh" | grep -q "removed $ren/old"
+		ok $? "$user: the old name is no removal"
+		like "$d" "^rename $ren/old -> $ren/new\$" "$user: diff states the rename"
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		ok $? "$user: the rename applies"
+		[ ! -e "$ren/old" ] && [ "$(stat -c %i "$ren/new")" = "$inode" ] &&
+			[ "$(cat "$ren/new/o" "$ren/new/n" "$ren/new/sub/s" | tr '\n' ' ')" = "o more n s " ]
+		ok $? "$user: the host directory moved (same inode), with the changes inside it"
+		is "$(run_as "$user" "$PROCAGE" changes list)" "" "$user: nothing is left of the change set"
+		out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+			sh -c 'mv new newer' 2>&1)
+		id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+		mv "$ren/new" "$ren/new.host" && mkdir "$ren/new"
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		like "$out" "not applied: $ren/newer: renamed from $ren/new, but its old path holds another directory" \
+			"$user: a directory swapped on the host meanwhile is not moved, named"
+		[ -d "$ren/new" ] && [ ! -e "$ren/newer" ] && [ -f "$ren/new.host/o" ]
+		ok $? "$user: the host's directories stay where they are"
+		run_as "$user" "$PROCAGE" changes discard "$id"
+	else
+		like "$sh" "^removed $ren/old \(a directory\)\$" "$user: without redirects the old name is a removal"
+		like "$sh" "^added directory $ren/new\$" "$user: and the new one an addition"
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		ok $? "$user: the removal and the addition apply"
+		[ ! -e "$ren/old" ] && [ "$(cat "$ren/new/o" "$ren/new/n" "$ren/new/sub/s" | tr '\n' ' ')" = "o more n s " ]
+		ok $? "$user: the directory is at its new name with what the run changed"
+	fi
+
 	# A tree whose root was replaced since the run: nothing of it is applied.
 	mkdir -p "$dir/root/w"
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir/root"

@@ -24,6 +24,7 @@
 #include "base/syscalls.h"
 #include "common/text_escape.h"
 #include "policy/path_rule.h"
+#include "apply.h"
 #include "unified.h"
 
 /* A file larger than this is named as differing, not read. */
@@ -257,10 +258,42 @@ static int host_removed(const struct changes_diff *d, const char *path, int host
 static int upper_walk(const struct changes_diff *d, const char *path, int upper, int host,
 		      bool opaque);
 
-static bool opaque_dir(int dir)
+/* path below the tree root ("" for the root). */
+static const char *rel_of(const struct changes_diff *d, const char *path)
 {
-	char value[4];
-	return fgetxattr(dir, "user.overlay.opaque", value, sizeof value) == 1 && value[0] == 'y';
+	size_t n = strlen(d->tree);
+	if (strcmp(d->tree, "/") == 0)
+		return path + 1;
+	return path[n] == '/' ? path + n + 1 : path + n;
+}
+
+/*
+ * A directory the run renamed (renames.h): stated on a line of its own,
+ * then what it holds against the host directory it came from.
+ */
+static int renamed_diff(const struct changes_diff *d, const char *path, int upper,
+			const char *name, const struct changes_rename *x)
+{
+	int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int sub_host = -1;
+	if (sub_upper < 0)
+		return -errno;
+	if (in_filter(d, path)) {
+		fputs("rename ", d->out);
+		name_put(d->out, d->tree);
+		fprintf(d->out, "%s", strcmp(d->tree, "/") ? "/" : "");
+		name_put(d->out, x->old_rel);
+		fputs(" -> ", d->out);
+		name_put(d->out, path);
+		fputc('\n', d->out);
+	}
+	if (d->host_root >= 0)
+		(void)changes_rel_dir_open(d->host_root, x->old_rel, &sub_host);
+	int rc = upper_walk(d, path, sub_upper, sub_host, false);
+	close(sub_upper);
+	if (sub_host >= 0)
+		close(sub_host);
+	return rc;
 }
 
 /* A directory of the upper layer: what it replaced on the host, then what it holds. */
@@ -271,7 +304,7 @@ static int dir_diff(const struct changes_diff *d, const char *path, int upper, i
 	int sub_host = -1, rc = 0;
 	if (sub_upper < 0)
 		return -errno;
-	bool opaque = opaque_dir(sub_upper);
+	bool opaque = marks_opaque(d->marks, sub_upper);
 	if (hs && !S_ISDIR(hs->st_mode)) {
 		rc = host_removed(d, path, host, name);
 	} else if (hs) {
@@ -300,6 +333,16 @@ static int entry_diff(const struct changes_diff *d, const char *path, int upper,
 	if (fstatat(upper, name, &us, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
 	bool there = host >= 0 && fstatat(host, name, &hs, AT_SYMLINK_NOFOLLOW) == 0;
+	const struct changes_rename *x =
+		S_ISDIR(us.st_mode) ? renames_at_new(&d->renames, rel_of(d, path)) : NULL;
+	if (x)
+		return in_filter(d, path) || holds_filter(d, path)
+			       ? renamed_diff(d, path, upper, name, x)
+			       : 0;
+	/* The whiteout a rename left: the rename says it. */
+	if (S_ISCHR(us.st_mode) && us.st_rdev == makedev(0, 0) &&
+	    renames_pending_whiteout(&d->renames, rel_of(d, path)))
+		return 0;
 	if (S_ISDIR(us.st_mode))
 		return in_filter(d, path) || holds_filter(d, path)
 			   ? dir_diff(d, path, upper, host, name, &us, there ? &hs : NULL)
@@ -359,7 +402,7 @@ static int upper_walk(const struct changes_diff *d, const char *path, int upper,
 	return rc;
 }
 
-int changes_diff_tree(const struct changes_diff *d, const struct changes_tree *t,
+int changes_diff_tree(struct changes_diff *d, const struct changes_tree *t,
 		      struct procage_error *err)
 {
 	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
@@ -370,7 +413,14 @@ int changes_diff_tree(const struct changes_diff *d, const struct changes_tree *t
 				     t->path);
 	/* A tree gone from the host (or reached through a link now) shows all as added. */
 	int host = sys_openat2(AT_FDCWD, t->path, &how);
-	int rc = upper_walk(d, t->path, upper, host, false);
+	d->tree = t->path;
+	d->marks = overlay_marks_of(t->trusted_marks);
+	d->host_root = host;
+	int rc = t->trusted_marks ? renames_collect(d->marks, upper, &d->renames) : 0;
+	if (rc == 0)
+		rc = upper_walk(d, t->path, upper, host, false);
+	renames_free(&d->renames);
+	d->host_root = -1;
 	close(upper);
 	if (host >= 0)
 		close(host);
