@@ -1,9 +1,10 @@
 /*
  * The walk of a change set's upper layer (apply.h). overlayfs records a
  * removal as a character device 0/0 (a whiteout), a directory that
- * replaced the host's as one marked user.overlay.opaque, and anything
+ * replaced the host's as one marked opaque (marks.h), and anything
  * written as the whole file. Without redirects (userxattr has none) a
- * renamed directory is a removal and an addition. The host tree may have
+ * renamed directory is a removal and an addition; with them (root's
+ * overlays) it is moved first (rename_apply.c). The host tree may have
  * changed since the run: nothing here follows a link in it, and a
  * directory that has become something else fails its entries, which stay
  * in the change set.

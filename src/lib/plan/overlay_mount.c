@@ -2,12 +2,15 @@
  * Tier T1, changes as an overlay: the mounts the reaper makes in the
  * run's mount namespace (plan.h). Each overlay is made from descriptors
  * the parent opened (the grant's tree and the store's upper and work
- * directories), so no path is looked up again here; it uses userxattr,
- * which lets an overlay be mounted in a user namespace (Linux 5.11) and
- * keeps its own attributes in the user.overlay.* names. Without redirects
- * (which userxattr cannot have), renaming a directory the host tree holds
- * fails with EXDEV and mv copies it instead: the change set then says
- * plainly what was removed and what added.
+ * directories), so no path is looked up again here. Made by the reaper
+ * it uses userxattr, which lets an overlay be mounted in a user
+ * namespace (Linux 5.11) and keeps its own marks in the user.overlay.*
+ * names; without redirects (which userxattr cannot have), renaming a
+ * directory the host tree holds fails with EXDEV and mv copies it
+ * instead: the change set then says plainly what was removed and what
+ * added. Where the caller is root, the parent makes the overlay itself
+ * before any namespace of the run exists (plan_overlay_premount), with
+ * redirects and trusted.overlay.* marks, and the reaper only attaches it.
  */
 #include "plan.h"
 
