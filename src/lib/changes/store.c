@@ -136,49 +136,31 @@ int changes_set_open(int store_fd, const char *id, int *out, struct procage_erro
 	return 0;
 }
 
-/* The tree root's identity at the run's start: the tree's file "root", "DEV INO". */
-static int root_read(struct changes_tree *t, struct procage_error *err)
-{
-	char text[96];
-	unsigned long long dev, ino;
-	int fd = openat(t->dir_fd, "root", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return error_set(err, -EINVAL, "the change set of %s does not say which directory "
-				 "the run saw (its root file)", t->path);
-	text[n] = '\0';
-	char marks[16] = "user";
-	if (sscanf(text, "%llu %llu %15s", &dev, &ino, marks) < 2 ||
-	    (strcmp(marks, "user") != 0 && strcmp(marks, "trusted") != 0))
-		return error_set(err, -EINVAL, "the change set of %s: its root file is unreadable",
-				 t->path);
-	t->trusted_marks = strcmp(marks, "trusted") == 0;
-	t->root_dev = (dev_t)dev;
-	t->root_ino = (ino_t)ino;
-	return 0;
-}
-
-/* One line of "trees": "N PATH". */
+/*
+ * One line of "trees": "DEV INO MARKS PATH", the tree root's identity at
+ * the run's start, whose marks its overlay has (user or trusted), and its
+ * path on the host.
+ */
 static int tree_line(int set_fd, const char *line, struct changes_tree *t, size_t index,
 		     struct procage_error *err)
 {
-	char name[24];
-	if (line[0] != '/' || strlen(line) >= sizeof t->path)
+	char name[24], marks[16];
+	unsigned long long dev, ino;
+	int at = -1;
+	if (sscanf(line, "%llu %llu %15s %n", &dev, &ino, marks, &at) != 3 || at < 0 ||
+	    line[at] != '/' || strlen(line + at) >= sizeof t->path ||
+	    (strcmp(marks, "user") != 0 && strcmp(marks, "trusted") != 0))
 		return error_set(err, -EINVAL, "a change set's trees file holds a bad line");
-	snprintf(t->path, sizeof t->path, "%s", line);
+	snprintf(t->path, sizeof t->path, "%s", line + at);
+	t->root_dev = (dev_t)dev;
+	t->root_ino = (ino_t)ino;
+	t->trusted_marks = strcmp(marks, "trusted") == 0;
 	snprintf(name, sizeof name, "%zu", index);
 	t->dir_fd = openat(set_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (t->dir_fd < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "a change set's tree %s",
 				     name);
-	int rc = root_read(t, err);
-	if (rc < 0) {
-		close(t->dir_fd);
-		t->dir_fd = -1;
-	}
-	return rc;
+	return 0;
 }
 
 int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,

@@ -2,9 +2,12 @@
  * The store of change sets: a directory of procage's own, outside every
  * grant, holding one directory per change set (its ID), each holding one
  * numbered directory per overlaid tree with the overlay's upper and work
- * directories, and a file "trees" naming each tree's path on the host.
+ * directories, a file "trees" naming each tree (its root's device and
+ * inode when the run started, the overlay's marks, its path on the host)
+ * and a file "started" (the start mark, the boot).
  *
  *   $XDG_STATE_HOME/procage/changes/ID/trees
+ *   $XDG_STATE_HOME/procage/changes/ID/started
  *   $XDG_STATE_HOME/procage/changes/ID/0/upper
  *   $XDG_STATE_HOME/procage/changes/ID/0/work
  *
