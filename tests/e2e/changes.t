@@ -233,8 +233,11 @@ applied_by_rule() {
 	echo o >"$ren/old/o"; echo s >"$ren/old/sub/s"
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$ren"
 	inode=$(stat -c %i "$ren/old")
+	echo r >"$ren/file"
+	[ "$user" != 65534 ] || chown 65534:65534 "$ren/file"
+	finode=$(stat -c %i "$ren/file")
 	out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
-		sh -c 'mv old new && echo more >>new/o && echo n >new/n' 2>&1)
+		sh -c 'mv old new && echo more >>new/o && echo n >new/n && mv file new/file2' 2>&1)
 	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
 	sh=$(run_as "$user" "$PROCAGE" changes show "$id")
 	d=$(run_as "$user" "$PROCAGE" changes diff "$id")
@@ -243,12 +246,16 @@ applied_by_rule() {
 		like "$sh" "^modified $ren/new/o \(2 -> 7 bytes\)\$" "$user: and what changed inside it below the new name"
 		! printf '%s' "$sh" | grep -q "removed $ren/old"
 		ok $? "$user: the old name is no removal"
+		like "$sh" "^renamed $ren/file -> $ren/new/file2 \(2 bytes\)\$" \
+			"$user: a renamed file is listed as a rename (its copy-up names the host file)"
 		like "$d" "^rename $ren/old -> $ren/new\$" "$user: diff states the rename"
 		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
 		ok $? "$user: the rename applies"
 		[ ! -e "$ren/old" ] && [ "$(stat -c %i "$ren/new")" = "$inode" ] &&
 			[ "$(cat "$ren/new/o" "$ren/new/n" "$ren/new/sub/s" | tr '\n' ' ')" = "o more n s " ]
 		ok $? "$user: the host directory moved (same inode), with the changes inside it"
+		[ ! -e "$ren/file" ] && [ "$(stat -c %i "$ren/new/file2")" = "$finode" ]
+		ok $? "$user: the renamed file moved too (same inode)"
 		is "$(run_as "$user" "$PROCAGE" changes list)" "" "$user: nothing is left of the change set"
 		out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
 			sh -c 'mv new newer' 2>&1)
@@ -263,10 +270,13 @@ applied_by_rule() {
 	else
 		like "$sh" "^removed $ren/old \(a directory\)\$" "$user: without redirects the old name is a removal"
 		like "$sh" "^added directory $ren/new\$" "$user: and the new one an addition"
+		like "$sh" "^removed $ren/file \(2 bytes\)\$" "$user: a renamed file is a removal"
+		like "$sh" "^added $ren/new/file2 \(2 bytes\)\$" "$user: and an addition"
 		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
 		ok $? "$user: the removal and the addition apply"
-		[ ! -e "$ren/old" ] && [ "$(cat "$ren/new/o" "$ren/new/n" "$ren/new/sub/s" | tr '\n' ' ')" = "o more n s " ]
-		ok $? "$user: the directory is at its new name with what the run changed"
+		[ ! -e "$ren/old" ] && [ ! -e "$ren/file" ] &&
+			[ "$(cat "$ren/new/o" "$ren/new/n" "$ren/new/sub/s" "$ren/new/file2" | tr '\n' ' ')" = "o more n s r " ]
+		ok $? "$user: the directory and the file are at their new names with what the run changed"
 	fi
 
 	# A tree whose root was replaced since the run: nothing of it is applied.

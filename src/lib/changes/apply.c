@@ -274,14 +274,26 @@ static bool copied_up(const struct overlay_marks *m, int upper, const char *name
  * file the run copied up and the host has removed since is -ENODATA
  * (applying would bring back what the host removed).
  */
+static bool stamped_since(const struct changes_walk *w, const struct stat *s)
+{
+	return s->st_ctim.tv_sec > w->started.tv_sec ||
+	       (s->st_ctim.tv_sec == w->started.tv_sec && s->st_ctim.tv_nsec >= w->started.tv_nsec);
+}
+
 static int conflict_judge(const struct changes_walk *w, int upper, const char *name,
 			  const struct stat *st, const struct stat *h)
 {
-	if (h && !S_ISDIR(h->st_mode) &&
-	    (h->st_ctim.tv_sec > w->started.tv_sec ||
-	     (h->st_ctim.tv_sec == w->started.tv_sec && h->st_ctim.tv_nsec >= w->started.tv_nsec)))
+	if (h && !S_ISDIR(h->st_mode) && stamped_since(w, h))
 		return -ESTALE;
-	if (!h && copied_up(w->marks, upper, name, st))
+	/*
+	 * A copy-up with no host file at its name: the host removed it since,
+	 * or the run renamed a host file here (overlayfs copies it up whole).
+	 * Only a removal changes the host directory: one unchanged since the
+	 * start mark (taken before this walk changed it), or one the run made
+	 * itself (its upper directory no copy-up of the host's), never held a
+	 * file here that is gone now.
+	 */
+	if (!h && copied_up(w->marks, upper, name, st) && w->dir_may_have_lost)
 		return -ENODATA;
 	return 0;
 }
@@ -450,10 +462,15 @@ static int renamed_entry(struct changes_walk *w, const char *tree, int upper, co
 			 const struct stat *st, const struct stat *h, char *rel, const char *path,
 			 struct procage_error *err)
 {
-	struct changes_rename *x = S_ISDIR(st->st_mode) ? renames_at_new(&w->renames, rel) : NULL;
+	struct changes_rename *x = renames_at_new(&w->renames, rel);
 	const struct changes_rename *p;
 	if (w->renames.n == 0)
 		return 1;
+	if (x && (x->file ? !S_ISREG(st->st_mode) : !S_ISDIR(st->st_mode)))
+		x = NULL;
+	/* Its line is the rename's own. */
+	if (x && x->file && w->mode == CHANGES_LIST)
+		return 0;
 	if (x && w->mode == CHANGES_LIST) {
 		int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int sub_host = -1, rc;
@@ -467,9 +484,21 @@ static int renamed_entry(struct changes_walk *w, const char *tree, int upper, co
 			close(sub_host);
 		return rc;
 	}
-	if ((x && x->state != RENAME_DONE) ||
-	    (whiteout(st) && renames_pending_whiteout(&w->renames, rel))) {
+	/* One whose new parent the walk has just made is tried now. */
+	if (x && x->state != RENAME_DONE && x->deferred) {
+		int rc = changes_rename_now(w, tree, x, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (x && x->state != RENAME_DONE) {
 		w->remaining += w->mode != CHANGES_LIST;
+		return 0;
+	}
+	/* The whiteout of a rename tried later in the walk is counted after it (tree_walk). */
+	const struct changes_rename *left = whiteout(st) ? renames_pending_whiteout(&w->renames, rel)
+							 : NULL;
+	if (left) {
+		w->remaining += w->mode != CHANGES_LIST && !left->deferred;
 		return 0;
 	}
 	if (w->mode == CHANGES_LIST || !h || !S_ISDIR(h->st_mode) || !in_filter(w, path) ||
@@ -492,7 +521,10 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	struct stat st, h;
 	snprintf(path, sizeof path, "%s%s%s", tree, strcmp(tree, "/") ? "/" : "", rel);
 	if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
+		return errno == ENOENT && w->renames.n
+			       ? 0 /* a whiteout a rename done in this walk took along */
+			       : error_set_sys(err, errno, PROCAGE_STEP_NONE,
+					       "the change set at %s", rel);
 	bool host_exists = host >= 0 && fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
 	bool apply_here = in_filter(w, path);
 	bool judged = !whiteout(&st) && w->mode != CHANGES_ALL;
@@ -500,6 +532,13 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 				    err);
 	if (renamed <= 0)
 		return renamed;
+	/* A file the renames just moved here: the host holds it now, changed by the move. */
+	const struct changes_rename *moved = renames_at_new(&w->renames, rel);
+	bool moved_here = moved && moved->file && moved->state == RENAME_DONE;
+	if (moved_here && fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0; /* the same bytes: the move was the whole change */
+	if (moved_here)
+		host_exists = host >= 0 && fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
 	if (judged) {
 		int rc = changes_walk_judge_ready(w, err);
 		if (rc < 0)
@@ -535,7 +574,12 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	}
 	if (S_ISDIR(st.st_mode))
 		return dir_entry(w, tree, upper, host, name, &st, rel, apply_here, err);
-	int rc = conflict_judge(w, upper, name, &st, host_exists ? &h : NULL);
+	/*
+	 * A file moved here by its rename was judged then (the host file the
+	 * run saw, unchanged since its start); the exchange below still
+	 * checks it is the one just read.
+	 */
+	int rc = moved_here ? 0 : conflict_judge(w, upper, name, &st, host_exists ? &h : NULL);
 	if (rc == 0)
 		rc = host < 0	       ? -ENOENT
 		     : whiteout(&st) ? (host_exists ? entry_remove(host, name, &h) : 0)
@@ -572,6 +616,12 @@ static int dir_walk(struct changes_walk *w, const char *tree, int upper, int hos
 	/* Names first: entries are removed from the directory as they are applied. */
 	char **names = NULL;
 	size_t n = 0;
+	/* Before anything here is applied (conflict_judge). */
+	struct stat host_dir;
+	bool saved = w->dir_may_have_lost;
+	w->dir_may_have_lost = (len == 0 || marks_origin_present(w->marks, upper)) &&
+			       (host < 0 || fstat(host, &host_dir) != 0 ||
+				stamped_since(w, &host_dir));
 	for (struct dirent *e; rc == 0 && (e = readdir(d));)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
 		    string_list_append(&names, &n, e->d_name) < 0)
@@ -586,6 +636,7 @@ static int dir_walk(struct changes_walk *w, const char *tree, int upper, int hos
 		rc = entry_take(w, tree, upper, host, names[i], rel, err);
 		rel[len] = '\0';
 	}
+	w->dir_may_have_lost = saved;
 	procage_strings_free(names);
 	return rc;
 }
@@ -629,13 +680,17 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 	 */
 	w->marks = overlay_marks_of(t->trusted_marks);
 	w->host_root = host;
-	int rc = t->trusted_marks ? renames_collect(w->marks, upper, &w->renames) : 0;
+	w->upper_root = upper;
+	int rc = t->trusted_marks ? renames_collect(w->marks, upper, host, t->path, &w->renames) : 0;
 	if (rc < 0)
 		rc = error_set_sys(err, -rc, PROCAGE_STEP_NONE, "reading the renames of %s", t->path);
 	if (rc == 0 && w->renames.n)
 		rc = changes_renames_walk(w, t->path, upper, err);
 	if (rc == 0)
 		rc = dir_walk(w, t->path, upper, host, rel, err);
+	for (size_t i = 0; w->mode != CHANGES_LIST && i < w->renames.n; i++)
+		w->remaining += w->renames.items[i].deferred &&
+				w->renames.items[i].state != RENAME_DONE;
 	renames_free(&w->renames);
 	w->host_root = -1;
 	close(upper);

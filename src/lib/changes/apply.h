@@ -42,6 +42,9 @@ struct changes_walk {
 	const struct overlay_marks *marks; /* the names its overlay's marks have */
 	struct changes_renames renames;    /* its renamed directories */
 	int host_root;                     /* the tree on the host, or -1 */
+	int upper_root;                    /* its upper layer */
+	/* The host directory being walked may have lost a file since the run started. */
+	bool dir_may_have_lost;
 };
 
 /* Shared by the walk's files: a line of its report, printf-like. */
@@ -57,6 +60,9 @@ int changes_walk_judge_ready(struct changes_walk *w, struct procage_error *err);
  */
 int changes_renames_walk(struct changes_walk *w, const char *tree, int upper,
 			 struct procage_error *err);
+/* Rename x, whose new parent the walk has made on the host, now. */
+int changes_rename_now(struct changes_walk *w, const char *tree, struct changes_rename *x,
+		       struct procage_error *err);
 /* A directory rel below root, one component at a time, following no link. */
 int changes_rel_dir_open(int root, const char *rel, int *out);
 

@@ -110,8 +110,18 @@ static void headers_put(FILE *out, const char *path, bool old_side, bool new_sid
  * A regular file's change: host_dir/name (or none: -1) against
  * upper/name (or none: -1). A mode change is a line of its own.
  */
+static int file_diff_named(FILE *out, const char *path, int host_dir, const char *host_name,
+			   const struct stat *hs, int upper, const char *name, const struct stat *us);
+
 static int file_diff(FILE *out, const char *path, int host_dir, const struct stat *hs, int upper,
 		     const char *name, const struct stat *us)
+{
+	return file_diff_named(out, path, host_dir, name, hs, upper, name, us);
+}
+
+/* The same, the host's file under another name (a renamed file's old one). */
+static int file_diff_named(FILE *out, const char *path, int host_dir, const char *host_name,
+			   const struct stat *hs, int upper, const char *name, const struct stat *us)
 {
 	char *old_text = NULL, *new_text = NULL;
 	size_t old_len = 0, new_len = 0;
@@ -122,7 +132,7 @@ static int file_diff(FILE *out, const char *path, int host_dir, const struct sta
 		fprintf(out, ": %04o -> %04o\n", hs->st_mode & 07777, us->st_mode & 07777);
 	}
 	if (hs)
-		rc_old = file_read(host_dir, name, &old_text, &old_len);
+		rc_old = file_read(host_dir, host_name, &old_text, &old_len);
 	if (us)
 		rc_new = file_read(upper, name, &new_text, &new_len);
 	if (rc_old == -ENOMEM || rc_new == -ENOMEM) {
@@ -267,6 +277,37 @@ static const char *rel_of(const struct changes_diff *d, const char *path)
 	return path[n] == '/' ? path + n + 1 : path + n;
 }
 
+static void rename_put(const struct changes_diff *d, const char *old_rel, const char *path)
+{
+	fputs("rename ", d->out);
+	name_put(d->out, d->tree);
+	fprintf(d->out, "%s", strcmp(d->tree, "/") ? "/" : "");
+	name_put(d->out, old_rel);
+	fputs(" -> ", d->out);
+	name_put(d->out, path);
+	fputc('\n', d->out);
+}
+
+/* A file the run renamed: stated, then its bytes against the host file it came from. */
+static int renamed_file_diff(const struct changes_diff *d, const char *path, int upper,
+			     const char *name, const struct stat *us,
+			     const struct changes_rename *x)
+{
+	char parent[PATH_MAX];
+	const char *slash = strrchr(x->old_rel, '/');
+	const char *old_name = slash ? slash + 1 : x->old_rel;
+	struct stat hs;
+	int host = -1, rc = 0;
+	snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - x->old_rel) : 0, x->old_rel);
+	rename_put(d, x->old_rel, path);
+	if (d->host_root >= 0 && changes_rel_dir_open(d->host_root, parent, &host) == 0 &&
+	    fstatat(host, old_name, &hs, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(hs.st_mode))
+		rc = file_diff_named(d->out, path, host, old_name, &hs, upper, name, us);
+	if (host >= 0)
+		close(host);
+	return rc;
+}
+
 /*
  * A directory the run renamed (renames.h): stated on a line of its own,
  * then what it holds against the host directory it came from.
@@ -278,15 +319,8 @@ static int renamed_diff(const struct changes_diff *d, const char *path, int uppe
 	int sub_host = -1;
 	if (sub_upper < 0)
 		return -errno;
-	if (in_filter(d, path)) {
-		fputs("rename ", d->out);
-		name_put(d->out, d->tree);
-		fprintf(d->out, "%s", strcmp(d->tree, "/") ? "/" : "");
-		name_put(d->out, x->old_rel);
-		fputs(" -> ", d->out);
-		name_put(d->out, path);
-		fputc('\n', d->out);
-	}
+	if (in_filter(d, path))
+		rename_put(d, x->old_rel, path);
 	if (d->host_root >= 0)
 		(void)changes_rel_dir_open(d->host_root, x->old_rel, &sub_host);
 	int rc = upper_walk(d, path, sub_upper, sub_host, false);
@@ -333,12 +367,13 @@ static int entry_diff(const struct changes_diff *d, const char *path, int upper,
 	if (fstatat(upper, name, &us, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
 	bool there = host >= 0 && fstatat(host, name, &hs, AT_SYMLINK_NOFOLLOW) == 0;
-	const struct changes_rename *x =
-		S_ISDIR(us.st_mode) ? renames_at_new(&d->renames, rel_of(d, path)) : NULL;
-	if (x)
+	const struct changes_rename *x = renames_at_new(&d->renames, rel_of(d, path));
+	if (x && !x->file && S_ISDIR(us.st_mode))
 		return in_filter(d, path) || holds_filter(d, path)
 			       ? renamed_diff(d, path, upper, name, x)
 			       : 0;
+	if (x && x->file && S_ISREG(us.st_mode))
+		return in_filter(d, path) ? renamed_file_diff(d, path, upper, name, &us, x) : 0;
 	/* The whiteout a rename left: the rename says it. */
 	if (S_ISCHR(us.st_mode) && us.st_rdev == makedev(0, 0) &&
 	    renames_pending_whiteout(&d->renames, rel_of(d, path)))
@@ -416,7 +451,7 @@ int changes_diff_tree(struct changes_diff *d, const struct changes_tree *t,
 	d->tree = t->path;
 	d->marks = overlay_marks_of(t->trusted_marks);
 	d->host_root = host;
-	int rc = t->trusted_marks ? renames_collect(d->marks, upper, &d->renames) : 0;
+	int rc = t->trusted_marks ? renames_collect(d->marks, upper, host, t->path, &d->renames) : 0;
 	if (rc == 0)
 		rc = upper_walk(d, t->path, upper, host, false);
 	renames_free(&d->renames);

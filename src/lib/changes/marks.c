@@ -72,3 +72,20 @@ bool marks_origin_is(const struct overlay_marks *m, int fd, int host_dir, const 
 	       host.h.handle_bytes == (unsigned)(n - ORIGIN_HEADER) &&
 	       memcmp(host.h.f_handle, mark + ORIGIN_HEADER, host.h.handle_bytes) == 0;
 }
+
+int marks_origin_open(const struct overlay_marks *m, int fd, int mount_fd)
+{
+	unsigned char mark[ORIGIN_HEADER + HANDLE_MAX];
+	struct {
+		struct file_handle h;
+		unsigned char bytes[HANDLE_MAX];
+	} handle;
+	ssize_t n = fgetxattr(fd, m->origin, mark, sizeof mark);
+	if (n <= ORIGIN_HEADER || mark[0] != 0 || mark[1] != ORIGIN_MAGIC || mark[2] != n)
+		return -ENODATA;
+	handle.h.handle_bytes = (unsigned)(n - ORIGIN_HEADER);
+	handle.h.handle_type = mark[4];
+	memcpy(handle.h.f_handle, mark + ORIGIN_HEADER, handle.h.handle_bytes);
+	int out = open_by_handle_at(mount_fd, &handle.h, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return out < 0 ? -errno : out;
+}

@@ -34,4 +34,11 @@ int marks_redirect(const struct overlay_marks *m, int fd, char *buf, size_t size
  */
 bool marks_origin_is(const struct overlay_marks *m, int fd, int host_dir, const char *name);
 
+/*
+ * The host file whose handle the origin mark of fd holds, opened (O_PATH)
+ * on the file system of mount_fd; needs CAP_DAC_READ_SEARCH. A negative
+ * errno when fd has no usable mark or the file is gone.
+ */
+int marks_origin_open(const struct overlay_marks *m, int fd, int mount_fd);
+
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "judge.h"
 
 int changes_rel_dir_open(int root, const char *rel, int *out)
 {
@@ -67,18 +68,83 @@ static void whiteout_drop(const struct changes_walk *w, int upper, const struct 
 	close(dir);
 }
 
+/* The upper layer's entry of x, opened (a directory, or a file for reading). */
+static int marked_open(int upper, const struct changes_rename *x, int *out)
+{
+	char parent[PATH_MAX];
+	int dir;
+	*out = -1;
+	if (!x->file)
+		return changes_rel_dir_open(upper, x->new_rel, out);
+	const char *name = rel_split(x->new_rel, parent, sizeof parent);
+	int rc = changes_rel_dir_open(upper, parent, &dir);
+	if (rc < 0)
+		return rc;
+	*out = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	rc = *out < 0 ? -errno : 0;
+	close(dir);
+	return rc;
+}
+
+/* Changed since the run started: its change time at or after the start mark. */
+static bool changed_since(const struct changes_walk *w, const struct stat *st)
+{
+	return st->st_ctim.tv_sec > w->started.tv_sec ||
+	       (st->st_ctim.tv_sec == w->started.tv_sec && st->st_ctim.tv_nsec >= w->started.tv_nsec);
+}
+
+/* Do the two open files hold the same bytes and permissions? */
+static bool same_content(int a, int b)
+{
+	struct stat sa, sb;
+	char ba[65536], bb[sizeof ba];
+	if (fstat(a, &sa) != 0 || fstat(b, &sb) != 0 || sa.st_size != sb.st_size ||
+	    (sa.st_mode & 07777) != (sb.st_mode & 07777))
+		return false;
+	for (off_t at = 0; at < sa.st_size;) {
+		ssize_t na = pread(a, ba, sizeof ba, at), nb = pread(b, bb, sizeof bb, at);
+		if (na <= 0 || na != nb || memcmp(ba, bb, (size_t)na) != 0)
+			return false;
+		at += na;
+	}
+	return true;
+}
+
+/*
+ * A renamed file moved: is what the run left at its new name the same as
+ * what arrived? Then the change is whole and leaves the change set; else
+ * the walk writes the run's bytes over the moved file.
+ */
+static void moved_file_settle(int upper, const struct changes_rename *x, int marked, int to,
+			      const char *new_name)
+{
+	char parent[PATH_MAX];
+	int host = openat(to, new_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), dir;
+	bool same = host >= 0 && same_content(marked, host);
+	if (host >= 0)
+		close(host);
+	if (!same)
+		return;
+	const char *name = rel_split(x->new_rel, parent, sizeof parent);
+	if (changes_rel_dir_open(upper, parent, &dir) == 0) {
+		(void)unlinkat(dir, name, 0);
+		close(dir);
+	}
+}
+
 /* The checks, then the move, of x (see the head of this file). */
 static int rename_checked(struct changes_walk *w, int upper, struct changes_rename *x,
 			  int from, const char *old_name, int to, const char *new_name)
 {
 	struct stat judged, moved;
 	int marked;
-	int rc = changes_rel_dir_open(upper, x->new_rel, &marked);
+	int rc = marked_open(upper, x, &marked);
 	if (rc < 0)
 		return rc;
 	if (fstatat(from, old_name, &judged, AT_SYMLINK_NOFOLLOW) != 0)
 		rc = errno == ENOENT ? -ENODATA : -errno;
-	else if (!S_ISDIR(judged.st_mode))
+	else if (x->file ? !S_ISREG(judged.st_mode) || changed_since(w, &judged)
+			 : !S_ISDIR(judged.st_mode))
 		rc = -ESTALE;
 	else if (!marks_origin_present(w->marks, marked))
 		rc = -ENOKEY;
@@ -94,8 +160,10 @@ static int rename_checked(struct changes_walk *w, int upper, struct changes_rena
 		rc = -ESTALE;
 	}
 	/* Done once: applying the rest later must not move it again. */
-	if (rc == 0)
+	if (rc == 0 && !x->file)
 		(void)fremovexattr(marked, w->marks->redirect);
+	if (rc == 0 && x->file)
+		moved_file_settle(upper, x, marked, to, new_name);
 	close(marked);
 	return rc;
 }
@@ -112,8 +180,9 @@ static int rename_do(struct changes_walk *w, int upper, struct changes_rename *x
 	const char *old_name = rel_split(old_now, old_parent, sizeof old_parent);
 	const char *new_name = rel_split(x->new_rel, new_parent, sizeof new_parent);
 	rc = changes_rel_dir_open(w->host_root, old_parent, &from);
-	if (rc == 0)
-		rc = changes_rel_dir_open(w->host_root, new_parent, &to);
+	if (rc == 0 && (rc = changes_rel_dir_open(w->host_root, new_parent, &to)) == -ENOENT &&
+	    !x->deferred)
+		rc = -EAGAIN; /* its new parent is new: made by the walk, tried then */
 	if (rc == 0)
 		rc = rename_checked(w, upper, x, from, old_name, to, new_name);
 	if (from >= 0)
@@ -127,15 +196,17 @@ static int rename_do(struct changes_walk *w, int upper, struct changes_rename *x
 	return rc;
 }
 
-static const char *rename_refusal(int rc)
+static const char *rename_refusal(int rc, bool file)
 {
 	switch (rc) {
 	case -ENODATA:
 		return "its old path holds nothing on the host now (moved or removed since the run "
 		       "started)";
 	case -ESTALE:
-		return "its old path holds another directory on the host now (changed since the "
-		       "run started)";
+		return file ? "its old path holds another file on the host now, or one changed "
+			      "since the run started"
+			    : "its old path holds another directory on the host now (changed since "
+			      "the run started)";
 	case -ENOKEY:
 		return "the change set does not say which directory it was";
 	case -EEXIST:
@@ -149,17 +220,66 @@ static const char *rename_refusal(int rc)
 	}
 }
 
-/* One rename, as a line of show or entries. */
-static int rename_list(struct changes_walk *w, const char *tree, const struct changes_rename *x,
-		       const char *why)
+/* x moved (rename_do), and the line saying so; one deferred to the walk says nothing yet. */
+static int rename_report(struct changes_walk *w, int upper, const char *tree,
+			 struct changes_rename *x, const char *path_new)
 {
 	const char *sep = strcmp(tree, "/") ? "/" : "";
+	int rc = rename_do(w, upper, x);
+	if (rc == -EAGAIN) {
+		x->deferred = true;
+		return 0;
+	}
+	if (rc < 0)
+		return changes_walk_line(w, "not applied: %s: renamed from %s%s%s, but %s", path_new,
+					 tree, sep, x->old_rel, rename_refusal(rc, x->file));
+	w->applied++;
+	return changes_walk_line(w, "applied: %s (renamed from %s%s%s)", path_new, tree, sep,
+				 x->old_rel);
+}
+
+/* One rename, as a line of show or entries. */
+static int rename_list(struct changes_walk *w, const char *tree, const struct changes_rename *x,
+		       long long size, const char *why)
+{
+	const char *sep = strcmp(tree, "/") ? "/" : "";
+	char bytes[40] = "";
 	if (w->entries)
-		return changes_walk_line(w, "renamed\t-1\t%s\t%s%s%s", why ? why : "", tree, sep,
-					 x->new_rel);
-	return changes_walk_line(w, "renamed %s%s%s -> %s%s%s%s%s%s", tree, sep, x->old_rel, tree,
-				 sep, x->new_rel, why ? " (held back: " : "", why ? why : "",
-				 why ? ")" : "");
+		return changes_walk_line(w, "renamed\t%lld\t%s\t%s%s%s", size, why ? why : "", tree,
+					 sep, x->new_rel);
+	if (size >= 0)
+		snprintf(bytes, sizeof bytes, " (%lld bytes)", size);
+	return changes_walk_line(w, "renamed %s%s%s -> %s%s%s%s%s%s%s", tree, sep, x->old_rel,
+				 tree, sep, x->new_rel, bytes, why ? " (held back: " : "",
+				 why ? why : "", why ? ")" : "");
+}
+
+/*
+ * Why the safe rule holds rename x, in why. A directory: by where it
+ * lands with all it holds (changes_judge_hold_move); a file: as the file
+ * it is at its new path. Its size in *size (-1: a directory).
+ */
+static bool rename_hold(struct changes_walk *w, const char *tree, int upper,
+			const struct changes_rename *x, const char *path_new, long long *size,
+			char *why, size_t why_size)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	int dir;
+	*size = -1;
+	if (!x->file)
+		return changes_judge_hold_move(&w->judge, x->new_rel, path_new, why, why_size);
+	const char *name = rel_split(x->new_rel, parent, sizeof parent);
+	if (changes_rel_dir_open(upper, parent, &dir) < 0)
+		return false;
+	bool hold = false;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		*size = (long long)st.st_size;
+		hold = changes_judge_hold(&w->judge, tree, x->new_rel, path_new, &st, dir, name, -1,
+					  false, why, why_size);
+	}
+	close(dir);
+	return hold;
 }
 
 int changes_renames_walk(struct changes_walk *w, const char *tree, int upper,
@@ -170,29 +290,36 @@ int changes_renames_walk(struct changes_walk *w, const char *tree, int upper,
 		struct changes_rename *x = &w->renames.items[i];
 		char path_new[PATH_MAX * 2], why[PATH_MAX + 64];
 		bool hold = false;
+		long long size = -1;
 		int rc = 0;
 		snprintf(path_new, sizeof path_new, "%s%s%s", tree, sep, x->new_rel);
 		if (w->mode != CHANGES_ALL) {
 			if ((rc = changes_walk_judge_ready(w, err)) < 0)
 				return rc;
-			hold = changes_judge_hold_move(&w->judge, x->new_rel, path_new, why,
-						       sizeof why);
+			hold = rename_hold(w, tree, upper, x, path_new, &size, why, sizeof why);
 		}
 		if (w->mode == CHANGES_LIST)
-			rc = rename_list(w, tree, x, hold ? why : NULL);
+			rc = rename_list(w, tree, x, size, hold ? why : NULL);
 		else if (!changes_walk_asked(w, path_new, true))
 			continue;
 		else if (hold)
 			rc = changes_walk_line(w, "held back: %s (renamed from %s%s%s: %s)", path_new,
 					       tree, sep, x->old_rel, why);
-		else if ((rc = rename_do(w, upper, x)) < 0)
-			rc = changes_walk_line(w, "not applied: %s: renamed from %s%s%s, but %s",
-					       path_new, tree, sep, x->old_rel, rename_refusal(rc));
-		else if ((rc = changes_walk_line(w, "applied: %s (renamed from %s%s%s)", path_new,
-						 tree, sep, x->old_rel)) == 0)
-			w->applied++;
+		else
+			rc = rename_report(w, upper, tree, x, path_new);
 		if (rc < 0)
 			return error_set(err, -ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+int changes_rename_now(struct changes_walk *w, const char *tree, struct changes_rename *x,
+		       struct procage_error *err)
+{
+	char path_new[PATH_MAX * 2];
+	snprintf(path_new, sizeof path_new, "%s%s%s", tree, strcmp(tree, "/") ? "/" : "",
+		 x->new_rel);
+	return rename_report(w, w->upper_root, tree, x, path_new) < 0
+		       ? error_set(err, -ENOMEM, "out of memory")
+		       : 0;
 }

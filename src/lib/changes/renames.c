@@ -33,14 +33,22 @@ static bool rel_join(char *buf, size_t size, const char *dir, const char *name)
 	return (size_t)snprintf(buf, size, "%s%s%s", dir, dir[0] ? "/" : "", name) < size;
 }
 
-static int rename_add(struct changes_renames *r, const char *new_rel, const char *old_rel)
+struct collect_ctx {
+	const struct overlay_marks *m;
+	int host_root;
+	const char *tree;
+	struct changes_renames *r;
+};
+
+static int rename_add(struct changes_renames *r, const char *new_rel, const char *old_rel,
+		      bool file)
 {
 	struct changes_rename *items = realloc(r->items, (r->n + 1) * sizeof *items);
 	if (!items)
 		return -ENOMEM;
 	r->items = items;
 	items[r->n] = (struct changes_rename){ .new_rel = strdup(new_rel),
-					       .old_rel = strdup(old_rel) };
+					       .old_rel = strdup(old_rel), .file = file };
 	if (!items[r->n].new_rel || !items[r->n].old_rel) {
 		free(items[r->n].new_rel);
 		free(items[r->n].old_rel);
@@ -51,12 +59,46 @@ static int rename_add(struct changes_renames *r, const char *new_rel, const char
 }
 
 /*
+ * Where the host holds the file whose handle the copy-up name in dir
+ * carries, below the tree root, in old_rel; false when it is none of the
+ * tree's, has other names too (a hard link: which one moved is not
+ * known), or the mark names nothing.
+ */
+static bool file_origin(const struct collect_ctx *c, int dir, const char *name, char *old_rel,
+			size_t size)
+{
+	char proc[64], at[PATH_MAX];
+	struct stat st;
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	int host = marks_origin_open(c->m, fd, c->host_root);
+	close(fd);
+	if (host < 0)
+		return false;
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", host);
+	ssize_t n = fstat(host, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1
+			    ? readlink(proc, at, sizeof at - 1)
+			    : -1;
+	close(host);
+	if (n <= 0)
+		return false;
+	at[n] = '\0';
+	size_t t = strcmp(c->tree, "/") ? strlen(c->tree) : 0;
+	if (strncmp(at, c->tree, t) != 0 || at[t] != '/')
+		return false;
+	return (size_t)snprintf(old_rel, size, "%s", at + t + 1) < size;
+}
+
+/*
  * The directories below dir (at rel in the upper layer, at lower_rel on
  * the host, or lower_rel NULL: none there), depth first.
  */
-static int collect(const struct overlay_marks *m, int dir, const char *rel, const char *lower_rel,
-		   struct changes_renames *r, int depth)
+static int collect(const struct collect_ctx *c, int dir, const char *rel, const char *lower_rel,
+		   int depth)
 {
+	const struct overlay_marks *m = c->m;
+	struct changes_renames *r = c->r;
 	/* A description of its own: one shared with the caller would leave it read to the end. */
 	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -73,8 +115,21 @@ static int collect(const struct overlay_marks *m, int dir, const char *rel, cons
 	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
 		char sub_rel[PATH_MAX], redirect[PATH_MAX], sub_lower[PATH_MAX];
 		const char *lower = NULL;
-		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) || !strcmp(e->d_name, ".") ||
-		    !strcmp(e->d_name, ".."))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		/*
+		 * A copy-up of a host file: renamed when the host file is not
+		 * the one at this name of the directory the host had here.
+		 */
+		if (e->d_type == DT_REG && c->host_root >= 0 &&
+		    rel_join(sub_rel, sizeof sub_rel, rel, e->d_name) &&
+		    file_origin(c, dir, e->d_name, sub_lower, sizeof sub_lower) &&
+		    (!lower_rel || !rel_join(redirect, sizeof redirect, lower_rel, e->d_name) ||
+		     strcmp(sub_lower, redirect) != 0)) {
+			rc = rename_add(r, sub_rel, sub_lower, true);
+			continue;
+		}
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		int sub = openat(dir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0)
@@ -92,13 +147,13 @@ static int collect(const struct overlay_marks *m, int dir, const char *rel, cons
 				rc = -ENAMETOOLONG;
 			lower = sub_lower;
 			if (rc == 0)
-				rc = rename_add(r, sub_rel, sub_lower);
+				rc = rename_add(r, sub_rel, sub_lower, false);
 		} else if (!marks_opaque(m, sub) && lower_rel &&
 			   rel_join(sub_lower, sizeof sub_lower, lower_rel, e->d_name)) {
 			lower = sub_lower;
 		}
 		if (rc == 0)
-			rc = collect(m, sub, sub_rel, lower, r, depth + 1);
+			rc = collect(c, sub, sub_rel, lower, depth + 1);
 		close(sub);
 	}
 	closedir(d);
@@ -120,10 +175,12 @@ static int by_depth(const void *a, const void *b)
 	return dx < dy ? -1 : dx > dy ? 1 : strcmp(x->new_rel, y->new_rel);
 }
 
-int renames_collect(const struct overlay_marks *m, int upper, struct changes_renames *r)
+int renames_collect(const struct overlay_marks *m, int upper, int host_root, const char *tree,
+		    struct changes_renames *r)
 {
 	*r = (struct changes_renames){ 0 };
-	int rc = collect(m, upper, "", "", r, 0);
+	struct collect_ctx c = { .m = m, .host_root = host_root, .tree = tree, .r = r };
+	int rc = collect(&c, upper, "", "", 0);
 	if (rc < 0) {
 		renames_free(r);
 		return rc;
@@ -207,7 +264,8 @@ const struct changes_rename *renames_pending_below(const struct changes_renames 
 	return NULL;
 }
 
-bool renames_pending_whiteout(const struct changes_renames *r, const char *rel)
+const struct changes_rename *renames_pending_whiteout(const struct changes_renames *r,
+						      const char *rel)
 {
 	char w[PATH_MAX];
 	for (size_t i = 0; i < r->n; i++) {
@@ -215,7 +273,7 @@ bool renames_pending_whiteout(const struct changes_renames *r, const char *rel)
 			continue;
 		renames_whiteout_of(r, &r->items[i], w, sizeof w);
 		if (strcmp(w, rel) == 0)
-			return true;
+			return &r->items[i];
 	}
-	return false;
+	return NULL;
 }

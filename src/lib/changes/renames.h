@@ -25,6 +25,8 @@ struct changes_rename {
 	char *new_rel;      /* below the tree root, where the run put it */
 	char *old_rel;      /* below the tree root, where the host had it */
 	enum rename_state state;
+	bool file;          /* a regular file, else a directory */
+	bool deferred;      /* its new parent was not on the host yet: tried in the walk */
 };
 
 struct changes_renames {
@@ -32,8 +34,15 @@ struct changes_renames {
 	size_t n;
 };
 
-/* Every redirect of the upper layer at upper (a directory), into r. */
-int renames_collect(const struct overlay_marks *m, int upper, struct changes_renames *r);
+/*
+ * Every redirect of the upper layer at upper (a directory), into r; and,
+ * where host_root (the tree on the host, at path tree) is given, every
+ * file copied up whose origin mark names a host file of the tree at
+ * another path (a file the run renamed: overlayfs copies it up whole,
+ * with no redirect), found by its handle.
+ */
+int renames_collect(const struct overlay_marks *m, int upper, int host_root, const char *tree,
+		    struct changes_renames *r);
 void renames_free(struct changes_renames *r);
 
 /* The rename whose new path is rel, or NULL. */
@@ -55,7 +64,8 @@ void renames_whiteout_of(const struct changes_renames *r, const struct changes_r
  */
 const struct changes_rename *renames_pending_below(const struct changes_renames *r,
 						   const char *rel);
-/* Is rel the whiteout a rename not done left? */
-bool renames_pending_whiteout(const struct changes_renames *r, const char *rel);
+/* The rename not done that left the whiteout rel, or NULL. */
+const struct changes_rename *renames_pending_whiteout(const struct changes_renames *r,
+						      const char *rel);
 
 #endif
