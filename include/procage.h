@@ -956,7 +956,8 @@ PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct proca
  * The same changes, one entry each for programs to read:
  * "KIND\tSIZE\tHELD\tPATH", KIND a word of procage_changes_show's lines
  * ("added", "modified", "removed", "added link", "changed link",
- * "directory", "added directory", "renamed": a directory moved to PATH),
+ * "directory", "added directory", "renamed": a directory or file moved
+ * to PATH),
  * SIZE the bytes the change set holds
  * for it (a link: its target's length; -1 for a removal or a directory),
  * HELD why --apply safe would hold it back (tabs made spaces) or empty,
