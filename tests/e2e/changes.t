@@ -267,6 +267,19 @@ applied_by_rule() {
 		[ -d "$ren/new" ] && [ ! -e "$ren/newer" ] && [ -f "$ren/new.host/o" ]
 		ok $? "$user: the host's directories stay where they are"
 		run_as "$user" "$PROCAGE" changes discard "$id"
+		# Never through a link: the old path's parent replaced by a link
+		# to a directory holding what the run renamed.
+		mkdir -p "$ren/p/d"
+		out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+			sh -c 'mv p/d p/e' 2>&1)
+		id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+		mv "$ren/p" "$ren/p.real" && ln -s p.real "$ren/p"
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		like "$out" "not applied: $ren/p/e: renamed from $ren/p/d, but a directory on its way is missing on the host, or no longer a directory" \
+			"$user: a rename is not made through a link planted in the host tree"
+		[ -d "$ren/p.real/d" ] && [ ! -e "$ren/p.real/e" ]
+		ok $? "$user: the directory behind the link stays"
+		run_as "$user" "$PROCAGE" changes discard "$id"
 	else
 		like "$sh" "^removed $ren/old \(a directory\)\$" "$user: without redirects the old name is a removal"
 		like "$sh" "^added directory $ren/new\$" "$user: and the new one an addition"
