@@ -280,6 +280,31 @@ applied_by_rule() {
 		[ -d "$ren/p.real/d" ] && [ ! -e "$ren/p.real/e" ]
 		ok $? "$user: the directory behind the link stays"
 		run_as "$user" "$PROCAGE" changes discard "$id"
+		# A run cannot forge a rename: it can write no overlay mark (the
+		# trusted.overlay.* names procage reads for root's overlays need
+		# the initial namespace's administrator, and the cage refuses
+		# extended attributes), so a directory it makes is no rename.
+		if command -v python3 >/dev/null; then
+			mkdir -p "$ren/victim" && echo v >"$ren/victim/v"
+			out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+				python3 -c 'import os
+os.mkdir("forged")
+for name in ("trusted.overlay.redirect", "user.overlay.redirect"):
+    try:
+        os.setxattr("forged", name, b"victim")
+        print("WRITTEN", name)
+    except OSError:
+        print("REFUSED", name)' 2>&1)
+			id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+			[ "$(printf '%s\n' "$out" | grep -c '^REFUSED')" = 2 ]
+			ok $? "$user: the run can write no overlay mark"
+			sh=$(run_as "$user" "$PROCAGE" changes show "$id")
+			! printf '%s' "$sh" | grep -q "^renamed"
+			ok $? "$user: a directory it made is no rename"
+			run_as "$user" "$PROCAGE" changes apply "$id" >/dev/null 2>&1
+			[ -f "$ren/victim/v" ] && [ -d "$ren/forged" ] && [ ! -e "$ren/forged/v" ]
+			ok $? "$user: applying it moves nothing of the host"
+		fi
 	else
 		like "$sh" "^removed $ren/old \(a directory\)\$" "$user: without redirects the old name is a removal"
 		like "$sh" "^added directory $ren/new\$" "$user: and the new one an addition"
