@@ -513,6 +513,10 @@ static int renamed_entry(struct changes_walk *w, const char *tree, int upper, co
 		       : 0;
 }
 
+static int file_apply(struct changes_walk *w, int upper, int host, const char *name,
+		      const struct stat *st_in, const struct stat *h_in, bool moved_here,
+		      const char *path, struct procage_error *err);
+
 /* One entry of the upper layer, at rel (below the tree root). */
 static int entry_take(struct changes_walk *w, const char *tree, int upper, int host,
 		      const char *name, char *rel, struct procage_error *err)
@@ -574,11 +578,23 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	}
 	if (S_ISDIR(st.st_mode))
 		return dir_entry(w, tree, upper, host, name, &st, rel, apply_here, err);
-	/*
-	 * A file moved here by its rename was judged then (the host file the
-	 * run saw, unchanged since its start); the exchange below still
-	 * checks it is the one just read.
-	 */
+	return file_apply(w, upper, host, name, &st, host_exists ? &h : NULL, moved_here, path,
+			  err);
+}
+
+/*
+ * A file, link or removal of the upper layer put on the host (h: the
+ * host's entry, or NULL), and the line saying so. A file moved here by
+ * its rename (moved_here) was judged then (the host file the run saw,
+ * unchanged since its start); the exchange still checks it is the one
+ * just read.
+ */
+static int file_apply(struct changes_walk *w, int upper, int host, const char *name,
+		      const struct stat *st_in, const struct stat *h_in, bool moved_here,
+		      const char *path, struct procage_error *err)
+{
+	struct stat st = *st_in, h = h_in ? *h_in : (struct stat){ 0 };
+	bool host_exists = h_in != NULL;
 	int rc = moved_here ? 0 : conflict_judge(w, upper, name, &st, host_exists ? &h : NULL);
 	if (rc == 0)
 		rc = host < 0	       ? -ENOENT
