@@ -59,6 +59,22 @@ static int dir_make_open(int at, const char *name, int *fd, struct procage_error
 	return 0;
 }
 
+/*
+ * Does the tree's file system give file handles? A rename is applied only
+ * over the directory whose handle overlayfs recorded (rename_apply.c):
+ * without handles a renamed directory could never be applied, so such a
+ * tree gets the overlay without redirects, where mv copies.
+ */
+static bool handles_kept(int dir)
+{
+	struct {
+		struct file_handle h;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} handle = { .h.handle_bytes = MAX_HANDLE_SZ };
+	int mount_id;
+	return name_to_handle_at(dir, "", &handle.h, &mount_id, AT_EMPTY_PATH) == 0;
+}
+
 /* Tree index's directories in the set, and the descriptors of its overlay. */
 static int overlay_prepare(const struct procage_cage *cage, const char *set, int set_fd,
 			   size_t index, const char *path, struct plan_overlay *o,
@@ -91,7 +107,7 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 	 * root only; anyone else (and root where it is refused) gets the
 	 * overlay the reaper makes in the run's user namespace, without.
 	 */
-	if (rc == 0 && geteuid() == 0)
+	if (rc == 0 && geteuid() == 0 && handles_kept(o->lower_fd))
 		(void)plan_overlay_premount(o);
 	close(tree);
 	return rc;
