@@ -1,12 +1,14 @@
 /*
- * Renamed directories, listed or moved on the host (apply.h), before the
- * walk of the other changes. A move is by identity: the host directory
- * at the old path (reached from the tree root, no link followed) must be
- * the one the run saw, its handle the one overlayfs recorded when the run
- * renamed it (the origin mark); it is moved in one step, never over
- * anything (RENAME_NOREPLACE), and the directory that arrived is checked
- * to be the one judged, else moved back. A directory that cannot be
- * moved keeps, with everything inside it, in the change set.
+ * Renamed directories and files, listed or moved on the host (apply.h),
+ * before the walk of the other changes. A move is by identity: what the
+ * host holds at the old path (reached from the tree root, no link
+ * followed) must be what the run saw, its handle the one overlayfs
+ * recorded (the origin mark), and a file unchanged since the start mark;
+ * it is moved in one step, never over anything (RENAME_NOREPLACE), and
+ * what arrived is checked to be what was judged, else moved back. One
+ * that cannot be moved keeps, with everything changed inside it, in the
+ * change set; one whose new parent is new too is moved when the walk has
+ * made that parent (changes_rename_now).
  */
 #include <errno.h>
 #include <fcntl.h>
