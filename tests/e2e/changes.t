@@ -5,8 +5,12 @@
 # PATH. The host tree is unchanged until the change set is applied;
 # applying it by the safe rule brings the edits and the commit (git log
 # shows it, git fsck is clean) and holds back each planted item, named;
-# procage changes apply ID PATH then applies a held item. On tier T2
-# (no mount namespace) --changes overlay is refused before anything runs.
+# procage changes apply ID PATH then applies a held item. show gives each
+# change's sizes. A renamed directory and file are a rename where root
+# made the overlay (moved by identity, refused when swapped or reached
+# through a link), a removal and an addition for uid 65534. A change set
+# of an earlier boot is refused. On tier T2 (no mount namespace)
+# --changes overlay is refused before anything runs.
 . "$(dirname "$0")/lib.sh"
 for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
