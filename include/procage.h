@@ -945,8 +945,10 @@ PROCAGE_API const char *procage_run_changes_id(const struct procage_run *run);
  */
 PROCAGE_API int procage_changes_list(char ***ids, struct procage_error *err);
 /*
- * One line per change of set id ("added PATH", "modified PATH",
- * "removed PATH", "added link PATH", "directory PATH"...), followed by
+ * One line per change of set id ("added PATH (N bytes)", "modified PATH
+ * (OLD -> NEW bytes[, mode OLD -> NEW])", "removed PATH (N bytes)",
+ * "added link PATH (-> TARGET)", "directory PATH", "renamed OLD ->
+ * NEW"...), followed by
  * "(held back: WHY)" where --apply safe would hold it back.
  */
 PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct procage_error *err);
@@ -954,7 +956,9 @@ PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct proca
  * The same changes, one entry each for programs to read:
  * "KIND\tSIZE\tHELD\tPATH", KIND a word of procage_changes_show's lines
  * ("added", "modified", "removed", "added link", "changed link",
- * "directory", "added directory"), SIZE the bytes the change set holds
+ * "directory", "added directory", "renamed": a directory or file moved
+ * to PATH),
+ * SIZE the bytes the change set holds
  * for it (a link: its target's length; -1 for a removal or a directory),
  * HELD why --apply safe would hold it back (tabs made spaces) or empty,
  * PATH the host path, last so that it may hold any byte but NUL.

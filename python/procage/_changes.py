@@ -20,7 +20,8 @@ RULES = {"safe": 0, "all": 1, "none": 2}
 @dataclasses.dataclass(frozen=True)
 class Change:
     """One change: the host path, its kind ("added", "modified", "removed",
-    "added link", "changed link", "directory", "added directory"), the
+    "added link", "changed link", "directory", "added directory",
+    "renamed": a directory or file moved to path, root's overlays only), the
     bytes the change set holds for it (None for a removal or a directory),
     and why the safe rule holds it back (None when it does not)."""
 

@@ -5,8 +5,12 @@
 # PATH. The host tree is unchanged until the change set is applied;
 # applying it by the safe rule brings the edits and the commit (git log
 # shows it, git fsck is clean) and holds back each planted item, named;
-# procage changes apply ID PATH then applies a held item. On tier T2
-# (no mount namespace) --changes overlay is refused before anything runs.
+# procage changes apply ID PATH then applies a held item. show gives each
+# change's sizes. A renamed directory and file are a rename where root
+# made the overlay (moved by identity, refused when swapped or reached
+# through a link), a removal and an addition for uid 65534. A change set
+# of an earlier boot is refused. On tier T2 (no mount namespace)
+# --changes overlay is refused before anything runs.
 . "$(dirname "$0")/lib.sh"
 for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
@@ -78,8 +82,8 @@ applied_by_rule() {
 		[ ! -e "$repo/movedir" ]
 	ok $? "$user: directories made, removed and renamed"
 	is "$(git_host status --porcelain)" "" "$user: the work tree matches the commit"
-	like "$out" "held back: $repo/.git/hooks/pre-commit \(inside a git directory \(a hook\)\)" \
-		"$user: the hook is held back, named"
+	like "$out" "held back: $repo/.git/hooks/pre-commit \(inside a git directory \(a hook\)\), 22 bytes" \
+		"$user: the hook is held back, named, with its size"
 	like "$out" "held back: $repo/.git/config \(a git config change \(core.fsmonitor\)\)" \
 		"$user: the fsmonitor config is held back, named"
 	like "$out" "held back: $repo/homelink \(a link leaving the tree\)" \
@@ -140,6 +144,15 @@ applied_by_rule() {
 		sh -c 'sed -i s/two/TWO/ text; echo fresh >fresh; rm bye; printf "x\0y" >blob
 			chmod 700 newdir/sub/f; ln -s text tlink' 2>&1)
 	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	sh=$(run_as "$user" "$PROCAGE" changes show "$id")
+	ok $? "$user: changes show succeeds"
+	like "$sh" "^modified $repo/text \(14 -> 14 bytes\)\$" "$user: show gives a modified file's sizes"
+	like "$sh" "^added $repo/fresh \(6 bytes\)\$" "$user: show gives an added file's size"
+	like "$sh" "^removed $repo/bye \(4 bytes\)\$" "$user: show gives a removed file's size"
+	like "$sh" "^added $repo/blob \(3 bytes\)\$" "$user: show gives a binary file's size"
+	like "$sh" "^modified $repo/newdir/sub/f \(14 -> 14 bytes, mode 0644 -> 0700\)\$" \
+		"$user: show gives a mode change"
+	like "$sh" "^added link $repo/tlink \(-> text\)\$" "$user: show gives a link's target"
 	d=$(cd "$repo" && run_as "$user" "$PROCAGE" changes diff "$id")
 	ok $? "$user: changes diff succeeds"
 	is "$(printf '%s\n' "$d" | sed -n "\\#^--- $repo/text\$#,/^@@/p;/^[-+ ]\(one\|two\|TWO\|three\)\$/p")" \
@@ -195,6 +208,118 @@ applied_by_rule() {
 	[ ! -e "$repo/removed" ]
 	ok $? "$user: the removed file stays removed"
 	run_as "$user" "$PROCAGE" changes discard "$id"
+
+	# The overlay never syncs: a change set from an earlier boot of the
+	# machine (its record rewritten here) is refused, and can be discarded.
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'echo boot >>kept' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	started="$home/.local/state/procage/changes/$id/started"
+	grep -q " $(cat /proc/sys/kernel/random/boot_id)\$" "$started"
+	ok $? "$user: the change set records the boot it was made in"
+	sed -i 's/ [^ ]*$/ 00000000-0000-0000-0000-000000000000/' "$started"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	r=$?
+	[ $r -ne 0 ] && [ "$(tail -1 "$repo/kept")" = run ]
+	ok $? "$user: a change set of an earlier boot is not applied"
+	like "$out" "the machine has restarted since this change set's run" "$user: the refusal says why"
+	run_as "$user" "$PROCAGE" changes discard "$id"
+	ok $? "$user: it can be discarded"
+
+	# A renamed directory. Where root made the overlay (with redirects) it
+	# is a rename: shown and diffed as one, and applied as one move of the
+	# host directory the run saw (its inode stays), the changes inside it
+	# applied below the new name; the host directory swapped meanwhile is
+	# refused, named. Without redirects (any other user) mv copied it: a
+	# removal and an addition, applied as such.
+	ren="$dir/ren"
+	mkdir -p "$ren/old/sub"
+	echo o >"$ren/old/o"; echo s >"$ren/old/sub/s"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$ren"
+	inode=$(stat -c %i "$ren/old")
+	echo r >"$ren/file"
+	[ "$user" != 65534 ] || chown 65534:65534 "$ren/file"
+	finode=$(stat -c %i "$ren/file")
+	out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'mv old new && echo more >>new/o && echo n >new/n && mv file new/file2' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	sh=$(run_as "$user" "$PROCAGE" changes show "$id")
+	d=$(run_as "$user" "$PROCAGE" changes diff "$id")
+	if [ "$user" = root ]; then
+		like "$sh" "^renamed $ren/old -> $ren/new\$" "$user: show lists the renamed directory as a rename"
+		like "$sh" "^modified $ren/new/o \(2 -> 7 bytes\)\$" "$user: and what changed inside it below the new name"
+		! printf '%s' "$sh" | grep -q "removed $ren/old"
+		ok $? "$user: the old name is no removal"
+		like "$sh" "^renamed $ren/file -> $ren/new/file2 \(2 bytes\)\$" \
+			"$user: a renamed file is listed as a rename (its copy-up names the host file)"
+		like "$d" "^rename $ren/old -> $ren/new\$" "$user: diff states the rename"
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		ok $? "$user: the rename applies"
+		[ ! -e "$ren/old" ] && [ "$(stat -c %i "$ren/new")" = "$inode" ] &&
+			[ "$(cat "$ren/new/o" "$ren/new/n" "$ren/new/sub/s" | tr '\n' ' ')" = "o more n s " ]
+		ok $? "$user: the host directory moved (same inode), with the changes inside it"
+		[ ! -e "$ren/file" ] && [ "$(stat -c %i "$ren/new/file2")" = "$finode" ]
+		ok $? "$user: the renamed file moved too (same inode)"
+		is "$(run_as "$user" "$PROCAGE" changes list)" "" "$user: nothing is left of the change set"
+		out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+			sh -c 'mv new newer' 2>&1)
+		id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+		mv "$ren/new" "$ren/new.host" && mkdir "$ren/new"
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		like "$out" "not applied: $ren/newer: renamed from $ren/new, but its old path holds another directory" \
+			"$user: a directory swapped on the host meanwhile is not moved, named"
+		[ -d "$ren/new" ] && [ ! -e "$ren/newer" ] && [ -f "$ren/new.host/o" ]
+		ok $? "$user: the host's directories stay where they are"
+		run_as "$user" "$PROCAGE" changes discard "$id"
+		# Never through a link: the old path's parent replaced by a link
+		# to a directory holding what the run renamed.
+		mkdir -p "$ren/p/d"
+		out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+			sh -c 'mv p/d p/e' 2>&1)
+		id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+		mv "$ren/p" "$ren/p.real" && ln -s p.real "$ren/p"
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		like "$out" "not applied: $ren/p/e: renamed from $ren/p/d, but a directory on its way is missing on the host, or no longer a directory" \
+			"$user: a rename is not made through a link planted in the host tree"
+		[ -d "$ren/p.real/d" ] && [ ! -e "$ren/p.real/e" ]
+		ok $? "$user: the directory behind the link stays"
+		run_as "$user" "$PROCAGE" changes discard "$id"
+		# A run cannot forge a rename: it can write no overlay mark (the
+		# trusted.overlay.* names procage reads for root's overlays need
+		# the initial namespace's administrator, and the cage refuses
+		# extended attributes), so a directory it makes is no rename.
+		if command -v python3 >/dev/null; then
+			mkdir -p "$ren/victim" && echo v >"$ren/victim/v"
+			out=$(cd "$ren" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+				python3 -c 'import os
+os.mkdir("forged")
+for name in ("trusted.overlay.redirect", "user.overlay.redirect"):
+    try:
+        os.setxattr("forged", name, b"victim")
+        print("WRITTEN", name)
+    except OSError:
+        print("REFUSED", name)' 2>&1)
+			id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+			[ "$(printf '%s\n' "$out" | grep -c '^REFUSED')" = 2 ]
+			ok $? "$user: the run can write no overlay mark"
+			sh=$(run_as "$user" "$PROCAGE" changes show "$id")
+			! printf '%s' "$sh" | grep -q "^renamed"
+			ok $? "$user: a directory it made is no rename"
+			run_as "$user" "$PROCAGE" changes apply "$id" >/dev/null 2>&1
+			[ -f "$ren/victim/v" ] && [ -d "$ren/forged" ] && [ ! -e "$ren/forged/v" ]
+			ok $? "$user: applying it moves nothing of the host"
+		fi
+	else
+		like "$sh" "^removed $ren/old \(a directory\)\$" "$user: without redirects the old name is a removal"
+		like "$sh" "^added directory $ren/new\$" "$user: and the new one an addition"
+		like "$sh" "^removed $ren/file \(2 bytes\)\$" "$user: a renamed file is a removal"
+		like "$sh" "^added $ren/new/file2 \(2 bytes\)\$" "$user: and an addition"
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		ok $? "$user: the removal and the addition apply"
+		[ ! -e "$ren/old" ] && [ ! -e "$ren/file" ] &&
+			[ "$(cat "$ren/new/o" "$ren/new/n" "$ren/new/sub/s" "$ren/new/file2" | tr '\n' ' ')" = "o more n s r " ]
+		ok $? "$user: the directory and the file are at their new names with what the run changed"
+	fi
 
 	# A tree whose root was replaced since the run: nothing of it is applied.
 	mkdir -p "$dir/root/w"

@@ -1,9 +1,10 @@
 /*
  * The walk of a change set's upper layer (apply.h). overlayfs records a
  * removal as a character device 0/0 (a whiteout), a directory that
- * replaced the host's as one marked user.overlay.opaque, and anything
+ * replaced the host's as one marked opaque (marks.h), and anything
  * written as the whole file. Without redirects (userxattr has none) a
- * renamed directory is a removal and an addition. The host tree may have
+ * renamed directory is a removal and an addition; with them (root's
+ * overlays) it is moved first (rename_apply.c). The host tree may have
  * changed since the run: nothing here follows a link in it, and a
  * directory that has become something else fails its entries, which stay
  * in the change set.
@@ -29,8 +30,6 @@
 #include "base/syscalls.h"
 #include "policy/path_rule.h"
 
-#define OPAQUE_XATTR "user.overlay.opaque"
-#define ORIGIN_XATTR "user.overlay.origin"
 
 __attribute__((format(printf, 2, 3))) static int line_add(struct changes_walk *w,
 							    const char *fmt, ...)
@@ -43,6 +42,36 @@ __attribute__((format(printf, 2, 3))) static int line_add(struct changes_walk *w
 	if (n < 0)
 		return -ENOMEM;
 	return string_list_take(&w->lines, &w->n_lines, line);
+}
+
+int changes_walk_line(struct changes_walk *w, const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	return string_list_take(&w->lines, &w->n_lines, line);
+}
+
+static bool in_filter(const struct changes_walk *w, const char *path);
+static bool holds_filter(const struct changes_walk *w, const char *path);
+
+bool changes_walk_asked(const struct changes_walk *w, const char *path, bool below)
+{
+	return in_filter(w, path) || (below && holds_filter(w, path));
+}
+
+int changes_walk_judge_ready(struct changes_walk *w, struct procage_error *err)
+{
+	if (w->judge_ready)
+		return 0;
+	int rc = changes_judge_init(&w->judge, w->roots, w->n_roots, err);
+	if (rc == 0)
+		w->judge_ready = true;
+	return rc;
 }
 
 static bool in_filter(const struct changes_walk *w, const char *path)
@@ -224,14 +253,15 @@ static int dir_walk(struct changes_walk *w, const char *tree, int upper, int hos
  * lower file's handle would need CAP_DAC_READ_SEARCH in the initial
  * namespace to be used), so it says "the host had a file here", not which.
  */
-static bool copied_up(int upper, const char *name, const struct stat *st)
+static bool copied_up(const struct overlay_marks *m, int upper, const char *name,
+		      const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode))
 		return false;
 	int fd = openat(upper, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	bool marked = fgetxattr(fd, ORIGIN_XATTR, NULL, 0) >= 0;
+	bool marked = marks_origin_present(m, fd);
 	close(fd);
 	return marked;
 }
@@ -244,14 +274,26 @@ static bool copied_up(int upper, const char *name, const struct stat *st)
  * file the run copied up and the host has removed since is -ENODATA
  * (applying would bring back what the host removed).
  */
+static bool stamped_since(const struct changes_walk *w, const struct stat *s)
+{
+	return s->st_ctim.tv_sec > w->started.tv_sec ||
+	       (s->st_ctim.tv_sec == w->started.tv_sec && s->st_ctim.tv_nsec >= w->started.tv_nsec);
+}
+
 static int conflict_judge(const struct changes_walk *w, int upper, const char *name,
 			  const struct stat *st, const struct stat *h)
 {
-	if (h && !S_ISDIR(h->st_mode) &&
-	    (h->st_ctim.tv_sec > w->started.tv_sec ||
-	     (h->st_ctim.tv_sec == w->started.tv_sec && h->st_ctim.tv_nsec >= w->started.tv_nsec)))
+	if (h && !S_ISDIR(h->st_mode) && stamped_since(w, h))
 		return -ESTALE;
-	if (!h && copied_up(upper, name, st))
+	/*
+	 * A copy-up with no host file at its name: the host removed it since,
+	 * or the run renamed a host file here (overlayfs copies it up whole).
+	 * Only a removal changes the host directory: one unchanged since the
+	 * start mark (taken before this walk changed it), or one the run made
+	 * itself (its upper directory no copy-up of the host's), never held a
+	 * file here that is gone now.
+	 */
+	if (!h && copied_up(w->marks, upper, name, st) && w->dir_may_have_lost)
 		return -ENODATA;
 	return 0;
 }
@@ -269,24 +311,23 @@ static int entry_line(struct changes_walk *w, const struct stat *st, bool host_e
 	return line_add(w, "%s\t%lld\t%s\t%s", kind_word(st, host_exists), size, held, path);
 }
 
-/* Did the run replace the host's directory name (user.overlay.opaque "y")? */
-static bool getxattrat_opaque(int dir, const char *name)
+/* Did the run replace the host's directory name (marked opaque)? */
+static bool getxattrat_opaque(const struct overlay_marks *m, int dir, const char *name)
 {
-	char value[4];
 	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ssize_t n = fgetxattr(fd, OPAQUE_XATTR, value, sizeof value);
+	bool opaque = marks_opaque(m, fd);
 	close(fd);
-	return n == 1 && value[0] == 'y';
+	return opaque;
 }
 
 /* The host directory name in host, made (or made anew) as the upper layer says. */
-static int host_dir_ready(int upper, const char *name, const struct stat *st, int host,
-			  bool apply_here, int *out)
+static int host_dir_ready(const struct overlay_marks *m, int upper, const char *name,
+			  const struct stat *st, int host, bool apply_here, int *out)
 {
 	struct stat h;
-	bool replaced = getxattrat_opaque(upper, name), opaque = apply_here && replaced;
+	bool replaced = getxattrat_opaque(m, upper, name), opaque = apply_here && replaced;
 	if (host < 0)
 		return -ENOENT;
 	bool there = fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
@@ -324,6 +365,50 @@ static const char *kind_word(const struct stat *st, bool host_exists)
 	return host_exists ? "modified" : "added";
 }
 
+static void target_read(int dir, const char *name, char *buf, size_t size)
+{
+	ssize_t n = readlinkat(dir, name, buf, size - 1);
+	buf[n < 0 ? 0 : n] = '\0';
+}
+
+/*
+ * What a line of procage_changes_show says after the path: the sizes (the
+ * host's, then the run's, for a change), a link's target, a mode change.
+ * st: the upper layer's entry; h: the host's, or NULL when it holds none.
+ */
+static void entry_detail(char *buf, size_t size, const struct stat *st, const struct stat *h,
+			 int upper, int host, const char *name)
+{
+	char old_target[PATH_MAX], new_target[PATH_MAX], mode[40] = "";
+	if (h && (h->st_mode & S_IFMT) == (st->st_mode & S_IFMT) &&
+	    (h->st_mode & 07777) != (st->st_mode & 07777))
+		snprintf(mode, sizeof mode, ", mode %04o -> %04o", h->st_mode & 07777,
+			 st->st_mode & 07777);
+	buf[0] = '\0';
+	if (whiteout(st)) {
+		if (h && S_ISDIR(h->st_mode))
+			snprintf(buf, size, " (a directory)");
+		else if (h)
+			snprintf(buf, size, " (%lld bytes)", (long long)h->st_size);
+	} else if (S_ISDIR(st->st_mode)) {
+		if (mode[0])
+			snprintf(buf, size, " (%s)", mode + 2);
+	} else if (S_ISLNK(st->st_mode)) {
+		target_read(upper, name, new_target, sizeof new_target);
+		if (h && S_ISLNK(h->st_mode)) {
+			target_read(host, name, old_target, sizeof old_target);
+			snprintf(buf, size, " (%s -> %s)", old_target, new_target);
+		} else {
+			snprintf(buf, size, " (-> %s)", new_target);
+		}
+	} else if (h && S_ISREG(h->st_mode)) {
+		snprintf(buf, size, " (%lld -> %lld bytes%s)", (long long)h->st_size,
+			 (long long)st->st_size, mode);
+	} else {
+		snprintf(buf, size, " (%lld bytes)", (long long)st->st_size);
+	}
+}
+
 /* A directory of the upper layer: made on the host, then walked. */
 static int dir_entry(struct changes_walk *w, const char *tree, int upper, int host,
 		     const char *name, const struct stat *st, char *rel, bool apply_here,
@@ -334,8 +419,8 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 	if (sub_upper < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
 	if (w->mode != CHANGES_LIST) {
-		bool opaque = apply_here && getxattrat_opaque(upper, name);
-		rc = host_dir_ready(upper, name, st, host, apply_here, &sub_host);
+		bool opaque = apply_here && getxattrat_opaque(w->marks, upper, name);
+		rc = host_dir_ready(w->marks, upper, name, st, host, apply_here, &sub_host);
 		if (rc < 0) {
 			char path[PATH_MAX * 2];
 			snprintf(path, sizeof path, "%s/%s", tree, rel);
@@ -352,7 +437,7 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 		}
 		/* Done once: applying the rest later must not empty it again. */
 		if (opaque)
-			(void)fremovexattr(sub_upper, OPAQUE_XATTR);
+			(void)fremovexattr(sub_upper, w->marks->opaque);
 	} else if (host >= 0) {
 		sub_host = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
@@ -366,6 +451,72 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 	return rc;
 }
 
+/*
+ * What renames (renames.h) make of an entry: 1 to go on as usual, else
+ * done with (0) or failed (< 0). A directory the run renamed is listed
+ * against the host directory it came from, and left alone while the host
+ * directory has not moved; the whiteout its rename left is no removal;
+ * and a host directory that still holds one not moved is not removed.
+ */
+static int renamed_entry(struct changes_walk *w, const char *tree, int upper, const char *name,
+			 const struct stat *st, const struct stat *h, char *rel, const char *path,
+			 struct procage_error *err)
+{
+	struct changes_rename *x = renames_at_new(&w->renames, rel);
+	const struct changes_rename *p;
+	if (w->renames.n == 0)
+		return 1;
+	if (x && (x->file ? !S_ISREG(st->st_mode) : !S_ISDIR(st->st_mode)))
+		x = NULL;
+	/* Its line is the rename's own. */
+	if (x && x->file && w->mode == CHANGES_LIST)
+		return 0;
+	if (x && w->mode == CHANGES_LIST) {
+		int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int sub_host = -1, rc;
+		if (sub_upper < 0)
+			return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
+		if (w->host_root >= 0)
+			(void)changes_rel_dir_open(w->host_root, x->old_rel, &sub_host);
+		rc = dir_walk(w, tree, sub_upper, sub_host, rel, err);
+		close(sub_upper);
+		if (sub_host >= 0)
+			close(sub_host);
+		return rc;
+	}
+	/* One whose new parent the walk has just made is tried now. */
+	if (x && x->state != RENAME_DONE && x->deferred) {
+		int rc = changes_rename_now(w, tree, x, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (x && x->state != RENAME_DONE) {
+		w->remaining += w->mode != CHANGES_LIST;
+		return 0;
+	}
+	/* The whiteout of a rename tried later in the walk is counted after it (tree_walk). */
+	const struct changes_rename *left = whiteout(st) ? renames_pending_whiteout(&w->renames, rel)
+							 : NULL;
+	if (left) {
+		w->remaining += w->mode != CHANGES_LIST && !left->deferred;
+		return 0;
+	}
+	if (w->mode == CHANGES_LIST || !h || !S_ISDIR(h->st_mode) || !in_filter(w, path) ||
+	    (S_ISDIR(st->st_mode) && !getxattrat_opaque(w->marks, upper, name)) ||
+	    !(p = renames_pending_below(&w->renames, rel)))
+		return 1;
+	w->remaining++;
+	return changes_walk_line(w, "not applied: %s: the run moved %s/%s out of it to %s/%s, "
+				    "which is not applied",
+				 path, tree, p->old_rel, tree, p->new_rel) < 0
+		       ? error_set(err, -ENOMEM, "out of memory")
+		       : 0;
+}
+
+static int file_apply(struct changes_walk *w, int upper, int host, const char *name,
+		      const struct stat *st_in, const struct stat *h_in, bool moved_here,
+		      const char *path, struct procage_error *err);
+
 /* One entry of the upper layer, at rel (below the tree root). */
 static int entry_take(struct changes_walk *w, const char *tree, int upper, int host,
 		      const char *name, char *rel, struct procage_error *err)
@@ -374,23 +525,38 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	struct stat st, h;
 	snprintf(path, sizeof path, "%s%s%s", tree, strcmp(tree, "/") ? "/" : "", rel);
 	if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
+		return errno == ENOENT && w->renames.n
+			       ? 0 /* a whiteout a rename done in this walk took along */
+			       : error_set_sys(err, errno, PROCAGE_STEP_NONE,
+					       "the change set at %s", rel);
 	bool host_exists = host >= 0 && fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
 	bool apply_here = in_filter(w, path);
 	bool judged = !whiteout(&st) && w->mode != CHANGES_ALL;
-	if (judged && !w->judge_ready) {
-		int rc = changes_judge_init(&w->judge, w->roots, w->n_roots, err);
+	int renamed = renamed_entry(w, tree, upper, name, &st, host_exists ? &h : NULL, rel, path,
+				    err);
+	if (renamed <= 0)
+		return renamed;
+	/* A file the renames just moved here: the host holds it now, changed by the move. */
+	const struct changes_rename *moved = renames_at_new(&w->renames, rel);
+	bool moved_here = moved && moved->file && moved->state == RENAME_DONE;
+	if (moved_here && fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0; /* the same bytes: the move was the whole change */
+	if (moved_here)
+		host_exists = host >= 0 && fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
+	if (judged) {
+		int rc = changes_walk_judge_ready(w, err);
 		if (rc < 0)
 			return rc;
-		w->judge_ready = true;
 	}
 	bool hold = judged && changes_judge_hold(&w->judge, tree, rel, path, &st, upper, name,
 						  host, host_exists, why, sizeof why);
 	if (w->mode == CHANGES_LIST) {
+		char detail[PATH_MAX * 2 + 64];
+		entry_detail(detail, sizeof detail, &st, host_exists ? &h : NULL, upper, host, name);
 		int rc = w->entries ? entry_line(w, &st, host_exists, hold ? why : NULL, path)
-				    : line_add(w, "%s %s%s%s%s", kind_word(&st, host_exists), path,
-					       hold ? " (held back: " : "", hold ? why : "",
-					       hold ? ")" : "");
+				    : line_add(w, "%s %s%s%s%s%s", kind_word(&st, host_exists), path,
+					       detail, hold ? " (held back: " : "",
+					       hold ? why : "", hold ? ")" : "");
 		if (rc < 0)
 			return error_set(err, -ENOMEM, "out of memory");
 		return S_ISDIR(st.st_mode) && !hold
@@ -403,13 +569,33 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 	}
 	if (hold && apply_here) {
 		w->remaining++;
-		return line_add(w, "held back: %s (%s)", path, why) < 0
+		char size[40] = "";
+		if (S_ISREG(st.st_mode))
+			snprintf(size, sizeof size, ", %lld bytes", (long long)st.st_size);
+		return line_add(w, "held back: %s (%s)%s", path, why, size) < 0
 			       ? error_set(err, -ENOMEM, "out of memory")
 			       : 0;
 	}
 	if (S_ISDIR(st.st_mode))
 		return dir_entry(w, tree, upper, host, name, &st, rel, apply_here, err);
-	int rc = conflict_judge(w, upper, name, &st, host_exists ? &h : NULL);
+	return file_apply(w, upper, host, name, &st, host_exists ? &h : NULL, moved_here, path,
+			  err);
+}
+
+/*
+ * A file, link or removal of the upper layer put on the host (h: the
+ * host's entry, or NULL), and the line saying so. A file moved here by
+ * its rename (moved_here) was judged then (the host file the run saw,
+ * unchanged since its start); the exchange still checks it is the one
+ * just read.
+ */
+static int file_apply(struct changes_walk *w, int upper, int host, const char *name,
+		      const struct stat *st_in, const struct stat *h_in, bool moved_here,
+		      const char *path, struct procage_error *err)
+{
+	struct stat st = *st_in, h = h_in ? *h_in : (struct stat){ 0 };
+	bool host_exists = h_in != NULL;
+	int rc = moved_here ? 0 : conflict_judge(w, upper, name, &st, host_exists ? &h : NULL);
 	if (rc == 0)
 		rc = host < 0	       ? -ENOENT
 		     : whiteout(&st) ? (host_exists ? entry_remove(host, name, &h) : 0)
@@ -446,6 +632,12 @@ static int dir_walk(struct changes_walk *w, const char *tree, int upper, int hos
 	/* Names first: entries are removed from the directory as they are applied. */
 	char **names = NULL;
 	size_t n = 0;
+	/* Before anything here is applied (conflict_judge). */
+	struct stat host_dir;
+	bool saved = w->dir_may_have_lost;
+	w->dir_may_have_lost = (len == 0 || marks_origin_present(w->marks, upper)) &&
+			       (host < 0 || fstat(host, &host_dir) != 0 ||
+				stamped_since(w, &host_dir));
 	for (struct dirent *e; rc == 0 && (e = readdir(d));)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
 		    string_list_append(&names, &n, e->d_name) < 0)
@@ -460,6 +652,7 @@ static int dir_walk(struct changes_walk *w, const char *tree, int upper, int hos
 		rc = entry_take(w, tree, upper, host, names[i], rel, err);
 		rel[len] = '\0';
 	}
+	w->dir_may_have_lost = saved;
 	procage_strings_free(names);
 	return rc;
 }
@@ -495,7 +688,27 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 			       ? error_set(err, -ENOMEM, "out of memory")
 			       : 0;
 	}
-	int rc = dir_walk(w, t->path, upper, host, rel, err);
+	/*
+	 * The overlay's marks; renamed directories only where root made it
+	 * (a run cannot write trusted.overlay.* marks, and userxattr has no
+	 * redirects). They go first: the rest is applied below their new
+	 * names, and a removal that would take one along waits for it.
+	 */
+	w->marks = overlay_marks_of(t->trusted_marks);
+	w->host_root = host;
+	w->upper_root = upper;
+	int rc = t->trusted_marks ? renames_collect(w->marks, upper, host, t->path, &w->renames) : 0;
+	if (rc < 0)
+		rc = error_set_sys(err, -rc, PROCAGE_STEP_NONE, "reading the renames of %s", t->path);
+	if (rc == 0 && w->renames.n)
+		rc = changes_renames_walk(w, t->path, upper, err);
+	if (rc == 0)
+		rc = dir_walk(w, t->path, upper, host, rel, err);
+	for (size_t i = 0; w->mode != CHANGES_LIST && i < w->renames.n; i++)
+		w->remaining += w->renames.items[i].deferred &&
+				w->renames.items[i].state != RENAME_DONE;
+	renames_free(&w->renames);
+	w->host_root = -1;
 	close(upper);
 	if (host >= 0)
 		close(host);

@@ -15,6 +15,8 @@
 
 #include "base/error.h"
 #include "judge.h"
+#include "marks.h"
+#include "renames.h"
 #include "store.h"
 
 enum changes_walk_mode {
@@ -36,7 +38,33 @@ struct changes_walk {
 	size_t applied, remaining;
 	struct timespec started; /* when the run began: a host file changed since is a conflict */
 	bool entries;            /* CHANGES_LIST: lines as procage_changes_entries */
+	/* Of the tree being walked: */
+	const struct overlay_marks *marks; /* the names its overlay's marks have */
+	struct changes_renames renames;    /* its renamed directories */
+	int host_root;                     /* the tree on the host, or -1 */
+	int upper_root;                    /* its upper layer */
+	/* The host directory being walked may have lost a file since the run started. */
+	bool dir_may_have_lost;
 };
+
+/* Shared by the walk's files: a line of its report, printf-like. */
+__attribute__((format(printf, 2, 3))) int changes_walk_line(struct changes_walk *w,
+							    const char *fmt, ...);
+/* Is path (or, below: something under it) among those asked for? */
+bool changes_walk_asked(const struct changes_walk *w, const char *path, bool below);
+/* The judge made, at its first use. */
+int changes_walk_judge_ready(struct changes_walk *w, struct procage_error *err);
+/*
+ * The renamed directories of the tree (w->renames), before its other
+ * changes: listed, or moved on the host (rename_apply.c).
+ */
+int changes_renames_walk(struct changes_walk *w, const char *tree, int upper,
+			 struct procage_error *err);
+/* Rename x, whose new parent the walk has made on the host, now. */
+int changes_rename_now(struct changes_walk *w, const char *tree, struct changes_rename *x,
+		       struct procage_error *err);
+/* A directory rel below root, one component at a time, following no link. */
+int changes_rel_dir_open(int root, const char *rel, int *out);
 
 /* Walk tree t's upper layer, in w's mode. */
 int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,

@@ -156,7 +156,10 @@ PROCAGE_API int procage_changes_diff(const char *id, const char *const *paths, s
 	if (rc < 0)
 		return rc;
 	close(store_fd);
-	rc = changes_trees_read(set_fd, trees, &n, err);
+	struct timespec started;
+	rc = changes_started_read(set_fd, &started, err);
+	if (rc == 0)
+		rc = changes_trees_read(set_fd, trees, &n, err);
 	close(set_fd);
 	if (rc < 0)
 		return rc;

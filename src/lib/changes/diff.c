@@ -24,6 +24,7 @@
 #include "base/syscalls.h"
 #include "common/text_escape.h"
 #include "policy/path_rule.h"
+#include "apply.h"
 #include "unified.h"
 
 /* A file larger than this is named as differing, not read. */
@@ -109,8 +110,18 @@ static void headers_put(FILE *out, const char *path, bool old_side, bool new_sid
  * A regular file's change: host_dir/name (or none: -1) against
  * upper/name (or none: -1). A mode change is a line of its own.
  */
+static int file_diff_named(FILE *out, const char *path, int host_dir, const char *host_name,
+			   const struct stat *hs, int upper, const char *name, const struct stat *us);
+
 static int file_diff(FILE *out, const char *path, int host_dir, const struct stat *hs, int upper,
 		     const char *name, const struct stat *us)
+{
+	return file_diff_named(out, path, host_dir, name, hs, upper, name, us);
+}
+
+/* The same, the host's file under another name (a renamed file's old one). */
+static int file_diff_named(FILE *out, const char *path, int host_dir, const char *host_name,
+			   const struct stat *hs, int upper, const char *name, const struct stat *us)
 {
 	char *old_text = NULL, *new_text = NULL;
 	size_t old_len = 0, new_len = 0;
@@ -121,7 +132,7 @@ static int file_diff(FILE *out, const char *path, int host_dir, const struct sta
 		fprintf(out, ": %04o -> %04o\n", hs->st_mode & 07777, us->st_mode & 07777);
 	}
 	if (hs)
-		rc_old = file_read(host_dir, name, &old_text, &old_len);
+		rc_old = file_read(host_dir, host_name, &old_text, &old_len);
 	if (us)
 		rc_new = file_read(upper, name, &new_text, &new_len);
 	if (rc_old == -ENOMEM || rc_new == -ENOMEM) {
@@ -257,10 +268,66 @@ static int host_removed(const struct changes_diff *d, const char *path, int host
 static int upper_walk(const struct changes_diff *d, const char *path, int upper, int host,
 		      bool opaque);
 
-static bool opaque_dir(int dir)
+/* path below the tree root ("" for the root). */
+static const char *rel_of(const struct changes_diff *d, const char *path)
 {
-	char value[4];
-	return fgetxattr(dir, "user.overlay.opaque", value, sizeof value) == 1 && value[0] == 'y';
+	size_t n = strlen(d->tree);
+	if (strcmp(d->tree, "/") == 0)
+		return path + 1;
+	return path[n] == '/' ? path + n + 1 : path + n;
+}
+
+static void rename_put(const struct changes_diff *d, const char *old_rel, const char *path)
+{
+	fputs("rename ", d->out);
+	name_put(d->out, d->tree);
+	fprintf(d->out, "%s", strcmp(d->tree, "/") ? "/" : "");
+	name_put(d->out, old_rel);
+	fputs(" -> ", d->out);
+	name_put(d->out, path);
+	fputc('\n', d->out);
+}
+
+/* A file the run renamed: stated, then its bytes against the host file it came from. */
+static int renamed_file_diff(const struct changes_diff *d, const char *path, int upper,
+			     const char *name, const struct stat *us,
+			     const struct changes_rename *x)
+{
+	char parent[PATH_MAX];
+	const char *slash = strrchr(x->old_rel, '/');
+	const char *old_name = slash ? slash + 1 : x->old_rel;
+	struct stat hs;
+	int host = -1, rc = 0;
+	snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - x->old_rel) : 0, x->old_rel);
+	rename_put(d, x->old_rel, path);
+	if (d->host_root >= 0 && changes_rel_dir_open(d->host_root, parent, &host) == 0 &&
+	    fstatat(host, old_name, &hs, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(hs.st_mode))
+		rc = file_diff_named(d->out, path, host, old_name, &hs, upper, name, us);
+	if (host >= 0)
+		close(host);
+	return rc;
+}
+
+/*
+ * A directory the run renamed (renames.h): stated on a line of its own,
+ * then what it holds against the host directory it came from.
+ */
+static int renamed_diff(const struct changes_diff *d, const char *path, int upper,
+			const char *name, const struct changes_rename *x)
+{
+	int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int sub_host = -1;
+	if (sub_upper < 0)
+		return -errno;
+	if (in_filter(d, path))
+		rename_put(d, x->old_rel, path);
+	if (d->host_root >= 0)
+		(void)changes_rel_dir_open(d->host_root, x->old_rel, &sub_host);
+	int rc = upper_walk(d, path, sub_upper, sub_host, false);
+	close(sub_upper);
+	if (sub_host >= 0)
+		close(sub_host);
+	return rc;
 }
 
 /* A directory of the upper layer: what it replaced on the host, then what it holds. */
@@ -271,7 +338,7 @@ static int dir_diff(const struct changes_diff *d, const char *path, int upper, i
 	int sub_host = -1, rc = 0;
 	if (sub_upper < 0)
 		return -errno;
-	bool opaque = opaque_dir(sub_upper);
+	bool opaque = marks_opaque(d->marks, sub_upper);
 	if (hs && !S_ISDIR(hs->st_mode)) {
 		rc = host_removed(d, path, host, name);
 	} else if (hs) {
@@ -300,6 +367,17 @@ static int entry_diff(const struct changes_diff *d, const char *path, int upper,
 	if (fstatat(upper, name, &us, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
 	bool there = host >= 0 && fstatat(host, name, &hs, AT_SYMLINK_NOFOLLOW) == 0;
+	const struct changes_rename *x = renames_at_new(&d->renames, rel_of(d, path));
+	if (x && !x->file && S_ISDIR(us.st_mode))
+		return in_filter(d, path) || holds_filter(d, path)
+			       ? renamed_diff(d, path, upper, name, x)
+			       : 0;
+	if (x && x->file && S_ISREG(us.st_mode))
+		return in_filter(d, path) ? renamed_file_diff(d, path, upper, name, &us, x) : 0;
+	/* The whiteout a rename left: the rename says it. */
+	if (S_ISCHR(us.st_mode) && us.st_rdev == makedev(0, 0) &&
+	    renames_pending_whiteout(&d->renames, rel_of(d, path)))
+		return 0;
 	if (S_ISDIR(us.st_mode))
 		return in_filter(d, path) || holds_filter(d, path)
 			   ? dir_diff(d, path, upper, host, name, &us, there ? &hs : NULL)
@@ -359,7 +437,7 @@ static int upper_walk(const struct changes_diff *d, const char *path, int upper,
 	return rc;
 }
 
-int changes_diff_tree(const struct changes_diff *d, const struct changes_tree *t,
+int changes_diff_tree(struct changes_diff *d, const struct changes_tree *t,
 		      struct procage_error *err)
 {
 	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
@@ -370,7 +448,14 @@ int changes_diff_tree(const struct changes_diff *d, const struct changes_tree *t
 				     t->path);
 	/* A tree gone from the host (or reached through a link now) shows all as added. */
 	int host = sys_openat2(AT_FDCWD, t->path, &how);
-	int rc = upper_walk(d, t->path, upper, host, false);
+	d->tree = t->path;
+	d->marks = overlay_marks_of(t->trusted_marks);
+	d->host_root = host;
+	int rc = t->trusted_marks ? renames_collect(d->marks, upper, host, t->path, &d->renames) : 0;
+	if (rc == 0)
+		rc = upper_walk(d, t->path, upper, host, false);
+	renames_free(&d->renames);
+	d->host_root = -1;
 	close(upper);
 	if (host >= 0)
 		close(host);

@@ -12,16 +12,23 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "marks.h"
+#include "renames.h"
 #include "store.h"
 
 struct changes_diff {
 	FILE *out;
 	const char *const *filter; /* absolute host paths; none: everything */
 	size_t n_filter;
+	/* Of the tree being read (changes_diff_tree sets them): */
+	const char *tree;
+	const struct overlay_marks *marks;
+	struct changes_renames renames;
+	int host_root;
 };
 
 /* The diff of tree t's upper layer against the host, written to d->out. */
-int changes_diff_tree(const struct changes_diff *d, const struct changes_tree *t,
+int changes_diff_tree(struct changes_diff *d, const struct changes_tree *t,
 		      struct procage_error *err);
 
 #endif

@@ -212,3 +212,25 @@ bool changes_judge_hold(const struct changes_judge *j, const char *tree, const c
 	}
 	return false;
 }
+
+bool changes_judge_hold_move(const struct changes_judge *j, const char *rel_new,
+			     const char *path_new, char *why, size_t size)
+{
+	/* What the directory holds arrives unjudged: into a git directory, or as one, never. */
+	if (git_sub(rel_new)) {
+		snprintf(why, size, "into a git directory");
+		return true;
+	}
+	for (size_t i = 0; i < j->classes.n; i++)
+		if (path_within(path_new, j->classes.items[i].path) ||
+		    path_within(j->classes.items[i].path, path_new)) {
+			snprintf(why, size, "the class %s", class_name(j->classes.items[i].cls));
+			return true;
+		}
+	for (size_t i = 0; i < j->n_path_dirs; i++)
+		if (path_within(j->path_dirs[i], path_new)) {
+			snprintf(why, size, "a directory of $PATH");
+			return true;
+		}
+	return false;
+}

@@ -32,4 +32,14 @@ bool changes_judge_hold(const struct changes_judge *j, const char *tree, const c
 			const char *path, const struct stat *st, int upper_dir, const char *name,
 			int host_dir, bool host_exists, char *why, size_t size);
 
+/*
+ * Why a host directory the run renamed to path_new (rel_new below the
+ * tree root) may not be moved there, in why, or false when it may. All
+ * it holds arrives with it, unjudged: held when it lands in a git
+ * directory or becomes one, where a class's location lies at, below or
+ * above it, or when it becomes (or holds) a directory of $PATH.
+ */
+bool changes_judge_hold_move(const struct changes_judge *j, const char *rel_new,
+			     const char *path_new, char *why, size_t size);
+
 #endif

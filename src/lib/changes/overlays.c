@@ -60,28 +60,19 @@ static int dir_make_open(int at, const char *name, int *fd, struct procage_error
 }
 
 /*
- * The identity of the directory the overlay's lower layer is (one fstat,
- * whatever the tree's size): applying refuses a tree whose path names
- * another directory by then.
+ * Does the tree's file system give file handles? A rename is applied only
+ * over the directory whose handle overlayfs recorded (rename_apply.c):
+ * without handles a renamed directory could never be applied, so such a
+ * tree gets the overlay without redirects, where mv copies.
  */
-static int root_write(int tree, int lower_fd, const char *path, struct procage_error *err)
+static bool handles_kept(int dir)
 {
-	struct stat st;
-	char text[64];
-	if (fstat(lower_fd, &st) != 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "the write grant %s", path);
-	int n = snprintf(text, sizeof text, "%llu %llu\n", (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino);
-	int fd = openat(tree, "root", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, text, (size_t)n) != n) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return error_set_sys(err, e, PROCAGE_STEP_PREPARE,
-				     "a change set's record of the tree %s", path);
-	}
-	close(fd);
-	return 0;
+	struct {
+		struct file_handle h;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} handle = { .h.handle_bytes = MAX_HANDLE_SZ };
+	int mount_id;
+	return name_to_handle_at(dir, "", &handle.h, &mount_id, AT_EMPTY_PATH) == 0;
 }
 
 /* Tree index's directories in the set, and the descriptors of its overlay. */
@@ -94,7 +85,7 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 	char name[24];
 	int tree = -1, rc;
 	*o = (struct plan_overlay){ .path = path, .lower_fd = -1, .upper_fd = -1, .work_fd = -1,
-				    .rights = grant_rights(cage, path) };
+				    .mnt_fd = -1, .rights = grant_rights(cage, path) };
 	if (asprintf(&o->upper_path, "%s/%zu/upper", set, index) < 0 ||
 	    asprintf(&o->work_path, "%s/%zu/work", set, index) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
@@ -111,8 +102,13 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 		return rc;
 	if ((rc = dir_make_open(tree, "upper", &o->upper_fd, err)) == 0)
 		rc = dir_make_open(tree, "work", &o->work_fd, err);
-	if (rc == 0)
-		rc = root_write(tree, o->lower_fd, path, err);
+	/*
+	 * Redirects need the initial namespace's administrator: tried for
+	 * root only; anyone else (and root where it is refused) gets the
+	 * overlay the reaper makes in the run's user namespace, without.
+	 */
+	if (rc == 0 && geteuid() == 0 && handles_kept(o->lower_fd))
+		(void)plan_overlay_premount(o);
 	close(tree);
 	return rc;
 }
@@ -137,9 +133,15 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 static int start_mark(int set_fd, struct timespec *mark, struct procage_error *err)
 {
 	struct stat st;
+	char boot[CHANGES_BOOT_ID_MAX];
+	if (changes_boot_id(boot) < 0)
+		return error_set(err, -EIO, "this boot's identity is unreadable "
+					    "(/proc/sys/kernel/random/boot_id)");
 	int fd = openat(set_fd, "started", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			0600);
-	if (fd < 0 || fstat(fd, &st) != 0 || fchmod(fd, 0600) != 0 || fstat(fd, &st) != 0) {
+	if (fd < 0 || fstat(fd, &st) != 0 || fchmod(fd, 0600) != 0 || fstat(fd, &st) != 0 ||
+	    dprintf(fd, "%lld %ld %s\n", (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+		    boot) < 0) {
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
@@ -150,6 +152,12 @@ static int start_mark(int set_fd, struct timespec *mark, struct procage_error *e
 	return 0;
 }
 
+/*
+ * "trees": a line per overlay, the identity of the directory its lower
+ * layer is (one fstat, whatever the tree's size: applying refuses a tree
+ * whose path names another directory by then), whose marks it has, and
+ * its path.
+ */
 static int trees_write(int set_fd, const struct plan *plan, struct procage_error *err)
 {
 	int fd = openat(set_fd, "trees", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -160,26 +168,21 @@ static int trees_write(int set_fd, const struct plan *plan, struct procage_error
 		close(fd);
 		return error_set(err, -ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < plan->n_overlays; i++)
-		fprintf(f, "%s\n", plan->overlays[i].path);
-	if (fclose(f) != 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a trees file");
-	/*
-	 * When the run starts (start_mark): a host file whose change time is
-	 * not earlier was changed by someone else meanwhile, and applying
-	 * would overwrite it.
-	 */
-	struct timespec now = plan->changes_started;
-	fd = openat(set_fd, "started", O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
-		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "a change set's start time");
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < plan->n_overlays; i++) {
+		const struct plan_overlay *o = &plan->overlays[i];
+		struct stat st;
+		if (fstat(o->lower_fd, &st) != 0)
+			rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "the write grant %s",
+					   o->path);
+		else
+			fprintf(f, "%llu %llu %s %s\n", (unsigned long long)st.st_dev,
+				(unsigned long long)st.st_ino, o->mnt_fd >= 0 ? "trusted" : "user",
+				o->path);
 	}
-	fprintf(f, "%lld %ld\n", (long long)now.tv_sec, now.tv_nsec);
-	if (fclose(f) != 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a change set's start time");
-	return 0;
+	if (fclose(f) != 0 && rc == 0)
+		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a trees file");
+	return rc;
 }
 
 int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,

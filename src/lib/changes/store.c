@@ -136,46 +136,31 @@ int changes_set_open(int store_fd, const char *id, int *out, struct procage_erro
 	return 0;
 }
 
-/* The tree root's identity at the run's start: the tree's file "root", "DEV INO". */
-static int root_read(struct changes_tree *t, struct procage_error *err)
-{
-	char text[64];
-	unsigned long long dev, ino;
-	int fd = openat(t->dir_fd, "root", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return error_set(err, -EINVAL, "the change set of %s does not say which directory "
-				 "the run saw (its root file)", t->path);
-	text[n] = '\0';
-	if (sscanf(text, "%llu %llu", &dev, &ino) != 2)
-		return error_set(err, -EINVAL, "the change set of %s: its root file is unreadable",
-				 t->path);
-	t->root_dev = (dev_t)dev;
-	t->root_ino = (ino_t)ino;
-	return 0;
-}
-
-/* One line of "trees": "N PATH". */
+/*
+ * One line of "trees": "DEV INO MARKS PATH", the tree root's identity at
+ * the run's start, whose marks its overlay has (user or trusted), and its
+ * path on the host.
+ */
 static int tree_line(int set_fd, const char *line, struct changes_tree *t, size_t index,
 		     struct procage_error *err)
 {
-	char name[24];
-	if (line[0] != '/' || strlen(line) >= sizeof t->path)
+	char name[24], marks[16];
+	unsigned long long dev, ino;
+	int at = -1;
+	if (sscanf(line, "%llu %llu %15s %n", &dev, &ino, marks, &at) != 3 || at < 0 ||
+	    line[at] != '/' || strlen(line + at) >= sizeof t->path ||
+	    (strcmp(marks, "user") != 0 && strcmp(marks, "trusted") != 0))
 		return error_set(err, -EINVAL, "a change set's trees file holds a bad line");
-	snprintf(t->path, sizeof t->path, "%s", line);
+	snprintf(t->path, sizeof t->path, "%s", line + at);
+	t->root_dev = (dev_t)dev;
+	t->root_ino = (ino_t)ino;
+	t->trusted_marks = strcmp(marks, "trusted") == 0;
 	snprintf(name, sizeof name, "%zu", index);
 	t->dir_fd = openat(set_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (t->dir_fd < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "a change set's tree %s",
 				     name);
-	int rc = root_read(t, err);
-	if (rc < 0) {
-		close(t->dir_fd);
-		t->dir_fd = -1;
-	}
-	return rc;
+	return 0;
 }
 
 int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
@@ -214,9 +199,41 @@ void changes_trees_close(struct changes_tree *trees, size_t n)
 			close(trees[i].dir_fd);
 }
 
+int changes_boot_id(char id[CHANGES_BOOT_ID_MAX])
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, id, CHANGES_BOOT_ID_MAX - 1);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return n < 0 ? -e : -EIO;
+	id[n] = '\0';
+	id[strcspn(id, "\n ")] = '\0';
+	return id[0] ? 0 : -EIO;
+}
+
+/*
+ * The overlay never synced what the run wrote (overlay_mount.c): a
+ * change set made before the machine last started may hold files cut
+ * short or empty, and is never read for applying.
+ */
+static int boot_check(const char *recorded, struct procage_error *err)
+{
+	char now[CHANGES_BOOT_ID_MAX];
+	if (changes_boot_id(now) < 0)
+		return error_set(err, -EIO, "a change set: this boot's identity is unreadable "
+					    "(/proc/sys/kernel/random/boot_id)");
+	if (strcmp(recorded, now) != 0)
+		return error_set(err, -ESTALE,
+				 "the machine has restarted since this change set's run, and "
+				 "its files were never synced (they may be cut short): discard it");
+	return 0;
+}
+
 int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err)
 {
-	char text[64];
+	char text[128], boot[CHANGES_BOOT_ID_MAX];
 	long long sec;
 	long nsec;
 	int fd = openat(set_fd, "started", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -226,8 +243,11 @@ int changes_started_read(int set_fd, struct timespec *t, struct procage_error *e
 	if (n <= 0)
 		return error_set(err, -EINVAL, "a change set without its start time");
 	text[n] = '\0';
-	if (sscanf(text, "%lld %ld", &sec, &nsec) != 2)
+	if (sscanf(text, "%lld %ld %39s", &sec, &nsec, boot) != 3)
 		return error_set(err, -EINVAL, "a change set's start time is unreadable");
+	int rc = boot_check(boot, err);
+	if (rc < 0)
+		return rc;
 	t->tv_sec = (time_t)sec;
 	t->tv_nsec = nsec;
 	return 0;

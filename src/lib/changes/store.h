@@ -2,9 +2,12 @@
  * The store of change sets: a directory of procage's own, outside every
  * grant, holding one directory per change set (its ID), each holding one
  * numbered directory per overlaid tree with the overlay's upper and work
- * directories, and a file "trees" naming each tree's path on the host.
+ * directories, a file "trees" naming each tree (its root's device and
+ * inode when the run started, the overlay's marks, its path on the host)
+ * and a file "started" (the start mark, the boot).
  *
  *   $XDG_STATE_HOME/procage/changes/ID/trees
+ *   $XDG_STATE_HOME/procage/changes/ID/started
  *   $XDG_STATE_HOME/procage/changes/ID/0/upper
  *   $XDG_STATE_HOME/procage/changes/ID/0/work
  *
@@ -16,6 +19,7 @@
 #define PROCAGE_CHANGES_STORE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
@@ -39,13 +43,25 @@ struct changes_tree {
 	int dir_fd;          /* the tree's directory in the change set (N), or -1 */
 	dev_t root_dev;      /* the tree root's identity when the run started */
 	ino_t root_ino;
+	/*
+	 * The overlay's marks are trusted.overlay.* (made by root, with
+	 * redirects: renames.h), else user.overlay.* (userxattr, none).
+	 */
+	bool trusted_marks;
 };
 
 /* The trees of a change set, read from its "trees" file. */
 int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
 		       struct procage_error *err);
 void changes_trees_close(struct changes_tree *trees, size_t n);
-/* When the change set's run started (its "started" file). */
+/* The identity of this boot of the machine (a UUID), in id. */
+#define CHANGES_BOOT_ID_MAX 40
+int changes_boot_id(char id[CHANGES_BOOT_ID_MAX]);
+/*
+ * When the change set's run started (its "started" file: the start mark
+ * and the boot it was made in); a change set of an earlier boot is
+ * refused, -ESTALE.
+ */
 int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err);
 
 #endif

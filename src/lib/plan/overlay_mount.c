@@ -2,12 +2,15 @@
  * Tier T1, changes as an overlay: the mounts the reaper makes in the
  * run's mount namespace (plan.h). Each overlay is made from descriptors
  * the parent opened (the grant's tree and the store's upper and work
- * directories), so no path is looked up again here; it uses userxattr,
- * which lets an overlay be mounted in a user namespace (Linux 5.11) and
- * keeps its own attributes in the user.overlay.* names. Without redirects
- * (which userxattr cannot have), renaming a directory the host tree holds
- * fails with EXDEV and mv copies it instead: the change set then says
- * plainly what was removed and what added.
+ * directories), so no path is looked up again here. Made by the reaper
+ * it uses userxattr, which lets an overlay be mounted in a user
+ * namespace (Linux 5.11) and keeps its own marks in the user.overlay.*
+ * names; without redirects (which userxattr cannot have), renaming a
+ * directory the host tree holds fails with EXDEV and mv copies it
+ * instead: the change set then says plainly what was removed and what
+ * added. Where the caller is root, the parent makes the overlay itself
+ * before any namespace of the run exists (plan_overlay_premount), with
+ * redirects and trusted.overlay.* marks, and the reaper only attaches it.
  */
 #include "plan.h"
 
@@ -52,7 +55,17 @@ static int overlay_configure(int fs, const struct plan_overlay *o)
 	int upper = target_open(o->upper_path, o->upper_fd);
 	int work = target_open(o->work_path, o->work_fd);
 	int rc = lower < 0 ? lower : upper < 0 ? upper : work < 0 ? work : 0;
+	/*
+	 * volatile: the overlay never syncs its upper layer, above all not
+	 * when it is unmounted at the run's end, where a sync of the store's
+	 * whole file system cost a journal commit on every run (milliseconds
+	 * to tens of them). Applying reads the change set through the page
+	 * cache, so only a crash of the machine can lose what the run wrote;
+	 * the change set records the boot it was made in, and one from an
+	 * earlier boot is refused (store.c).
+	 */
 	if (rc == 0 && (sys_fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0 ||
+			sys_fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) != 0 ||
 			sys_fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, lower) != 0 ||
 			sys_fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, upper) != 0 ||
 			sys_fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, work) != 0 ||
@@ -65,9 +78,47 @@ static int overlay_configure(int fs, const struct plan_overlay *o)
 	return rc;
 }
 
+int plan_overlay_premount(struct plan_overlay *o)
+{
+	int fs = sys_fsopen("overlay", FSOPEN_CLOEXEC), rc = 0;
+	o->mnt_fd = -1;
+	if (fs < 0)
+		return -errno;
+	/*
+	 * trusted.overlay.* marks, which only the initial namespace's
+	 * administrator may write: the run cannot forge one through the
+	 * overlay. metacopy and index off whatever the module's defaults,
+	 * so that every changed file is whole in the upper layer.
+	 */
+	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "redirect_dir", "on", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "metacopy", "off", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "index", "off", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, o->lower_fd) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, o->upper_fd) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, o->work_fd) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
+	    (o->mnt_fd = sys_fsmount(fs, FSMOUNT_CLOEXEC,
+				     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+		rc = -errno;
+	close(fs);
+	return rc;
+}
+
 int plan_overlay_mount(const struct plan_overlay *o)
 {
-	int fs = sys_fsopen("overlay", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
+	int fs = -1, mnt = -1, rc = 0;
+	if (o->mnt_fd >= 0) {
+		/* Made by the caller: attached here, onto the grant's own inode. */
+		if ((mnt = dup(o->mnt_fd)) < 0)
+			return -errno;
+		if ((rc = move_onto(mnt, o->path, o->lower_fd)) < 0) {
+			close(mnt);
+			return rc;
+		}
+		return mnt;
+	}
+	fs = sys_fsopen("overlay", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -errno;
 	rc = overlay_configure(fs, o);

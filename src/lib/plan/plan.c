@@ -269,11 +269,11 @@ void plan_close_fds(struct plan *plan)
 	/* Only a plan with overlays has opened these (a zeroed plan holds none). */
 	for (size_t i = 0; plan->overlays && i < plan->n_overlays; i++) {
 		struct plan_overlay *o = &plan->overlays[i];
-		int *fds[] = { &o->lower_fd, &o->upper_fd, &o->work_fd };
-		for (size_t k = 0; k < 3; k++)
+		int *fds[] = { &o->lower_fd, &o->upper_fd, &o->work_fd, &o->mnt_fd };
+		for (size_t k = 0; k < 4; k++)
 			if (*fds[k] >= 0)
 				close(*fds[k]);
-		o->lower_fd = o->upper_fd = o->work_fd = -1;
+		o->lower_fd = o->upper_fd = o->work_fd = o->mnt_fd = -1;
 	}
 	if (plan->changes_store && plan->changes_store_fd >= 0)
 		close(plan->changes_store_fd);

@@ -74,6 +74,11 @@ struct plan_overlay {
 	 */
 	char *upper_path, *work_path;
 	uint64_t rights; /* the grant's Landlock rights, given to the overlay's root */
+	/*
+	 * The overlay made by the caller, detached (plan_overlay_premount),
+	 * or -1: the reaper then makes it in the run's user namespace.
+	 */
+	int mnt_fd;
 };
 
 /* A failure index of the mounts step naming overlay i rather than a mask. */
@@ -228,6 +233,13 @@ int plan_cwd_resolve(const char *cwd, struct plan *plan, struct procage_error *e
  * namespace (overlay_mount.c): the mount's descriptor, or a negative errno.
  */
 int plan_overlay_mount(const struct plan_overlay *o);
+/*
+ * The overlay o made here, before the run's namespaces exist, with
+ * redirects (a renamed directory is recorded as one), when the caller may
+ * (CAP_SYS_ADMIN of the initial user namespace): a detached mount in
+ * o->mnt_fd, or a negative errno and none.
+ */
+int plan_overlay_premount(struct plan_overlay *o);
 /* Lay an empty, read-only directory over the store of change sets (store_fd pins it). */
 int plan_changes_store_mask(const char *store, int store_fd);
 /* Close the plan's descriptors (our end of the status pipe among them). */
