@@ -230,7 +230,7 @@ static int host_dir_removed(const struct changes_diff *d, const char *path, int 
 	int rc = names_read(sub, &names, &n);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		char sub_path[PATH_MAX];
-		if (bsearch(&names[i], keep, n_keep, sizeof *keep, name_compare))
+		if (n_keep && bsearch(&names[i], keep, n_keep, sizeof *keep, name_compare))
 			continue;
 		if ((size_t)snprintf(sub_path, sizeof sub_path, "%s/%s", path, names[i]) >=
 		    sizeof sub_path)
