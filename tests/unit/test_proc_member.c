@@ -73,12 +73,12 @@ static void reaper(int hold, int report, int middle_end)
 	_exit(0);
 }
 
-int main(void)
+static void test_membership(void)
 {
 	int hold[2], report[2], middle_end[2];
 	if (pipe2(hold, O_CLOEXEC) || pipe(report) || pipe2(middle_end, O_CLOEXEC)) {
 		tap_ok(false, "pipes: %s", strerror(errno));
-		return tap_done();
+		return;
 	}
 	pid_t r = fork();
 	if (r == 0) {
@@ -134,5 +134,11 @@ int main(void)
 	close(pidfd);
 	if (middle_pidfd >= 0)
 		close(middle_pidfd);
+	close(report[0]);
+}
+
+int main(void)
+{
+	test_membership();
 	return tap_done();
 }
