@@ -51,8 +51,9 @@ bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_not
  * Tier T2 with own_proc: show the run's processes to ps and top
  * (broker_proc_run.c). The run's reaper is reaper (a pidfd of it is
  * duplicated); the listings are made in a private directory in base,
- * which must lie outside every one of the cage's grants. 0, or a negative
- * errno: then there is no listing, and /proc stays Landlock's to refuse.
+ * which must lie outside every one of the cage's grants and the broker's
+ * zones. 0, or a negative errno: then there is no listing, and /proc
+ * stays Landlock's to refuse.
  */
 struct landlock_grant;
 int broker_proc_run_on(struct broker *b, pid_t reaper, int reaper_pidfd, const char *base,

@@ -48,26 +48,39 @@ static const char *const member_files[] = {"stat", "status", "statm", "cmdline"}
 struct broker_proc_run {
 	struct proc_run_root root;
 	char dir[PATH_MAX]; /* the private directory of the listings */
-	bool made; /* dir exists, to be removed at the end */
+	bool made;	    /* dir exists, to be removed at the end */
 	int dir_fd;
 	unsigned long serial; /* listings made */
 };
 
-/* Is the directory open at fd, or one of its ancestors, the inode of a grant? */
-static bool below_a_grant(int fd, const struct landlock_grant *grants, size_t n)
+/* Is st the inode of a grant, or of a zone where the broker makes entries? */
+static bool granted_inode(const struct stat *st, const struct landlock_grant *grants, size_t n,
+			  const struct broker_zones *zones)
 {
-	struct stat st, g, parent;
+	struct stat g;
+	for (size_t i = 0; i < n; i++)
+		if (grants[i].path_fd >= 0 && fstat(grants[i].path_fd, &g) == 0 &&
+		    g.st_dev == st->st_dev && g.st_ino == st->st_ino)
+			return true;
+	for (size_t i = 0; i < zones->n; i++)
+		if (zones->zones[i].dev == st->st_dev && zones->zones[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * Is the directory open at fd, or one of its ancestors, the inode of a
+ * grant or a zone? Landlock judges by the inodes above a file, whatever
+ * their names, and so does this.
+ */
+static bool below_a_grant(int fd, const struct landlock_grant *grants, size_t n,
+			  const struct broker_zones *zones)
+{
+	struct stat st, parent;
 	int at = dup(fd);
 	bool below = true; /* until the root is reached without a match */
 	for (int depth = 0; at >= 0 && depth < 256; depth++) {
-		if (fstat(at, &st) != 0)
-			break;
-		size_t i = 0;
-		for (; i < n; i++)
-			if (grants[i].path_fd >= 0 && fstat(grants[i].path_fd, &g) == 0 &&
-			    g.st_dev == st.st_dev && g.st_ino == st.st_ino)
-				break;
-		if (i < n)
+		if (fstat(at, &st) != 0 || granted_inode(&st, grants, n, zones))
 			break;
 		int up = openat(at, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (up < 0 || fstat(up, &parent) != 0) {
@@ -112,7 +125,7 @@ int broker_proc_run_on(struct broker *b, pid_t reaper, int reaper_pidfd, const c
 		r->dir_fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (r->dir_fd < 0)
 			rc = -errno;
-		else if (below_a_grant(r->dir_fd, grants, n_grants))
+		else if (below_a_grant(r->dir_fd, grants, n_grants, &b->state.zones))
 			/* Inside a grant the run could write there: no listing at all. */
 			rc = -EPERM;
 	}
@@ -180,7 +193,7 @@ static int descending(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* The run's processes (at most LISTING_MAX) in pids, by a scan of /proc. Their number, or -errno. */
+/* The run's processes (LISTING_MAX at most) in pids, by a scan of /proc: how many, or -errno. */
 static int members_find(const struct broker_proc_run *r, pid_t *pids)
 {
 	DIR *proc = opendir("/proc");
@@ -191,7 +204,8 @@ static int members_find(const struct broker_proc_run *r, pid_t *pids)
 	while (n < LISTING_MAX && (e = readdir(proc))) {
 		if (!digits_only(e->d_name))
 			continue;
-		int dir = openat(dirfd(proc), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int dir =
+		    openat(dirfd(proc), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (dir < 0)
 			continue; /* gone since it was listed */
 		if (proc_member(dir, &r->root))
@@ -296,8 +310,7 @@ static bool member_entry(const char *path, pid_t *pid, size_t *file)
 	return false;
 }
 
-bool broker_proc_run_entry(struct broker *b, int listener, uint64_t id, const char *path,
-			   int flags)
+bool broker_proc_run_entry(struct broker *b, int listener, uint64_t id, const char *path, int flags)
 {
 	struct broker_proc_run *r = b ? b->proc_run : NULL;
 	pid_t pid;
@@ -318,9 +331,10 @@ bool broker_proc_run_entry(struct broker *b, int listener, uint64_t id, const ch
 		return false;
 	}
 	struct open_how how = {
-		.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (uint64_t)(flags & (O_NONBLOCK | O_DIRECTORY)),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-			   RESOLVE_NO_XDEV,
+	    .flags =
+		O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (uint64_t)(flags & (O_NONBLOCK | O_DIRECTORY)),
+	    .resolve =
+		RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
 	int fd = sys_openat2(dir, member_files[file], &how);
 	int e = errno;
