@@ -81,12 +81,30 @@ kill $!' >"$dir/out" 2>"$dir/err"
 	done
 }
 
+# unlisted TIER USER: fail closed. Without a private TMPDIR and with /tmp
+# granted, the supervisor has no place out of the run's reach for its
+# listing: ps is refused, with the one procage line that says why.
+unlisted() {
+	local tier=$1 user=$2 what="$1, $2: ps with the listing's place granted" dir="$work/$1-$2"
+	home="$dir/home"
+	tmp="$dir/tmp"
+	cd "$dir/ws" || return
+	cage "$tier" "$user" --no-private-tmp --write /tmp -- ps -e >"$dir/out" 2>"$dir/err"
+	[ $? -ne 0 ]
+	ok $? "$what is refused"
+	is "$(grep -c '^procage' "$dir/err")" 1 "$what prints one procage line"
+	grep -Exq -- "procage: read /proc: the host's list of processes \(on tier T2 the supervisor shows a run only its own processes, and could not make that list here: docs/proc.md\) \(process-access\)" <(grep '^procage' "$dir/err")
+	ok $? "$what: the line says why"
+	grep '^procage' "$dir/err" | sed 's/^/#   /'
+}
+
 pool='import multiprocessing as m
 with m.Pool(2) as p: assert p.map(abs, [-1, -2]) == [1, 2]'
 for tier in T1 T2; do
 	for user in root nobody; do
 		tool $tier $user "ps" ps -e
 		sees $tier $user
+		[ $tier = T1 ] || unlisted $tier $user
 		tool $tier $user "free" free
 		if [ -n "$node" ]; then
 			tool $tier $user "node's os.cpus()" "$node" -e \
