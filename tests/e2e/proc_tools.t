@@ -43,7 +43,8 @@ tool() {
 }
 
 # sees TIER USER: ps lists the run's processes and only those. A sleep
-# the run starts is in every listing (ps -e, ps aux, ps -ef, top), and so
+# the run starts is in every listing (ps -e, ps aux, ps -ef, ps -L, top,
+# top -H), and so
 # is the shell that started it; a sleep of the same user started by this
 # test outside the run, and this test's own shell, are in none.
 sees() {
@@ -54,22 +55,22 @@ sees() {
 	run_as "$user" sleep 600 &
 	outside=$!
 	cage "$tier" "$user" -- sh -c 'sleep 600 & echo "run $$ $!"
-for c in "ps -e -o pid=" "ps aux" "ps -ef" "top -b -n1"; do
+for c in "ps -e -o pid=" "ps aux" "ps -ef" "ps -L -e" "top -b -n1" "top -H -b -n1"; do
 	echo "== $c"; $c | awk "{ print \$2, \$1 }" || exit 1
 done
 kill $!' >"$dir/out" 2>"$dir/err"
 	local st=$?
 	kill "$outside"
 	wait "$outside" 2>/dev/null
-	ok $st "$what: ps -e, ps aux, ps -ef and top -b -n1 succeed"
+	ok $st "$what: ps -e, ps aux, ps -ef, ps -L (threads), top and top -H succeed"
 	[ $st -eq 0 ] || sed 's/^/#   /' "$dir/err" "$dir/out"
 	! grep -q '^procage' "$dir/err"
 	ok $? "$what: they print no procage line"
 	local shell sleeper
 	read -r _ shell sleeper < <(grep '^run ' "$dir/out")
-	# ps -e -o pid= prints the number alone (first word), ps aux and ps
-	# -ef as the second word, top as the first: awk printed both words.
-	for c in "ps -e -o pid=" "ps aux" "ps -ef" "top -b -n1"; do
+	# ps -e -o pid= prints the number alone (first word), ps aux, ps -ef
+	# and ps -L as the second word, top as the first: awk printed both.
+	for c in "ps -e -o pid=" "ps aux" "ps -ef" "ps -L -e" "top -b -n1" "top -H -b -n1"; do
 		local part
 		part=$(awk -v c="== $c" '$0 == c { on = 1; next } /^== / { on = 0 } on' "$dir/out")
 		[ -n "$sleeper" ] && grep -Eq "(^| )$sleeper( |$)" <<<"$part"

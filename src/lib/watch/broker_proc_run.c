@@ -42,7 +42,11 @@
 /* Processes one listing shows at most (a run is not a host). */
 #define LISTING_MAX 4096
 
-/* Another process's entries the broker opens, when it is the run's (docs/proc.md). */
+/*
+ * Another process's entries the broker opens, when it is the run's
+ * (docs/proc.md), in its directory and in task/TID of each of its
+ * threads; and the listing of its task directory (its threads' numbers).
+ */
 static const char *const member_files[] = {"stat", "status", "statm", "cmdline"};
 
 struct broker_proc_run {
@@ -281,41 +285,57 @@ bool broker_proc_run_listing(struct broker *b, int listener, uint64_t id, const 
 	return true;
 }
 
-/*
- * /proc/N/FILE, N a number, FILE one of member_files: N in *pid, FILE's
- * index in *file. No other form: no "." or "..", no task/TID, no link.
- */
-static bool member_entry(const char *path, pid_t *pid, size_t *file)
+static bool member_file(const char *name)
 {
-	char number[16];
-	if (strncmp(path, "/proc/", 6) != 0)
+	for (size_t i = 0; i < sizeof member_files / sizeof *member_files; i++)
+		if (strcmp(name, member_files[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * /proc/N/FILE, /proc/N/task or /proc/N/task/T/FILE (N and T numbers,
+ * FILE one of member_files): N in *pid, and the part below /proc/N,
+ * rebuilt from the names checked, in rest. No other form: no "." or
+ * "..", no empty name, no link.
+ */
+static bool member_entry(const char *path, pid_t *pid, char *rest, size_t size)
+{
+	char copy[128], *save = NULL;
+	const char *names[5];
+	size_t n = 0;
+	if (strncmp(path, "/proc/", 6) != 0 || strlen(path) >= sizeof copy)
 		return false;
-	const char *slash = strchr(path + 6, '/');
-	size_t len = slash ? (size_t)(slash - (path + 6)) : 0;
-	if (!slash || len == 0 || len >= sizeof number)
+	snprintf(copy, sizeof copy, "%s", path + 6);
+	/* Doubled and trailing slashes fold away; every name is then checked by value. */
+	for (char *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (n == sizeof names / sizeof *names)
+			return false;
+		names[n++] = t;
+	}
+	if (n < 2 || !digits_only(names[0]))
 		return false;
-	memcpy(number, path + 6, len);
-	number[len] = '\0';
-	if (!digits_only(number))
-		return false;
-	long value = strtol(number, NULL, 10);
+	long value = strtol(names[0], NULL, 10);
 	if (value <= 1 || value > 0x3fffffff)
 		return false;
-	for (size_t i = 0; i < sizeof member_files / sizeof *member_files; i++)
-		if (strcmp(slash + 1, member_files[i]) == 0) {
-			*pid = (pid_t)value;
-			*file = i;
-			return true;
-		}
-	return false;
+	bool ok = (n == 2 && member_file(names[1])) ||
+		  (n == 2 && strcmp(names[1], "task") == 0) ||
+		  (n == 4 && strcmp(names[1], "task") == 0 && digits_only(names[2]) &&
+		   member_file(names[3]));
+	int len = n == 4 ? snprintf(rest, size, "task/%s/%s", names[2], names[3])
+			 : snprintf(rest, size, "%s", names[1]);
+	if (!ok || len < 0 || (size_t)len >= size)
+		return false;
+	*pid = (pid_t)value;
+	return true;
 }
 
 bool broker_proc_run_entry(struct broker *b, int listener, uint64_t id, const char *path, int flags)
 {
 	struct broker_proc_run *r = b ? b->proc_run : NULL;
 	pid_t pid;
-	size_t file;
-	if (!r || !member_entry(path, &pid, &file))
+	char rest[64];
+	if (!r || !member_entry(path, &pid, rest, sizeof rest))
 		return false;
 	char dir_path[32];
 	snprintf(dir_path, sizeof dir_path, "/proc/%d", (int)pid);
@@ -336,7 +356,7 @@ bool broker_proc_run_entry(struct broker *b, int listener, uint64_t id, const ch
 	    .resolve =
 		RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
-	int fd = sys_openat2(dir, member_files[file], &how);
+	int fd = sys_openat2(dir, rest, &how);
 	int e = errno;
 	close(dir);
 	broker_answer_opened(listener, id, fd < 0 ? -e : fd, (flags & O_CLOEXEC) != 0);
