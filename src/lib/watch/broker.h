@@ -64,6 +64,14 @@ bool broker_proc_run_listing(struct broker *b, int listener, uint64_t id, const 
 /* Answer an open of /proc/N/FILE of a process N of the run, FILE a listed one (true). */
 bool broker_proc_run_entry(struct broker *b, int listener, uint64_t id, const char *path,
 			   int flags);
+/*
+ * Is path /proc/N/FILE, /proc/N/task or /proc/N/task/T/FILE (N above 1
+ * and T numbers, FILE stat, status, statm or cmdline)? N in *pid, and
+ * the part below /proc/N, rebuilt from the names checked, in rest (size
+ * bytes). No other form: no "." or "..", no link. Whether N is the run's
+ * is for the caller to decide.
+ */
+bool broker_proc_member_entry(const char *path, pid_t *pid, char *rest, size_t size);
 /* Remove the listings and forget them (broker_free does). */
 void broker_proc_run_end(struct broker *b);
 /*

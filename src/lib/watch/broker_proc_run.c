@@ -293,13 +293,7 @@ static bool member_file(const char *name)
 	return false;
 }
 
-/*
- * /proc/N/FILE, /proc/N/task or /proc/N/task/T/FILE (N and T numbers,
- * FILE one of member_files): N in *pid, and the part below /proc/N,
- * rebuilt from the names checked, in rest. No other form: no "." or
- * "..", no empty name, no link.
- */
-static bool member_entry(const char *path, pid_t *pid, char *rest, size_t size)
+bool broker_proc_member_entry(const char *path, pid_t *pid, char *rest, size_t size)
 {
 	char copy[128], *save = NULL;
 	const char *names[5];
@@ -318,8 +312,7 @@ static bool member_entry(const char *path, pid_t *pid, char *rest, size_t size)
 	long value = strtol(names[0], NULL, 10);
 	if (value <= 1 || value > 0x3fffffff)
 		return false;
-	bool ok = (n == 2 && member_file(names[1])) ||
-		  (n == 2 && strcmp(names[1], "task") == 0) ||
+	bool ok = (n == 2 && member_file(names[1])) || (n == 2 && strcmp(names[1], "task") == 0) ||
 		  (n == 4 && strcmp(names[1], "task") == 0 && digits_only(names[2]) &&
 		   member_file(names[3]));
 	int len = n == 4 ? snprintf(rest, size, "task/%s/%s", names[2], names[3])
@@ -335,7 +328,7 @@ bool broker_proc_run_entry(struct broker *b, int listener, uint64_t id, const ch
 	struct broker_proc_run *r = b ? b->proc_run : NULL;
 	pid_t pid;
 	char rest[64];
-	if (!r || !member_entry(path, &pid, rest, sizeof rest))
+	if (!r || !broker_proc_member_entry(path, &pid, rest, sizeof rest))
 		return false;
 	char dir_path[32];
 	snprintf(dir_path, sizeof dir_path, "/proc/%d", (int)pid);
