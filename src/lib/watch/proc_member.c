@@ -20,6 +20,14 @@
  *  - The reaper's number is checked by its pidfd: a walk that reached the
  *    number, and after it the pidfd still shows the reaper alive, reached
  *    the reaper (a number is not reused while its process lives).
+ *  - Each link is proved at its own moment, not all at once, and that is
+ *    enough: while the reaper lives, a process is below it for its whole
+ *    life or never. A child is made below its parent (or, with
+ *    CLONE_PARENT, beside it), and an orphan goes to its nearest
+ *    subreaper above it, which below the reaper is the reaper or one of
+ *    the run's; nothing moves a process into another subtree. So "P's
+ *    parent was Q" at one moment and "Q is below the reaper" at a later
+ *    one make P the run's.
  *
  * Anything unexpected ends the walk with "not the run's": the callers
  * then refuse, as they do for every process outside the run.
