@@ -215,12 +215,13 @@ static bool unseen(const struct tier *t, const struct caged_result *r)
 
 /*
  * The entries the supervisor opens of the run's other processes (stat,
- * status, statm, cmdline) are not opened for a process outside the run:
- * its arguments, which hold a secret here, stay unread.
+ * status, statm, cmdline, the same of their threads, the list of their
+ * threads) are not opened for a process outside the run: its arguments,
+ * which hold a secret here, stay unread.
  */
 void r55_a_host_process_entries_stay_unread(const struct tier *t)
 {
-	char pid[16] = "", cmdline[64], status[64], stat[64];
+	char pid[16] = "", cmdline[64], status[64], stat[64], task[64], task_cmdline[96];
 	int hold[2] = {-1, -1};
 	struct caged_proc *host = NULL;
 	struct caged_ws *ws = workspace(t, "r55");
@@ -230,17 +231,23 @@ void r55_a_host_process_entries_stay_unread(const struct tier *t)
 	snprintf(cmdline, sizeof cmdline, "/proc/%s/cmdline", pid);
 	snprintf(status, sizeof status, "/proc/%s/status", pid);
 	snprintf(stat, sizeof stat, "/proc/%s/stat", pid);
-	const char *paths[] = {cmdline, status, stat};
-	for (size_t i = 0; i < 3; i++) {
+	snprintf(task, sizeof task, "/proc/%s/task", pid);
+	snprintf(task_cmdline, sizeof task_cmdline, "/proc/%s/task/%s/cmdline", pid, pid);
+	const char *paths[] = {cmdline, status, stat, task_cmdline};
+	for (size_t i = 0; i < 4; i++) {
 		struct caged_result r = run_caged(ws, NULL, "read-file", paths[i], NULL);
 		check(t, unseen(t, &r), &r, "r55: %s of a process outside the run is not read",
 		      paths[i]);
 	}
-	struct caged_result r = run_uncaged(ws, NULL, "read-file", cmdline, "then", "read-file",
-					    status, "then", "read-file", stat, NULL);
+	struct caged_result r = run_caged(ws, NULL, "list-dir", task, NULL);
+	check(t, unseen(t, &r) && !strstr(r.out, pid), &r,
+	      "r55: the threads of a process outside the run (%s) are not listed", task);
+	r = run_uncaged(ws, NULL, "read-file", cmdline, "then", "read-file", status, "then",
+			"read-file", stat, "then", "read-file", task_cmdline, "then", "list-dir", task,
+			NULL);
 	check(t, did_it(&r) && strstr(r.out, R55_HOST_ARG), &r,
 	      "r55: control: without the cage the same user reads that process's arguments, "
-	      "status and stat");
+	      "status, stat and its thread's arguments, and lists its threads");
 out:
 	host_process_end(host, hold);
 	caged_ws_free(ws);
