@@ -44,7 +44,7 @@ tool() {
 
 # sees TIER USER: ps lists the run's processes and only those. A sleep
 # the run starts is in every listing (ps -e, ps aux, ps -ef, ps -L, top,
-# top -H), and so
+# top -H, and what pgrep and pidof find), and so
 # is the shell that started it; a sleep of the same user started by this
 # test outside the run, and this test's own shell, are in none.
 sees() {
@@ -58,6 +58,7 @@ sees() {
 for c in "ps -e -o pid=" "ps aux" "ps -ef" "ps -L -e" "top -b -n1" "top -H -b -n1"; do
 	echo "== $c"; $c | awk "{ print \$2, \$1 }" || exit 1
 done
+echo "pgrep $(pgrep -x sleep)"; echo "pidof $(pidof sleep)"
 kill $!' >"$dir/out" 2>"$dir/err"
 	local st=$?
 	kill "$outside"
@@ -80,6 +81,9 @@ kill $!' >"$dir/out" 2>"$dir/err"
 		! grep -Eq "(^| )($outside|$$)( |$)" <<<"$part"
 		ok $? "$what: $c lists neither a process outside the run nor the test's shell"
 	done
+	# pgrep and pidof find the run's sleep, and only it (not the one outside).
+	is "$(grep '^pgrep ' "$dir/out")" "pgrep $sleeper" "$what: pgrep -x sleep finds the run's sleep only"
+	is "$(grep '^pidof ' "$dir/out")" "pidof $sleeper" "$what: pidof sleep finds the run's sleep only"
 }
 
 # unlisted TIER USER: fail closed. Without a private TMPDIR and with /tmp

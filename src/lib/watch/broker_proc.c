@@ -348,6 +348,9 @@ bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_not
 	}
 	if (!mine)
 		return false;
+	/* The list of processes by a relative name: "." in /proc. */
+	if (path == absolute && broker_proc_run_listing(b, listener, n->id, path, (int)flags))
+		return true;
 	/* Not its own: a few entries of another process of the run, or Landlock's refusal. */
 	if (!broker_proc_own_entry(path, c.own_tgid, c.own_tid, rest, sizeof rest, &thread))
 		return broker_proc_run_entry(b, listener, n->id, path, (int)flags);

@@ -275,7 +275,10 @@ bool broker_proc_run_listing(struct broker *b, int listener, uint64_t id, const 
 			     int flags)
 {
 	struct broker_proc_run *r = b ? b->proc_run : NULL;
-	if (!r || r->dir_fd < 0 || (strcmp(path, "/proc") != 0 && strcmp(path, "/proc/") != 0))
+	/* "/proc/.": "." relative to /proc (pidof changes into /proc and lists "."). */
+	if (!r || r->dir_fd < 0 ||
+	    (strcmp(path, "/proc") != 0 && strcmp(path, "/proc/") != 0 &&
+	     strcmp(path, "/proc/.") != 0))
 		return false;
 	int fd = listing_open(r, flags);
 	/* Not made (no room, say): Landlock refuses /proc as it would without the broker. */
