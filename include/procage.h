@@ -333,8 +333,10 @@ PROCAGE_API int procage_policy_set_private_tmp(struct procage_policy *policy, in
  * readable, for a root caller too: the files there only root may read
  * or write are masked, and a run whose masks cannot be laid is refused.
  * On tier T2 the host's /proc stays hidden but for a few system-wide
- * files (cpuinfo, meminfo, stat, loadavg, ...: docs/proc.md); in exec
- * mode it stays hidden (R-25). on: non-zero for on.
+ * files (cpuinfo, meminfo, stat, loadavg, ...), and the supervisor opens
+ * each process's own /proc/self entries and, for ps and top, a listing of
+ * the run's processes and a few of their entries (docs/proc.md, R-55); in
+ * exec mode it stays hidden (R-25). on: non-zero for on.
  */
 PROCAGE_API int procage_policy_set_own_proc(struct procage_policy *policy, int on,
 					    struct procage_error *err) PROCAGE_NONNULL(1);

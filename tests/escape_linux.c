@@ -202,6 +202,9 @@ int main(int argc, char **argv)
 	    {"r54", r54_capture_reaches_names_not_addresses},
 	    {"r55", r55_own_proc_entries_reach_nothing_landlock_refuses},
 	    {"r55", r55_no_other_process_and_no_write_through_own_proc},
+	    {"r55", r55_the_listing_of_proc_shows_no_process_outside_the_run},
+	    {"r55", r55_a_host_process_entries_stay_unread},
+	    {"r55", r55_the_listing_descriptor_reaches_nothing},
 	};
 	/* PROCAGE_CANARY=r34,r09 runs only those canaries (while working on them). */
 	const char *only = getenv("PROCAGE_CANARY");

@@ -165,6 +165,8 @@ static const struct action actions[] = {
     {"read-via-fd", 1, 1, do_read_via_fd, "PATH: open O_PATH, print it through /proc/self/fd/N"},
     {"read-at", 2, 2, do_read_at, "DIR NAME: print NAME opened relative to DIR"},
     {"read-own-task", 1, 1, do_read_own_task, "NAME: print /proc/self/task/TID/NAME"},
+    {"dir-escape", 1, 1, do_dir_escape,
+     "DIR: through a descriptor of DIR, make a file, a directory, or climb out by ENTRY/.."},
     {"pty-hold-read", 1, 1, do_pty_hold_read, "PATH: hold a master of its own, read PATH"},
     {"sem-own", 2, 2, do_sem_own, "NAME keep|remove: a semaphore file made as sem_open makes it"},
     {"write-file", 2, 2, do_write_file, "PATH TEXT: create or replace the file"},

@@ -2,7 +2,7 @@
 # answers in the default cage, and procage exec gets a TMPDIR it can write.
 # On tier T1 (a PID namespace) the run's own /proc is readable, holding only
 # the run's processes (not for a root caller, whose run would own the files
-# only root may read); on both tiers the CPU and memory facts of /sys are,
+# only root may read), and on tier T2 the supervisor lists them; on both tiers the CPU and memory facts of /sys are,
 # and nothing else of /sys. On tier T1 and T2 (tests/without_userns), as
 # root and as uid 65534. Each "not" check has its control outside the cage.
 . "$(dirname "$0")/lib.sh"
@@ -95,13 +95,33 @@ own_proc_t1() {
 	fi
 }
 
-hidden_proc_t2() {
-	caged run 'ls /proc' >/dev/null 2>&1; local st=$?
-	ok "$([ $st -ne 0 ]; echo $?)" "$tag: no PID namespace: the host's /proc stays hidden (R-25)"
-	caged run 'cat /proc/$$/status' >/dev/null 2>&1; st=$?
-	ok "$([ $st -ne 0 ]; echo $?)" "$tag: and so does another process's /proc/PID (docs/proc.md)"
+# Tier T2 has no PID namespace: the host's /proc stays hidden, and the
+# supervisor shows the run its own processes instead (R-55, docs/proc.md).
+listed_proc_t2() {
+	# A process outside, of the same user: the control sees it, the run does not.
+	if [ "$user" = root ]; then
+		sleep 600 >/dev/null 2>&1 &
+	else
+		setpriv --reuid=65534 --regid=65534 --clear-groups sleep 600 >/dev/null 2>&1 &
+	fi
+	local outside=$!
+	wait_until 10 test -r "/proc/$outside/cmdline"
+	like "$(uncaged "ps -e -o pid=" 2>&1)" "(^| )$outside\$" "$tag: control: ps outside lists the process $outside"
+	local listed
+	listed=$(caged run 'ps -e -o pid=,comm=' 2>&1)
+	like "$listed" "^ *[0-9]+ ps$" "$tag: ps in the cage lists the run's processes"
+	ok "$(printf '%s\n' "$listed" | grep -Eq "(^| )$outside " && echo 1 || echo 0)" \
+		"$tag: and not the process $outside outside it"
+	is "$(caged run 'ps -e -o pid= | wc -l' 2>&1)" 3 \
+		"$tag: it lists the run's processes only (sh, ps, wc; the reaper is procage's)"
+	caged run "cat /proc/$outside/cmdline" >/dev/null 2>&1; local st=$?
+	uncaged "cat /proc/$outside/cmdline" >/dev/null 2>&1; local control=$?
+	ok "$([ $st -ne 0 ] && [ $control -eq 0 ]; echo $?)" \
+		"$tag: /proc/$outside (outside the run) cannot be read (status $st; outside $control)"
+	kill "$outside"
+	wait "$outside" 2>/dev/null
 	like "$(caged run 'cat /proc/self/status' 2>&1)" "^Name:" \
-		"$tag: but a process's own /proc/self is read (docs/proc.md)"
+		"$tag: a process's own /proc/self is read (docs/proc.md)"
 	local total
 	total=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 	like "$(caged run 'free -k' 2>&1)" "^Mem: +$total " \
@@ -142,7 +162,7 @@ scenario() {
 		own_proc_t1
 		exec_tmp_t1
 	else
-		hidden_proc_t2
+		listed_proc_t2
 		exec_tmp_t2
 	fi
 }

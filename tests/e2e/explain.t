@@ -45,15 +45,15 @@ check_tier_user() {
 
 	# A process's own /proc/self is read (tier T1: the run's own /proc;
 	# tier T2: opened for it by the supervisor), so reading it is no
-	# refusal; on tier T2 another process's entries are hidden and the
-	# line says so.
+	# refusal; on tier T2 the entries of a process outside the run are
+	# hidden and the line says so.
 	cage "$tier" "$user" -- sh -c 'cat /proc/self/status' >"$dir/out" 2>"$dir/err"
 	like "$(cat "$dir/out")" "^Name:" "$what: the process's own /proc/self is read"
 	is "$(lines)" "" "$what: and no line calls it hidden"
 	if [ "$tier" = T2 ]; then
 		cage "$tier" "$user" -- sh -c 'cat /proc/$PPID/status' >"$dir/out" 2>"$dir/err"
-		like "$(lines)" "^procage: read /proc/[0-9]+/status: tier T2 opens for a process only its own /proc/self files .* \(process-access\)$" \
-			"$what: another process's /proc is hidden here, and the line says so"
+		like "$(lines)" "^procage: read /proc/[0-9]+/status: tier T2 opens for a process its own /proc/self files and, of the run's other processes, .* \(process-access\)$" \
+			"$what: a process outside the run (the reaper, procage's) is hidden here, and the line says so"
 	fi
 
 	# A write outside the grants, named with the flag; the host file is not made.

@@ -3,9 +3,10 @@
 # the JVM and Go's runtime read), a listing of its descriptors, a read
 # relative to a descriptor of /proc/self, /proc/thread-self and its own
 # number. On tier T1 the run's own /proc answers; on tier T2 the
-# supervisor opens the process's own entries for it (docs/proc.md). Another
-# process's entries and the list of processes stay refused on tier T2,
-# each with the one procage line that says why. As root and uid 65534.
+# supervisor opens the process's own entries for it (docs/proc.md). The
+# entries of a process outside the run, and the run's other processes'
+# beyond the few ps reads (proc_tools.t), stay refused on tier T2, with the
+# one procage line that says why. As root and uid 65534.
 . "$(dirname "$0")/lib.sh"
 for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
@@ -71,13 +72,14 @@ print(open(os.open('status', os.O_RDONLY, dir_fd=d)).read())"
 	done
 done
 
-# Tier T2 shows no process but the caller: not its parent, not the list.
+# Tier T2 shows a process nothing of a process outside the run (the reaper
+# that is its parent is procage's, not the run's), and of the run's other
+# processes only stat, status, statm and cmdline: not a sibling's environ.
+other_line="procage: read /proc/[0-9]+/(status|environ): tier T2 opens for a process its own /proc/self files and, of the run's other processes, only stat, status, statm and cmdline \\(docs/proc.md\\); nothing of a process outside the run \\(process-access\\)"
 for user in root nobody; do
-	refused T2 $user "cat of the parent's /proc/PID/status" \
-		"procage: read /proc/[0-9]+/status: tier T2 opens for a process only its own /proc/self files that are listed in docs/proc.md, never another process's \(process-access\)" \
+	refused T2 $user "cat of the parent's /proc/PID/status" "$other_line" \
 		sh -c 'cat /proc/$PPID/status'
-	refused T2 $user "ps" \
-		"procage: read /proc: the list of processes, which tier T2 cannot show a run \(ps and top need it; a run on tier T1 has a /proc of its own\) \(process-access\)" \
-		ps -e
+	refused T2 $user "cat of a sibling's /proc/PID/environ" "$other_line" \
+		sh -c 'sleep 60 & cat /proc/$!/environ >/dev/null; st=$?; kill $!; exit $st'
 done
 done_testing

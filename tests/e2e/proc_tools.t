@@ -1,6 +1,7 @@
 # Everyday tools that read /proc and the run's cgroup work in the default
-# cage and print nothing of procage's: ps, free, node's count of CPUs and a
-# Python multiprocessing pool. On tier T1 and T2, as root and as uid 65534.
+# cage and print nothing of procage's: ps (which lists the run's processes
+# and no other), top, free, node's count of CPUs and a Python
+# multiprocessing pool. On tier T1 and T2, as root and as uid 65534.
 . "$(dirname "$0")/lib.sh"
 for_every_user
 t2="$(dirname "$PROCAGE")/tests/without_userns"
@@ -18,12 +19,13 @@ for tier in T1 T2; do
 	done
 done
 
-# On tier T2 a process reads its own /proc/self (proc_self.t), but no
-# other process's entries: ps is refused, with one procage line saying
-# why. A multiprocessing pool's semaphores are made in /dev/shm for the
-# run by the supervisor there (docs/proc.md). The run's cgroup is not shown at
-# /sys/fs/cgroup (node's probe is refused), but node handles that and
-# succeeds, so procage prints nothing of it.
+# On tier T2 a process reads its own /proc/self (proc_self.t), and ps and
+# top see the run's processes only: the supervisor lists them for an open
+# of /proc and opens their stat, status, statm and cmdline (docs/proc.md).
+# A multiprocessing pool's semaphores are made in /dev/shm for the run by
+# the supervisor there. The run's cgroup is not shown at /sys/fs/cgroup
+# (node's probe is refused), but node handles that and succeeds, so
+# procage prints nothing of it.
 # tool TIER USER DESCRIPTION COMMAND...: succeeds, no procage line on stderr.
 tool() {
 	local tier=$1 user=$2 what="$1, $2: $3" dir="$work/$1-$2"
@@ -40,19 +42,63 @@ tool() {
 	grep '^procage' "$dir/err" | sed 's/^/#   /'
 }
 
-# refused TIER USER DESCRIPTION LINE COMMAND...: fails, and its one procage
-# line is LINE (grep -E, the whole line).
-refused() {
-	local tier=$1 user=$2 what="$1, $2: $3" line=$4 dir="$work/$1-$2"
-	shift 4
+# sees TIER USER: ps lists the run's processes and only those. A sleep
+# the run starts is in every listing (ps -e, ps aux, ps -ef, ps -L, top,
+# top -H, and what pgrep and pidof find), and so
+# is the shell that started it; a sleep of the same user started by this
+# test outside the run, and this test's own shell, are in none.
+sees() {
+	local tier=$1 user=$2 what="$1, $2" dir="$work/$1-$2" outside
 	home="$dir/home"
 	tmp="$dir/tmp"
 	cd "$dir/ws" || return
-	cage "$tier" "$user" -- "$@" >"$dir/out" 2>"$dir/err"
+	run_as "$user" sleep 600 &
+	outside=$!
+	cage "$tier" "$user" -- sh -c 'sleep 600 & echo "run $$ $!"
+for c in "ps -e -o pid=" "ps aux" "ps -ef" "ps -L -e" "top -b -n1" "top -H -b -n1"; do
+	echo "== $c"; $c | awk "{ print \$2, \$1 }" || exit 1
+done
+echo "pgrep $(pgrep -x sleep)"; echo "pidof $(pidof sleep)"
+kill $!' >"$dir/out" 2>"$dir/err"
+	local st=$?
+	kill "$outside"
+	wait "$outside" 2>/dev/null
+	ok $st "$what: ps -e, ps aux, ps -ef, ps -L (threads), top and top -H succeed"
+	[ $st -eq 0 ] || sed 's/^/#   /' "$dir/err" "$dir/out"
+	! grep -q '^procage' "$dir/err"
+	ok $? "$what: they print no procage line"
+	local shell sleeper
+	read -r _ shell sleeper < <(grep '^run ' "$dir/out")
+	# ps -e -o pid= prints the number alone (first word), ps aux, ps -ef
+	# and ps -L as the second word, top as the first: awk printed both.
+	for c in "ps -e -o pid=" "ps aux" "ps -ef" "ps -L -e" "top -b -n1" "top -H -b -n1"; do
+		local part
+		part=$(awk -v c="== $c" '$0 == c { on = 1; next } /^== / { on = 0 } on' "$dir/out")
+		[ -n "$sleeper" ] && grep -Eq "(^| )$sleeper( |$)" <<<"$part"
+		ok $? "$what: $c lists the sleep the run started"
+		[ -n "$shell" ] && grep -Eq "(^| )$shell( |$)" <<<"$part"
+		ok $? "$what: $c lists the run's shell"
+		! grep -Eq "(^| )($outside|$$)( |$)" <<<"$part"
+		ok $? "$what: $c lists neither a process outside the run nor the test's shell"
+	done
+	# pgrep and pidof find the run's sleep, and only it (not the one outside).
+	is "$(grep '^pgrep ' "$dir/out")" "pgrep $sleeper" "$what: pgrep -x sleep finds the run's sleep only"
+	is "$(grep '^pidof ' "$dir/out")" "pidof $sleeper" "$what: pidof sleep finds the run's sleep only"
+}
+
+# unlisted TIER USER: fail closed. Without a private TMPDIR and with /tmp
+# granted, the supervisor has no place out of the run's reach for its
+# listing: ps is refused, with the one procage line that says why.
+unlisted() {
+	local tier=$1 user=$2 what="$1, $2: ps with the listing's place granted" dir="$work/$1-$2"
+	home="$dir/home"
+	tmp="$dir/tmp"
+	cd "$dir/ws" || return
+	cage "$tier" "$user" --no-private-tmp --write /tmp -- ps -e >"$dir/out" 2>"$dir/err"
 	[ $? -ne 0 ]
 	ok $? "$what is refused"
 	is "$(grep -c '^procage' "$dir/err")" 1 "$what prints one procage line"
-	grep -Exq -- "$line" <(grep '^procage' "$dir/err")
+	grep -Exq -- "procage: read /proc: the host's list of processes \(on tier T2 the supervisor shows a run only its own processes, and could not make that list here: docs/proc.md\) \(process-access\)" <(grep '^procage' "$dir/err")
 	ok $? "$what: the line says why"
 	grep '^procage' "$dir/err" | sed 's/^/#   /'
 }
@@ -61,13 +107,9 @@ pool='import multiprocessing as m
 with m.Pool(2) as p: assert p.map(abs, [-1, -2]) == [1, 2]'
 for tier in T1 T2; do
 	for user in root nobody; do
-		if [ $tier = T2 ]; then
-			refused $tier $user "ps" \
-				"procage: read /proc: the list of processes, which tier T2 cannot show a run \(ps and top need it; a run on tier T1 has a /proc of its own\) \(process-access\)" \
-				ps -e
-		else
-			tool $tier $user "ps" ps -e
-		fi
+		tool $tier $user "ps" ps -e
+		sees $tier $user
+		[ $tier = T1 ] || unlisted $tier $user
 		tool $tier $user "free" free
 		if [ -n "$node" ]; then
 			tool $tier $user "node's os.cpus()" "$node" -e \

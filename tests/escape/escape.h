@@ -262,6 +262,9 @@ void r43_a_run_uses_only_its_own_semaphores(const struct tier *t);
 /* proc_self.c: a process's own /proc entries, opened by tier T2's broker */
 void r55_own_proc_entries_reach_nothing_landlock_refuses(const struct tier *t);
 void r55_no_other_process_and_no_write_through_own_proc(const struct tier *t);
+void r55_the_listing_of_proc_shows_no_process_outside_the_run(const struct tier *t);
+void r55_a_host_process_entries_stay_unread(const struct tier *t);
+void r55_the_listing_descriptor_reaches_nothing(const struct tier *t);
 /* pid_targets.c: other processes' limits and scheduling by pid */
 void r25_other_processes_keep_their_limits_and_scheduling(const struct tier *t);
 /*

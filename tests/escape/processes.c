@@ -46,14 +46,17 @@ static bool listed(const char *listing, const char *pid)
 
 /*
  * Listing /proc: refused, or on tier T1 with a PID namespace the run's
- * own /proc (own_proc), listed without the process outside.
+ * own /proc (own_proc), or on tier T2 the supervisor's listing of the
+ * run's processes (R-55), listed without the process outside.
  */
 static bool proc_listing_holds_no(const struct tier *t, const struct caged_result *r,
 				  const char *pid)
 {
 	if (refused(r))
 		return !listed(r->out, pid);
-	return tier_is_t1(t) && t->facts.pidns_private_proc && did_it(r) && listed(r->out, "1") &&
+	if (!tier_is_t1(t))
+		return did_it(r) && !listed(r->out, pid);
+	return t->facts.pidns_private_proc && did_it(r) && listed(r->out, "1") &&
 	       !listed(r->out, pid);
 }
 
@@ -122,7 +125,7 @@ void r25_other_processes_are_opaque(const struct tier *t)
 	check(t, out_of_reach(t, &r), &r, "r25: another process's root cannot be listed");
 	r = run_caged(ws, NULL, "list-dir", "/proc", NULL);
 	check(t, proc_listing_holds_no(t, &r, pid), &r,
-	      "r25: /proc cannot be listed (T2) or is the run's own, without the process outside (T1)");
+	      "r25: /proc lists only the run's processes, without the process outside");
 	r = run_caged(ws, NULL, "kill", pid, "0", NULL);
 	check(t, out_of_reach(t, &r), &r, "r25: another process cannot be signalled (not even signal 0)");
 

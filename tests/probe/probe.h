@@ -87,6 +87,7 @@ int do_chdir_read(char **args);
 int do_read_via_fd(char **args);
 int do_read_at(char **args);
 int do_read_own_task(char **args);
+int do_dir_escape(char **args);
 int do_sem_own(char **args);
 int do_pty_hold_read(char **args);
 int do_write_file(char **args);

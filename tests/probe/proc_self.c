@@ -59,6 +59,74 @@ int do_read_own_task(char **args)
 	return read_at(AT_FDCWD, path, path);
 }
 
+/* The first entry of the directory open at fd, other than . and .., in name. */
+static bool first_entry(int fd, char *name, size_t size)
+{
+	int again = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = again >= 0 ? fdopendir(again) : NULL;
+	bool found = false;
+	if (!d) {
+		if (again >= 0)
+			close(again);
+		return false;
+	}
+	for (struct dirent *e; !found && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			found = snprintf(name, size, "%s", e->d_name) < (int)size;
+	closedir(d);
+	return found;
+}
+
+/*
+ * DIR: open DIR as a directory (as ps opens /proc), then try to reach
+ * past what it lists through that descriptor: make a file in it, make a
+ * directory in it, reopen it by ENTRY/.., climb above it by ENTRY/../..
+ * (ENTRY its first entry). Did it when any of them succeeds, refused when
+ * all are.
+ */
+int do_dir_escape(char **args)
+{
+	char entry[256], up[300], above[300];
+	int dir = open(args[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return failed(REFUSE_FILE, "open", args[0]);
+	/* Listed before anything is made in it, so that ENTRY is one of its own. */
+	bool listed = first_entry(dir, entry, sizeof entry);
+	int fd = openat(dir, "probe-made", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		printf("made a file\n");
+		close(fd);
+		unlinkat(dir, "probe-made", 0);
+		close(dir);
+		return PROBE_DID_IT;
+	}
+	if (mkdirat(dir, "probe-dir", 0700) == 0) {
+		printf("made a directory\n");
+		unlinkat(dir, "probe-dir", AT_REMOVEDIR);
+		close(dir);
+		return PROBE_DID_IT;
+	}
+	if (!listed) {
+		close(dir);
+		return failed(REFUSE_FILE, "list", args[0]);
+	}
+	snprintf(up, sizeof up, "%s/..", entry);
+	snprintf(above, sizeof above, "%s/../..", entry);
+	const char *tries[] = {up, above};
+	for (size_t i = 0; i < 2; i++) {
+		fd = openat(dir, tries[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			printf("opened %s\n", tries[i]);
+			close(fd);
+			close(dir);
+			return PROBE_DID_IT;
+		}
+	}
+	int rc = failed(REFUSE_FILE, "openat", above);
+	close(dir);
+	return rc;
+}
+
 /*
  * NAME KEEP: a semaphore's file the way glibc's sem_open makes one, then
  * read back: /dev/shm/sem.XXXXXX made (O_EXCL), linked to

@@ -2,7 +2,8 @@
  * Unit tests of which paths tier T2's broker opens as a process's own
  * /proc entries (watch/broker_proc.c): its plain files and listings, by
  * every spelling of its own number, and nothing through a link, "..",
- * or another process's number. The broker at work is tested by
+ * or another process's number; and which entries of the run's other
+ * processes it opens (watch/broker_proc_run.c). The broker at work is tested by
  * tests/escape/proc_self.c and tests/e2e/proc_self.t.
  */
 #include <stdbool.h>
@@ -30,8 +31,59 @@ static void check(const char *path, const char *want_rest, bool want_thread)
 	       thread ? ", thread" : "");
 }
 
+/* An entry of another process of the run: taken as want_rest below /proc/want_pid, or not. */
+static void check_member(const char *path, int want_pid, const char *want_rest)
+{
+	char rest[64] = "";
+	pid_t pid = 0;
+	bool taken = broker_proc_member_entry(path, &pid, rest, sizeof rest);
+	if (!want_rest) {
+		tap_ok(!taken, "%s is not opened of another process (got %s)", path,
+		       taken ? rest : "no");
+		return;
+	}
+	tap_ok(taken && pid == want_pid && strcmp(rest, want_rest) == 0,
+	       "%s is opened as %s below /proc/%d (got %s, %d)", path, want_rest, want_pid,
+	       taken ? rest : "not taken", (int)pid);
+}
+
+static void test_member_entries(void)
+{
+	check_member("/proc/4300/stat", 4300, "stat");
+	check_member("/proc/4300/status", 4300, "status");
+	check_member("/proc/4300/statm", 4300, "statm");
+	check_member("/proc/4300/cmdline", 4300, "cmdline");
+	check_member("/proc/4300/task", 4300, "task");
+	check_member("/proc/4300/task/4301/stat", 4300, "task/4301/stat");
+	check_member("/proc//4300//stat", 4300, "stat");
+	check_member("/proc/4300/environ", 0, NULL);
+	check_member("/proc/4300/maps", 0, NULL);
+	check_member("/proc/4300/mem", 0, NULL);
+	check_member("/proc/4300/fd", 0, NULL);
+	check_member("/proc/4300/fd/0", 0, NULL);
+	check_member("/proc/4300/root", 0, NULL);
+	check_member("/proc/4300/cwd/x", 0, NULL);
+	check_member("/proc/4300/io", 0, NULL);
+	check_member("/proc/4300", 0, NULL);
+	check_member("/proc/4300/task/4301", 0, NULL);
+	check_member("/proc/4300/task/4301/environ", 0, NULL);
+	check_member("/proc/4300/task/x/stat", 0, NULL);
+	check_member("/proc/4300/task/4301/../../environ", 0, NULL);
+	check_member("/proc/4300/../1/stat", 0, NULL);
+	check_member("/proc/4300/./stat", 0, NULL);
+	check_member("/proc/1/stat", 0, NULL);
+	check_member("/proc/0/stat", 0, NULL);
+	check_member("/proc/self/stat", 0, NULL);
+	check_member("/proc/99999999999/stat", 0, NULL);
+	check_member("/proc/-4/stat", 0, NULL);
+	check_member("/proc", 0, NULL);
+	check_member("/sys/4300/stat", 0, NULL);
+	check_member("/proc/4300/stat/x", 0, NULL);
+}
+
 int main(void)
 {
+	test_member_entries();
 	check("/proc/self/status", "status", false);
 	check("/proc/self/maps", "maps", false);
 	check("/proc/self//cgroup", "cgroup", false);

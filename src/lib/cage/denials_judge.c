@@ -290,16 +290,16 @@ static void set(struct denial *out, enum denial_op op, const char *subject, cons
 }
 
 /*
- * Tier T2: the host's /proc, which a run cannot be shown only its own
- * part of. No flag is offered: the waiver would show it every process of
- * the host.
+ * Tier T2: the host's /proc, of which the supervisor shows a run only its
+ * own processes (watch/broker_proc_run.c). No flag is offered: the waiver
+ * would show it every process of the host.
  */
 static bool judge_proc_others(enum denial_op op, const char *path, struct denial *out)
 {
 	if (strcmp(path, "/proc") == 0 && op == DENIAL_READ) {
 		set(out, op, path,
-		    "the list of processes, which tier T2 cannot show a run (ps and top need it; "
-		    "a run on tier T1 has a /proc of its own)");
+		    "the host's list of processes (on tier T2 the supervisor shows a run only "
+		    "its own processes, and could not make that list here: docs/proc.md)");
 	} else {
 		size_t digits = strspn(path + 6, "0123456789");
 		bool own = path_within(path, "/proc/self") || path_within(path, "/proc/thread-self");
@@ -307,8 +307,9 @@ static bool judge_proc_others(enum denial_op op, const char *path, struct denial
 			     (path[6 + digits] != '/' && path[6 + digits] != '\0')))
 			return false;
 		set(out, op, path,
-		    "tier T2 opens for a process only its own /proc/self files that are "
-		    "listed in docs/proc.md, never another process's");
+		    "tier T2 opens for a process its own /proc/self files and, of the run's "
+		    "other processes, only stat, status, statm and cmdline (docs/proc.md); "
+		    "nothing of a process outside the run");
 	}
 	snprintf(out->rule, sizeof out->rule, "%s", class_name(CLASS_PROCESS_ACCESS));
 	snprintf(out->group, sizeof out->group, "/proc");

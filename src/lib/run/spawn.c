@@ -325,8 +325,10 @@ static int run_supervise(struct procage_run *run, const struct procage_cage *cag
 	run->reports_wanted = cage->policy->reports;
 	struct supervision_capture capture = { run->reaper.capture_fds,
 					       run->reaper.n_capture_fds };
+	struct supervision_reaper reaper = { run->reaper.pid, run->reaper.pidfd };
 	int rc = supervision_start(&run->supervision, cage, run->reaper.seccomp_listener,
-				   proxy_listener, &capture, s->report_fd, s->plan.tmpdir, err);
+				   proxy_listener, &capture, s->report_fd, s->plan.tmpdir, &reaper,
+				   err);
 	s->report_fd = -1;
 	run->reaper.seccomp_listener = run->reaper.proxy_listener = -1;
 	run->reaper.n_capture_fds = 0;

@@ -97,6 +97,7 @@ void broker_free(struct broker *b)
 	if (!b)
 		return;
 	broker_shm_end(b);
+	broker_proc_run_end(b);
 	broker_waits_clear(&b->net_waits);
 	broker_zones_free(&b->state.zones);
 	free(b->state.created);

@@ -48,6 +48,33 @@ void broker_proc_self_on(struct broker *b);
 bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_notif *n,
 			const char *call);
 /*
+ * Tier T2 with own_proc: show the run's processes to ps and top
+ * (broker_proc_run.c). The run's reaper is reaper (a pidfd of it is
+ * duplicated); the listings are made in a private directory in base,
+ * which must lie outside every one of the cage's grants and the broker's
+ * zones. 0, or a negative errno: then there is no listing, and /proc
+ * stays Landlock's to refuse.
+ */
+struct landlock_grant;
+int broker_proc_run_on(struct broker *b, pid_t reaper, int reaper_pidfd, const char *base,
+		       const struct landlock_grant *grants, size_t n_grants);
+/* Answer an open of /proc with a listing of the run's processes (true). */
+bool broker_proc_run_listing(struct broker *b, int listener, uint64_t id, const char *path,
+			     int flags);
+/* Answer an open of /proc/N/FILE of a process N of the run, FILE a listed one (true). */
+bool broker_proc_run_entry(struct broker *b, int listener, uint64_t id, const char *path,
+			   int flags);
+/*
+ * Is path /proc/N/FILE, /proc/N/task or /proc/N/task/T/FILE (N above 1
+ * and T numbers, FILE stat, status, statm or cmdline)? N in *pid, and
+ * the part below /proc/N, rebuilt from the names checked, in rest (size
+ * bytes). No other form: no "." or "..", no link. Whether N is the run's
+ * is for the caller to decide.
+ */
+bool broker_proc_member_entry(const char *path, pid_t *pid, char *rest, size_t size);
+/* Remove the listings and forget them (broker_free does). */
+void broker_proc_run_end(struct broker *b);
+/*
  * Tier T2: make the run's own POSIX semaphores in /dev/shm for it
  * (broker_shm.c). 0, or -ENOMEM; a host without a tmpfs there gets none.
  */

@@ -38,6 +38,7 @@ struct broker_call {
 };
 
 struct broker_meta;
+struct broker_proc_run;
 struct denial_store;
 
 struct broker {
@@ -48,6 +49,7 @@ struct broker {
 	struct broker_net_scratch *net_scratch; /* with net only */
 	struct broker_waits net_waits;		/* network calls answered later */
 	bool proc_self; /* the caller's own /proc entries are opened for it (broker_proc.c) */
+	struct broker_proc_run *proc_run; /* the run's processes listed (broker_proc_run.c), or NULL */
 	struct broker_shm *shm; /* the run's own semaphores in /dev/shm (broker_shm.c), or NULL */
 	bool pty; /* a held master's terminal end is opened for the caller (broker_pty.c) */
 	/* The call being answered: its copied strings. */

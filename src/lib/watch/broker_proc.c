@@ -331,6 +331,9 @@ bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_not
 	char absolute[PATH_MAX], rest[256];
 	bool thread = false;
 	const char *path = b->path;
+	/* The list of processes: the run's own, made for this open. */
+	if (path[0] == '/' && broker_proc_run_listing(b, listener, n->id, path, (int)flags))
+		return true;
 	/* Cheap first: most opens name no path in /proc. */
 	if (path[0] == '/' && strncmp(path, "/proc/", 6) != 0)
 		return false;
@@ -343,9 +346,14 @@ bool broker_proc_answer(struct broker *b, int listener, const struct seccomp_not
 		close(base);
 		path = absolute;
 	}
-	if (!mine ||
-	    !broker_proc_own_entry(path, c.own_tgid, c.own_tid, rest, sizeof rest, &thread))
+	if (!mine)
 		return false;
+	/* The list of processes by a relative name: "." in /proc. */
+	if (path == absolute && broker_proc_run_listing(b, listener, n->id, path, (int)flags))
+		return true;
+	/* Not its own: a few entries of another process of the run, or Landlock's refusal. */
+	if (!broker_proc_own_entry(path, c.own_tgid, c.own_tid, rest, sizeof rest, &thread))
+		return broker_proc_run_entry(b, listener, n->id, path, (int)flags);
 	int fd = own_open(&c, thread, rest, (int)flags);
 	broker_answer_opened(listener, n->id, fd, (flags & O_CLOEXEC) != 0);
 	return true;

@@ -177,7 +177,7 @@ static int agent_serve(struct run_supervision *s, const struct procage_cage *cag
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
 		      int seccomp_listener, int proxy_listener,
 		      const struct supervision_capture *capture, int json_fd, const char *tmpdir,
-		      struct procage_error *err)
+		      const struct supervision_reaper *reaper, struct procage_error *err)
 {
 	int rc = 0;
 	memset(s, 0, sizeof *s);
@@ -222,8 +222,17 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	}
 	if (rc == 0 && s->broker && cage->broker_metadata)
 		rc = broker_meta_start(s->broker, cage, tmpdir, err);
-	if (rc == 0 && s->broker && cage->broker_proc_self)
+	if (rc == 0 && s->broker && cage->broker_proc_self) {
 		broker_proc_self_on(s->broker);
+		/*
+		 * Not fatal when it cannot be had (no base outside the grants):
+		 * /proc is then refused by Landlock, as it was before.
+		 */
+		if (reaper)
+			(void)broker_proc_run_on(s->broker, reaper->pid, reaper->pidfd,
+						 cage->tmp_base ? cage->tmp_base : "/tmp",
+						 cage->grants, cage->n_grants);
+	}
 	if (rc == 0 && s->broker && cage->broker_pty)
 		broker_pty_on(s->broker);
 	if (rc == 0 && s->broker && cage->broker_shm && (rc = broker_shm_on(s->broker)) < 0)

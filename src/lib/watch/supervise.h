@@ -25,6 +25,15 @@ struct supervision_capture {
 	size_t n;
 };
 
+/*
+ * The run's reaper, whose descendants are the run's processes: its pid in
+ * the caller's PID namespace and a pidfd of it (duplicated where kept).
+ */
+struct supervision_reaper {
+	pid_t pid;
+	int pidfd;
+};
+
 struct run_supervision {
 	struct report_store reports;
 	bool reports_on; /* the store is there (until supervision_release) */
@@ -60,12 +69,13 @@ struct run_supervision {
  * -1), opened by own_files_open_report before the child existed, receives
  * JSON lines. All are taken over, also on failure. tmpdir (or
  * NULL) is the run's private TMPDIR on the host, writable to it (a write
- * root of the metadata broker).
+ * root of the metadata broker). reaper (or NULL) lets a tier T2 run list
+ * its own processes (broker_proc_run.c).
  */
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
 		      int seccomp_listener, int proxy_listener,
 		      const struct supervision_capture *capture, int json_fd, const char *tmpdir,
-		      struct procage_error *err);
+		      const struct supervision_reaper *reaper, struct procage_error *err);
 /*
  * Once the run has ended: stop, and write the final report lines. Ends
  * within NOTIFY_STOP_WAIT_S whatever the cage did; s->abandoned then says
