@@ -60,7 +60,8 @@ int cage_grant_append(struct procage_cage *c, const struct cage_path *grant,
 	}
 	*list = grown;
 	(*list)[(*n)++] = (struct landlock_grant){
-	    path, fd, grant_rights(&c->landlock, grant->access, S_ISDIR(st.st_mode))};
+	    path, fd, grant_rights(&c->landlock, grant->access, S_ISDIR(st.st_mode)), st.st_dev,
+	    st.st_ino};
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "procage.h"
 
@@ -12,6 +13,8 @@ struct landlock_grant {
 	const char *path; /* canonical; for messages */
 	int path_fd;      /* O_PATH descriptor pinning the inode */
 	uint64_t access;  /* rights, already reduced to what the file type takes */
+	dev_t dev;        /* the pinned inode's identity, read when it was pinned */
+	ino_t ino;
 };
 
 #define LANDLOCK_MORE_PORTS 16

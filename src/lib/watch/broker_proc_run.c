@@ -12,9 +12,9 @@
  * list whose contents the kernel judges by the reader, not by the opener.
  *
  * Where the listings live: a directory made with mkdtemp (mode 0700) in
- * the cage's base for private temporary directories, checked to lie
- * outside every grant of the cage by the inodes of its ancestors, the way
- * Landlock judges it. The run can neither open it nor anything in it by
+ * the cage's base for private temporary directories, at the run's first
+ * listing, checked to lie outside every grant of the cage by the inodes
+ * of its ancestors, the way Landlock judges it. The run can neither open it nor anything in it by
  * path or through the descriptor it is given (a listing is opened for
  * reading only; making, removing or opening below it needs rights
  * Landlock does not give there). Each open of /proc gets a fresh listing;
@@ -49,8 +49,23 @@
  */
 static const char *const member_files[] = {"stat", "status", "statm", "cmdline"};
 
+/* A grant's inode, as the cage pinned it. */
+struct granted {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct broker_proc_run {
 	struct proc_run_root root;
+	char base[PATH_MAX]; /* where the private directory is made */
+	/*
+	 * The cage's grants by identity, copied at the start (the run may
+	 * outlive its cage); the directory is made at the first listing, so
+	 * that a run that never lists /proc pays nothing for it.
+	 */
+	struct granted *granted;
+	size_t n_granted;
+	bool tried;	    /* the directory was made, or could not be */
 	char dir[PATH_MAX]; /* the private directory of the listings */
 	bool made;	    /* dir exists, to be removed at the end */
 	int dir_fd;
@@ -58,13 +73,11 @@ struct broker_proc_run {
 };
 
 /* Is st the inode of a grant, or of a zone where the broker makes entries? */
-static bool granted_inode(const struct stat *st, const struct landlock_grant *grants, size_t n,
+static bool granted_inode(const struct stat *st, const struct broker_proc_run *r,
 			  const struct broker_zones *zones)
 {
-	struct stat g;
-	for (size_t i = 0; i < n; i++)
-		if (grants[i].path_fd >= 0 && fstat(grants[i].path_fd, &g) == 0 &&
-		    g.st_dev == st->st_dev && g.st_ino == st->st_ino)
+	for (size_t i = 0; i < r->n_granted; i++)
+		if (r->granted[i].dev == st->st_dev && r->granted[i].ino == st->st_ino)
 			return true;
 	for (size_t i = 0; i < zones->n; i++)
 		if (zones->zones[i].dev == st->st_dev && zones->zones[i].ino == st->st_ino)
@@ -77,14 +90,14 @@ static bool granted_inode(const struct stat *st, const struct landlock_grant *gr
  * grant or a zone? Landlock judges by the inodes above a file, whatever
  * their names, and so does this.
  */
-static bool below_a_grant(int fd, const struct landlock_grant *grants, size_t n,
+static bool below_a_grant(int fd, const struct broker_proc_run *r,
 			  const struct broker_zones *zones)
 {
 	struct stat st, parent;
 	int at = dup(fd);
 	bool below = true; /* until the root is reached without a match */
 	for (int depth = 0; at >= 0 && depth < 256; depth++) {
-		if (fstat(at, &st) != 0 || granted_inode(&st, grants, n, zones))
+		if (fstat(at, &st) != 0 || granted_inode(&st, r, zones))
 			break;
 		int up = openat(at, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (up < 0 || fstat(up, &parent) != 0) {
@@ -108,35 +121,55 @@ static bool below_a_grant(int fd, const struct landlock_grant *grants, size_t n,
 int broker_proc_run_on(struct broker *b, pid_t reaper, int reaper_pidfd, const char *base,
 		       const struct landlock_grant *grants, size_t n_grants)
 {
-	if (!b || reaper <= 1 || reaper_pidfd < 0 || !base || base[0] != '/')
+	if (!b || reaper <= 1 || reaper_pidfd < 0 || !base || base[0] != '/' ||
+	    strlen(base) + sizeof "/procage-proc-XXXXXX" > PATH_MAX)
 		return -EINVAL;
 	struct broker_proc_run *r = calloc(1, sizeof *r);
-	if (!r)
+	if (!r || !(r->granted = calloc(n_grants + 1, sizeof *r->granted))) {
+		free(r);
 		return -ENOMEM;
+	}
 	r->dir_fd = -1;
 	r->root.reaper = reaper;
+	snprintf(r->base, sizeof r->base, "%s", base);
+	for (size_t i = 0; i < n_grants; i++)
+		r->granted[r->n_granted++] = (struct granted){ grants[i].dev, grants[i].ino };
 	r->root.pidfd = fcntl(reaper_pidfd, F_DUPFD_CLOEXEC, 0);
-	int len = snprintf(r->dir, sizeof r->dir, "%s/procage-proc-XXXXXX", base);
-	int rc = 0;
-	if (r->root.pidfd < 0)
-		rc = -errno;
-	else if (len < 0 || (size_t)len >= sizeof r->dir)
-		rc = -ENAMETOOLONG;
-	else if (!mkdtemp(r->dir))
-		rc = -errno;
-	if (rc == 0) {
-		r->made = true;
-		r->dir_fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (r->dir_fd < 0)
-			rc = -errno;
-		else if (below_a_grant(r->dir_fd, grants, n_grants, &b->state.zones))
-			/* Inside a grant the run could write there: no listing at all. */
-			rc = -EPERM;
-	}
 	b->proc_run = r;
-	if (rc < 0)
+	if (r->root.pidfd < 0) {
+		int rc = -errno;
 		broker_proc_run_end(b);
-	return rc;
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * The private directory of the listings, made at the first one: 0, or a
+ * negative errno (then and from then on, no listing: /proc stays
+ * Landlock's to refuse).
+ */
+static int listing_dir_ready(struct broker *b, struct broker_proc_run *r)
+{
+	if (r->tried)
+		return r->dir_fd >= 0 ? 0 : -ENOENT;
+	r->tried = true;
+	if ((size_t)snprintf(r->dir, sizeof r->dir, "%s/procage-proc-XXXXXX", r->base) >=
+	    sizeof r->dir)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(r->dir))
+		return -errno;
+	r->made = true;
+	int fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Inside a grant the run could write there: no listing at all. */
+	if (below_a_grant(fd, r, &b->state.zones)) {
+		close(fd);
+		return -EPERM;
+	}
+	r->dir_fd = fd;
+	return 0;
 }
 
 /* Remove listing number serial, and every directory in it. */
@@ -177,6 +210,7 @@ void broker_proc_run_end(struct broker *b)
 		(void)rmdir(r->dir);
 	if (r->root.pidfd >= 0)
 		close(r->root.pidfd);
+	free(r->granted);
 	free(r);
 	b->proc_run = NULL;
 }
@@ -276,9 +310,9 @@ bool broker_proc_run_listing(struct broker *b, int listener, uint64_t id, const 
 {
 	struct broker_proc_run *r = b ? b->proc_run : NULL;
 	/* "/proc/.": "." relative to /proc (pidof changes into /proc and lists "."). */
-	if (!r || r->dir_fd < 0 ||
-	    (strcmp(path, "/proc") != 0 && strcmp(path, "/proc/") != 0 &&
-	     strcmp(path, "/proc/.") != 0))
+	if (!r || (strcmp(path, "/proc") != 0 && strcmp(path, "/proc/") != 0 &&
+		   strcmp(path, "/proc/.") != 0) ||
+	    listing_dir_ready(b, r) < 0)
 		return false;
 	int fd = listing_open(r, flags);
 	/* Not made (no room, say): Landlock refuses /proc as it would without the broker. */
