@@ -164,7 +164,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	memset(plan, 0, sizeof *plan);
 	plan->landlock_fd = plan->root_private_tree_fd = -1;
 	plan->reaper_socket = plan->caller_socket = plan->cgroup_procs_fd = -1;
-	plan->exec_gate_fd = -1;
+	plan->exec_gate_fd = plan->exec_gate_write_fd = -1;
 	plan->status_fd = status_fd; /* ours from here: closed on failure */
 	if ((rc = fd_map_check(opts, &max_target, err)) < 0) {
 		plan_release(plan);
@@ -244,8 +244,9 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	return 0;
 }
 
-int plan_exec_gate_take(struct plan *plan, int read_fd, struct procage_error *err)
+int plan_exec_gate_take(struct plan *plan, int read_fd, int write_fd, struct procage_error *err)
 {
+	plan->exec_gate_write_fd = write_fd;
 	plan->exec_gate_fd = fd_move_above(read_fd, plan->fd_scratch_base);
 	if (plan->exec_gate_fd < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,

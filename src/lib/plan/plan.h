@@ -172,8 +172,12 @@ struct plan {
 	/*
 	 * The hard-link check's verdict (run/hardlinks_gate.h): the target
 	 * reads one byte here before it restricts itself, or -1: no wait.
+	 * The reaper closes its copy of the writing end, exec_gate_write_fd,
+	 * before it starts the target: should the caller die before the
+	 * verdict, its end goes with it and the target reads end of file.
 	 */
 	int exec_gate_fd;
+	int exec_gate_write_fd;
 	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */
 	uint64_t proc_rights; /* Landlock rights of a grant on /proc itself, or 0 */
@@ -218,11 +222,12 @@ struct procage_cage;
 int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts *opts,
 	       const char *tmpdir, int status_fd, struct plan *plan, struct procage_error *err);
 /*
- * The target waits on read_fd for the hard-link check's verdict. The plan
- * owns read_fd from the call on, and moves it above the descriptors the
- * target maps.
+ * The target waits on read_fd for the hard-link check's verdict, written
+ * at write_fd, which stays the caller's until the spawn returns (the
+ * reaper closes its copy). The plan owns read_fd from the call on, and
+ * moves it above the descriptors the target maps.
  */
-int plan_exec_gate_take(struct plan *plan, int read_fd, struct procage_error *err);
+int plan_exec_gate_take(struct plan *plan, int read_fd, int write_fd, struct procage_error *err);
 /* Tier T1: the plan's mounts, from the cage's denials and sockets. */
 int plan_mounts_build(const struct procage_cage *cage, const char *tmpdir, struct plan *plan,
 		      struct procage_error *err);

@@ -3,10 +3,10 @@
  *
  * Fail-closed: the target runs its command only after reading GATE_PASS,
  * which the thread writes only when the check found nothing and failed
- * nowhere. Every other outcome is a refusal byte. The verdict's end stays
- * open in the caller until the thread is joined (the reaper holds a copy
- * from its clone on), so a refusal is told by a byte, never by closing:
- * nothing here depends on which process closes its copy when.
+ * nowhere. Every other outcome is a refusal byte, or end of file when the
+ * caller died first: the verdict's end stays open in the caller until the
+ * thread is joined, after the spawn, and the reaper closes the copy its
+ * clone gave it before it starts the target (plan->exec_gate_write_fd).
  */
 #include "hardlinks_gate.h"
 

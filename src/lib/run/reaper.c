@@ -565,6 +565,15 @@ __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void *arg)
 	sigset_t chld;
 
 	raw_syscall1(SYS_close, plan->caller_socket);
+	/*
+	 * The hard-link check's verdict is the caller's to write: with no
+	 * copy of its end here, nor in the target cloned next, a caller that
+	 * dies first leaves the target end of file, never a wait forever.
+	 * The number is the caller's end until the spawn returns, so it is
+	 * that end's copy that goes.
+	 */
+	if (plan->exec_gate_write_fd >= 0)
+		raw_syscall1(SYS_close, plan->exec_gate_write_fd);
 	prctl(PR_SET_NAME, "procage-reaper", 0, 0, 0);
 	/* Every signal stays blocked in the reaper; SIGCHLD is read from a signalfd. */
 	if (sigaction(SIGCHLD, &dfl, NULL) != 0)

@@ -265,7 +265,7 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 	if (gate_read < 0)
 		return rc;
 	if (rc == 0)
-		return plan_exec_gate_take(&s->plan, gate_read, err);
+		return plan_exec_gate_take(&s->plan, gate_read, s->gate.write_fd, err);
 	/* The check's refusal comes first, as when it ran before everything else. */
 	struct procage_error gate_err;
 	int gate_rc = hardlinks_gate_end(&s->gate, &gate_err);
@@ -343,7 +343,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
 				 .plan = { .status_fd = -1, .landlock_fd = -1, .root_private_tree_fd = -1,
 					   .cgroup_procs_fd = -1, .changes_store_fd = -1,
-					   .exec_gate_fd = -1 },
+					   .exec_gate_fd = -1, .exec_gate_write_fd = -1 },
 				 .gate_wanted = true };
 	struct reaper_handle reaper;
 	struct child_failure failure;
