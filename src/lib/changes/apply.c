@@ -31,19 +31,6 @@
 #include "policy/path_rule.h"
 
 
-__attribute__((format(printf, 2, 3))) static int line_add(struct changes_walk *w,
-							    const char *fmt, ...)
-{
-	char *line = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	return string_list_take(&w->lines, &w->n_lines, line);
-}
-
 int changes_walk_line(struct changes_walk *w, const char *fmt, ...)
 {
 	char *line = NULL;
@@ -308,7 +295,7 @@ static int entry_line(struct changes_walk *w, const struct stat *st, bool host_e
 		if (*p == '\t' || *p == '\n')
 			*p = ' ';
 	long long size = whiteout(st) || S_ISDIR(st->st_mode) ? -1 : (long long)st->st_size;
-	return line_add(w, "%s\t%lld\t%s\t%s", kind_word(st, host_exists), size, held, path);
+	return changes_walk_line(w, "%s\t%lld\t%s\t%s", kind_word(st, host_exists), size, held, path);
 }
 
 /* Did the run replace the host's directory name (marked opaque)? */
@@ -428,7 +415,7 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 			close(sub_upper);
 			if (sub_host >= 0)
 				close(sub_host);
-			return line_add(w, "not applied: %s: %s", path,
+			return changes_walk_line(w, "not applied: %s: %s", path,
 					rc == -ENOTDIR ? "no longer a directory on the host (changed "
 							 "since the run)"
 						       : strerror(-rc)) < 0
@@ -554,7 +541,7 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 		char detail[PATH_MAX * 2 + 64];
 		entry_detail(detail, sizeof detail, &st, host_exists ? &h : NULL, upper, host, name);
 		int rc = w->entries ? entry_line(w, &st, host_exists, hold ? why : NULL, path)
-				    : line_add(w, "%s %s%s%s%s%s", kind_word(&st, host_exists), path,
+				    : changes_walk_line(w, "%s %s%s%s%s%s", kind_word(&st, host_exists), path,
 					       detail, hold ? " (held back: " : "",
 					       hold ? why : "", hold ? ")" : "");
 		if (rc < 0)
@@ -572,7 +559,7 @@ static int entry_take(struct changes_walk *w, const char *tree, int upper, int h
 		char size[40] = "";
 		if (S_ISREG(st.st_mode))
 			snprintf(size, sizeof size, ", %lld bytes", (long long)st.st_size);
-		return line_add(w, "held back: %s (%s)%s", path, why, size) < 0
+		return changes_walk_line(w, "held back: %s (%s)%s", path, why, size) < 0
 			       ? error_set(err, -ENOMEM, "out of memory")
 			       : 0;
 	}
@@ -604,7 +591,7 @@ static int file_apply(struct changes_walk *w, int upper, int host, const char *n
 			     : -EOPNOTSUPP;
 	if (rc < 0) {
 		w->remaining++;
-		return line_add(w, "not applied: %s: %s", path,
+		return changes_walk_line(w, "not applied: %s: %s", path,
 				rc == -EOPNOTSUPP ? "a special file (device, pipe or socket)"
 				: rc == -ESTALE	  ? "changed on the host since the run started"
 				: rc == -ENODATA  ? "removed on the host since the run started"
@@ -614,7 +601,7 @@ static int file_apply(struct changes_walk *w, int upper, int host, const char *n
 	}
 	w->applied++;
 	(void)unlinkat(upper, name, 0);
-	return line_add(w, "applied: %s", path) < 0 ? error_set(err, -ENOMEM, "out of memory") : 0;
+	return changes_walk_line(w, "applied: %s", path) < 0 ? error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 static int dir_walk(struct changes_walk *w, const char *tree, int upper, int host, char *rel,
@@ -682,7 +669,7 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 		close(upper);
 		close(host);
 		w->remaining++;
-		return line_add(w, "not applied: %s: the tree is not the directory the run saw "
+		return changes_walk_line(w, "not applied: %s: the tree is not the directory the run saw "
 				   "(replaced since): nothing of it applied",
 				t->path) < 0
 			       ? error_set(err, -ENOMEM, "out of memory")

@@ -81,4 +81,7 @@ struct outcome {
 /* broker_ops.c: perform the call, or say it is not the broker's. */
 struct outcome broker_perform(struct broker *b, struct request *rq);
 
+/* A process or thread number as /proc names it: 1 to 10 decimal digits, nothing else. */
+bool broker_all_digits(const char *s);
+
 #endif

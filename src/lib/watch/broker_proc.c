@@ -112,7 +112,7 @@ static bool in_list(const char *name, const char *const *list, size_t n)
 	return false;
 }
 
-static bool all_digits(const char *s)
+bool broker_all_digits(const char *s)
 {
 	if (!*s || strlen(s) > 10)
 		return false;
@@ -144,16 +144,16 @@ bool broker_proc_own_entry(const char *path, long own_tgid, long own_tid, char *
 	*thread = false;
 	if (strcmp(names[0], "thread-self") == 0)
 		*thread = true;
-	else if (all_digits(names[0]) && strtol(names[0], NULL, 10) == own_tid &&
+	else if (broker_all_digits(names[0]) && strtol(names[0], NULL, 10) == own_tid &&
 		 own_tid != own_tgid)
 		*thread = true; /* a thread's own number: its thread's directory */
 	else if (strcmp(names[0], "self") != 0 &&
-		 !(all_digits(names[0]) && strtol(names[0], NULL, 10) == own_tgid))
+		 !(broker_all_digits(names[0]) && strtol(names[0], NULL, 10) == own_tgid))
 		return false;
 	/* Below task/: a thread of the caller's process, then the same names. */
 	bool task = false;
 	if (!*thread && at < n && strcmp(names[at], "task") == 0 && at + 1 < n) {
-		if (!all_digits(names[at + 1]))
+		if (!broker_all_digits(names[at + 1]))
 			return false;
 		task = true;
 		at += 2;
@@ -165,7 +165,7 @@ bool broker_proc_own_entry(const char *path, long own_tgid, long own_tid, char *
 		   in_list(names[at], own_directories,
 			   sizeof own_directories / sizeof *own_directories)) ||
 		  (left == 1 && (task || *thread) && strcmp(names[at], "fdinfo") == 0) ||
-		  (left == 2 && !task && strcmp(names[at], "fdinfo") == 0 && all_digits(names[at + 1]));
+		  (left == 2 && !task && strcmp(names[at], "fdinfo") == 0 && broker_all_digits(names[at + 1]));
 	if (!ok)
 		return false;
 	int len = snprintf(rest, size, "%s%s%s", task ? "task/" : "", task ? names[at - 1] : "",

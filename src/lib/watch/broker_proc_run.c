@@ -215,16 +215,6 @@ void broker_proc_run_end(struct broker *b)
 	b->proc_run = NULL;
 }
 
-static bool digits_only(const char *s)
-{
-	if (!*s || strlen(s) > 10)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 static int descending(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -240,7 +230,7 @@ static int members_find(const struct broker_proc_run *r, pid_t *pids)
 	int n = 0;
 	struct dirent *e;
 	while (n < LISTING_MAX && (e = readdir(proc))) {
-		if (!digits_only(e->d_name))
+		if (!broker_all_digits(e->d_name))
 			continue;
 		int dir =
 		    openat(dirfd(proc), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -344,13 +334,13 @@ bool broker_proc_member_entry(const char *path, pid_t *pid, char *rest, size_t s
 			return false;
 		names[n++] = t;
 	}
-	if (n < 2 || !digits_only(names[0]))
+	if (n < 2 || !broker_all_digits(names[0]))
 		return false;
 	long value = strtol(names[0], NULL, 10);
 	if (value <= 1 || value > 0x3fffffff)
 		return false;
 	bool ok = (n == 2 && member_file(names[1])) || (n == 2 && strcmp(names[1], "task") == 0) ||
-		  (n == 4 && strcmp(names[1], "task") == 0 && digits_only(names[2]) &&
+		  (n == 4 && strcmp(names[1], "task") == 0 && broker_all_digits(names[2]) &&
 		   member_file(names[3]));
 	int len = n == 4 ? snprintf(rest, size, "task/%s/%s", names[2], names[3])
 			 : snprintf(rest, size, "%s", names[1]);
