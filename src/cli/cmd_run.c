@@ -690,6 +690,15 @@ static int caged_verb(int argc, char **argv, const char *verb)
 	struct procage_error err = { 0 };
 	struct procage_policy *policy = NULL;
 	struct procage_cage *cage = NULL;
+	/*
+	 * The host's facts and a root caller's /etc, while the options and
+	 * the policy are read (a usage error or --dry-run leaves the work
+	 * unused); not for exec, whose process enters the command's
+	 * namespaces itself, which the kernel refuses to a process with a
+	 * second thread still running.
+	 */
+	if (!for_exec)
+		procage_prepare_ahead();
 	int rc = run_options_parse(argc, argv, &o);
 
 	if (rc != 0 || o.help)
@@ -707,14 +716,6 @@ static int caged_verb(int argc, char **argv, const char *verb)
 				     "supervisor (procage run)");
 		goto out;
 	}
-	/*
-	 * The host's facts and a root caller's /etc, while the policy is
-	 * read; not for exec, whose process enters the command's namespaces
-	 * itself, which the kernel refuses to a process with a second thread
-	 * still running.
-	 */
-	if (!for_exec)
-		procage_prepare_ahead();
 	if ((rc = cage_from_options(&o, for_exec, &policy, &cage, &err)) != 0)
 		goto out;
 	rc = for_exec ? exec_caged(&o, cage) : run_and_wait(&o, cage, &err);

@@ -72,10 +72,13 @@ static int meta_collect(struct broker_meta *m, const struct procage_cage *c, con
 {
 	struct stat st;
 	int rc = 0;
+	/* A grant's identity was read when its descriptor pinned it: it cannot change. */
 	for (size_t i = 0; rc == 0 && i < c->n_grants; i++)
-		if ((c->grants[i].access & LANDLOCK_ACCESS_FS_WRITE_FILE) &&
-		    fstat(c->grants[i].path_fd, &st) == 0)
+		if (c->grants[i].access & LANDLOCK_ACCESS_FS_WRITE_FILE) {
+			st.st_dev = c->grants[i].dev;
+			st.st_ino = c->grants[i].ino;
 			rc = set_add(&m->write, &st);
+		}
 	for (size_t i = 0; rc == 0 && i < c->zones.n; i++) {
 		st.st_dev = c->zones.zones[i].dev;
 		st.st_ino = c->zones.zones[i].ino;
