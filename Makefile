@@ -207,7 +207,7 @@ $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB)
 
-# First THREAT_MODEL.md against the code; then the whole suite in one prove
+# First THREAT_MODEL.md against the code; then the whole suite in one TAP harness
 # run: unit, escape canaries and kernel facts on both tiers as root and as an
 # unprivileged user, end-to-end; and the unit and end-to-end tests again
 # built with ASan+UBSan.

@@ -61,7 +61,11 @@ sees() {
 		setpriv --reuid=65534 --regid=65534 --clear-groups sleep 600 </dev/null >/dev/null 2>&1 &
 	fi
 	outside=$!
+	# pgrep and pidof find the sleep by its name, which the forked shell
+	# takes only when it execs: the listing waits for that (the bound
+	# only ends a failure).
 	cage "$tier" "$user" -- sh -c 'sleep 600 & echo "run $$ $!"
+n=0; until grep -q "(sleep)" /proc/$!/stat 2>/dev/null || [ $n -ge 5000 ]; do n=$((n + 1)); done
 for c in "ps -e -o pid=" "ps aux" "ps -ef" "ps -L -e" "top -b -n1" "top -H -b -n1"; do
 	echo "== $c"; $c | awk "{ print \$2, \$1 }" || exit 1
 done
