@@ -263,10 +263,14 @@ $(FUZZ_BINS): $(wildcard include/*.h src/lib/*/*.h src/common/*.h)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@
 
+# The targets side by side, each for FUZZ_SECONDS of wall time (a fuzzer
+# uses one processor): each one's output is printed when all have ended.
 fuzz: $(FUZZ_BINS)
-	@for t in $(FUZZ_TARGETS); do \
-		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) || exit 1; \
-	done
+	@pids=; for t in $(FUZZ_TARGETS); do \
+		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) >$(BUILD)/fuzz/$$t.log 2>&1 & \
+		pids="$$pids $$!"; \
+	done; rc=0; for p in $$pids; do wait $$p || rc=1; done; \
+	for t in $(FUZZ_TARGETS); do echo "== fuzz_$$t"; cat $(BUILD)/fuzz/$$t.log; done; exit $$rc
 
 # A bounded run of every fuzz target, part of make check (clang needed).
 fuzz-smoke:
