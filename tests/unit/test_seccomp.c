@@ -76,14 +76,36 @@ struct sock_fprog progs[N_VARIANTS];
 
 _Static_assert(N_VARIANTS == 2048, "eleven options: an index for each combination");
 
+/*
+ * The simulator's checks run by the hundred thousand (every call, ABI and
+ * combination of options): a passing one is counted, a failing one is
+ * printed with everything it checked. Each part then prints one line with
+ * its count (section), which fails if the part checked nothing.
+ */
+static unsigned long quiet_passed;
+
 bool sim_ok(bool ok, const char *fmt, ...)
 {
+	if (ok) {
+		quiet_passed++;
+		return true;
+	}
 	char text[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	return tap_ok(ok, "%s", text);
+	return tap_ok(false, "%s", text);
+}
+
+static void section(void (*part)(void), const char *name)
+{
+	unsigned long before = quiet_passed;
+	int printed = tap_count;
+	part();
+	tap_ok(quiet_passed > before || tap_count > printed,
+	       "%s: %lu checks passed (each failure above on its own line)", name,
+	       quiet_passed - before);
 }
 
 void sim_skip(const char *fmt, ...)
@@ -213,7 +235,7 @@ void expect(int v, const struct abi *abi, const char *name, const uint64_t args[
 	}
 	want = variant_answer_call(v, name, want);
 	uint32_t got = run_nr(&progs[v], abi->audit_arch, nr, args);
-	tap_ok(got == want, "%s, %s: %s %s (got %#x, want %#x)", variant_name(v), abi->name,
+	sim_ok(got == want, "%s, %s: %s %s (got %#x, want %#x)", variant_name(v), abi->name,
 	       name, what, got, want);
 }
 
@@ -228,7 +250,7 @@ static void compare_with_live_build(int v)
 	struct seccomp_options opts = seccomp_program_options((size_t)v);
 	struct sock_fprog live = { 0, NULL };
 	int rc = seccomp_build_program(&opts, &live, &err);
-	tap_ok(rc == 0, "%s: libseccomp builds the program live (%s)", variant_name(v),
+	sim_ok(rc == 0, "%s: libseccomp builds the program live (%s)", variant_name(v),
 	       rc == 0 ? "ok" : err.message);
 	size_t differ = live.len;
 	for (size_t i = 0; rc == 0 && i < live.len && i < progs[v].len; i++)
@@ -236,7 +258,7 @@ static void compare_with_live_build(int v)
 			differ = i;
 			break;
 		}
-	tap_ok(rc == 0 && live.len == progs[v].len && differ == live.len,
+	sim_ok(rc == 0 && live.len == progs[v].len && differ == live.len,
 	       "%s: the generated program is the live one (%u and %u instructions, first "
 	       "difference at %zu); if not, make did not run the generator again",
 	       variant_name(v), progs[v].len, live.len, differ);
@@ -249,24 +271,24 @@ static void test_build(void)
 	for (int v = 0; v < N_VARIANTS; v++) {
 		struct procage_error err = { 0 };
 		struct seccomp_options opts = seccomp_program_options((size_t)v);
-		tap_ok(seccomp_program_index(&opts) == (size_t)v,
+		sim_ok(seccomp_program_index(&opts) == (size_t)v,
 		       "%s: its options index the same program", variant_name(v));
 		int rc = seccomp_program_build(&opts, &progs[v], &err);
 		if (!seccomp_program_exists((size_t)v)) {
 			/* A combination no cage asks for: refused, never a wrong program. */
-			tap_ok(rc == -EINVAL && !progs[v].filter && err.message[0],
+			sim_ok(rc == -EINVAL && !progs[v].filter && err.message[0],
 			       "%s: no program, refused (rc %d: %s)", variant_name(v), rc,
 			       err.message);
 			continue;
 		}
 		n_programs++;
-		tap_ok(rc == 0 && progs[v].filter && progs[v].len > 0,
+		sim_ok(rc == 0 && progs[v].filter && progs[v].len > 0,
 		       "build %s: rc %d, %u instructions %s", variant_name(v), rc, progs[v].len,
 		       err.message);
 		const char *why = "no program";
 		bool sound = progs[v].filter &&
 			     bpf_sim_check(progs[v].filter, progs[v].len, &why) == 0;
-		tap_ok(sound, "%s: the program passes the checks seccomp makes (%s)",
+		sim_ok(sound, "%s: the program passes the checks seccomp makes (%s)",
 		       variant_name(v), sound ? "ok" : why);
 		if (progs[v].filter)
 			compare_with_live_build(v);
@@ -330,13 +352,13 @@ static void test_refused_calls(void)
 				uint32_t got = run_nr(&progs[v], abi->audit_arch, nr, ARGS(0));
 				uint32_t want = variant_answer(
 					v, SECCOMP_RET_ERRNO | (uint32_t)c->err);
-				tap_ok(got == want,
+				sim_ok(got == want,
 				       "%s, %s: %s (%ld, unknown to libseccomp) refused with %s "
 				       "(got %#x)",
 				       variant_name(v), abi->name, c->name, nr, strerror(c->err), got);
 			}
 			long nr = NR_OPEN_TREE_ATTR | (abi->x32 ? X32_SYSCALL_BIT : 0);
-			tap_ok(run_nr(&progs[v], abi->audit_arch, nr, ARGS(0)) ==
+			sim_ok(run_nr(&progs[v], abi->audit_arch, nr, ARGS(0)) ==
 				       variant_answer(v, RET_EPERM),
 			       "%s, %s: open_tree_attr refused", variant_name(v), abi->name);
 		}
@@ -519,7 +541,7 @@ static void test_bad_arch(void)
 		for (size_t i = 0; i < N_ELEMS(other_arches); i++)
 			for (long nr = 0; nr < 500; nr += 59) {
 				uint32_t got = run_nr(&progs[v], other_arches[i], nr, ARGS(0));
-				tap_ok(got == SECCOMP_RET_KILL_PROCESS,
+				sim_ok(got == SECCOMP_RET_KILL_PROCESS,
 				       "%s: arch %#x, call %ld kills the process (got %#x)",
 				       variant_name(v), other_arches[i], nr, got);
 			}
@@ -544,7 +566,7 @@ static bool seccomp_syscall_works(void)
 int main(void)
 {
 	bool kernel_checks = seccomp_syscall_works();
-	test_build();
+	section(test_build, "building every combination");
 	bool built = true;
 	for_each_variant(v)
 		built &= progs[v].filter != NULL;
@@ -552,23 +574,23 @@ int main(void)
 		tap_diag("no filter was built; nothing more to check");
 		return tap_done();
 	}
-	test_refused_calls();
-	test_allowed_calls();
-	test_namespaces_and_ioctl();
-	test_personality();
-	test_socket_matrix();
-	test_socket_cases();
-	test_bad_arch();
-	test_metadata();
-	test_sysv_ipc();
-	test_pid_targets();
-	test_report_names();
-	test_broker_calls();
-	test_net_broker_calls();
-	test_handover_closed();
+	section(test_refused_calls, "refused calls");
+	section(test_allowed_calls, "allowed calls");
+	section(test_namespaces_and_ioctl, "namespaces and ioctl");
+	section(test_personality, "personality");
+	section(test_socket_matrix, "socket matrix");
+	section(test_socket_cases, "socket cases");
+	section(test_bad_arch, "foreign architectures");
+	section(test_metadata, "metadata calls");
+	section(test_sysv_ipc, "SysV IPC");
+	section(test_pid_targets, "calls aimed at other processes");
+	section(test_report_names, "report names");
+	section(test_broker_calls, "brokered calls");
+	section(test_net_broker_calls, "brokered network calls");
+	section(test_handover_closed, "the hand-over's closing filter");
 	if (kernel_checks) {
-		test_kernel();
-		test_kernel_variants();
+		section(test_kernel, "the real kernel");
+		section(test_kernel_variants, "the real kernel, per combination");
 	} else {
 		tap_skip("checks on the real kernel: seccomp(2) is not available here");
 	}
