@@ -6,8 +6,11 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "host/host.h"
+#include "base/home.h"
 #include "discover/root_private.h"
+#include "host/host.h"
+#include "paths.h"
+#include "policy/classes_prepared.h"
 
 static pthread_mutex_t ahead_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t ahead_thread;
@@ -21,14 +24,34 @@ static void *ahead_root_private(void *unused)
 }
 
 /*
- * The two parts side by side: each mostly waits on the kernel (a user
- * namespace made and torn down, a walk of /etc), and the cage needs both
- * at once (the /etc copy is chosen as the host's paths are resolved).
+ * The classes' rows under the home and the runtime directory the cage
+ * will most likely be given ($HOME's, which the default policy takes);
+ * a cage given others walks its own (classes_prepared.c).
+ */
+static void *ahead_classes(void *unused)
+{
+	(void)unused;
+	char runtime[64];
+	struct homes homes;
+	homes_find(&homes, NULL);
+	classes_prepare(homes.n ? homes.path[0] : NULL,
+			paths_runtime_directory(runtime, sizeof runtime));
+	return NULL;
+}
+
+/*
+ * The parts side by side: two mostly wait on the kernel (a user namespace
+ * made and torn down, a walk of /etc), and the cage needs them at once
+ * (the /etc copy is chosen as the host's paths are resolved); the classes'
+ * walk is the first thing the cage needs.
  */
 static void *ahead_work(void *unused)
 {
 	(void)unused;
-	pthread_t root_part;
+	pthread_t root_part, classes_part;
+	bool classes_beside = pthread_create(&classes_part, NULL, ahead_classes, NULL) == 0;
+	if (!classes_beside)
+		classes_prepare_cancel();
 	bool beside = geteuid() == 0 &&
 		      pthread_create(&root_part, NULL, ahead_root_private, NULL) == 0;
 	if (!beside)
@@ -36,6 +59,8 @@ static void *ahead_work(void *unused)
 	host_facts_get();
 	if (beside)
 		pthread_join(root_part, NULL);
+	if (classes_beside)
+		pthread_join(classes_part, NULL);
 	return NULL;
 }
 
@@ -47,7 +72,11 @@ PROCAGE_API void procage_prepare_ahead(void)
 		/* The caller's signal handlers stay on the caller's threads. */
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &saved);
+		/* Before the thread: a cage made from now on waits for this walk. */
+		classes_prepare_announce();
 		ahead_started = pthread_create(&ahead_thread, NULL, ahead_work, NULL) == 0;
+		if (!ahead_started)
+			classes_prepare_cancel();
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	}
 	pthread_mutex_unlock(&ahead_lock);
