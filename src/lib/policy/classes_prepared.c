@@ -24,7 +24,7 @@ static struct {
 	bool ready;
 	char *home, *runtime_dir, *env;
 	struct class_finds found;
-} prepared = { .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER };
+} prepared = {.lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
 static bool same_text(const char *a, const char *b)
 {
@@ -47,7 +47,7 @@ void classes_prepare_announce(void)
 
 void classes_prepare(const char *home, const char *runtime_dir)
 {
-	struct class_finds found = { 0 };
+	struct class_finds found = {0};
 	bool failed = false;
 	char *env = classes_env_signature();
 	char *home_copy = dup_or_null(home, &failed);
@@ -65,7 +65,7 @@ void classes_prepare(const char *home, const char *runtime_dir)
 		prepared.found = found;
 		prepared.ready = true;
 		home_copy = runtime_copy = env = NULL;
-		found = (struct class_finds){ 0 };
+		found = (struct class_finds){0};
 	}
 	prepared.pending = false;
 	pthread_cond_broadcast(&prepared.done);
@@ -96,7 +96,7 @@ bool classes_prepared_take(const char *home, const char *runtime_dir, struct cla
 	struct class_finds found = prepared.found;
 	prepared.ready = false;
 	prepared.home = prepared.runtime_dir = prepared.env = NULL;
-	prepared.found = (struct class_finds){ 0 };
+	prepared.found = (struct class_finds){0};
 	pthread_mutex_unlock(&prepared.lock);
 	if (!ready)
 		return false;
