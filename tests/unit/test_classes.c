@@ -611,6 +611,7 @@ static void test_prepared(void)
 		       same_locations(&direct, &ahead),
 	       "the rows walked ahead give what the cage's own walk gives, its waivers applied");
 	class_locations_free(&ahead);
+	class_locations_free(&direct);
 
 	/* Made after the walk ahead: seen as missing through it, present after. */
 	classes_prepare(home, runtime);
