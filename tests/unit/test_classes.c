@@ -614,6 +614,7 @@ static void test_prepared(void)
 	class_locations_free(&direct);
 
 	/* Made after the walk ahead: seen as missing through it, present after. */
+	classes_prepare_announce();
 	classes_prepare(home, runtime);
 	make("home/.netrc", false);
 	const struct class_location *n;
@@ -627,6 +628,7 @@ static void test_prepared(void)
 	class_locations_free(&ahead);
 	unlink(netrc);
 
+	classes_prepare_announce();
 	classes_prepare(home, runtime);
 	make("home/.netrc", false);
 	tap_ok(classes_expand(waived, other, runtime, &ahead, &err) == 0 &&
@@ -637,8 +639,21 @@ static void test_prepared(void)
 	class_locations_free(&direct);
 	unlink(netrc);
 
+	/* A cage made before the walk began calls it off and walks itself. */
+	classes_prepare_announce();
+	tap_ok(classes_expand(waived, home, runtime, &ahead, &err) == 0, "classes expand");
+	class_locations_free(&ahead);
+	classes_prepare(home, runtime);
+	make("home/.netrc", false);
+	tap_ok(classes_expand(waived, home, runtime, &ahead, &err) == 0 &&
+		       (n = find(&ahead, "home/.netrc")) && !n->absent,
+	       "a walk called off by the cage that came first is not made, nor taken later");
+	class_locations_free(&ahead);
+	unlink(netrc);
+
 	const char *saved = getenv("NETRC");
 	char *saved_copy = saved ? strdup(saved) : NULL;
+	classes_prepare_announce();
 	classes_prepare(home, runtime);
 	setenv("NETRC", netrc, 1);
 	make("home/.netrc", false);

@@ -13,8 +13,8 @@
 #include "policy/classes_prepared.h"
 
 static pthread_mutex_t ahead_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t ahead_thread;
-static bool ahead_started;
+static pthread_t ahead_thread, classes_thread;
+static bool ahead_started, classes_started;
 
 static void *ahead_root_private(void *unused)
 {
@@ -40,18 +40,14 @@ static void *ahead_classes(void *unused)
 }
 
 /*
- * The parts side by side: two mostly wait on the kernel (a user namespace
- * made and torn down, a walk of /etc), and the cage needs them at once
- * (the /etc copy is chosen as the host's paths are resolved); the classes'
- * walk is the first thing the cage needs.
+ * The two parts side by side: each mostly waits on the kernel (a user
+ * namespace made and torn down, a walk of /etc), and the cage needs both
+ * at once (the /etc copy is chosen as the host's paths are resolved).
  */
 static void *ahead_work(void *unused)
 {
 	(void)unused;
-	pthread_t root_part, classes_part;
-	bool classes_beside = pthread_create(&classes_part, NULL, ahead_classes, NULL) == 0;
-	if (!classes_beside)
-		classes_prepare_cancel();
+	pthread_t root_part;
 	bool beside = geteuid() == 0 &&
 		      pthread_create(&root_part, NULL, ahead_root_private, NULL) == 0;
 	if (!beside)
@@ -59,8 +55,6 @@ static void *ahead_work(void *unused)
 	host_facts_get();
 	if (beside)
 		pthread_join(root_part, NULL);
-	if (classes_beside)
-		pthread_join(classes_part, NULL);
 	return NULL;
 }
 
@@ -68,14 +62,19 @@ PROCAGE_API void procage_prepare_ahead(void)
 {
 	sigset_t all, saved;
 	pthread_mutex_lock(&ahead_lock);
-	if (!ahead_started) {
+	if (!ahead_started && !classes_started) {
 		/* The caller's signal handlers stay on the caller's threads. */
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &saved);
-		/* Before the thread: a cage made from now on waits for this walk. */
-		classes_prepare_announce();
 		ahead_started = pthread_create(&ahead_thread, NULL, ahead_work, NULL) == 0;
-		if (!ahead_started)
+		/*
+		 * Before the thread: a cage made once it has begun waits for
+		 * its walk (the first thing the cage needs, so a thread of its
+		 * own, not one begun by the other).
+		 */
+		classes_prepare_announce();
+		classes_started = pthread_create(&classes_thread, NULL, ahead_classes, NULL) == 0;
+		if (!classes_started)
 			classes_prepare_cancel();
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	}
@@ -88,6 +87,10 @@ void ahead_join(void)
 	if (ahead_started) {
 		pthread_join(ahead_thread, NULL);
 		ahead_started = false;
+	}
+	if (classes_started) {
+		pthread_join(classes_thread, NULL);
+		classes_started = false;
 	}
 	pthread_mutex_unlock(&ahead_lock);
 }

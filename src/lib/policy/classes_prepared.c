@@ -21,6 +21,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t done;
 	bool pending; /* announced: a walk is coming */
+	bool started; /* and under way: a cage waits for it */
 	bool ready;
 	char *home, *runtime_dir, *env;
 	struct class_finds found;
@@ -47,6 +48,13 @@ void classes_prepare_announce(void)
 
 void classes_prepare(const char *home, const char *runtime_dir)
 {
+	/* A cage that came first walked itself: nothing is left to do. */
+	pthread_mutex_lock(&prepared.lock);
+	bool wanted = prepared.pending;
+	prepared.started = wanted;
+	pthread_mutex_unlock(&prepared.lock);
+	if (!wanted)
+		return;
 	struct class_finds found = {0};
 	bool failed = false;
 	char *env = classes_env_signature();
@@ -67,7 +75,7 @@ void classes_prepare(const char *home, const char *runtime_dir)
 		home_copy = runtime_copy = env = NULL;
 		found = (struct class_finds){0};
 	}
-	prepared.pending = false;
+	prepared.pending = prepared.started = false;
 	pthread_cond_broadcast(&prepared.done);
 	pthread_mutex_unlock(&prepared.lock);
 	class_finds_free(&found);
@@ -87,7 +95,14 @@ void classes_prepare_cancel(void)
 bool classes_prepared_take(const char *home, const char *runtime_dir, struct class_finds *out)
 {
 	pthread_mutex_lock(&prepared.lock);
-	/* A walk under way is waited for: it is further along than a new one. */
+	/*
+	 * A walk under way is waited for: it is further along than a new one.
+	 * One whose thread has not begun (a thread started on an idle
+	 * processor may begin a millisecond or two later) is called off, and
+	 * the cage walks itself.
+	 */
+	if (prepared.pending && !prepared.started)
+		prepared.pending = false;
 	while (prepared.pending)
 		pthread_cond_wait(&prepared.done, &prepared.lock);
 	bool ready = prepared.ready;
