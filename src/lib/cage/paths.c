@@ -312,7 +312,9 @@ static int root_private_resolve(const struct procage_policy *p, struct cage_path
 	int rc = 0;
 	if (geteuid() != 0 || (p->waived_classes & (1u << CLASS_SECRETS)))
 		return 0;
-	ahead_join(); /* what was prepared ahead is taken, not walked again */
+	/* What was prepared ahead is helped along, then taken, not walked again. */
+	root_private_help();
+	ahead_join();
 	if ((rc = root_private_find(ROOT_PRIVATE_TREE, &private, &n)) < 0)
 		return error_set(err, rc,
 				 "looking in %s for what only root may read, to hide it from a root "

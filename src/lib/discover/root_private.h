@@ -29,6 +29,13 @@ int root_private_find(const char *tree, char ***paths, size_t *n);
  * user namespace on tier T1, the walk on T2). Run by ahead.c's thread.
  */
 void root_private_prepare(void);
+/*
+ * The cage's thread, once it needs the walk begun ahead: it walks the
+ * entries no thread has taken yet beside root_private_prepare's, rather
+ * than waiting for them (then it waits for that thread, and takes the
+ * walk with root_private_find). Nothing when no walk was begun.
+ */
+void root_private_help(void);
 
 /*
  * Tier T1 does without the walk: the run sees ROOT_PRIVATE_TREE through an
