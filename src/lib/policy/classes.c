@@ -649,35 +649,74 @@ const char *classes_moved_by(const char *location)
 	return NULL;
 }
 
+/* One row's locations below base_path (its base's), after the finds so far. */
+static int row_find(struct class_finds *out, unsigned waived, enum class_base base,
+		    const char *base_path, const struct class_row *row)
+{
+	if (row->base != base || (waived & (1u << row->cls)))
+		return 0;
+	int rc = row_add_at(out, base == BASE_SYSTEM ? NULL : base_path, row->path, row);
+	if (rc == 0 && base == BASE_HOME)
+		rc = row_add_moved(out, row);
+	if (rc < 0 && (rc = finds_row_failed(out, row, rc)) < 0)
+		return rc;
+	return 0;
+}
+
 static int rows_add_for_base(struct class_finds *out, unsigned waived, enum class_base base,
 			     const char *base_path)
 {
-	for (size_t i = 0; i < sizeof class_rows / sizeof *class_rows; i++) {
-		const struct class_row *row = &class_rows[i];
-		if (row->base != base || (waived & (1u << row->cls)))
-			continue;
-		int rc = row_add_at(out, base == BASE_SYSTEM ? NULL : base_path, row->path, row);
-		if (rc == 0 && base == BASE_HOME)
-			rc = row_add_moved(out, row);
-		if (rc < 0 && (rc = finds_row_failed(out, row, rc)) < 0)
-			return rc;
-	}
-	return 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < sizeof class_rows / sizeof *class_rows; i++)
+		rc = row_find(out, waived, base, base_path, &class_rows[i]);
+	return rc;
+}
+
+/*
+ * The walk in units, in the order they are merged: every row under the
+ * home, every row under the runtime directory, every system row, then the
+ * moved locations. A unit's finds depend on nothing found before it, so
+ * that threads may share the units (classes_prepared.c).
+ */
+#define N_ROWS (sizeof class_rows / sizeof *class_rows)
+
+size_t classes_unit_count(void)
+{
+	return 3 * N_ROWS + 1;
+}
+
+int classes_find_unit(size_t unit, unsigned waived, const char *home, const char *runtime_dir,
+		      struct class_finds *out)
+{
+	static const enum class_base passes[] = { BASE_HOME, BASE_RUNTIME, BASE_SYSTEM };
+	if (unit >= 3 * N_ROWS)
+		return env_moves_add(out, waived);
+	enum class_base base = passes[unit / N_ROWS];
+	const char *base_path = base == BASE_HOME ? home : base == BASE_RUNTIME ? runtime_dir : NULL;
+	if (base != BASE_SYSTEM && !(base_path && base_path[0] == '/'))
+		return 0;
+	return row_find(out, waived, base, base_path, &class_rows[unit % N_ROWS]);
 }
 
 int classes_find_all(unsigned waived, const char *home, const char *runtime_dir,
 		     struct class_finds *out)
 {
 	int rc = 0;
-	if (home && home[0] == '/')
-		rc = rows_add_for_base(out, waived, BASE_HOME, home);
-	if (rc == 0 && runtime_dir && runtime_dir[0] == '/')
-		rc = rows_add_for_base(out, waived, BASE_RUNTIME, runtime_dir);
-	if (rc == 0)
-		rc = rows_add_for_base(out, waived, BASE_SYSTEM, NULL);
-	if (rc == 0)
-		rc = env_moves_add(out, waived);
+	for (size_t unit = 0; rc == 0 && unit < classes_unit_count(); unit++)
+		rc = classes_find_unit(unit, waived, home, runtime_dir, out);
 	return rc;
+}
+
+int class_finds_append(struct class_finds *to, struct class_finds *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		int rc = finds_push(to, from->items[i]);
+		if (rc < 0)
+			return rc;
+		from->items[i].path = NULL; /* now to's */
+	}
+	class_finds_free(from);
+	return 0;
 }
 
 int class_finds_apply(const struct class_finds *found, unsigned waived,

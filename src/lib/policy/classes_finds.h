@@ -28,6 +28,15 @@ struct class_finds {
 /* The home, runtime and system rows and the moved locations, but waived classes. */
 int classes_find_all(unsigned waived, const char *home, const char *runtime_dir,
 		     struct class_finds *out);
+/*
+ * The same walk in units (classes_unit_count of them, merged in their
+ * order), each independent of the others: what unit finds, after out's.
+ */
+size_t classes_unit_count(void);
+int classes_find_unit(size_t unit, unsigned waived, const char *home, const char *runtime_dir,
+		      struct class_finds *out);
+/* from's finds moved to the end of to's (from emptied); a negative errno when out of memory. */
+int class_finds_append(struct class_finds *to, struct class_finds *from);
 /* Merged into out in row order, as classes_expand merges them; a failed row's error. */
 int class_finds_apply(const struct class_finds *found, unsigned waived,
 		      struct class_locations *out);

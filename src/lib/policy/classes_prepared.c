@@ -7,6 +7,10 @@
  * home, runtime directory and environment: otherwise the cage walks as
  * before. It is one view of the tree taken moments before the cage's own
  * would have been, as the canonical memo's is.
+ *
+ * The walk is made in units (classes_find_unit) that the thread and the
+ * cage share: a cage that arrives while it is under way takes the units
+ * left instead of waiting for them, and waits only for those in hand.
  */
 #include "classes_prepared.h"
 
@@ -20,12 +24,13 @@
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t done;
-	bool pending; /* announced: a walk is coming */
-	bool started; /* and under way: a cage waits for it */
-	bool ready;
+	bool pending;   /* announced: a walk is coming */
+	bool published; /* under way or done: units, home, runtime_dir and env are set */
 	char *home, *runtime_dir, *env;
-	struct class_finds found;
-} prepared = {.lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+	struct class_finds *units; /* one per unit, in order */
+	size_t n_units, next, in_hand;
+	int rc;
+} prepared = { .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER };
 
 static bool same_text(const char *a, const char *b)
 {
@@ -39,6 +44,46 @@ static char *dup_or_null(const char *text, bool *failed)
 	return copy;
 }
 
+/* Drop what was published; the lock is held. */
+static void prepared_clear(void)
+{
+	for (size_t i = 0; i < prepared.n_units; i++)
+		class_finds_free(&prepared.units[i]);
+	free(prepared.units);
+	free(prepared.home);
+	free(prepared.runtime_dir);
+	free(prepared.env);
+	prepared.units = NULL;
+	prepared.home = prepared.runtime_dir = prepared.env = NULL;
+	prepared.n_units = prepared.next = prepared.in_hand = 0;
+	prepared.rc = 0;
+	prepared.published = false;
+}
+
+/*
+ * Walk the units no one has taken, one at a time, until none is left;
+ * the lock is held on entry and on return. Each unit is walked under
+ * this thread's canonical memo.
+ */
+static void units_walk(void)
+{
+	canonical_memo_begin();
+	while (prepared.rc == 0 && prepared.next < prepared.n_units) {
+		size_t unit = prepared.next++;
+		prepared.in_hand++;
+		const char *home = prepared.home, *runtime_dir = prepared.runtime_dir;
+		struct class_finds *slot = &prepared.units[unit];
+		pthread_mutex_unlock(&prepared.lock);
+		int rc = classes_find_unit(unit, 0, home, runtime_dir, slot);
+		pthread_mutex_lock(&prepared.lock);
+		if (rc < 0 && prepared.rc == 0)
+			prepared.rc = rc;
+		if (--prepared.in_hand == 0 && (prepared.rc < 0 || prepared.next == prepared.n_units))
+			pthread_cond_broadcast(&prepared.done);
+	}
+	canonical_memo_end();
+}
+
 void classes_prepare_announce(void)
 {
 	pthread_mutex_lock(&prepared.lock);
@@ -48,37 +93,31 @@ void classes_prepare_announce(void)
 
 void classes_prepare(const char *home, const char *runtime_dir)
 {
-	/* A cage that came first walked itself: nothing is left to do. */
-	pthread_mutex_lock(&prepared.lock);
-	bool wanted = prepared.pending;
-	prepared.started = wanted;
-	pthread_mutex_unlock(&prepared.lock);
-	if (!wanted)
-		return;
-	struct class_finds found = {0};
 	bool failed = false;
 	char *env = classes_env_signature();
 	char *home_copy = dup_or_null(home, &failed);
 	char *runtime_copy = dup_or_null(runtime_dir, &failed);
-	if (env && !failed) {
-		canonical_memo_begin();
-		failed = classes_find_all(0, home, runtime_dir, &found) < 0;
-		canonical_memo_end();
-	}
+	size_t n = classes_unit_count();
+	struct class_finds *units = calloc(n, sizeof *units);
 	pthread_mutex_lock(&prepared.lock);
-	if (env && !failed && !prepared.ready) {
+	/* A cage that came first walked itself: nothing is left to do. */
+	if (prepared.pending && env && !failed && units) {
+		prepared_clear();
 		prepared.home = home_copy;
 		prepared.runtime_dir = runtime_copy;
 		prepared.env = env;
-		prepared.found = found;
-		prepared.ready = true;
+		prepared.units = units;
+		prepared.n_units = n;
+		prepared.published = true;
 		home_copy = runtime_copy = env = NULL;
-		found = (struct class_finds){0};
+		units = NULL;
 	}
-	prepared.pending = prepared.started = false;
+	prepared.pending = false;
+	if (prepared.published)
+		units_walk();
 	pthread_cond_broadcast(&prepared.done);
 	pthread_mutex_unlock(&prepared.lock);
-	class_finds_free(&found);
+	free(units);
 	free(env);
 	free(home_copy);
 	free(runtime_copy);
@@ -92,39 +131,44 @@ void classes_prepare_cancel(void)
 	pthread_mutex_unlock(&prepared.lock);
 }
 
+/* The published walk's units, merged in order into out; the lock is held. */
+static int units_gather(struct class_finds *out)
+{
+	int rc = prepared.rc;
+	for (size_t i = 0; rc == 0 && i < prepared.n_units; i++)
+		rc = class_finds_append(out, &prepared.units[i]);
+	return rc;
+}
+
 bool classes_prepared_take(const char *home, const char *runtime_dir, struct class_finds *out)
 {
+	char *env = classes_env_signature();
 	pthread_mutex_lock(&prepared.lock);
 	/*
-	 * A walk under way is waited for: it is further along than a new one.
-	 * One whose thread has not begun (a thread started on an idle
-	 * processor may begin a millisecond or two later) is called off, and
-	 * the cage walks itself.
+	 * A walk announced whose thread has not begun (a thread started on
+	 * an idle processor may begin a millisecond or two later) is called
+	 * off, and the cage walks itself.
 	 */
-	if (prepared.pending && !prepared.started)
-		prepared.pending = false;
-	while (prepared.pending)
-		pthread_cond_wait(&prepared.done, &prepared.lock);
-	bool ready = prepared.ready;
-	char *taken_home = prepared.home, *taken_runtime = prepared.runtime_dir,
-	     *taken_env = prepared.env;
-	struct class_finds found = prepared.found;
-	prepared.ready = false;
-	prepared.home = prepared.runtime_dir = prepared.env = NULL;
-	prepared.found = (struct class_finds){0};
+	prepared.pending = false;
+	bool same = prepared.published && env && same_text(env, prepared.env) &&
+		    same_text(home, prepared.home) && same_text(runtime_dir, prepared.runtime_dir);
+	int rc = -1;
+	if (same) {
+		units_walk(); /* the units left, beside the thread */
+		while (prepared.in_hand > 0)
+			pthread_cond_wait(&prepared.done, &prepared.lock);
+		rc = units_gather(out);
+	} else {
+		/* Taken once whatever it was: a walk in hand elsewhere ends on its own. */
+		while (prepared.in_hand > 0)
+			pthread_cond_wait(&prepared.done, &prepared.lock);
+	}
+	prepared_clear();
 	pthread_mutex_unlock(&prepared.lock);
-	if (!ready)
-		return false;
-	char *env = classes_env_signature();
-	bool same = env && same_text(env, taken_env) && same_text(home, taken_home) &&
-		    same_text(runtime_dir, taken_runtime);
-	if (same)
-		*out = found;
-	else
-		class_finds_free(&found);
 	free(env);
-	free(taken_home);
-	free(taken_runtime);
-	free(taken_env);
-	return same;
+	if (rc != 0) {
+		class_finds_free(out);
+		return false;
+	}
+	return true;
 }
