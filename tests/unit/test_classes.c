@@ -3,6 +3,7 @@
  * expansion, and the walks that find what a cage must hide.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -580,6 +581,17 @@ static bool same_locations(const struct class_locations *a, const struct class_l
 	return true;
 }
 
+struct prepare_args {
+	const char *home, *runtime;
+};
+
+static void *prepare_beside(void *arg)
+{
+	const struct prepare_args *a = arg;
+	classes_prepare(a->home, a->runtime);
+	return NULL;
+}
+
 /*
  * The rows walked ahead (classes_prepared.c) give the cage what its own
  * walk would have given, with its own waivers; they are taken once, and
@@ -650,6 +662,28 @@ static void test_prepared(void)
 	       "a walk called off by the cage that came first is not made, nor taken later");
 	class_locations_free(&ahead);
 	unlink(netrc);
+
+	/*
+	 * A cage made while the walk is under way on another thread: whatever
+	 * part each of them walks, the cage gets what its own walk gives.
+	 */
+	bool all_same = classes_expand(waived, home, runtime, &direct, &err) == 0;
+	for (int i = 0; all_same && i < 50; i++) {
+		pthread_t walker;
+		struct prepare_args args = { home, runtime };
+		classes_prepare_announce();
+		bool started = pthread_create(&walker, NULL, prepare_beside, &args) == 0;
+		if (!started)
+			classes_prepare_cancel();
+		all_same = classes_expand(waived, home, runtime, &ahead, &err) == 0 &&
+			   same_locations(&direct, &ahead);
+		class_locations_free(&ahead);
+		if (started)
+			pthread_join(walker, NULL);
+	}
+	class_locations_free(&direct);
+	tap_ok(all_same, "a cage made while another thread walks ahead gets what its own walk "
+			 "gives, fifty times over");
 
 	const char *saved = getenv("NETRC");
 	char *saved_copy = saved ? strdup(saved) : NULL;
