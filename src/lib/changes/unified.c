@@ -63,15 +63,19 @@ static int myers(const struct text_lines *a, size_t a0, size_t n, const struct t
 		 size_t b0, size_t m, char *ops, size_t *n_ops)
 {
 	const long off = MAX_EDITS + 1, width = 2 * MAX_EDITS + 3;
-	long *trace = NULL, d, found = -1;
+	long *trace = NULL, d, found = -1, rows = 0;
 	long v[2 * MAX_EDITS + 3] = {0};
 	for (d = 0; d <= MAX_EDITS && found < 0; d++) {
-		long *grown = realloc(trace, (size_t)(d + 1) * (size_t)width * sizeof *trace);
-		if (!grown) {
-			free(trace);
-			return -ENOMEM;
+		/* Room for twice the rows each time: a copy per row made the search quadratic. */
+		if (d == rows) {
+			rows = rows ? 2 * rows : 16;
+			long *grown = realloc(trace, (size_t)rows * (size_t)width * sizeof *trace);
+			if (!grown) {
+				free(trace);
+				return -ENOMEM;
+			}
+			trace = grown;
 		}
-		trace = grown;
 		memcpy(trace + d * width, v, sizeof v);
 		for (long k = -d; k <= d; k += 2) {
 			long x = (k == -d || (k != d && v[off + k - 1] < v[off + k + 1]))
