@@ -244,6 +244,7 @@ static int mkdir_note(struct broker *b, const struct broker_place *p)
 	struct stat st;
 	int rc;
 	if (mkdir_makes_zone(p)) {
+		broker_beneath_forget(&b->state);
 		int fd = openat(p->dir, p->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		/* p->zone may move with the table: nothing of it is read after. */
 		rc = fd < 0 ? -errno
@@ -303,6 +304,8 @@ static struct outcome op_unlink(struct broker *b, struct request *rq)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o;
 	bool known = fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (dir)
+		broker_beneath_forget(&b->state); /* see broker_place.c */
 	if ((rc = check_name(b, &p, BROKER_USE_REMOVE)) < 0)
 		o = out_result(rc);
 	else if (unlinkat(p.dir, p.name, dir ? AT_REMOVEDIR : 0) != 0)
@@ -381,6 +384,9 @@ static struct outcome op_two_names(struct broker *b, struct request *rq)
 		return out_continue; /* whiteouts, AT_EMPTY_PATH: left to Landlock */
 	int rc1 = broker_place_resolve(&b->state, rq->base, b->path, rename, &from);
 	int rc2 = broker_place_resolve(&b->state, rq->base2, b->path2, rename, &to);
+	/* A directory moved may leave a made tree, or replace one: see broker_place.c. */
+	if (rename && (rc1 > 0 || rc2 > 0))
+		broker_beneath_forget(&b->state);
 	struct outcome o;
 	struct stat st;
 	if (rc1 < 0 || rc2 < 0)
