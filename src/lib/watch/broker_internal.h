@@ -56,6 +56,13 @@ struct broker {
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
 };
 
+/* What answering a call needs of the directories its paths start from. */
+enum request_need {
+	NEED_NOTHING, /* answered CONTINUE without a look (a read, flags left to the kernel) */
+	NEED_BASE,    /* the base descriptors (a listing) */
+	NEED_PLACE,   /* where its names land (broker_place_resolve) */
+};
+
 /* What one call comes to. */
 struct request {
 	const struct broker_call *call;
@@ -63,6 +70,9 @@ struct request {
 	pid_t tid;
 	int listener;
 	int base, base2; /* owned, or -1 */
+	/* The early look found the path's directory outside the zones (broker_place_maybe). */
+	bool elsewhere, elsewhere2;
+	enum request_need need;
 	int flags;
 	mode_t mode;
 	int64_t length;
@@ -80,6 +90,9 @@ struct outcome {
 
 /* broker_ops.c: perform the call, or say it is not the broker's. */
 struct outcome broker_perform(struct broker *b, struct request *rq);
+
+/* broker_ops.c, from the call and its flags as read (request_read). */
+enum request_need broker_request_need(const struct broker *b, const struct request *rq);
 
 /* A process or thread number as /proc names it: 1 to 10 decimal digits, nothing else. */
 bool broker_all_digits(const char *s);

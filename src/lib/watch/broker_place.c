@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -298,4 +299,54 @@ void broker_place_release(struct broker_place *p)
 	if (p->owned >= 0)
 		close(p->owned);
 	p->owned = -1;
+}
+
+/*
+ * Only a skip, never a grant: a call found to land elsewhere is answered
+ * CONTINUE, which the kernel then judges under Landlock as it judges any
+ * call broker_place_resolve finds outside the zones. Where the two
+ * resolutions could differ, the statx says true: a magic link in the
+ * directory part (followed here, refused by broker_place_resolve, whose
+ * answer is then CONTINUE all the same), an unreadable or missing
+ * directory, anything not plainly outside. What the cage changes between
+ * this look and the kernel's own walk it could change as well after
+ * broker_place_resolve's: Landlock refuses an entry made in a zone or a
+ * made tree either way. This spares the descriptors of the cwd and of
+ * the directory (an open and two closes more, four system calls of
+ * eight) to most of the calls, which land elsewhere (git's objects,
+ * refs and logs).
+ */
+bool broker_place_maybe(const struct broker_state *s, pid_t tid, int dirfd, const char *path)
+{
+	char where[PATH_MAX + 64];
+	size_t len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	const char *slash = memrchr(path, '/', len);
+	int dir_len = slash ? (slash == path ? 1 : (int)(slash - path)) : 1;
+	const char *dir = slash ? path : ".";
+	int n;
+	if (path[0] == '/')
+		n = snprintf(where, sizeof where, "%.*s", dir_len, dir);
+	else if (dirfd == AT_FDCWD)
+		n = snprintf(where, sizeof where, "/proc/%d/cwd/%.*s", (int)tid, dir_len, dir);
+	else if (dirfd >= 0)
+		n = snprintf(where, sizeof where, "/proc/%d/fd/%d/%.*s", (int)tid, dirfd, dir_len,
+			     dir);
+	else
+		return true;
+	if (n < 0 || (size_t)n >= sizeof where)
+		return true;
+	struct statx sx;
+	if (statx(AT_FDCWD, where, AT_STATX_SYNC_AS_STAT, STATX_TYPE | STATX_INO | STATX_BTIME,
+		  &sx) != 0 ||
+	    !(sx.stx_mask & STATX_TYPE))
+		return true;
+	if (!S_ISDIR(sx.stx_mode))
+		return false;
+	struct stat st = {.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
+			  .st_ino = sx.stx_ino};
+	if (zone_of(s, &st))
+		return true;
+	return s->n_created && device_has_zone(s, st.st_dev) && !born_before(s, &sx);
 }

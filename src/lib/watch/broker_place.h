@@ -76,6 +76,18 @@ int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_
 void broker_place_release(struct broker_place *place);
 
 /*
+ * Could path, named by thread tid relative to its dirfd (AT_FDCWD: its
+ * cwd), land in a zone or a tree the broker made? One statx of the
+ * directory part through /proc/TID/cwd or /proc/TID/fd/N, before the
+ * broker takes any descriptor: false only when the directory is there
+ * and is neither, so that broker_place_resolve would say 0 too; true in
+ * every other case (then the call is resolved as before). Call it
+ * before the notification is checked to be still pending, as for the
+ * descriptors, so that tid is the caller's.
+ */
+bool broker_place_maybe(const struct broker_state *s, pid_t tid, int dirfd, const char *path);
+
+/*
  * Forget the directories found beneath made ones: called before the
  * broker renames or removes a directory, and whenever a zone is made or
  * forgotten (see broker_place.c).
