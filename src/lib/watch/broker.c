@@ -127,6 +127,15 @@ static int64_t truncate_length(const struct request *rq)
 	return (int32_t)a[1];
 }
 
+/* Is path's directory spelled as the last one found in a zone (broker_internal.h)? */
+static bool same_place_as_last(const struct broker *b, pid_t tid, int dirfd, const char *path)
+{
+	const char *dir;
+	size_t len = broker_path_dir(path, &dir);
+	return len == b->last_place.len && tid == b->last_place.tid &&
+	       dirfd == b->last_place.dirfd && memcmp(dir, b->last_place.dir, len) == 0;
+}
+
 /* Copy what the call points at, and take the directories its paths start from. */
 static int request_read(struct broker *b, struct request *rq)
 {
@@ -166,8 +175,10 @@ static int request_read(struct broker *b, struct request *rq)
 	int dirfd = c->dirfd >= 0 ? arg_int(n, c->dirfd) : AT_FDCWD;
 	int dirfd2 = c->dirfd2 >= 0 ? arg_int(n, c->dirfd2) : AT_FDCWD;
 	/* Most calls land outside the zones: one statx each says so, no descriptor taken. */
+	rq->dirfd = dirfd;
 	if (need == NEED_PLACE) {
-		rq->elsewhere = !broker_place_maybe(&b->state, rq->tid, dirfd, b->path);
+		rq->elsewhere = !same_place_as_last(b, rq->tid, dirfd, b->path) &&
+				!broker_place_maybe(&b->state, rq->tid, dirfd, b->path);
 		rq->elsewhere2 =
 		    c->path2 >= 0 && !broker_place_maybe(&b->state, rq->tid, dirfd2, b->path2);
 	}

@@ -54,6 +54,19 @@ struct broker {
 	bool pty; /* a held master's terminal end is opened for the caller (broker_pty.c) */
 	/* The call being answered: its copied strings. */
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
+	/*
+	 * The directory part of the last first path found in a zone or a
+	 * made tree, with its thread and dirfd (len 0: none): a call spelled
+	 * the same goes to the full resolution without the early look, which
+	 * would only say "maybe" again (a build writing its directory's
+	 * files one after another). Only a look is skipped, never a check.
+	 */
+	struct {
+		pid_t tid;
+		int dirfd;
+		size_t len;
+		char dir[PATH_MAX];
+	} last_place;
 };
 
 /* What answering a call needs of the directories its paths start from. */
@@ -69,6 +82,7 @@ struct request {
 	const struct seccomp_notif *n;
 	pid_t tid;
 	int listener;
+	int dirfd; /* the first path's, as the call gave it (AT_FDCWD: none) */
 	int base, base2; /* owned, or -1 */
 	/* The early look found the path's directory outside the zones (broker_place_maybe). */
 	bool elsewhere, elsewhere2;

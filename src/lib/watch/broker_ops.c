@@ -67,8 +67,21 @@ static int place_of(struct broker *b, struct request *rq, bool second, bool dir_
 		*p = (struct broker_place){.dir = -1, .owned = -1};
 		return 0;
 	}
-	return broker_place_resolve(&b->state, second ? rq->base2 : rq->base,
-				    second ? b->path2 : b->path, dir_ok, p);
+	if (second)
+		return broker_place_resolve(&b->state, rq->base2, b->path2, dir_ok, p);
+	/* Noted before the resolution, which cuts the path in place. */
+	const char *dir;
+	size_t len = broker_path_dir(b->path, &dir);
+	b->last_place.len = 0;
+	if (len < sizeof b->last_place.dir)
+		memcpy(b->last_place.dir, dir, len);
+	int rc = broker_place_resolve(&b->state, rq->base, b->path, dir_ok, p);
+	if (rc > 0 && len < sizeof b->last_place.dir) {
+		b->last_place.len = len;
+		b->last_place.tid = rq->tid;
+		b->last_place.dirfd = rq->dirfd;
+	}
+	return rc;
 }
 
 /* Is use of p's name allowed? A refusal is recorded for the explanation. */

@@ -279,11 +279,12 @@ int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_
 	 * tier T2 the cage's root is the broker's (chroot is refused), so an
 	 * absolute path means the same to both.
 	 */
-	if (!slash && base >= 0)
+	if (strcmp(dir, ".") == 0 && base >= 0)
 		/*
-		 * A single name: its directory is base itself (the thread's cwd
-		 * or directory descriptor, taken by the broker), no second open
-		 * of ".". classify checks it is a directory, as O_DIRECTORY would.
+		 * A single name ("name" or "./name"): its directory is base
+		 * itself (the thread's cwd or directory descriptor, taken by the
+		 * broker), no second open of ".". classify checks it is a
+		 * directory, as O_DIRECTORY would.
 		 */
 		return classify(s, base, false, p);
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -319,12 +320,8 @@ void broker_place_release(struct broker_place *p)
 bool broker_place_maybe(const struct broker_state *s, pid_t tid, int dirfd, const char *path)
 {
 	char where[PATH_MAX + 64];
-	size_t len = strlen(path);
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	const char *slash = memrchr(path, '/', len);
-	int dir_len = slash ? (slash == path ? 1 : (int)(slash - path)) : 1;
-	const char *dir = slash ? path : ".";
+	const char *dir;
+	int dir_len = (int)broker_path_dir(path, &dir);
 	int n;
 	if (path[0] == '/')
 		n = snprintf(where, sizeof where, "%.*s", dir_len, dir);
@@ -349,4 +346,14 @@ bool broker_place_maybe(const struct broker_state *s, pid_t tid, int dirfd, cons
 	if (zone_of(s, &st))
 		return true;
 	return s->n_created && device_has_zone(s, st.st_dev) && !born_before(s, &sx);
+}
+
+size_t broker_path_dir(const char *path, const char **dir)
+{
+	size_t len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	const char *slash = memrchr(path, '/', len);
+	*dir = slash ? path : ".";
+	return slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
 }

@@ -86,6 +86,12 @@ void broker_place_release(struct broker_place *place);
  * descriptors, so that tid is the caller's.
  */
 bool broker_place_maybe(const struct broker_state *s, pid_t tid, int dirfd, const char *path);
+/*
+ * The directory part of path as broker_place_resolve takes it (trailing
+ * slashes off, up to the last slash; "." for a single name, "/" for one
+ * at the root): its length, *dir pointing at its first byte.
+ */
+size_t broker_path_dir(const char *path, const char **dir);
 
 /*
  * Forget the directories found beneath made ones: called before the
