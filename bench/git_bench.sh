@@ -8,7 +8,10 @@
 # "without"), with --explain on (the default) and off. Each run starts
 # from a fresh copy of the same workspace (hyperfine --prepare, not
 # timed). Prints the median, the 10th and 90th percentiles, the ratios to
-# uncaged and bubblewrap, and the broker's ratio against its target.
+# uncaged and bubblewrap, the process tree's CPU time (user + system, a
+# round's mean, as the waits count it: all of an uncaged or procage run,
+# not what bubblewrap's sandbox reaps inside), and the broker's ratio
+# against its target, in wall time and in CPU time.
 #
 # The workloads (WORKLOAD):
 #   git     in a repository of FILES files at the workspace root (a third
@@ -177,19 +180,22 @@ done
 /usr/bin/python3 - "$TARGET" "${exports[@]}" <<'PY'
 import json, sys
 target = float(sys.argv[1])
-res = {}
+res, cpu = {}, {}
 for path in sys.argv[2:]:
     for r in json.load(open(path))["results"]:
         res.setdefault(r["command"], []).extend(r["times"])
+        # user + system of the whole process tree, a round's mean: steadier
+        # than wall time on a shared machine (contention adds less to it).
+        cpu.setdefault(r["command"], []).append(r["user"] + r["system"])
 def pct(t, q):
     t = sorted(t)
     return t[min(len(t) - 1, int(q * (len(t) - 1) + 0.5))]
 med = {n: pct(t, 0.5) for n, t in res.items()}
 base, bw = med["uncaged"], med.get("bubblewrap")
-print("%-36s %8s %15s %10s %12s" % ("command", "median s", "p10-p90 s", "x uncaged", "x bubblewrap"))
+print("%-36s %8s %15s %10s %12s %7s" % ("command", "median s", "p10-p90 s", "x uncaged", "x bubblewrap", "cpu s"))
 for n, t in res.items():
-    print("%-36s %8.2f %7.2f-%-7.2f %9.2fx %12s" % (n, med[n], pct(t, 0.1), pct(t, 0.9),
-          med[n] / base, "%.2fx" % (med[n] / bw) if bw else "-"))
+    print("%-36s %8.2f %7.2f-%-7.2f %9.2fx %12s %7.2f" % (n, med[n], pct(t, 0.1), pct(t, 0.9),
+          med[n] / base, "%.2fx" % (med[n] / bw) if bw else "-", sum(cpu[n]) / len(cpu[n])))
 print()
 for tier in ("T1", "T2"):
     for explain in ("on", "off"):
@@ -199,6 +205,8 @@ for tier in ("T1", "T2"):
             if on is None or off is None:
                 continue
             r = on / off
-            print(f"  {tier}, explain {explain}{build}: broker {r:.2f}x no zones, target <= {target:.2f}x: "
-                  f"{'met' if r <= target else 'NOT met'}")
+            c = (sum(cpu[f"{tier} broker, explain {explain}{build}"]) /
+                 sum(cpu[f"{tier} no zones, explain {explain}{build}"]))
+            print(f"  {tier}, explain {explain}{build}: broker {r:.2f}x no zones (cpu {c:.2f}x), "
+                  f"target <= {target:.2f}x: {'met' if r <= target else 'NOT met'}")
 PY
