@@ -8,7 +8,10 @@
 # "without"), with --explain on (the default) and off. Each run starts
 # from a fresh copy of the same workspace (hyperfine --prepare, not
 # timed). Prints the median, the 10th and 90th percentiles, the ratios to
-# uncaged and bubblewrap, and the broker's ratio against its target.
+# uncaged and bubblewrap, the process tree's CPU time (user + system, a
+# round's mean, as the waits count it: all of an uncaged or procage run,
+# not what bubblewrap's sandbox reaps inside), and the broker's ratio
+# against its target, in wall time and in CPU time.
 #
 # The workloads (WORKLOAD):
 #   git     in a repository of FILES files at the workspace root (a third
@@ -24,7 +27,10 @@
 # Environment: BUILD (default build), WORKLOAD, FILES (default 60),
 # COMMITS (default 200), SWITCHES (default 40), NEW_FILES (default 2000),
 # RUNS (per command and round, default 3), ROUNDS (default 3), T2=1 adds
-# the same cages on tier T2 (tests/without_userns).
+# the same cages on tier T2 (tests/without_userns), BEFORE=DIR (another
+# build directory, such as one of an earlier commit) adds its T1 cages to
+# the same rounds, named "(before)", so that two builds are compared on
+# the same machine state.
 # Nothing here is a test: the exit status says only whether it could run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -125,9 +131,19 @@ add uncaged "sh $(q "$script")"
 if command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-all /bin/true 2>/dev/null; then
 	add bubblewrap "bwrap --ro-bind / / --tmpfs /tmp --bind $(q "$work") $(q "$work") --dev /dev --proc /proc --unshare-all --chdir $(q "$ws") sh $(q "$script")"
 fi
+before=
+if [ -n "${BEFORE:-}" ]; then
+	case $BEFORE in /*) ;; *) BEFORE=$ROOT/$BEFORE ;; esac
+	[ -x "$BEFORE/procage" ] || { echo "git_bench: no $BEFORE/procage"; exit 1; }
+	before=$(printf '%q' "$BEFORE/procage")
+fi
 for explain in on off; do
 	add "T1 broker, explain $explain" "$pc run --explain $explain --read $(q "$work/bin") -- sh $(q "$script")"
 	add "T1 no zones, explain $explain" "$pc run --explain $explain $off --read $(q "$work/bin") -- sh $(q "$script")"
+	if [ -n "$before" ]; then
+		add "T1 broker, explain $explain (before)" "$before run --explain $explain --read $(q "$work/bin") -- sh $(q "$script")"
+		add "T1 no zones, explain $explain (before)" "$before run --explain $explain $off --read $(q "$work/bin") -- sh $(q "$script")"
+	fi
 	if [ "${T2:-0}" = 1 ] && [ -x "$WRAPPER" ]; then
 		add "T2 broker, explain $explain" "$(q "$WRAPPER") $pc run --explain $explain --read $(q "$work/bin") -- sh $(q "$script")"
 		add "T2 no zones, explain $explain" "$(q "$WRAPPER") $pc run --explain $explain $off --read $(q "$work/bin") -- sh $(q "$script")"
@@ -164,26 +180,33 @@ done
 /usr/bin/python3 - "$TARGET" "${exports[@]}" <<'PY'
 import json, sys
 target = float(sys.argv[1])
-res = {}
+res, cpu = {}, {}
 for path in sys.argv[2:]:
     for r in json.load(open(path))["results"]:
         res.setdefault(r["command"], []).extend(r["times"])
+        # user + system of the whole process tree, a round's mean: steadier
+        # than wall time on a shared machine (contention adds less to it).
+        cpu.setdefault(r["command"], []).append(r["user"] + r["system"])
 def pct(t, q):
     t = sorted(t)
     return t[min(len(t) - 1, int(q * (len(t) - 1) + 0.5))]
 med = {n: pct(t, 0.5) for n, t in res.items()}
 base, bw = med["uncaged"], med.get("bubblewrap")
-print("%-26s %8s %15s %10s %12s" % ("command", "median s", "p10-p90 s", "x uncaged", "x bubblewrap"))
+print("%-36s %8s %15s %10s %12s %7s" % ("command", "median s", "p10-p90 s", "x uncaged", "x bubblewrap", "cpu s"))
 for n, t in res.items():
-    print("%-26s %8.2f %7.2f-%-7.2f %9.2fx %12s" % (n, med[n], pct(t, 0.1), pct(t, 0.9),
-          med[n] / base, "%.2fx" % (med[n] / bw) if bw else "-"))
+    print("%-36s %8.2f %7.2f-%-7.2f %9.2fx %12s %7.2f" % (n, med[n], pct(t, 0.1), pct(t, 0.9),
+          med[n] / base, "%.2fx" % (med[n] / bw) if bw else "-", sum(cpu[n]) / len(cpu[n])))
 print()
 for tier in ("T1", "T2"):
     for explain in ("on", "off"):
-        on, off = med.get(f"{tier} broker, explain {explain}"), med.get(f"{tier} no zones, explain {explain}")
-        if on is None or off is None:
-            continue
-        r = on / off
-        print(f"  {tier}, explain {explain}: broker {r:.2f}x no zones, target <= {target:.2f}x: "
-              f"{'met' if r <= target else 'NOT met'}")
+        for build in ("", " (before)"):
+            on = med.get(f"{tier} broker, explain {explain}{build}")
+            off = med.get(f"{tier} no zones, explain {explain}{build}")
+            if on is None or off is None:
+                continue
+            r = on / off
+            c = (sum(cpu[f"{tier} broker, explain {explain}{build}"]) /
+                 sum(cpu[f"{tier} no zones, explain {explain}{build}"]))
+            print(f"  {tier}, explain {explain}{build}: broker {r:.2f}x no zones (cpu {c:.2f}x), "
+                  f"target <= {target:.2f}x: {'met' if r <= target else 'NOT met'}")
 PY

@@ -1,7 +1,7 @@
 # procage run explains every file and network refusal after the run, one
 # line each (what, which rule or class, the flag that would allow it), on
 # both tiers, as root and as uid 65534: a write outside the grants, a read
-# of a hidden file, shared memory (the run's own on tier T1, the host's
+# of a hidden file (spelled absolute and relative), shared memory (the run's own on tier T1, the host's
 # refused on T2), devices (a flag for the device, none for /dev or the
 # terminals; on T1 the run's own terminals), a refused setsid, a write in
 # the home itself and a missing tool directory there, a write to .git/config and git rewriting it
@@ -133,6 +133,16 @@ check_tier_user() {
 	cage "$tier" "$user" -- sh -c 'cat "$HOME/.ssh/id_ed25519"' >"$dir/out" 2>"$dir/err"
 	like "$(lines)" "^procage: read $home/.ssh/id_ed25519: hidden \(secrets; --waive secrets:~/.ssh\)$" \
 		"$what: a read of a hidden file names it, the class and the waiver"
+	is "$(cat "$dir/out")" "" "$what: and the key was not read"
+	# The same read spelled relative to the home, and from a sibling with
+	# '..' (judged from the cwd as the kernel spells it): both name the file.
+	cage "$tier" "$user" -- sh -c 'cd "$HOME" && cat .ssh/id_ed25519' >"$dir/out" 2>"$dir/err"
+	like "$(lines)" "^procage: read $home/.ssh/id_ed25519: hidden \(secrets; --waive secrets:~/.ssh\)$" \
+		"$what: a relative read of a hidden file names it from the cwd"
+	is "$(cat "$dir/out")" "" "$what: and the key was not read"
+	cage "$tier" "$user" -- sh -c 'cd "$HOME/.npm" && cat ../.ssh/./id_ed25519' >"$dir/out" 2>"$dir/err"
+	like "$(lines)" "^procage: read $home/.ssh/id_ed25519: hidden \(secrets; --waive secrets:~/.ssh\)$" \
+		"$what: so does one that goes up with '..'"
 	is "$(cat "$dir/out")" "" "$what: and the key was not read"
 
 	# .git/config written by the shell, then rewritten by git.

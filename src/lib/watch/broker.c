@@ -127,6 +127,15 @@ static int64_t truncate_length(const struct request *rq)
 	return (int32_t)a[1];
 }
 
+/* Is path's directory spelled as the last one found in a zone (broker_internal.h)? */
+static bool same_place_as_last(const struct broker *b, pid_t tid, int dirfd, const char *path)
+{
+	const char *dir;
+	size_t len = broker_path_dir(path, &dir);
+	return len == b->last_place.len && tid == b->last_place.tid &&
+	       dirfd == b->last_place.dirfd && memcmp(dir, b->last_place.dir, len) == 0;
+}
+
 /* Copy what the call points at, and take the directories its paths start from. */
 static int request_read(struct broker *b, struct request *rq)
 {
@@ -160,18 +169,40 @@ static int request_read(struct broker *b, struct request *rq)
 	}
 	if (c->op == OP_TRUNCATE)
 		rq->length = truncate_length(rq);
-	if (b->path[0] != '/') {
-		rq->base = broker_base_fd(rq->tid, c->dirfd >= 0 ? arg_int(n, c->dirfd) : AT_FDCWD);
+	enum request_need need = rq->need = broker_request_need(b, rq);
+	if (need == NEED_NOTHING)
+		return 0;
+	int dirfd = c->dirfd >= 0 ? arg_int(n, c->dirfd) : AT_FDCWD;
+	int dirfd2 = c->dirfd2 >= 0 ? arg_int(n, c->dirfd2) : AT_FDCWD;
+	/* Most calls land outside the zones: one statx each says so, no descriptor taken. */
+	rq->dirfd = dirfd;
+	if (need == NEED_PLACE) {
+		rq->elsewhere = !same_place_as_last(b, rq->tid, dirfd, b->path) &&
+				!broker_place_maybe(&b->state, rq->tid, dirfd, b->path);
+		rq->elsewhere2 =
+		    c->path2 >= 0 && !broker_place_maybe(&b->state, rq->tid, dirfd2, b->path2);
+	}
+	if (!rq->elsewhere && b->path[0] != '/') {
+		rq->base = broker_dir_fd(rq->tid, dirfd);
 		if (rq->base < 0)
 			return rq->base == -EBADF ? -EBADF : 1;
 	}
-	if (c->path2 >= 0 && b->path2[0] != '/') {
-		rq->base2 =
-		    broker_base_fd(rq->tid, c->dirfd2 >= 0 ? arg_int(n, c->dirfd2) : AT_FDCWD);
+	if (c->path2 >= 0 && !rq->elsewhere2 && b->path2[0] != '/') {
+		rq->base2 = broker_dir_fd(rq->tid, dirfd2);
 		if (rq->base2 < 0)
 			return rq->base2 == -EBADF ? -EBADF : 1;
 	}
 	return 0;
+}
+
+/*
+ * Is the answer CONTINUE whatever the broker checks next? A call that
+ * needs nothing of it, or whose every name lands outside the zones.
+ */
+static bool request_continues(const struct request *rq)
+{
+	return rq->need == NEED_NOTHING ||
+	       (rq->need == NEED_PLACE && rq->elsewhere && (rq->call->path2 < 0 || rq->elsewhere2));
 }
 
 int broker_poll_fds(const struct broker *b, struct pollfd *fds, long long *deadline)
@@ -202,6 +233,15 @@ void broker_answer(struct broker *b, int listener, const struct seccomp_notif *n
 		return;
 	}
 	int rc = rq.call ? request_read(b, &rq) : 1;
+	/*
+	 * CONTINUE performs and grants nothing: it needs no check that the
+	 * caller still waits (a call whose thread is gone is answered to
+	 * nobody, the kernel refusing the id), one ioctl less for most calls.
+	 */
+	if (rc == 1 || (rc == 0 && request_continues(&rq))) {
+		broker_answer_continue(listener, n->id);
+		goto release;
+	}
 	/* A thread gone (and its id maybe another's now): nothing read is used. */
 	if (!broker_id_valid(listener, n->id))
 		goto release;

@@ -54,6 +54,26 @@ struct broker {
 	bool pty; /* a held master's terminal end is opened for the caller (broker_pty.c) */
 	/* The call being answered: its copied strings. */
 	char path[PATH_MAX], path2[PATH_MAX], target[PATH_MAX];
+	/*
+	 * The directory part of the last first path found in a zone or a
+	 * made tree, with its thread and dirfd (len 0: none): a call spelled
+	 * the same goes to the full resolution without the early look, which
+	 * would only say "maybe" again (a build writing its directory's
+	 * files one after another). Only a look is skipped, never a check.
+	 */
+	struct {
+		pid_t tid;
+		int dirfd;
+		size_t len;
+		char dir[PATH_MAX];
+	} last_place;
+};
+
+/* What answering a call needs of the directories its paths start from. */
+enum request_need {
+	NEED_NOTHING, /* answered CONTINUE without a look (a read, flags left to the kernel) */
+	NEED_BASE,    /* the base descriptors (a listing) */
+	NEED_PLACE,   /* where its names land (broker_place_resolve) */
 };
 
 /* What one call comes to. */
@@ -62,7 +82,11 @@ struct request {
 	const struct seccomp_notif *n;
 	pid_t tid;
 	int listener;
+	int dirfd; /* the first path's, as the call gave it (AT_FDCWD: none) */
 	int base, base2; /* owned, or -1 */
+	/* The early look found the path's directory outside the zones (broker_place_maybe). */
+	bool elsewhere, elsewhere2;
+	enum request_need need;
 	int flags;
 	mode_t mode;
 	int64_t length;
@@ -80,6 +104,9 @@ struct outcome {
 
 /* broker_ops.c: perform the call, or say it is not the broker's. */
 struct outcome broker_perform(struct broker *b, struct request *rq);
+
+/* broker_ops.c, from the call and its flags as read (request_read). */
+enum request_need broker_request_need(const struct broker *b, const struct request *rq);
 
 /* A process or thread number as /proc names it: 1 to 10 decimal digits, nothing else. */
 bool broker_all_digits(const char *s);

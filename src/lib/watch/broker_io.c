@@ -86,6 +86,19 @@ int broker_base_fd(pid_t tid, int dirfd)
 	return fd < 0 ? -e : fd;
 }
 
+int broker_dir_fd(pid_t tid, int dirfd)
+{
+	char path[64];
+	if (dirfd == AT_FDCWD)
+		return broker_base_fd(tid, dirfd);
+	if (dirfd < 0)
+		return -EBADF;
+	/* The magic link, followed on purpose: it is the thread's own descriptor's file. */
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)tid, dirfd);
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd >= 0 ? fd : errno == ENOENT ? -EBADF : -errno;
+}
+
 mode_t broker_umask(pid_t tid)
 {
 	char path[64], text[2048];

@@ -27,6 +27,14 @@ int broker_read_memory(pid_t tid, uint64_t address, void *out, size_t size);
  * broker's, or a negative errno.
  */
 int broker_base_fd(pid_t tid, int dirfd);
+/*
+ * The same for a path that must start from a directory (an entry call's):
+ * the descriptor reopened through /proc/TID/fd/N as an O_PATH directory,
+ * one system call where pidfd_open, pidfd_getfd and close are three. A
+ * descriptor that is no directory gives -ENOTDIR, as the kernel's walk
+ * from it would.
+ */
+int broker_dir_fd(pid_t tid, int dirfd);
 /* The thread's umask, from /proc/TID/status; 0777 (nothing allowed) when unreadable. */
 mode_t broker_umask(pid_t tid);
 

@@ -55,6 +55,35 @@ static struct outcome out_syscall(int rc)
 
 static mode_t caller_umask(const struct request *rq);
 
+/*
+ * Where the call's first (second) path lands: 0 at once when the early
+ * look found its directory outside the zones (broker_place_maybe), with
+ * no descriptor taken for it.
+ */
+static int place_of(struct broker *b, struct request *rq, bool second, bool dir_ok,
+		    struct broker_place *p)
+{
+	if (second ? rq->elsewhere2 : rq->elsewhere) {
+		*p = (struct broker_place){.dir = -1, .owned = -1};
+		return 0;
+	}
+	if (second)
+		return broker_place_resolve(&b->state, rq->base2, b->path2, dir_ok, p);
+	/* Noted before the resolution, which cuts the path in place. */
+	const char *dir;
+	size_t len = broker_path_dir(b->path, &dir);
+	b->last_place.len = 0;
+	if (len < sizeof b->last_place.dir)
+		memcpy(b->last_place.dir, dir, len);
+	int rc = broker_place_resolve(&b->state, rq->base, b->path, dir_ok, p);
+	if (rc > 0 && len < sizeof b->last_place.dir) {
+		b->last_place.len = len;
+		b->last_place.tid = rq->tid;
+		b->last_place.dirfd = rq->dirfd;
+	}
+	return rc;
+}
+
 /* Is use of p's name allowed? A refusal is recorded for the explanation. */
 static int check_name(struct broker *b, const struct broker_place *p, enum broker_use use)
 {
@@ -215,7 +244,7 @@ static struct outcome op_open(struct broker *b, struct request *rq)
 	}
 	if (open_left_to_kernel(rq->flags))
 		return out_continue;
-	int rc = broker_place_resolve(&b->state, rq->base, b->path, false, &p);
+	int rc = place_of(b, rq, false, false, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o = open_at_place(b, rq, &p);
@@ -244,6 +273,7 @@ static int mkdir_note(struct broker *b, const struct broker_place *p)
 	struct stat st;
 	int rc;
 	if (mkdir_makes_zone(p)) {
+		broker_beneath_forget(&b->state);
 		int fd = openat(p->dir, p->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		/* p->zone may move with the table: nothing of it is read after. */
 		rc = fd < 0 ? -errno
@@ -262,7 +292,7 @@ static int mkdir_note(struct broker *b, const struct broker_place *p)
 static struct outcome op_mkdir(struct broker *b, struct request *rq)
 {
 	struct broker_place p;
-	int rc = broker_place_resolve(&b->state, rq->base, b->path, true, &p);
+	int rc = place_of(b, rq, false, true, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o;
@@ -284,7 +314,7 @@ static struct outcome op_mkdir(struct broker *b, struct request *rq)
 static struct outcome op_mknod(struct broker *b, struct request *rq)
 {
 	struct broker_place p;
-	int rc = broker_place_resolve(&b->state, rq->base, b->path, false, &p);
+	int rc = place_of(b, rq, false, false, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
 	broker_place_release(&p);
@@ -298,11 +328,13 @@ static struct outcome op_unlink(struct broker *b, struct request *rq)
 	if (rq->flags & ~AT_REMOVEDIR)
 		return out_continue; /* EINVAL from the kernel */
 	bool dir = rq->flags & AT_REMOVEDIR;
-	int rc = broker_place_resolve(&b->state, rq->base, b->path, dir, &p);
+	int rc = place_of(b, rq, false, dir, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o;
 	bool known = fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (dir)
+		broker_beneath_forget(&b->state); /* see broker_place.c */
 	if ((rc = check_name(b, &p, BROKER_USE_REMOVE)) < 0)
 		o = out_result(rc);
 	else if (unlinkat(p.dir, p.name, dir ? AT_REMOVEDIR : 0) != 0)
@@ -379,8 +411,11 @@ static struct outcome op_two_names(struct broker *b, struct request *rq)
 	int allowed = rename ? RENAME_NOREPLACE | RENAME_EXCHANGE : AT_SYMLINK_FOLLOW;
 	if (rq->flags & ~allowed)
 		return out_continue; /* whiteouts, AT_EMPTY_PATH: left to Landlock */
-	int rc1 = broker_place_resolve(&b->state, rq->base, b->path, rename, &from);
-	int rc2 = broker_place_resolve(&b->state, rq->base2, b->path2, rename, &to);
+	int rc1 = place_of(b, rq, false, rename, &from);
+	int rc2 = place_of(b, rq, true, rename, &to);
+	/* A directory moved may leave a made tree, or replace one: see broker_place.c. */
+	if (rename && (rc1 > 0 || rc2 > 0))
+		broker_beneath_forget(&b->state);
 	struct outcome o;
 	struct stat st;
 	if (rc1 < 0 || rc2 < 0)
@@ -406,7 +441,7 @@ static struct outcome op_two_names(struct broker *b, struct request *rq)
 static struct outcome op_symlink(struct broker *b, struct request *rq)
 {
 	struct broker_place p;
-	int rc = broker_place_resolve(&b->state, rq->base, b->path, false, &p);
+	int rc = place_of(b, rq, false, false, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o;
@@ -446,12 +481,35 @@ static struct outcome truncate_at(struct broker *b, const struct request *rq,
 static struct outcome op_truncate(struct broker *b, struct request *rq)
 {
 	struct broker_place p;
-	int rc = broker_place_resolve(&b->state, rq->base, b->path, false, &p);
+	int rc = place_of(b, rq, false, false, &p);
 	if (rc <= 0)
 		return rc < 0 ? out_failed() : out_continue;
 	struct outcome o = truncate_at(b, rq, &p);
 	broker_place_release(&p);
 	return o;
+}
+
+/* Must follow op_open, op_unlink and op_two_names: what they answer without a place. */
+enum request_need broker_request_need(const struct broker *b, const struct request *rq)
+{
+	switch (rq->call->op) {
+	case OP_OPEN:
+	case OP_OPENAT2:
+		if (!(rq->flags & (O_CREAT | O_WRONLY | O_RDWR | O_TRUNC)))
+			return (rq->flags & O_DIRECTORY) && !(rq->flags & O_PATH) &&
+					   b->state.zones.n_listing
+				   ? NEED_BASE
+				   : NEED_NOTHING;
+		return open_left_to_kernel(rq->flags) ? NEED_NOTHING : NEED_PLACE;
+	case OP_UNLINK:
+		return rq->flags & ~AT_REMOVEDIR ? NEED_NOTHING : NEED_PLACE;
+	case OP_RENAME:
+		return rq->flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE) ? NEED_NOTHING : NEED_PLACE;
+	case OP_LINK:
+		return rq->flags & ~AT_SYMLINK_FOLLOW ? NEED_NOTHING : NEED_PLACE;
+	default:
+		return NEED_PLACE;
+	}
 }
 
 struct outcome broker_perform(struct broker *b, struct request *rq)

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -28,6 +29,13 @@ void broker_state_started(struct broker_state *s)
 			     : 0;
 }
 
+/* Whether sx (with STATX_BTIME asked) was born before the broker started: see dir_identity. */
+static int born_before(const struct broker_state *s, const struct statx *sx)
+{
+	return s->born_before > 0 && (sx->stx_mask & STATX_BTIME) &&
+	       sx->stx_btime.tv_sec < s->born_before;
+}
+
 /*
  * A directory's identity, and whether it was born (statx btime) before
  * the broker started: 1 born before, 0 not or not known (a file system
@@ -40,8 +48,7 @@ static int dir_identity(const struct broker_state *s, int fd, struct stat *st)
 		return -1;
 	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 	st->st_ino = sx.stx_ino;
-	return s->born_before > 0 && (sx.stx_mask & STATX_BTIME) &&
-	       sx.stx_btime.tv_sec < s->born_before;
+	return born_before(s, &sx);
 }
 
 static const struct broker_zone *zone_of(const struct broker_state *s, const struct stat *st)
@@ -90,6 +97,7 @@ int broker_created_add(struct broker_state *s, dev_t dev, ino_t ino)
 
 void broker_created_remove(struct broker_state *s, dev_t dev, ino_t ino)
 {
+	broker_beneath_forget(s);
 	for (size_t i = 0; i < s->n_created; i++)
 		if (s->created[i].dev == dev && s->created[i].ino == ino) {
 			s->created[i] = s->created[--s->n_created];
@@ -146,27 +154,99 @@ static const struct broker_zone *created_tree_zone(const struct broker_state *s,
 	return found;
 }
 
-static int classify(struct broker_state *s, int parent, struct broker_place *p)
+/*
+ * The directories found beneath made ones, remembered so that the next
+ * call there does without the walk up to the zone (a few system calls
+ * per level: most of a call's cost in a tree the broker made, such as a
+ * build directory). What the cage could do to make an entry wrong, and
+ * why it cannot:
+ * - move the directory out of the made tree, or a directory above it:
+ *   a rename whose source lies in a zone or a made tree, so one the
+ *   broker performs (or refuses), and broker_beneath_forget runs first;
+ * - remove it, and have its inode number come back as another
+ *   directory elsewhere: a removal there is the broker's too (forget
+ *   again), the kernel's own would be refused by Landlock (no rule
+ *   grants anything below a zone), and an entry holds the birth time
+ *   with the inode, which a new directory cannot share; a file system
+ *   without birth times gets no entry at all;
+ * - change the zones: made and forgotten only by the broker (forget).
+ * Nothing else the cage does (writes, chmod, links of files, mounts,
+ * which the filter refuses) changes which directory lies beneath which.
+ */
+void broker_beneath_forget(struct broker_state *s)
 {
-	struct stat st;
-	if (fstat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		close(parent);
-		return 0;
+	s->n_beneath = 0;
+	s->next_beneath = 0;
+}
+
+static const struct broker_zone *beneath_find(const struct broker_state *s,
+					      const struct statx *sx)
+{
+	dev_t dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	for (size_t i = 0; i < s->n_beneath; i++) {
+		const struct broker_beneath *e = &s->beneath[i];
+		if (e->ino == sx->stx_ino && e->dev == dev && e->born_s == sx->stx_btime.tv_sec &&
+		    e->born_ns == sx->stx_btime.tv_nsec) {
+			struct stat zone = {.st_dev = e->zone_dev, .st_ino = e->zone_ino};
+			return zone_of(s, &zone);
+		}
 	}
+	return NULL;
+}
+
+static void beneath_add(struct broker_state *s, const struct statx *sx,
+			const struct broker_zone *z)
+{
+	if (!(sx->stx_mask & STATX_BTIME))
+		return;
+	struct broker_beneath *e = &s->beneath[s->next_beneath];
+	*e = (struct broker_beneath){makedev(sx->stx_dev_major, sx->stx_dev_minor),
+				     sx->stx_ino,
+				     sx->stx_btime.tv_sec,
+				     sx->stx_btime.tv_nsec,
+				     z->dev,
+				     z->ino};
+	s->next_beneath = (s->next_beneath + 1) % BROKER_BENEATH_MAX;
+	if (s->n_beneath < BROKER_BENEATH_MAX)
+		s->n_beneath++;
+}
+
+/*
+ * parent, a directory of the broker's (owned: closed here unless the
+ * place keeps it; else the caller's), classified by one statx: a zone, a directory beneath one
+ * the broker made, or neither.
+ */
+static int classify(struct broker_state *s, int parent, bool owned, struct broker_place *p)
+{
+	struct statx sx;
+	struct stat st;
+	int rc = 0;
+	if (statx(parent, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT,
+		  STATX_TYPE | STATX_INO | STATX_BTIME, &sx) != 0 ||
+	    !(sx.stx_mask & STATX_TYPE) || !S_ISDIR(sx.stx_mode))
+		goto done;
+	st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st.st_ino = sx.stx_ino;
 	if ((p->zone = zone_of(s, &st))) {
 		/* The broker's own descriptor of the zone, opened at cage time. */
-		close(parent);
 		p->dir = p->zone->fd;
-		return 1;
+		rc = 1;
+		goto done;
 	}
-	if (s->n_created && device_has_zone(s, st.st_dev) && dir_identity(s, parent, &st) == 0 &&
-	    (p->zone = created_tree_zone(s, parent, &st))) {
-		p->dir = p->owned = parent;
+	if (!s->n_created || !device_has_zone(s, st.st_dev) || born_before(s, &sx))
+		goto done;
+	if (!(p->zone = beneath_find(s, &sx)) && (p->zone = created_tree_zone(s, parent, &st)))
+		beneath_add(s, &sx, p->zone);
+	if (p->zone) {
+		p->dir = parent;
+		p->owned = owned ? parent : -1;
 		p->in_created = true;
 		return 1;
 	}
-	close(parent);
-	return 0;
+done:
+	if (owned)
+		close(parent);
+	return rc;
 }
 
 int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_ok,
@@ -199,12 +279,20 @@ int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_
 	 * tier T2 the cage's root is the broker's (chroot is refused), so an
 	 * absolute path means the same to both.
 	 */
+	if (strcmp(dir, ".") == 0 && base >= 0)
+		/*
+		 * A single name ("name" or "./name"): its directory is base
+		 * itself (the thread's cwd or directory descriptor, taken by the
+		 * broker), no second open of ".". classify checks it is a
+		 * directory, as O_DIRECTORY would.
+		 */
+		return classify(s, base, false, p);
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_MAGICLINKS};
 	int parent = sys_openat2(dir[0] == '/' ? AT_FDCWD : base, dir, &how);
 	if (parent < 0)
 		return 0;
-	return classify(s, parent, p);
+	return classify(s, parent, true, p);
 }
 
 void broker_place_release(struct broker_place *p)
@@ -212,4 +300,60 @@ void broker_place_release(struct broker_place *p)
 	if (p->owned >= 0)
 		close(p->owned);
 	p->owned = -1;
+}
+
+/*
+ * Only a skip, never a grant: a call found to land elsewhere is answered
+ * CONTINUE, which the kernel then judges under Landlock as it judges any
+ * call broker_place_resolve finds outside the zones. Where the two
+ * resolutions could differ, the statx says true: a magic link in the
+ * directory part (followed here, refused by broker_place_resolve, whose
+ * answer is then CONTINUE all the same), an unreadable or missing
+ * directory, anything not plainly outside. What the cage changes between
+ * this look and the kernel's own walk it could change as well after
+ * broker_place_resolve's: Landlock refuses an entry made in a zone or a
+ * made tree either way. This spares the descriptors of the cwd and of
+ * the directory (an open and two closes more, four system calls of
+ * eight) to most of the calls, which land elsewhere (git's objects,
+ * refs and logs).
+ */
+bool broker_place_maybe(const struct broker_state *s, pid_t tid, int dirfd, const char *path)
+{
+	char where[PATH_MAX + 64];
+	const char *dir;
+	int dir_len = (int)broker_path_dir(path, &dir);
+	int n;
+	if (path[0] == '/')
+		n = snprintf(where, sizeof where, "%.*s", dir_len, dir);
+	else if (dirfd == AT_FDCWD)
+		n = snprintf(where, sizeof where, "/proc/%d/cwd/%.*s", (int)tid, dir_len, dir);
+	else if (dirfd >= 0)
+		n = snprintf(where, sizeof where, "/proc/%d/fd/%d/%.*s", (int)tid, dirfd, dir_len,
+			     dir);
+	else
+		return true;
+	if (n < 0 || (size_t)n >= sizeof where)
+		return true;
+	struct statx sx;
+	if (statx(AT_FDCWD, where, AT_STATX_SYNC_AS_STAT, STATX_TYPE | STATX_INO | STATX_BTIME,
+		  &sx) != 0 ||
+	    !(sx.stx_mask & STATX_TYPE))
+		return true;
+	if (!S_ISDIR(sx.stx_mode))
+		return false;
+	struct stat st = {.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
+			  .st_ino = sx.stx_ino};
+	if (zone_of(s, &st))
+		return true;
+	return s->n_created && device_has_zone(s, st.st_dev) && !born_before(s, &sx);
+}
+
+size_t broker_path_dir(const char *path, const char **dir)
+{
+	size_t len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	const char *slash = memrchr(path, '/', len);
+	*dir = slash ? path : ".";
+	return slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
 }

@@ -22,10 +22,29 @@ struct broker_created {
 /* At most this many: a flood of mkdir costs the cage ENOSPC, not our memory. */
 #define BROKER_CREATED_MAX 65536
 
+/*
+ * A directory found beneath one the broker made (broker_place.c): its
+ * identity with its birth time, and the identity of the zone the walk
+ * reached.
+ */
+struct broker_beneath {
+	dev_t dev;
+	ino_t ino;
+	long long born_s;
+	unsigned born_ns;
+	dev_t zone_dev;
+	ino_t zone_ino;
+};
+
+#define BROKER_BENEATH_MAX 32
+
 struct broker_state {
 	struct broker_zones zones;
 	struct broker_created *created;
 	size_t n_created;
+	/* The last directories found beneath made ones: no walk for them again. */
+	struct broker_beneath beneath[BROKER_BENEATH_MAX];
+	size_t n_beneath, next_beneath;
 	/*
 	 * A directory born (statx btime) before this second, a margin
 	 * before the broker started, is none the broker made
@@ -55,6 +74,31 @@ struct broker_place {
 int broker_place_resolve(struct broker_state *s, int base, char *path, bool dir_ok,
 			 struct broker_place *place);
 void broker_place_release(struct broker_place *place);
+
+/*
+ * Could path, named by thread tid relative to its dirfd (AT_FDCWD: its
+ * cwd), land in a zone or a tree the broker made? One statx of the
+ * directory part through /proc/TID/cwd or /proc/TID/fd/N, before the
+ * broker takes any descriptor: false only when the directory is there
+ * and is neither, so that broker_place_resolve would say 0 too; true in
+ * every other case (then the call is resolved as before). Call it
+ * before the notification is checked to be still pending, as for the
+ * descriptors, so that tid is the caller's.
+ */
+bool broker_place_maybe(const struct broker_state *s, pid_t tid, int dirfd, const char *path);
+/*
+ * The directory part of path as broker_place_resolve takes it (trailing
+ * slashes off, up to the last slash; "." for a single name, "/" for one
+ * at the root): its length, *dir pointing at its first byte.
+ */
+size_t broker_path_dir(const char *path, const char **dir);
+
+/*
+ * Forget the directories found beneath made ones: called before the
+ * broker renames or removes a directory, and whenever a zone is made or
+ * forgotten (see broker_place.c).
+ */
+void broker_beneath_forget(struct broker_state *s);
 
 /* Note a directory made directly in a zone; -ENOSPC when the table is full. */
 int broker_created_add(struct broker_state *s, dev_t dev, ino_t ino);

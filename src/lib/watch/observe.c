@@ -209,6 +209,14 @@ static bool git_config_from_lock(const char *from, const char *to)
 	       strncmp(from, to, len) == 0 && strcmp(from + len, ".lock") == 0;
 }
 
+/* base (NULL: none) and name joined into path (PATH_MAX bytes); false when too long. */
+static bool spelled_path(const char *base, const char *name, char *path)
+{
+	int n = base ? snprintf(path, PATH_MAX, "%s/%s", base, name)
+		     : snprintf(path, PATH_MAX, "%s", name);
+	return n > 0 && n < PATH_MAX;
+}
+
 /*
  * Judge one path of call n; a refusal is stored. When the rules let it
  * go by, its absolute path is left in path (PATH_MAX bytes) and true is
@@ -232,21 +240,30 @@ static bool judge_one(struct observe_context *ctx, const struct seccomp_notif *n
 		unseen_note(ctx, n, c, p, errno);
 		return false;
 	}
+	char base[PATH_MAX];
+	int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)n->data.args[p->dirfd];
+	errno = 0;
+	if (name[0] != '/' && !observe_base_path((pid_t)n->pid, dirfd, base, sizeof base)) {
+		unseen_note(ctx, n, c, p, errno);
+		return false;
+	}
 	/*
 	 * Most observed calls are reads of granted files (a compiler's
-	 * headers): an absolute path the rules allow as spelled is let be
-	 * without resolving it. Only a link from a granted tree into a
-	 * hidden location then goes unexplained (it is refused all the same).
+	 * headers, git's objects): a path the rules allow as spelled (from
+	 * the cwd or the directory descriptor, as the kernel spells it, when
+	 * relative) is let be without resolving it. Only a link from a
+	 * granted tree into a hidden location then goes unexplained (it is
+	 * refused all the same). The observer grants nothing either way.
 	 */
-	if (c->open_flags != -1 && open_op(flags, true) == DENIAL_READ && name[0] == '/') {
-		snprintf(path, PATH_MAX, "%s", name);
+	if (c->open_flags != -1 && open_op(flags, true) == DENIAL_READ &&
+	    spelled_path(name[0] == '/' ? NULL : base, name, path)) {
 		observe_lexical_clean(path);
 		if (!denial_judge_path(ctx->rules, DENIAL_READ, path, &d))
 			return true;
 	}
-	int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)n->data.args[p->dirfd];
 	errno = 0;
-	if (!observe_absolute_path((pid_t)n->pid, dirfd, name, path, PATH_MAX)) {
+	if (!observe_absolute_path_from((pid_t)n->pid, name[0] == '/' ? NULL : base, name, path,
+					PATH_MAX)) {
 		unseen_note(ctx, n, c, p, errno);
 		return false;
 	}

@@ -119,15 +119,22 @@ static bool proc_component(pid_t pid, char *path, size_t *len, const char *name,
  * of its own PID namespace; without that a link to /proc/self/fd/N, or a
  * /dev/fd/N path, would name what the supervisor holds. False when a
  * descriptor's link names no path (a pipe, a socket) or it cannot be
- * followed.
+ * followed. The first known bytes of in are a directory as the kernel
+ * spells it (a cwd read through /proc): no link there, so no lstat of
+ * each of its components (most of an observed call's cost, before).
  */
-static bool cage_realpath(pid_t pid, const char *in, char *out, size_t size)
+static bool cage_realpath(pid_t pid, const char *in, size_t known, char *out, size_t size)
 {
 	char rest[2 * PATH_MAX], next[2 * PATH_MAX], target[PATH_MAX];
 	size_t len = 0;
 	int links = 0, own_ns = -1; /* not known yet */
 	out[0] = '\0';
-	snprintf(rest, sizeof rest, "%s", in);
+	if (known >= size)
+		return false;
+	memcpy(out, in, known);
+	out[known] = '\0';
+	len = known;
+	snprintf(rest, sizeof rest, "%s", in + known);
 	for (const char *c = rest; *c;) {
 		while (*c == '/')
 			c++;
@@ -178,27 +185,51 @@ static bool cage_realpath(pid_t pid, const char *in, char *out, size_t size)
 	return true;
 }
 
-bool observe_absolute_path(pid_t pid, int dirfd, const char *name, char *out, size_t size)
+bool observe_base_path(pid_t pid, int dirfd, char *out, size_t size)
 {
-	char link[64], base[PATH_MAX], joined[2 * PATH_MAX];
-	if (name[0] == '/') {
+	char link[64];
+	if (dirfd == AT_FDCWD || dirfd < 0)
+		snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+	else
+		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+	ssize_t n = readlink(link, out, size - 1);
+	if (n <= 0 || out[0] != '/')
+		return false;
+	out[n] = '\0';
+	return true;
+}
+
+/*
+ * How much of joined, the base and a name, can be taken as spelled: the
+ * base as the kernel wrote it, unless it is the root (nothing to skip)
+ * or lies in /proc, whose numbers and self links cage_realpath reads
+ * as the caged process means them.
+ */
+static size_t known_prefix(const char *base)
+{
+	size_t len = strlen(base);
+	if (len <= 1 || strncmp(base, "/proc", 5) == 0)
+		return 0;
+	return len;
+}
+
+bool observe_absolute_path_from(pid_t pid, const char *base, const char *name, char *out,
+				size_t size)
+{
+	char joined[2 * PATH_MAX];
+	size_t known = 0;
+	if (!base || name[0] == '/') {
 		snprintf(joined, sizeof joined, "%s", name);
 	} else {
-		if (dirfd == AT_FDCWD || dirfd < 0)
-			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-		else
-			snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
-		ssize_t n = readlink(link, base, sizeof base - 1);
-		if (n <= 0 || base[0] != '/')
+		if (snprintf(joined, sizeof joined, "%s/%s", base, name) >= (int)sizeof joined)
 			return false;
-		base[n] = '\0';
-		snprintf(joined, sizeof joined, "%s/%s", base, name);
+		known = known_prefix(base);
 	}
 	/*
 	 * Not cleaned before: ".." after a link goes up from the link's
 	 * target, as the kernel takes it, not from the link.
 	 */
-	if (!cage_realpath(pid, joined, out, size))
+	if (!cage_realpath(pid, joined, known, out, size))
 		return false;
 	/*
 	 * What lies below /proc is judged as /proc, as spelled (the /proc of
@@ -212,4 +243,12 @@ bool observe_absolute_path(pid_t pid, int dirfd, const char *name, char *out, si
 		memcpy(out, joined, len + 1);
 	}
 	return true;
+}
+
+bool observe_absolute_path(pid_t pid, int dirfd, const char *name, char *out, size_t size)
+{
+	char base[PATH_MAX];
+	if (name[0] != '/' && !observe_base_path(pid, dirfd, base, sizeof base))
+		return false;
+	return observe_absolute_path_from(pid, name[0] == '/' ? NULL : base, name, out, size);
 }

@@ -21,5 +21,19 @@ void observe_lexical_clean(char *path);
  * cannot be known.
  */
 bool observe_absolute_path(pid_t pid, int dirfd, const char *name, char *out, size_t size);
+/*
+ * The directory a relative name of process pid starts from, as the
+ * kernel spells it (readlink of its cwd, or of its descriptor dirfd when
+ * that is not AT_FDCWD or negative), in out (size bytes). False when it
+ * names no directory path (a pipe, a socket) or cannot be read.
+ */
+bool observe_base_path(pid_t pid, int dirfd, char *out, size_t size);
+/*
+ * observe_absolute_path with the base already read (observe_base_path;
+ * NULL for an absolute name): the base's components, spelled by the
+ * kernel, hold no link and are not looked at again.
+ */
+bool observe_absolute_path_from(pid_t pid, const char *base, const char *name, char *out,
+				size_t size);
 
 #endif
