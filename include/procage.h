@@ -838,17 +838,13 @@ struct procage_cage;
 /*
  * Begin, on a thread of the library's own, the work the next
  * procage_cage_new needs of this host: its facts (a probe that makes
- * namespaces, a few milliseconds), the hard-deny classes' locations under
- * $HOME and the runtime directory and, for a root caller, what hiding the
+ * namespaces, a few milliseconds) and, for a root caller, what hiding the
  * root-only files of /etc takes. A front end calls it as soon as it knows
  * it will make a cage, and reads its policy meanwhile. The first cage made
- * afterwards takes the result (the classes' part only for the same home,
- * runtime directory and variables that move their locations); later cages
- * do the work themselves. The thread reads the environment: the caller
- * changes none (setenv) until that cage is made. Optional: without it a
- * cage does the same work when it is made. The thread is gone once
- * procage_exec begins (a process of one thread only may enter new
- * namespaces).
+ * afterwards takes the result; later cages do the work themselves.
+ * Optional: without it a cage does the same work when it is made. The
+ * thread is gone once procage_exec begins (a process of one thread only
+ * may enter new namespaces).
  */
 PROCAGE_API void procage_prepare_ahead(void);
 

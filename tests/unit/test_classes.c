@@ -3,7 +3,6 @@
  * expansion, and the walks that find what a cage must hide.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,6 @@
 #include <unistd.h>
 
 #include "policy/classes.h"
-#include "policy/classes_prepared.h"
 #include "discover/repository_classes.h"
 #include "discover/hardlinks.h"
 #include "discover/repositories.h"
@@ -568,141 +566,6 @@ static void test_env_moved(void)
 	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
 }
 
-
-static bool same_locations(const struct class_locations *a, const struct class_locations *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->items[i].path, b->items[i].path) != 0 ||
-		    a->items[i].cls != b->items[i].cls || a->items[i].deny != b->items[i].deny ||
-		    a->items[i].absent != b->items[i].absent)
-			return false;
-	return true;
-}
-
-struct prepare_args {
-	const char *home, *runtime;
-};
-
-static void *prepare_beside(void *arg)
-{
-	const struct prepare_args *a = arg;
-	classes_prepare(a->home, a->runtime);
-	return NULL;
-}
-
-/*
- * The rows walked ahead (classes_prepared.c) give the cage what its own
- * walk would have given, with its own waivers; they are taken once, and
- * only for the same home, runtime directory and environment.
- */
-static void test_prepared(void)
-{
-	char home[600], runtime[600], other[600], netrc[700];
-	struct class_locations direct, ahead;
-	struct procage_error err;
-	const unsigned waived = 1u << CLASS_PERSISTENCE;
-
-	root_make();
-	make("home", true);
-	make("home/.ssh", true);
-	make("home/.config", true);
-	make("home/.bashrc", false);
-	make("run", true);
-	make("other", true);
-	snprintf(home, sizeof home, "%s/home", root);
-	snprintf(runtime, sizeof runtime, "%s/run", root);
-	snprintf(other, sizeof other, "%s/other", root);
-	snprintf(netrc, sizeof netrc, "%s/home/.netrc", root);
-
-	tap_ok(classes_expand(waived, home, runtime, &direct, &err) == 0, "classes expand");
-	classes_prepare_announce();
-	classes_prepare(home, runtime);
-	tap_ok(classes_expand(waived, home, runtime, &ahead, &err) == 0 &&
-		       same_locations(&direct, &ahead),
-	       "the rows walked ahead give what the cage's own walk gives, its waivers applied");
-	class_locations_free(&ahead);
-	class_locations_free(&direct);
-
-	/* Made after the walk ahead: seen as missing through it, present after. */
-	classes_prepare_announce();
-	classes_prepare(home, runtime);
-	make("home/.netrc", false);
-	const struct class_location *n;
-	tap_ok(classes_expand(waived, home, runtime, &ahead, &err) == 0 &&
-		       (n = find(&ahead, "home/.netrc")) && n->absent,
-	       "the cage takes the walk made ahead");
-	class_locations_free(&ahead);
-	tap_ok(classes_expand(waived, home, runtime, &ahead, &err) == 0 &&
-		       (n = find(&ahead, "home/.netrc")) && !n->absent,
-	       "only once: the next cage walks again");
-	class_locations_free(&ahead);
-	unlink(netrc);
-
-	classes_prepare_announce();
-	classes_prepare(home, runtime);
-	make("home/.netrc", false);
-	tap_ok(classes_expand(waived, other, runtime, &ahead, &err) == 0 &&
-		       classes_expand(waived, home, runtime, &direct, &err) == 0 &&
-		       (n = find(&direct, "home/.netrc")) && !n->absent,
-	       "a cage for another home walks its own, and the walk ahead is dropped");
-	class_locations_free(&ahead);
-	class_locations_free(&direct);
-	unlink(netrc);
-
-	/* A cage made before the walk began calls it off and walks itself. */
-	classes_prepare_announce();
-	tap_ok(classes_expand(waived, home, runtime, &ahead, &err) == 0, "classes expand");
-	class_locations_free(&ahead);
-	classes_prepare(home, runtime);
-	make("home/.netrc", false);
-	tap_ok(classes_expand(waived, home, runtime, &ahead, &err) == 0 &&
-		       (n = find(&ahead, "home/.netrc")) && !n->absent,
-	       "a walk called off by the cage that came first is not made, nor taken later");
-	class_locations_free(&ahead);
-	unlink(netrc);
-
-	/*
-	 * A cage made while the walk is under way on another thread: whatever
-	 * part each of them walks, the cage gets what its own walk gives.
-	 */
-	bool all_same = classes_expand(waived, home, runtime, &direct, &err) == 0;
-	for (int i = 0; all_same && i < 50; i++) {
-		pthread_t walker;
-		struct prepare_args args = { home, runtime };
-		classes_prepare_announce();
-		bool started = pthread_create(&walker, NULL, prepare_beside, &args) == 0;
-		if (!started)
-			classes_prepare_cancel();
-		all_same = classes_expand(waived, home, runtime, &ahead, &err) == 0 &&
-			   same_locations(&direct, &ahead);
-		class_locations_free(&ahead);
-		if (started)
-			pthread_join(walker, NULL);
-	}
-	class_locations_free(&direct);
-	tap_ok(all_same, "a cage made while another thread walks ahead gets what its own walk "
-			 "gives, fifty times over");
-
-	const char *saved = getenv("NETRC");
-	char *saved_copy = saved ? strdup(saved) : NULL;
-	classes_prepare_announce();
-	classes_prepare(home, runtime);
-	setenv("NETRC", netrc, 1);
-	make("home/.netrc", false);
-	tap_ok(classes_expand(waived, home, runtime, &ahead, &err) == 0 &&
-		       (n = find(&ahead, "home/.netrc")) && !n->absent,
-	       "a variable the rows read, changed since the walk ahead: the cage walks again");
-	class_locations_free(&ahead);
-	if (saved_copy)
-		setenv("NETRC", saved_copy, 1);
-	else
-		unsetenv("NETRC");
-	free(saved_copy);
-	tap_ok(tmpdir_remove(root) == 0, "the test's directory is removed");
-}
-
 /*
  * The workspace-config rows below each workspace root, and the work trees
  * the repositories' scan hands over as further roots.
@@ -775,7 +638,6 @@ int main(void)
 	test_patterns();
 	test_xdg_moved();
 	test_env_moved();
-	test_prepared();
 	test_names();
 	test_workspaces();
 	test_root_private_walk();

@@ -1,10 +1,9 @@
 /*
  * Work a command begins on a thread of its own as soon as its options are
  * read, for the cage it makes next: the host's facts (a probe that makes
- * namespaces, a few milliseconds), the classes' rows under the home
- * (policy/classes_prepared.c) and, for a root caller, what hiding the
+ * namespaces, a few milliseconds) and, for a root caller, what hiding the
  * root-only files of /etc needs (root_private.h). Meanwhile the command
- * reads its options and policy. What it prepares is taken
+ * reads its policy and resolves its classes. What it prepares is taken
  * once, by the first cage made after it; later cages do the work
  * themselves.
  */

@@ -22,7 +22,6 @@
 
 #include "base/canonical.h"
 #include "base/error.h"
-#include "classes_finds.h"
 
 enum class_base {
 	BASE_HOME,       /* $HOME */
@@ -326,44 +325,6 @@ int class_locations_add(struct class_locations *out, const char *canonical, enum
 	return 0;
 }
 
-/* One row's find, in the order the rows are walked (class_finds_apply merges them). */
-static int finds_push(struct class_finds *out, struct class_find find)
-{
-	if (out->n == out->room) {
-		size_t room = out->room ? out->room * 2 : 64;
-		struct class_find *grown = realloc(out->items, room * sizeof *grown);
-		if (!grown)
-			return -ENOMEM;
-		out->items = grown;
-		out->room = room;
-	}
-	out->items[out->n++] = find;
-	return 0;
-}
-
-static int finds_add(struct class_finds *out, const char *canonical, const struct class_row *row,
-		     bool absent)
-{
-	char *copy = strdup(canonical);
-	int rc = copy ? finds_push(out, (struct class_find){ copy, row->cls, row->deny, absent, 0 })
-		      : -ENOMEM;
-	if (rc < 0)
-		free(copy);
-	return rc;
-}
-
-/*
- * A row that could not be walked (a pattern's directory unreadable): a
- * refusal of the cage unless its class is waived. Only running out of
- * memory ends the walk at once.
- */
-static int finds_row_failed(struct class_finds *out, const struct class_row *row, int rc)
-{
-	if (rc == -ENOMEM)
-		return rc;
-	return finds_push(out, (struct class_find){ NULL, row->cls, row->deny, false, rc });
-}
-
 /*
  * A row's location missing on this host is held all the same: a program
  * outside reads it as soon as something is there (a user unit, an
@@ -372,19 +333,19 @@ static int finds_row_failed(struct class_finds *out, const struct class_row *row
  * existing ancestor's canonical path and the rest; the cage refuses its
  * making where a grant reaches it (the broker's zones, both tiers).
  */
-static int location_add_absent(struct class_finds *out, const char *path,
+static int location_add_absent(struct class_locations *out, const char *path,
 			       const struct class_row *row)
 {
 	bool absent = false;
 	char *canonical = canonical_or_absent(path, &absent);
 	if (!canonical)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	int rc = finds_add(out, canonical, row, absent);
+	int rc = class_locations_add(out, canonical, row->cls, row->deny, absent);
 	free(canonical);
 	return rc;
 }
 
-static int locations_add(struct class_finds *out, const char *path, const struct class_row *row)
+static int locations_add(struct class_locations *out, const char *path, const struct class_row *row)
 {
 	/*
 	 * Most rows name nothing on a given host. In the cage's memo one walk
@@ -397,7 +358,7 @@ static int locations_add(struct class_finds *out, const char *path, const struct
 	bool absent = false;
 	char *spelled = canonical_memo_spell(path, &absent);
 	if (spelled || errno == ENOMEM) {
-		int rc = spelled ? finds_add(out, spelled, row, absent)
+		int rc = spelled ? class_locations_add(out, spelled, row->cls, row->deny, absent)
 				 : -ENOMEM;
 		free(spelled);
 		return rc;
@@ -408,7 +369,7 @@ static int locations_add(struct class_finds *out, const char *path, const struct
 	char *canonical = canonical_path(path);
 	if (!canonical)
 		return 0; /* a dangling link: nothing a program outside reads there now */
-	int rc = finds_add(out, canonical, row, false);
+	int rc = class_locations_add(out, canonical, row->cls, row->deny, false);
 	free(canonical);
 	return rc;
 }
@@ -427,7 +388,7 @@ static bool walk_skips(const char *name)
  * match made after the cage is the same approximation as any location
  * missing then (spawn-snapshot, entry-grants).
  */
-static int locations_add_pattern(struct class_finds *out, char *path, size_t len,
+static int locations_add_pattern(struct class_locations *out, char *path, size_t len,
 				 const char *rest, const struct class_row *row)
 {
 	const char *slash = strchr(rest, '/');
@@ -468,7 +429,7 @@ static int locations_add_pattern(struct class_finds *out, char *path, size_t len
 }
 
 /* The row's location below base_path (NULL: the row's path is absolute). */
-static int row_add_at(struct class_finds *out, const char *base_path, const char *rel,
+static int row_add_at(struct class_locations *out, const char *base_path, const char *rel,
 		      const struct class_row *row)
 {
 	char path[PATH_MAX];
@@ -500,7 +461,7 @@ static const struct {
 	{ ".cache/", "XDG_CACHE_HOME" },
 };
 
-static int row_add_moved(struct class_finds *out, const struct class_row *row)
+static int row_add_moved(struct class_locations *out, const struct class_row *row)
 {
 	for (size_t i = 0; i < sizeof xdg_moves / sizeof *xdg_moves; i++) {
 		size_t len = strlen(xdg_moves[i].home_part);
@@ -590,7 +551,7 @@ static bool env_move_next(size_t i, const char **value, char *path, size_t size)
  * (HISTFILE=/dev/null turns history off and must not hide the device
  * every program writes).
  */
-static int env_moves_add(struct class_finds *out, unsigned waived)
+static int env_moves_add(struct class_locations *out, unsigned waived)
 {
 	char path[PATH_MAX];
 	for (size_t i = 0; i < sizeof env_moves / sizeof *env_moves; i++) {
@@ -604,33 +565,11 @@ static int env_moves_add(struct class_finds *out, unsigned waived)
 			if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 				continue;
 			int rc = locations_add(out, path, &row);
-			if (rc < 0 && (rc = finds_row_failed(out, &row, rc)) < 0)
+			if (rc < 0)
 				return rc;
 		}
 	}
 	return 0;
-}
-
-char *classes_env_signature(void)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-	if (!f)
-		return NULL;
-	for (size_t i = 0; i < sizeof xdg_moves / sizeof *xdg_moves; i++) {
-		const char *value = getenv(xdg_moves[i].variable);
-		fprintf(f, "%s%s%s\n", xdg_moves[i].variable, value ? "=" : "", value ? value : "");
-	}
-	for (size_t i = 0; i < sizeof env_moves / sizeof *env_moves; i++) {
-		const char *value = getenv(env_moves[i].variable);
-		fprintf(f, "%s%s%s\n", env_moves[i].variable, value ? "=" : "", value ? value : "");
-	}
-	if (fclose(f) != 0) {
-		free(text);
-		return NULL;
-	}
-	return text;
 }
 
 const char *classes_moved_by(const char *location)
@@ -649,111 +588,36 @@ const char *classes_moved_by(const char *location)
 	return NULL;
 }
 
-/* One row's locations below base_path (its base's), after the finds so far. */
-static int row_find(struct class_finds *out, unsigned waived, enum class_base base,
-		    const char *base_path, const struct class_row *row)
-{
-	if (row->base != base || (waived & (1u << row->cls)))
-		return 0;
-	int rc = row_add_at(out, base == BASE_SYSTEM ? NULL : base_path, row->path, row);
-	if (rc == 0 && base == BASE_HOME)
-		rc = row_add_moved(out, row);
-	if (rc < 0 && (rc = finds_row_failed(out, row, rc)) < 0)
-		return rc;
-	return 0;
-}
-
-static int rows_add_for_base(struct class_finds *out, unsigned waived, enum class_base base,
+static int rows_add_for_base(struct class_locations *out, unsigned waived, enum class_base base,
 			     const char *base_path)
 {
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < sizeof class_rows / sizeof *class_rows; i++)
-		rc = row_find(out, waived, base, base_path, &class_rows[i]);
-	return rc;
-}
-
-/*
- * The walk in units, in the order they are merged: every row under the
- * home, every row under the runtime directory, every system row, then the
- * moved locations. A unit's finds depend on nothing found before it, so
- * that threads may share the units (classes_prepared.c).
- */
-#define N_ROWS (sizeof class_rows / sizeof *class_rows)
-
-size_t classes_unit_count(void)
-{
-	return 3 * N_ROWS + 1;
-}
-
-int classes_find_unit(size_t unit, unsigned waived, const char *home, const char *runtime_dir,
-		      struct class_finds *out)
-{
-	static const enum class_base passes[] = { BASE_HOME, BASE_RUNTIME, BASE_SYSTEM };
-	if (unit >= 3 * N_ROWS)
-		return env_moves_add(out, waived);
-	enum class_base base = passes[unit / N_ROWS];
-	const char *base_path = base == BASE_HOME ? home : base == BASE_RUNTIME ? runtime_dir : NULL;
-	if (base != BASE_SYSTEM && !(base_path && base_path[0] == '/'))
-		return 0;
-	return row_find(out, waived, base, base_path, &class_rows[unit % N_ROWS]);
-}
-
-int classes_find_all(unsigned waived, const char *home, const char *runtime_dir,
-		     struct class_finds *out)
-{
-	int rc = 0;
-	for (size_t unit = 0; rc == 0 && unit < classes_unit_count(); unit++)
-		rc = classes_find_unit(unit, waived, home, runtime_dir, out);
-	return rc;
-}
-
-int class_finds_append(struct class_finds *to, struct class_finds *from)
-{
-	for (size_t i = 0; i < from->n; i++) {
-		int rc = finds_push(to, from->items[i]);
-		if (rc < 0)
-			return rc;
-		from->items[i].path = NULL; /* now to's */
-	}
-	class_finds_free(from);
-	return 0;
-}
-
-int class_finds_apply(const struct class_finds *found, unsigned waived,
-		      struct class_locations *out)
-{
-	for (size_t i = 0; i < found->n; i++) {
-		const struct class_find *f = &found->items[i];
-		if (waived & (1u << f->cls))
+	for (size_t i = 0; i < sizeof class_rows / sizeof *class_rows; i++) {
+		const struct class_row *row = &class_rows[i];
+		if (row->base != base || (waived & (1u << row->cls)))
 			continue;
-		int rc = f->error ? f->error
-				  : class_locations_add(out, f->path, f->cls, f->deny, f->absent);
+		int rc = row_add_at(out, base == BASE_SYSTEM ? NULL : base_path, row->path, row);
+		if (rc == 0 && base == BASE_HOME)
+			rc = row_add_moved(out, row);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
-}
-
-void class_finds_free(struct class_finds *found)
-{
-	for (size_t i = 0; i < found->n; i++)
-		free(found->items[i].path);
-	free(found->items);
-	*found = (struct class_finds){ 0 };
 }
 
 int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		   struct class_locations *out, struct procage_error *err)
 {
-	struct class_finds found = { 0 };
 	int rc = 0;
 	out->items = NULL;
 	out->n = 0;
-	if (!classes_prepared_take(home, runtime_dir, &found))
-		rc = classes_find_all(waived, home, runtime_dir, &found);
+	if (home && home[0] == '/')
+		rc = rows_add_for_base(out, waived, BASE_HOME, home);
+	if (rc == 0 && runtime_dir && runtime_dir[0] == '/')
+		rc = rows_add_for_base(out, waived, BASE_RUNTIME, runtime_dir);
 	if (rc == 0)
-		rc = class_finds_apply(&found, waived, out);
-	class_finds_free(&found);
+		rc = rows_add_for_base(out, waived, BASE_SYSTEM, NULL);
+	if (rc == 0)
+		rc = env_moves_add(out, waived);
 	if (rc < 0) {
 		class_locations_free(out);
 		return error_set(err, rc, "listing the hard-deny classes' locations: %s",
@@ -765,15 +629,11 @@ int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 int classes_expand_workspaces(unsigned waived, const char *const *roots, size_t n_roots,
 			      struct class_locations *out, struct procage_error *err)
 {
-	struct class_finds found = { 0 };
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n_roots; i++)
 		if (roots[i][0] == '/')
-			rc = rows_add_for_base(&found, waived, BASE_WORKSPACE,
+			rc = rows_add_for_base(out, waived, BASE_WORKSPACE,
 					       strcmp(roots[i], "/") == 0 ? "" : roots[i]);
-	if (rc == 0)
-		rc = class_finds_apply(&found, waived, out);
-	class_finds_free(&found);
 	if (rc < 0)
 		return error_set(err, rc, "listing the workspace-config locations: %s",
 				 strerror(-rc));
