@@ -15,6 +15,7 @@
 
 #include "cage/broker_zones.h"
 #include "run/tmpdir.h"
+#include "scratch.h"
 #include "tap.h"
 #include "watch/broker_place.h"
 
@@ -189,10 +190,7 @@ static void test_beneath(void)
 
 int main(void)
 {
-	const char *base = getenv("TMPDIR");
-	char tmpl[4096];
-	snprintf(tmpl, sizeof tmpl, "%s/procage-test-place-XXXXXX", base ? base : "/tmp");
-	char *canonical = mkdtemp(tmpl) ? realpath(tmpl, NULL) : NULL;
+	char *canonical = scratch_dir("place");
 	if (!tap_ok(canonical != NULL, "a temporary directory"))
 		return tap_done();
 	snprintf(root, sizeof root, "%s", canonical);

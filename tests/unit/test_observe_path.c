@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "run/tmpdir.h"
+#include "scratch.h"
 #include "tap.h"
 #include "watch/observe_path.h"
 
@@ -76,10 +77,7 @@ static void test_base(void)
 
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	char tmpl[4096];
-	snprintf(tmpl, sizeof tmpl, "%s/procage-test-observe-XXXXXX", tmp ? tmp : "/tmp");
-	char *canonical = mkdtemp(tmpl) ? realpath(tmpl, NULL) : NULL;
+	char *canonical = scratch_dir("observe");
 	if (!tap_ok(canonical != NULL, "a temporary directory"))
 		return tap_done();
 	snprintf(root, sizeof root, "%s", canonical);
