@@ -134,6 +134,31 @@ applied_by_rule() {
 	run_as "$user" "$PROCAGE" changes discard "$id"
 	ok $? "$user: the conflicting change set is discarded"
 
+	# The same for a host change made the moment the command has started,
+	# within the start mark's clock tick: the run says it has begun, the
+	# host writes, then the run writes the same file. Every time, the
+	# host's change is a conflict.
+	local caught=0 tries=12 i
+	for i in $(seq "$tries"); do
+		echo "host $i" >"$repo/raced"
+		[ "$user" != 65534 ] || chown 65534:65534 "$repo/raced"
+		coproc RACE { cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay \
+			--apply none -- sh -c 'echo begun; read -r go; echo run >>raced' 2>&1; }
+		read -r r <&"${RACE[0]}"
+		echo "host again $i" >>"$repo/raced"
+		echo go >&"${RACE[1]}"
+		out=$(cat <&"${RACE[0]}")
+		wait "$RACE_PID"
+		id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+		case $out in *"not applied: $repo/raced: changed on the host since the run started"*)
+			caught=$((caught + 1)) ;;
+		esac
+		run_as "$user" "$PROCAGE" changes discard "$id" >/dev/null 2>&1
+	done
+	is "$caught" "$tries" "$user: a host change made as the command starts is a conflict, every time"
+	rm -f "$repo/raced"
+
 	# The diff of a kept change set: text against the host's, added from
 	# /dev/null, removed to /dev/null, a binary file named, a mode change
 	# and a link's target stated; PATH arguments narrow it.

@@ -76,7 +76,7 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 		    size_t n_paths, char ***lines, bool *emptied, bool entries,
 		    struct procage_error *err)
 {
-	struct changes_tree trees[CHANGES_MAX_TREES];
+	struct changes_tree *trees = NULL;
 	const char *roots[CHANGES_MAX_TREES];
 	struct changes_walk w = { .mode = mode, .filter = paths, .n_filter = n_paths,
 				  .entries = entries };
@@ -85,7 +85,7 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 	int rc = set_open(id, &store_fd, &set_fd, err);
 	if (rc < 0)
 		return rc;
-	rc = changes_trees_read(set_fd, trees, &n, err);
+	rc = changes_trees_read(set_fd, &trees, &n, err);
 	if (rc == 0)
 		rc = changes_started_read(set_fd, &w.started, err);
 	for (size_t i = 0; rc == 0 && i < n; i++)
@@ -142,7 +142,7 @@ static int paths_check(const char *what, const char *const *paths, size_t n_path
 PROCAGE_API int procage_changes_diff(const char *id, const char *const *paths, size_t n_paths,
 				     char **text, struct procage_error *err)
 {
-	struct changes_tree trees[CHANGES_MAX_TREES];
+	struct changes_tree *trees = NULL;
 	struct changes_diff d = { .filter = paths, .n_filter = n_paths };
 	int store_fd, set_fd;
 	size_t n = 0, size = 0;
@@ -159,7 +159,7 @@ PROCAGE_API int procage_changes_diff(const char *id, const char *const *paths, s
 	struct timespec started;
 	rc = changes_started_read(set_fd, &started, err);
 	if (rc == 0)
-		rc = changes_trees_read(set_fd, trees, &n, err);
+		rc = changes_trees_read(set_fd, &trees, &n, err);
 	close(set_fd);
 	if (rc < 0)
 		return rc;

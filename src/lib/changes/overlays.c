@@ -75,10 +75,30 @@ static bool handles_kept(int dir)
 	return name_to_handle_at(dir, "", &handle.h, &mount_id, AT_EMPTY_PATH) == 0;
 }
 
+/*
+ * Does every change the host makes to the tree from now on get a change
+ * time at or after the start mark? made is a directory of the change set,
+ * just made, on the mark's file system. Where the tree lies on that same
+ * file system and made's stamp is at or after the mark, yes: either the
+ * file system keeps every stamp at or above the fine ones it gave (the
+ * mark was one), or its coarse clock has already passed the mark; both
+ * hold from then on. Otherwise the target waits for the coarse clock
+ * (run/child.c).
+ */
+static bool stamps_reach_mark(int lower_fd, int made_fd, const struct timespec *mark)
+{
+	struct stat lower, made;
+	if (fstat(lower_fd, &lower) != 0 || fstat(made_fd, &made) != 0 ||
+	    lower.st_dev != made.st_dev)
+		return false;
+	return made.st_ctim.tv_sec > mark->tv_sec ||
+	       (made.st_ctim.tv_sec == mark->tv_sec && made.st_ctim.tv_nsec >= mark->tv_nsec);
+}
+
 /* Tree index's directories in the set, and the descriptors of its overlay. */
 static int overlay_prepare(const struct procage_cage *cage, const char *set, int set_fd,
-			   size_t index, const char *path, struct plan_overlay *o,
-			   struct procage_error *err)
+			   size_t index, const char *path, struct plan *plan,
+			   struct plan_overlay *o, struct procage_error *err)
 {
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
@@ -102,6 +122,8 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 		return rc;
 	if ((rc = dir_make_open(tree, "upper", &o->upper_fd, err)) == 0)
 		rc = dir_make_open(tree, "work", &o->work_fd, err);
+	if (rc == 0 && !stamps_reach_mark(o->lower_fd, tree, &plan->changes_started))
+		plan->changes_mark_wait = true;
 	/*
 	 * Redirects need the initial namespace's administrator: tried for
 	 * root only; anyone else (and root where it is refused) gets the
@@ -123,12 +145,12 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
  * is "a change time at or after the mark is a change since": a file
  * changed before has an earlier time. A file system without fine stamps
  * may still give a change made just after the mark the coarse time of the
- * tick before it; the target waits, just before it runs the command,
- * until the coarse clock has passed the mark (run/child.c), which makes
- * every change from then on later. Changes made during that wait come
- * before the run can read anything, and so are in what it copies up. The
- * wait overlaps the making of the run's namespaces and mounts, which
- * mostly take longer than the tick: then there is none.
+ * tick before it. Each tree's directory in the set, made after the mark,
+ * shows whether that can still happen (stamps_reach_mark); where it can,
+ * the target waits, just before it runs the command, until the coarse
+ * clock has passed the mark (run/child.c), which makes every change from
+ * then on later. Changes made during that wait come before the run can
+ * read anything, and so are in what it copies up.
  */
 static int start_mark(int set_fd, struct timespec *mark, struct procage_error *err)
 {
@@ -206,8 +228,8 @@ int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
 	char set[PATH_MAX + CHANGES_ID_MAX + 2];
 	snprintf(set, sizeof set, "%s/%s", store, id);
 	for (size_t i = 0; rc == 0 && i < cage->masks.n_writable; i++) {
-		rc = overlay_prepare(cage, set, set_fd, i, cage->masks.writable[i], &plan->overlays[i],
-				     err);
+		rc = overlay_prepare(cage, set, set_fd, i, cage->masks.writable[i], plan,
+				     &plan->overlays[i], err);
 		plan->n_overlays = i + 1;
 	}
 	if (rc == 0)

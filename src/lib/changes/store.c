@@ -163,11 +163,16 @@ static int tree_line(int set_fd, const char *line, struct changes_tree *t, size_
 	return 0;
 }
 
-int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
+int changes_trees_read(int set_fd, struct changes_tree **trees, size_t *n,
 		       struct procage_error *err)
 {
 	char text[CHANGES_MAX_TREES * 512];
 	*n = 0;
+	/*
+	 * On the heap: a change set mostly has one tree, and the whole array
+	 * on the stack cost every run's end a page fault per 4 KiB of it.
+	 */
+	*trees = NULL;
 	int fd = openat(set_fd, "trees", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "a change set's trees file");
@@ -178,13 +183,18 @@ int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
 	text[len] = '\0';
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (*n == CHANGES_MAX_TREES) {
-			changes_trees_close(trees, *n);
-			return error_set(err, -E2BIG, "a change set of too many trees");
-		}
-		int rc = tree_line(set_fd, line, &trees[*n], *n, err);
+		struct changes_tree *grown;
+		int rc = 0;
+		if (*n == CHANGES_MAX_TREES)
+			rc = error_set(err, -E2BIG, "a change set of too many trees");
+		else if (!(grown = realloc(*trees, (*n + 1) * sizeof **trees)))
+			rc = error_set(err, -ENOMEM, "out of memory");
+		else
+			rc = tree_line(set_fd, line, &(*trees = grown)[*n], *n, err);
 		if (rc < 0) {
-			changes_trees_close(trees, *n);
+			changes_trees_close(*trees, *n);
+			*trees = NULL;
+			*n = 0;
 			return rc;
 		}
 		(*n)++;
@@ -197,6 +207,7 @@ void changes_trees_close(struct changes_tree *trees, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (trees[i].dir_fd >= 0)
 			close(trees[i].dir_fd);
+	free(trees);
 }
 
 int changes_boot_id(char id[CHANGES_BOOT_ID_MAX])

@@ -50,9 +50,10 @@ struct changes_tree {
 	bool trusted_marks;
 };
 
-/* The trees of a change set, read from its "trees" file. */
-int changes_trees_read(int set_fd, struct changes_tree *trees, size_t *n,
+/* The trees of a change set, read from its "trees" file (*trees owned). */
+int changes_trees_read(int set_fd, struct changes_tree **trees, size_t *n,
 		       struct procage_error *err);
+/* Closes their descriptors and frees the array. */
 void changes_trees_close(struct changes_tree *trees, size_t n);
 /* The identity of this boot of the machine (a UUID), in id. */
 #define CHANGES_BOOT_ID_MAX 40

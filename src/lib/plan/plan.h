@@ -153,6 +153,12 @@ struct plan {
 	int changes_store_fd; /* its directory, opened by the parent */
 	struct timespec changes_started; /* the start mark of the change set (overlays.c) */
 	/*
+	 * Must the target wait for the coarse clock to pass the mark? Not
+	 * when every tree's file system already stamps at or after it
+	 * (overlays.c, stamps_reach_mark).
+	 */
+	bool changes_mark_wait;
+	/*
 	 * The run's reaper (spawn only; exec mode has none). It is cloned
 	 * with clone_namespaces, makes the id maps and mounts, joins the
 	 * run's cgroup, leads a session as a child subreaper and starts the

@@ -75,15 +75,16 @@ static int step_rlimits(const struct plan *plan, int *index)
 /*
  * A change set's start mark (changes/overlays.c) is a fine stamp; a file
  * system without fine stamps may give a change made just after it the
- * coarse time of the tick before. Nothing of the command runs until the
- * coarse clock has passed the mark, so every change the run could see is
- * stamped later. The run's setup mostly outlasts the tick: no wait then.
+ * coarse time of the tick before. Where the parent could not show that
+ * every tree's file system already stamps at or after the mark, nothing
+ * of the command runs until the coarse clock has passed it, so every
+ * change the run could see is stamped later.
  */
 static void step_start_mark_passed(const struct plan *plan)
 {
 	const struct timespec *mark = &plan->changes_started;
 	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 250 * 1000 };
-	if (plan->n_overlays == 0)
+	if (plan->n_overlays == 0 || !plan->changes_mark_wait)
 		return;
 	for (;;) {
 		struct timespec now;
