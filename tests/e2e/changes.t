@@ -371,6 +371,29 @@ for name in ("trusted.overlay.redirect", "user.overlay.redirect"):
 	ok $? "$user: a store inside the write grant is refused"
 	like "$out" "lies inside the write grant" "$user: the refusal names the store and the grant"
 
+	# A store others may enter, or reached through a link, is refused and
+	# named, whether it is already made or not.
+	local state="$dir/state-open"
+	mkdir -p "$state/procage/changes" "$dir/state-real/procage/changes"
+	chmod 755 "$state/procage/changes"
+	chmod 700 "$state/procage" "$dir/state-real/procage" "$dir/state-real/procage/changes"
+	ln -s "$dir/state-real/procage" "$dir/state-link"
+	mkdir -p "$dir/state-linked" && mv "$dir/state-link" "$dir/state-linked/procage"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$state" "$dir/state-real" "$dir/state-linked"
+	out=$(cd "$repo" && run_as "$user" env XDG_STATE_HOME="$state" "$PROCAGE" run \
+		--changes overlay -- sh -c 'echo RAN' 2>&1)
+	r=$?
+	[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
+	ok $? "$user: a store others may enter is refused before anything runs"
+	like "$out" "$state/procage/changes is not the caller's own directory closed to others" \
+		"$user: the refusal names it"
+	out=$(cd "$repo" && run_as "$user" env XDG_STATE_HOME="$dir/state-linked" "$PROCAGE" run \
+		--changes overlay -- sh -c 'echo RAN' 2>&1)
+	r=$?
+	[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
+	ok $? "$user: a store reached through a link is refused before anything runs"
+	like "$out" "$dir/state-linked/procage" "$user: the refusal names the link"
+
 	if [ -x "$t2" ]; then
 		out=$(cd "$repo" && run_as "$user" "$t2" "$PROCAGE" run --changes overlay -- \
 			sh -c 'echo RAN' 2>&1)

@@ -44,6 +44,11 @@ static int state_home(char *buf, size_t size, struct procage_error *err)
 	return 0;
 }
 
+static bool own_directory(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() && !(st->st_mode & 077);
+}
+
 /*
  * One component below dir, made when missing (own: one of procage's own,
  * made 0700 and checked to be the caller's and closed to others).
@@ -58,7 +63,7 @@ static int component_open(int dir, const char *name, bool own, const char *path,
 		return error_set_sys(err, errno, PROCAGE_STEP_NONE,
 				     "opening %s (a directory, no link, is expected)", path);
 	struct stat st;
-	if (own && (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077))) {
+	if (own && (fstat(fd, &st) != 0 || !own_directory(&st))) {
 		close(fd);
 		return error_set(err, -EPERM,
 				 "%s is not the caller's own directory closed to others (mode "
@@ -68,11 +73,34 @@ static int component_open(int dir, const char *name, bool own, const char *path,
 	return fd;
 }
 
+/*
+ * The store as it mostly is, made before: opened whole, no link followed,
+ * it and its parent procage's own. -1 otherwise, and the walk below makes
+ * what is missing or says what is wrong.
+ */
+static int store_open_made(const char *path)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct stat st, parent;
+	int fd = sys_openat2(AT_FDCWD, path, &how);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !own_directory(&st) ||
+	    fstatat(fd, "..", &parent, AT_SYMLINK_NOFOLLOW) != 0 || !own_directory(&parent)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int changes_store_open(char *buf, size_t size, int *out, struct procage_error *err)
 {
 	int rc = state_home(buf, size, err);
 	if (rc < 0)
 		return rc;
+	if ((*out = store_open_made(buf)) >= 0)
+		return 0;
 	/* "procage" and "changes", the last two components, are procage's own. */
 	const char *own_from = buf + strlen(buf) - strlen("procage/changes");
 	int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
