@@ -122,6 +122,40 @@ applied_by_rule() {
 	is "$err" "" "$user: it prints nothing of procage's"
 	is "$(run_as "$user" "$PROCAGE" changes list)" "" "$user: and keeps no change set"
 
+	# New files arrive as copies would: permission bits without set-id
+	# bits, both names of a hard link, no extended attribute (a run cannot
+	# set one; one set on the kept file in the store is not carried), the
+	# group of a setgid directory, which keeps its bit.
+	mkdir -p "$repo/gdir"
+	if [ "$user" = root ]; then
+		chgrp 4321 "$repo/gdir" && chmod 2775 "$repo/gdir"
+	else
+		chown 65534:65534 "$repo/gdir"
+	fi
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- sh -c '
+		echo s >setid && chmod 755 setid && { chmod u+s setid 2>/dev/null; true; }
+		echo l >linked1 && ln linked1 linked2
+		echo x >xattrd
+		echo g >gdir/g' 2>&1)
+	ok $? "$user: a run making new files of every kind succeeds"
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	kept="${XDG_STATE_HOME:-$home/.local/state}/procage/changes/$id/0/upper/xattrd"
+	run_as "$user" python3 -c "import os, sys; os.setxattr(sys.argv[1], 'user.procage', b'1')" "$kept"
+	ok $? "$user: the kept file gets an extended attribute"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	ok $? "$user: the change set applies"
+	is "$(stat -c %a "$repo/setid")" "755" "$user: the permission bits are applied, never a set-id bit"
+	is "$(cat "$repo/linked1" "$repo/linked2" | tr '\n' ' ')" "l l " "$user: both names of a hard link are applied"
+	is "$(cat "$repo/xattrd")" "x" "$user: the file with an extended attribute is applied"
+	is "$(python3 -c "import os, sys; print(os.listxattr(sys.argv[1]))" "$repo/xattrd")" "[]" \
+		"$user: without the attribute"
+	if [ "$user" = root ]; then
+		is "$(stat -c %g "$repo/gdir/g")" "4321" "$user: a file in a setgid directory takes its group"
+		is "$(stat -c %a "$repo/gdir")" "2775" "$user: and the directory keeps its setgid bit"
+	fi
+	is "$(run_as "$user" "$PROCAGE" changes list)" "" "$user: and no change set is kept"
+	rm -rf "$repo/setid" "$repo/linked1" "$repo/linked2" "$repo/xattrd" "$repo/gdir"
+
 	# A file the host changed after the run started is not overwritten.
 	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
 		sh -c 'echo from-the-run >newdir/sub/f' 2>&1)

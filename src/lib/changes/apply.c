@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -28,6 +26,7 @@
 
 #include "base/string_list.h"
 #include "base/syscalls.h"
+#include "place.h"
 #include "policy/path_rule.h"
 
 
@@ -125,123 +124,6 @@ int changes_remove_tree(int dir, const char *name)
 
 static bool whiteout(const struct stat *st);
 static const char *kind_word(const struct stat *st, bool host_exists);
-
-static int temp_name(char *buf, size_t size)
-{
-	unsigned char r[6];
-	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
-		return -errno;
-	snprintf(buf, size, ".procage-apply-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
-		 r[4], r[5]);
-	return 0;
-}
-
-/* The same file as when it was judged: inode, size and modification time. */
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT);
-}
-
-/*
- * tmp put in name's place in one step, and the file it displaced checked
- * to be the one judged (renaming sets its change time, so the change
- * time is not compared here): one the host put there meanwhile is put
- * back and the change refused (-ESTALE). tmp then names what is removed.
- */
-static int exchange_verified(int dir, const char *tmp, const char *name, const struct stat *judged)
-{
-	struct stat out;
-	if (renameat2(dir, tmp, dir, name, RENAME_EXCHANGE) != 0)
-		return errno == ENOENT ? -ESTALE : -errno;
-	if (fstatat(dir, tmp, &out, AT_SYMLINK_NOFOLLOW) != 0 || !same_file(&out, judged)) {
-		(void)renameat2(dir, tmp, dir, name, RENAME_EXCHANGE);
-		return -ESTALE;
-	}
-	return unlinkat(dir, tmp, 0) == 0 ? 0 : -errno;
-}
-
-/*
- * A host file or link the run removed, taken out of the tree by rename
- * first and removed only when it is the one judged.
- */
-static int entry_remove(int dir, const char *name, const struct stat *judged)
-{
-	char tmp[64];
-	struct stat out;
-	if (S_ISDIR(judged->st_mode))
-		return changes_remove_tree(dir, name);
-	int rc = temp_name(tmp, sizeof tmp);
-	if (rc < 0)
-		return rc;
-	if (renameat2(dir, name, dir, tmp, RENAME_NOREPLACE) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (fstatat(dir, tmp, &out, AT_SYMLINK_NOFOLLOW) != 0 || !same_file(&out, judged)) {
-		(void)renameat2(dir, tmp, dir, name, RENAME_NOREPLACE);
-		return -ESTALE;
-	}
-	return unlinkat(dir, tmp, 0) == 0 ? 0 : -errno;
-}
-
-/*
- * Put a copy of the upper layer's file or link in host_dir under name,
- * by rename; judged: what the host held there when it was judged, or
- * NULL when it held nothing.
- */
-static int entry_place(int upper_dir, const char *name, const struct stat *st, int host_dir,
-		       const struct stat *judged)
-{
-	char tmp[64];
-	int rc = temp_name(tmp, sizeof tmp);
-	if (rc < 0)
-		return rc;
-	if (S_ISLNK(st->st_mode)) {
-		char target[PATH_MAX];
-		ssize_t n = readlinkat(upper_dir, name, target, sizeof target - 1);
-		if (n < 0)
-			return -errno;
-		target[n] = '\0';
-		if (symlinkat(target, host_dir, tmp) != 0)
-			return -errno;
-	} else {
-		int in = openat(upper_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (in < 0)
-			return -errno;
-		int out = openat(host_dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				 0600);
-		if (out < 0) {
-			rc = -errno;
-			close(in);
-			return rc;
-		}
-		for (off_t left = st->st_size; rc == 0 && left > 0;) {
-			ssize_t n = sendfile(out, in, NULL, (size_t)(left > (1 << 30) ? 1 << 30 : left));
-			if (n <= 0)
-				rc = n < 0 ? -errno : -EIO;
-			left -= n;
-		}
-		/* Set-id bits are never applied. */
-		if (rc == 0 && fchmod(out, st->st_mode & 0777) != 0)
-			rc = -errno;
-		close(in);
-		if (close(out) != 0 && rc == 0)
-			rc = -errno;
-	}
-	/* A directory the run removed and replaced by a file: the rename cannot cover it. */
-	if (rc == 0 && judged && S_ISDIR(judged->st_mode)) {
-		rc = changes_remove_tree(host_dir, name);
-		judged = NULL;
-	}
-	if (rc == 0)
-		rc = judged ? exchange_verified(host_dir, tmp, name, judged)
-			    : (renameat2(host_dir, tmp, host_dir, name, RENAME_NOREPLACE) == 0 ? 0
-			       : errno == EEXIST ? -ESTALE
-						 : -errno);
-	if (rc < 0)
-		(void)unlinkat(host_dir, tmp, 0);
-	return rc;
-}
 
 static bool whiteout(const struct stat *st)
 {
@@ -353,7 +235,16 @@ static int host_dir_ready(const struct overlay_marks *m, int upper, const char *
 	*out = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (*out < 0)
 		return -errno;
-	if (apply_here && fchmod(*out, st->st_mode & 0777) != 0)
+	/*
+	 * The run's permission bits; a host directory kept keeps its sticky
+	 * and setgid bits, which a copy-up in a user namespace may lose
+	 * without the run asking (a sticky directory must never open up).
+	 */
+	mode_t mode = st->st_mode & 0777;
+	bool kept = there && S_ISDIR(h.st_mode) && !opaque;
+	if (kept)
+		mode |= h.st_mode & (S_ISGID | S_ISVTX);
+	if (apply_here && !(kept && (h.st_mode & 07777) == mode) && fchmod(*out, mode) != 0)
 		return -errno;
 	return 0;
 }
@@ -602,9 +493,9 @@ static int file_apply(struct changes_walk *w, int upper, int host, const char *n
 	int rc = moved_here ? 0 : conflict_judge(w, upper, name, &st, host_exists ? &h : NULL);
 	if (rc == 0)
 		rc = host < 0	       ? -ENOENT
-		     : whiteout(&st) ? (host_exists ? entry_remove(host, name, &h) : 0)
+		     : whiteout(&st) ? (host_exists ? place_removal(host, name, &h) : 0)
 		     : S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)
-			     ? entry_place(upper, name, &st, host, host_exists ? &h : NULL)
+			     ? place_entry(upper, name, &st, host, host_exists ? &h : NULL)
 			     : -EOPNOTSUPP;
 	if (rc < 0) {
 		w->remaining++;
