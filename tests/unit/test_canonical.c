@@ -110,6 +110,37 @@ static void test_absent(void)
 		tap_ok(absent_agrees(at(cases[i])), "%s is spelled alike with a memo", cases[i]);
 }
 
+/*
+ * A parent asked about twice is listed, and its listing answers for its
+ * children: missing ones, links (still read) and the rest, in a small
+ * directory and in one too large to list.
+ */
+static void test_listing(void)
+{
+	bool made = mkdir(at("few"), 0700) == 0 && mkdir(at("few/sub"), 0700) == 0 &&
+		    symlink("../d", at("few/ln")) == 0 && mkdir(at("many"), 0700) == 0 &&
+		    symlink("../d", at("many/ln")) == 0;
+	for (int i = 0; made && i < 600; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "many/f%d", i);
+		FILE *f = fopen(at(name), "w");
+		made = f && fclose(f) == 0;
+	}
+	tap_ok(made, "a small and a large directory are made");
+	static const char *const cases[] = {
+		"few/sub", "few/ln", "few/ln/file", "few/none", "few/none/x", "few/sub/..",
+		"many/f1", "many/f599", "many/ln/sub", "many/none", "many/f1/x",
+	};
+	canonical_memo_begin();
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+			tap_ok(agrees(at(cases[i])), "%s agrees with realpath (listed, %s memo)",
+			       cases[i], round ? "a warm" : "a cold");
+			tap_ok(absent_agrees(at(cases[i])), "%s is spelled alike (listed)", cases[i]);
+		}
+	canonical_memo_end();
+}
+
 /* What the memo holds stays until forgotten; without a memo the tree is read each time. */
 static void test_memo_lifetime(void)
 {
@@ -147,6 +178,7 @@ int main(void)
 	if (made) {
 		test_agreement();
 		test_absent();
+		test_listing();
 		test_memo_lifetime();
 	}
 	caged_remove_tree(top);

@@ -4,13 +4,18 @@
  */
 #include "canonical.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "dir_entries.h"
 
 /* "." and ".." and repeated slashes removed, in place; path is absolute. */
 void lexical_normalize(char *path)
@@ -54,15 +59,50 @@ struct link_answer {
 	int error;    /* EINVAL: present and not a link */
 };
 
+/*
+ * Most of those locations share a few parents (the home, ~/.config,
+ * ~/.local/share) and most are missing: once a second child of a parent
+ * is asked about, the parent is listed, and its listing answers for every
+ * child that is missing or no link (its entry's type), leaving readlink
+ * for links and entries of unknown type. A parent that cannot be listed
+ * and searched, or holds more than LISTING_MAX entries, is asked child by
+ * child as before.
+ */
+#define LISTING_MAX 512
+
+struct listed_name {
+	char *name;
+	unsigned char type; /* DT_* */
+};
+
+struct dir_listing {
+	char *dir;		    /* resolved, absolute */
+	struct listed_name *names;  /* sorted by name */
+	size_t n;
+	unsigned asks;
+	bool listed, refused;
+};
+
 static __thread struct {
 	struct link_answer *slot;
 	size_t cap, used;
 	unsigned depth;
+	struct dir_listing *dirs;
+	size_t n_dirs;
 } memo;
 
 void canonical_memo_begin(void)
 {
 	memo.depth++;
+}
+
+static void listing_names_free(struct dir_listing *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->names[i].name);
+	free(d->names);
+	d->names = NULL;
+	d->n = 0;
 }
 
 void canonical_memo_forget(void)
@@ -74,6 +114,13 @@ void canonical_memo_forget(void)
 	free(memo.slot);
 	memo.slot = NULL;
 	memo.cap = memo.used = 0;
+	for (size_t i = 0; i < memo.n_dirs; i++) {
+		listing_names_free(&memo.dirs[i]);
+		free(memo.dirs[i].dir);
+	}
+	free(memo.dirs);
+	memo.dirs = NULL;
+	memo.n_dirs = 0;
 }
 
 void canonical_memo_end(void)
@@ -113,6 +160,91 @@ static bool memo_grow(void)
 	return true;
 }
 
+static int name_compare(const void *a, const void *b)
+{
+	return strcmp(((const struct listed_name *)a)->name, ((const struct listed_name *)b)->name);
+}
+
+/* d's entries read and sorted; false when that cannot be done. */
+static bool listing_read(struct dir_listing *d)
+{
+	struct dir_entries *e = malloc(sizeof *e);
+	struct dir_entry entry;
+	size_t cap = 0;
+	int fd = open(d->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), got = -1;
+	/* A child readlink could not reach is no answer of the listing's either. */
+	bool ok = e && fd >= 0 && faccessat(fd, ".", X_OK, AT_EACCESS) == 0;
+	if (ok)
+		dir_entries_begin(e, fd);
+	while (ok && (got = dir_entries_next(e, &entry)) == 1) {
+		if (d->n == cap) {
+			struct listed_name *grown = NULL;
+			cap = cap ? cap * 2 : 32;
+			if (cap > LISTING_MAX || !(grown = realloc(d->names, cap * sizeof *grown))) {
+				ok = false;
+				break;
+			}
+			d->names = grown;
+		}
+		d->names[d->n] = (struct listed_name){ strdup(entry.name), entry.type };
+		if (!d->names[d->n++].name)
+			ok = false;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(e);
+	if (ok && got == 0) {
+		qsort(d->names, d->n, sizeof *d->names, name_compare);
+		return true;
+	}
+	listing_names_free(d);
+	return false;
+}
+
+/*
+ * What the listing of path's parent says of path, when it says enough:
+ * missing (ENOENT) or no link (EINVAL), in *error. false: ask readlink.
+ */
+static bool listing_answer(const char *path, int *error)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || !slash[1])
+		return false;
+	size_t dir_len = slash == path ? 1 : (size_t)(slash - path);
+	struct dir_listing *d = NULL;
+	for (size_t i = 0; i < memo.n_dirs && !d; i++)
+		if (strlen(memo.dirs[i].dir) == dir_len && strncmp(memo.dirs[i].dir, path, dir_len) == 0)
+			d = &memo.dirs[i];
+	if (!d) {
+		struct dir_listing *dirs = realloc(memo.dirs, (memo.n_dirs + 1) * sizeof *dirs);
+		if (!dirs)
+			return false;
+		memo.dirs = dirs;
+		d = &dirs[memo.n_dirs];
+		*d = (struct dir_listing){ .dir = strndup(path, dir_len) };
+		if (!d->dir)
+			return false;
+		memo.n_dirs++;
+	}
+	if (!d->listed && !d->refused && ++d->asks >= 2) {
+		d->listed = listing_read(d);
+		d->refused = !d->listed;
+	}
+	if (!d->listed)
+		return false;
+	struct listed_name key = { (char *)(slash + 1), 0 };
+	const struct listed_name *found = bsearch(&key, d->names, d->n, sizeof *d->names,
+						  name_compare);
+	if (!found) {
+		*error = ENOENT;
+		return true;
+	}
+	if (found->type == DT_LNK || found->type == DT_UNKNOWN)
+		return false;
+	*error = EINVAL;
+	return true;
+}
+
 /* What path (resolved, absolute) is, read once per memo; NULL: out of memory. */
 static const struct link_answer *link_answer(const char *path)
 {
@@ -122,7 +254,9 @@ static const struct link_answer *link_answer(const char *path)
 	if (a->path)
 		return a;
 	char target[PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof target);
+	int listed_error;
+	ssize_t n = listing_answer(path, &listed_error) ? (errno = listed_error, -1)
+							: readlink(path, target, sizeof target);
 	struct link_answer fresh = { strdup(path), NULL, n < 0 ? errno : 0 };
 	if (n >= (ssize_t)sizeof target)
 		fresh.error = ENAMETOOLONG;
