@@ -122,6 +122,24 @@ applied_by_rule() {
 	is "$err" "" "$user: it prints nothing of procage's"
 	is "$(run_as "$user" "$PROCAGE" changes list)" "" "$user: and keeps no change set"
 
+	# An emptied change set is kept as the store's spare and taken by the
+	# next run; a spare that is not empty is never taken.
+	store="${XDG_STATE_HOME:-$home/.local/state}/procage/changes"
+	[ -d "$store/.spare/0/upper" ] && [ -d "$store/.spare/0/work" ] && [ -z "$(ls -A "$store/.spare/0/work")" ]
+	ok $? "$user: the emptied change set is the spare, its work directory empty"
+	run_as "$user" sh -c "echo planted >'$store/.spare/0/upper/planted'"
+	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'cat planted 2>/dev/null; echo mine >mine' 2>&1)
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	! printf '%s' "$out" | grep -q planted
+	ok $? "$user: a spare holding a file is not taken: the run does not see it"
+	is "$(run_as "$user" "$PROCAGE" changes show "$id")" "added $repo/mine (5 bytes)" \
+		"$user: and the change set holds the run's change only"
+	[ ! -e "$store/.spare" ] || [ ! -e "$store/.spare/0/upper/planted" ]
+	ok $? "$user: the unfit spare is gone"
+	run_as "$user" "$PROCAGE" changes discard "$id"
+	rm -f "$repo/mine"
+
 	# New files arrive as copies would: permission bits without set-id
 	# bits, both names of a hard link, no extended attribute (a run cannot
 	# set one; one set on the kept file in the store is not carried), the

@@ -14,6 +14,7 @@
 #include "apply.h"
 #include "base/string_list.h"
 #include "diff.h"
+#include "spare.h"
 #include "store.h"
 
 static int id_compare(const void *a, const void *b)
@@ -101,7 +102,7 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 	close(set_fd);
 	*emptied = rc == 0 && mode != CHANGES_LIST && w.remaining == 0;
 	if (*emptied)
-		(void)changes_remove_tree(store_fd, id);
+		changes_set_retire(store_fd, id);
 	close(store_fd);
 	*lines = w.lines;
 	if (rc < 0) {

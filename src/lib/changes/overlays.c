@@ -52,11 +52,35 @@ static uint64_t grant_rights(const struct procage_cage *cage, const char *path)
 
 static int dir_make_open(int at, const char *name, int *fd, struct procage_error *err)
 {
-	if (mkdirat(at, name, 0700) != 0 ||
+	/* A spare's (spare.h) are there already. */
+	if ((mkdirat(at, name, 0700) != 0 && errno != EEXIST) ||
 	    (*fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
 				     "making a change set's directory %s", name);
 	return 0;
+}
+
+/*
+ * A file of the change set opened for writing from its start: made, or a
+ * spare's written over (not truncated first, which would free its block:
+ * file_written cuts it to what was written).
+ */
+static int file_open(int set_fd, const char *name)
+{
+	struct stat st;
+	int fd = openat(set_fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)) {
+		close(fd);
+		errno = EEXIST;
+		return -1;
+	}
+	return fd;
+}
+
+static int file_written(int fd)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);
+	return end >= 0 && ftruncate(fd, end) == 0 ? 0 : -1;
 }
 
 /*
@@ -78,7 +102,7 @@ static bool handles_kept(int dir)
 /*
  * Does every change the host makes to the tree from now on get a change
  * time at or after the start mark? made is a directory of the change set,
- * just made, on the mark's file system. Where the tree lies on that same
+ * on the mark's file system, stamped here after the mark. Where the tree lies on that same
  * file system and made's stamp is at or after the mark, yes: either the
  * file system keeps every stamp at or above the fine ones it gave (the
  * mark was one), or its coarse clock has already passed the mark; both
@@ -88,8 +112,9 @@ static bool handles_kept(int dir)
 static bool stamps_reach_mark(int lower_fd, int made_fd, const struct timespec *mark)
 {
 	struct stat lower, made;
-	if (fstat(lower_fd, &lower) != 0 || fstat(made_fd, &made) != 0 ||
-	    lower.st_dev != made.st_dev)
+	/* Stamped now: a spare's directory was made long before. */
+	if (fstat(lower_fd, &lower) != 0 || fchmod(made_fd, 0700) != 0 ||
+	    fstat(made_fd, &made) != 0 || lower.st_dev != made.st_dev)
 		return false;
 	return made.st_ctim.tv_sec > mark->tv_sec ||
 	       (made.st_ctim.tv_sec == mark->tv_sec && made.st_ctim.tv_nsec >= mark->tv_nsec);
@@ -159,11 +184,11 @@ static int start_mark(int set_fd, struct timespec *mark, struct procage_error *e
 	if (changes_boot_id(boot) < 0)
 		return error_set(err, -EIO, "this boot's identity is unreadable "
 					    "(/proc/sys/kernel/random/boot_id)");
-	int fd = openat(set_fd, "started", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			0600);
+	int fd = file_open(set_fd, "started");
 	if (fd < 0 || fstat(fd, &st) != 0 || fchmod(fd, 0600) != 0 || fstat(fd, &st) != 0 ||
 	    dprintf(fd, "%lld %ld %s\n", (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
-		    boot) < 0) {
+		    boot) < 0 ||
+	    file_written(fd) != 0) {
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
@@ -182,7 +207,7 @@ static int start_mark(int set_fd, struct timespec *mark, struct procage_error *e
  */
 static int trees_write(int set_fd, const struct plan *plan, struct procage_error *err)
 {
-	int fd = openat(set_fd, "trees", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = file_open(set_fd, "trees");
 	if (fd < 0)
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "a change set's trees file");
 	FILE *f = fdopen(fd, "w");
@@ -202,6 +227,8 @@ static int trees_write(int set_fd, const struct plan *plan, struct procage_error
 				(unsigned long long)st.st_ino, o->mnt_fd >= 0 ? "trusted" : "user",
 				o->path);
 	}
+	if ((fflush(f) != 0 || file_written(fileno(f)) != 0) && rc == 0)
+		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a trees file");
 	if (fclose(f) != 0 && rc == 0)
 		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "writing a trees file");
 	return rc;

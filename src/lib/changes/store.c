@@ -20,6 +20,7 @@
 
 #include "base/small_file.h"
 #include "base/syscalls.h"
+#include "spare.h"
 
 /* $XDG_STATE_HOME when absolute, else the home's .local/state. */
 static int state_home(char *buf, size_t size, struct procage_error *err)
@@ -142,6 +143,9 @@ int changes_set_create(int store_fd, char id[CHANGES_ID_MAX], int *out, struct p
 		for (size_t i = 0; i < sizeof r; i++)
 			id[n++] = letters[r[i] % (sizeof letters - 1)];
 		id[n] = '\0';
+		/* The spare, when one is kept, else a new directory. */
+		if (attempt == 0 && changes_spare_take(store_fd, id))
+			return changes_set_open(store_fd, id, out, err);
 		if (mkdirat(store_fd, id, 0700) != 0) {
 			if (errno == EEXIST)
 				continue;

@@ -1,0 +1,84 @@
+/* The spare change set (spare.h). */
+#include "spare.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "base/dir_entries.h"
+#include "base/syscalls.h"
+
+/* Does the directory at fd (closed here) hold only names among allowed (NULL-ended), none if empty? */
+static bool holds_only(int fd, const char *const *allowed)
+{
+	struct dir_entries *d = fd >= 0 ? malloc(sizeof *d) : NULL;
+	struct dir_entry e;
+	int got = -1;
+	if (d) {
+		dir_entries_begin(d, fd);
+		while ((got = dir_entries_next(d, &e)) == 1) {
+			bool known = false;
+			for (const char *const *a = allowed; a && *a && !known; a++)
+				known = strcmp(e.name, *a) == 0;
+			if (!known)
+				break;
+		}
+	}
+	free(d);
+	if (fd >= 0)
+		close(fd);
+	return got == 0;
+}
+
+static int dir_at(int at, const char *name)
+{
+	return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Set (open at set_fd) has one tree, 0, whose upper and work directories are empty. */
+static bool skeleton_empty(int set_fd)
+{
+	static const char *const set_names[] = { "0", "trees", "started", NULL };
+	static const char *const tree_names[] = { "upper", "work", NULL };
+	int tree = dir_at(set_fd, "0");
+	bool whole = tree >= 0 && holds_only(dup(set_fd), set_names) &&
+		     holds_only(dup(tree), tree_names) && holds_only(dir_at(tree, "upper"), NULL) &&
+		     holds_only(dir_at(tree, "work"), NULL);
+	if (tree >= 0)
+		close(tree);
+	return whole;
+}
+
+bool changes_spare_take(int store_fd, const char *id)
+{
+	if (renameat2(store_fd, CHANGES_SPARE, store_fd, id, RENAME_NOREPLACE) != 0)
+		return false;
+	int set_fd = dir_at(store_fd, id);
+	bool whole = set_fd >= 0 && skeleton_empty(set_fd);
+	if (set_fd >= 0)
+		close(set_fd);
+	if (!whole)
+		(void)changes_remove_tree(store_fd, id);
+	return whole;
+}
+
+void changes_set_retire(int store_fd, const char *id)
+{
+	int set_fd = dir_at(store_fd, id), tree = set_fd >= 0 ? dir_at(set_fd, "0") : -1;
+	int work = tree >= 0 ? dir_at(tree, "work") : -1;
+	/* overlayfs's own directory in the work directory goes; it makes it anew at each mount. */
+	bool kept = work >= 0 && changes_remove_tree(work, "work") == 0 && skeleton_empty(set_fd) &&
+		    renameat2(store_fd, id, store_fd, CHANGES_SPARE, RENAME_NOREPLACE) == 0;
+	if (work >= 0)
+		close(work);
+	if (tree >= 0)
+		close(tree);
+	if (set_fd >= 0)
+		close(set_fd);
+	if (!kept)
+		(void)changes_remove_tree(store_fd, id);
+}
