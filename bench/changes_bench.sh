@@ -2,27 +2,28 @@
 # What --changes overlay costs (docs/changes.md), two measures:
 #  - start-up: `procage run -- /bin/true` against `procage run --changes
 #    overlay -- /bin/true` in an empty directory (hyperfine, no shell,
-#    side by side in ROUNDS rounds); the overlay run includes making its
-#    change set, the mount, and reading and removing the empty change set
-#    at the end. Target: <= 1.1x.
+#    side by side in ROUNDS rounds, short ones so that the machine's drift
+#    falls on both alike); the overlay run includes taking or making its
+#    change set, the mount, and reading the empty change set at the end
+#    and keeping it as the spare. Target: <= 1.1x.
 #  - applying: a change set of FILES new files (100 a directory) applied
-#    by `procage changes apply ID` (the safe rule: every file judged, read
-#    from the change set, written under a temporary name and renamed into
-#    place) against `cp -a` of the same files into an empty directory, in
+#    by `procage changes apply ID` (the safe rule: every file judged, then
+#    moved out of the change set, or copied where a move would differ from
+#    a copy, under a temporary name and renamed into place) against `cp -a` of the same files into an empty directory, in
 #    APPLY_ROUNDS rounds alternating which goes first. Target: <= 2x.
 # Ratios of medians; nothing here is a test. Run by `bench/run changes`,
 # or on its own after `make all`.
 #
 # Environment: BUILD (default build), RUNS (hyperfine runs a round,
-# default 40), ROUNDS (default 3), FILES (default 10000), APPLY_ROUNDS
+# default 10), ROUNDS (default 12), FILES (default 10000), APPLY_ROUNDS
 # (default 5).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
-RUNS=${RUNS:-40}
-ROUNDS=${ROUNDS:-3}
+RUNS=${RUNS:-10}
+ROUNDS=${ROUNDS:-12}
 FILES=${FILES:-10000}
 APPLY_ROUNDS=${APPLY_ROUNDS:-5}
 pc=$BUILD/procage

@@ -53,8 +53,9 @@ static uint64_t grant_rights(const struct procage_cage *cage, const char *path)
 static int dir_make_open(int at, const char *name, int *fd, struct procage_error *err)
 {
 	/* A spare's (spare.h) are there already. */
-	if ((mkdirat(at, name, 0700) != 0 && errno != EEXIST) ||
-	    (*fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	if ((*fd = openat(at, name, flags)) < 0 &&
+	    (errno != ENOENT || mkdirat(at, name, 0700) != 0 || (*fd = openat(at, name, flags)) < 0))
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
 				     "making a change set's directory %s", name);
 	return 0;

@@ -66,12 +66,38 @@ bool changes_spare_take(int store_fd, const char *id)
 	return whole;
 }
 
+/*
+ * overlayfs's own directory in the work directory goes: it makes it anew
+ * at each mount, and refuses one holding the mark of a volatile mount.
+ * What a volatile mount leaves is taken away by name, deepest first;
+ * anything else there, or a directory the caller may not write in (the
+ * mount leaves them without permissions), by the walk.
+ */
+static int overlay_work_remove(int work)
+{
+	static const char *const chain[] = { "work", "incompat", "volatile" };
+	int dirs[4] = { work, -1, -1, -1 }, depth = 0;
+	bool gone = true;
+	/* Down by descriptor, no link followed; then the mark and each directory, deepest first. */
+	while (depth < 3 && (dirs[depth + 1] = dir_at(dirs[depth], chain[depth])) >= 0)
+		depth++;
+	if (depth < 3 && errno != ENOENT)
+		gone = false;
+	if (depth == 3 && unlinkat(dirs[3], "dirty", 0) != 0 && errno != ENOENT)
+		gone = false;
+	for (int i = depth; i > 0; i--) {
+		close(dirs[i]);
+		if (gone && unlinkat(dirs[i - 1], chain[i - 1], AT_REMOVEDIR) != 0)
+			gone = false;
+	}
+	return gone ? 0 : changes_remove_tree(work, "work");
+}
+
 void changes_set_retire(int store_fd, const char *id)
 {
 	int set_fd = dir_at(store_fd, id), tree = set_fd >= 0 ? dir_at(set_fd, "0") : -1;
 	int work = tree >= 0 ? dir_at(tree, "work") : -1;
-	/* overlayfs's own directory in the work directory goes; it makes it anew at each mount. */
-	bool kept = work >= 0 && changes_remove_tree(work, "work") == 0 && skeleton_empty(set_fd) &&
+	bool kept = work >= 0 && overlay_work_remove(work) == 0 && skeleton_empty(set_fd) &&
 		    renameat2(store_fd, id, store_fd, CHANGES_SPARE, RENAME_NOREPLACE) == 0;
 	if (work >= 0)
 		close(work);
