@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -39,15 +40,32 @@ static int dir_at(int at, const char *name)
 	return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* Set (open at set_fd) has one tree, 0, whose upper and work directories are empty. */
+/*
+ * name in tree, empty and as a new one is made: the caller's, mode 0700.
+ * The upper directory is the root the next run sees of its tree: a mode
+ * or owner a run gave it must not reach another run.
+ */
+static bool layer_as_made(int tree, const char *name)
+{
+	struct stat st;
+	int fd = dir_at(tree, name);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_gid != getegid() ||
+			(st.st_mode & 07777) != 0700)) {
+		close(fd);
+		return false;
+	}
+	return holds_only(fd, NULL);
+}
+
+/* Set (open at set_fd) has one tree, 0, whose upper and work directories are as made. */
 static bool skeleton_empty(int set_fd)
 {
 	static const char *const set_names[] = { "0", "trees", "started", NULL };
 	static const char *const tree_names[] = { "upper", "work", NULL };
 	int tree = dir_at(set_fd, "0");
 	bool whole = tree >= 0 && holds_only(dup(set_fd), set_names) &&
-		     holds_only(dup(tree), tree_names) && holds_only(dir_at(tree, "upper"), NULL) &&
-		     holds_only(dir_at(tree, "work"), NULL);
+		     holds_only(dup(tree), tree_names) && layer_as_made(tree, "upper") &&
+		     layer_as_made(tree, "work");
 	if (tree >= 0)
 		close(tree);
 	return whole;
