@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <sys/ioctl.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "dir_entries.h"
@@ -165,6 +169,31 @@ static int name_compare(const void *a, const void *b)
 	return strcmp(((const struct listed_name *)a)->name, ((const struct listed_name *)b)->name);
 }
 
+/*
+ * A name missing from a listing is missing for a lookup only where names
+ * are compared byte for byte: a case-folding directory (ext4's and
+ * tmpfs's +F) or file system (vfat, XFS's ASCII-CI) finds ".SSH" as
+ * ".ssh". Listings are used on file systems known to compare bytes, in
+ * directories that do not fold.
+ */
+static bool names_exact(int fd)
+{
+	struct statfs fs;
+	unsigned int flags = 0;
+	if (fstatfs(fd, &fs) != 0)
+		return false;
+	switch ((unsigned long)fs.f_type) {
+	case EXT4_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+		return ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_CASEFOLD_FL);
+	case BTRFS_SUPER_MAGIC:
+	case OVERLAYFS_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* d's entries read and sorted; false when that cannot be done. */
 static bool listing_read(struct dir_listing *d)
 {
@@ -173,7 +202,7 @@ static bool listing_read(struct dir_listing *d)
 	size_t cap = 0;
 	int fd = open(d->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), got = -1;
 	/* A child readlink could not reach is no answer of the listing's either. */
-	bool ok = e && fd >= 0 && faccessat(fd, ".", X_OK, AT_EACCESS) == 0;
+	bool ok = e && fd >= 0 && faccessat(fd, ".", X_OK, AT_EACCESS) == 0 && names_exact(fd);
 	if (ok)
 		dir_entries_begin(e, fd);
 	while (ok && (got = dir_entries_next(e, &entry)) == 1) {
