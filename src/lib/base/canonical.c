@@ -6,20 +6,15 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/fs.h>
-#include <linux/magic.h>
-#include <sys/ioctl.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
-#include "dir_entries.h"
+#include "dir_listings.h"
 
 /* "." and ".." and repeated slashes removed, in place; path is absolute. */
 void lexical_normalize(char *path)
@@ -53,9 +48,11 @@ void lexical_normalize(char *path)
  * component of every one as a link: the home alone some three hundred
  * times per cage. Between canonical_memo_begin and canonical_memo_end a
  * thread remembers what each resolved prefix is (a link and its target,
- * or why it is not one), so each is read once. The memo is one view of the
- * tree taken while the cage is resolved, no staler than the answers
- * realpath would have given moments apart; it is dropped at the end.
+ * or why it is not one), so each is read once, and the listings of
+ * parents asked about often answer for children missing or no link
+ * (dir_listings.h). The memo is one view of the tree taken while the cage
+ * is resolved, no staler than the answers realpath would have given
+ * moments apart; it is dropped at the end.
  */
 struct link_answer {
 	char *path;   /* resolved, absolute; NULL: free slot */
@@ -63,50 +60,16 @@ struct link_answer {
 	int error;    /* EINVAL: present and not a link */
 };
 
-/*
- * Most of those locations share a few parents (the home, ~/.config,
- * ~/.local/share) and most are missing: once a second child of a parent
- * is asked about, the parent is listed, and its listing answers for every
- * child that is missing or no link (its entry's type), leaving readlink
- * for links and entries of unknown type. A parent that cannot be listed
- * and searched, or holds more than LISTING_MAX entries, is asked child by
- * child as before.
- */
-#define LISTING_MAX 512
-
-struct listed_name {
-	char *name;
-	unsigned char type; /* DT_* */
-};
-
-struct dir_listing {
-	char *dir;		    /* resolved, absolute */
-	struct listed_name *names;  /* sorted by name */
-	size_t n;
-	unsigned asks;
-	bool listed, refused;
-};
-
 static __thread struct {
 	struct link_answer *slot;
 	size_t cap, used;
 	unsigned depth;
-	struct dir_listing *dirs;
-	size_t n_dirs;
+	struct dir_listings dirs; /* parents listed (dir_listings.h) */
 } memo;
 
 void canonical_memo_begin(void)
 {
 	memo.depth++;
-}
-
-static void listing_names_free(struct dir_listing *d)
-{
-	for (size_t i = 0; i < d->n; i++)
-		free(d->names[i].name);
-	free(d->names);
-	d->names = NULL;
-	d->n = 0;
 }
 
 void canonical_memo_forget(void)
@@ -118,13 +81,7 @@ void canonical_memo_forget(void)
 	free(memo.slot);
 	memo.slot = NULL;
 	memo.cap = memo.used = 0;
-	for (size_t i = 0; i < memo.n_dirs; i++) {
-		listing_names_free(&memo.dirs[i]);
-		free(memo.dirs[i].dir);
-	}
-	free(memo.dirs);
-	memo.dirs = NULL;
-	memo.n_dirs = 0;
+	dir_listings_free(&memo.dirs);
 }
 
 void canonical_memo_end(void)
@@ -164,116 +121,6 @@ static bool memo_grow(void)
 	return true;
 }
 
-static int name_compare(const void *a, const void *b)
-{
-	return strcmp(((const struct listed_name *)a)->name, ((const struct listed_name *)b)->name);
-}
-
-/*
- * A name missing from a listing is missing for a lookup only where names
- * are compared byte for byte: a case-folding directory (ext4's and
- * tmpfs's +F) or file system (vfat, XFS's ASCII-CI) finds ".SSH" as
- * ".ssh". Listings are used on file systems known to compare bytes, in
- * directories that do not fold.
- */
-static bool names_exact(int fd)
-{
-	struct statfs fs;
-	unsigned int flags = 0;
-	if (fstatfs(fd, &fs) != 0)
-		return false;
-	switch ((unsigned long)fs.f_type) {
-	case EXT4_SUPER_MAGIC:
-	case TMPFS_MAGIC:
-		return ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_CASEFOLD_FL);
-	case BTRFS_SUPER_MAGIC:
-	case OVERLAYFS_SUPER_MAGIC:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* d's entries read and sorted; false when that cannot be done. */
-static bool listing_read(struct dir_listing *d)
-{
-	struct dir_entries *e = malloc(sizeof *e);
-	struct dir_entry entry;
-	size_t cap = 0;
-	int fd = open(d->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), got = -1;
-	/* A child readlink could not reach is no answer of the listing's either. */
-	bool ok = e && fd >= 0 && faccessat(fd, ".", X_OK, AT_EACCESS) == 0 && names_exact(fd);
-	if (ok)
-		dir_entries_begin(e, fd);
-	while (ok && (got = dir_entries_next(e, &entry)) == 1) {
-		if (d->n == cap) {
-			struct listed_name *grown = NULL;
-			cap = cap ? cap * 2 : 32;
-			if (cap > LISTING_MAX || !(grown = realloc(d->names, cap * sizeof *grown))) {
-				ok = false;
-				break;
-			}
-			d->names = grown;
-		}
-		d->names[d->n] = (struct listed_name){ strdup(entry.name), entry.type };
-		if (!d->names[d->n++].name)
-			ok = false;
-	}
-	if (fd >= 0)
-		close(fd);
-	free(e);
-	if (ok && got == 0) {
-		qsort(d->names, d->n, sizeof *d->names, name_compare);
-		return true;
-	}
-	listing_names_free(d);
-	return false;
-}
-
-/*
- * What the listing of path's parent says of path, when it says enough:
- * missing (ENOENT) or no link (EINVAL), in *error. false: ask readlink.
- */
-static bool listing_answer(const char *path, int *error)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash || !slash[1])
-		return false;
-	size_t dir_len = slash == path ? 1 : (size_t)(slash - path);
-	struct dir_listing *d = NULL;
-	for (size_t i = 0; i < memo.n_dirs && !d; i++)
-		if (strlen(memo.dirs[i].dir) == dir_len && strncmp(memo.dirs[i].dir, path, dir_len) == 0)
-			d = &memo.dirs[i];
-	if (!d) {
-		struct dir_listing *dirs = realloc(memo.dirs, (memo.n_dirs + 1) * sizeof *dirs);
-		if (!dirs)
-			return false;
-		memo.dirs = dirs;
-		d = &dirs[memo.n_dirs];
-		*d = (struct dir_listing){ .dir = strndup(path, dir_len) };
-		if (!d->dir)
-			return false;
-		memo.n_dirs++;
-	}
-	if (!d->listed && !d->refused && ++d->asks >= 2) {
-		d->listed = listing_read(d);
-		d->refused = !d->listed;
-	}
-	if (!d->listed)
-		return false;
-	struct listed_name key = { (char *)(slash + 1), 0 };
-	const struct listed_name *found = bsearch(&key, d->names, d->n, sizeof *d->names,
-						  name_compare);
-	if (!found) {
-		*error = ENOENT;
-		return true;
-	}
-	if (found->type == DT_LNK || found->type == DT_UNKNOWN)
-		return false;
-	*error = EINVAL;
-	return true;
-}
-
 /* What path (resolved, absolute) is, read once per memo; NULL: out of memory. */
 static const struct link_answer *link_answer(const char *path)
 {
@@ -283,9 +130,12 @@ static const struct link_answer *link_answer(const char *path)
 	if (a->path)
 		return a;
 	char target[PATH_MAX];
-	int listed_error;
-	ssize_t n = listing_answer(path, &listed_error) ? (errno = listed_error, -1)
-							: readlink(path, target, sizeof target);
+	/* A parent's listing answers for a child missing or no link: readlink for the rest. */
+	unsigned char type = DT_UNKNOWN;
+	int listed = dir_listings_find(&memo.dirs, path, &type);
+	ssize_t n = listed == 0				       ? (errno = ENOENT, -1)
+		    : listed == 1 && type != DT_LNK && type != DT_UNKNOWN ? (errno = EINVAL, -1)
+									  : readlink(path, target, sizeof target);
 	struct link_answer fresh = { strdup(path), NULL, n < 0 ? errno : 0 };
 	if (n >= (ssize_t)sizeof target)
 		fresh.error = ENAMETOOLONG;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "policy/classes.h"
+#include "base/dir_listings.h"
 #include "base/error.h"
 #include "common/text_escape.h"
 #include "base/string_list.h"
@@ -45,6 +46,8 @@ struct walk {
 	char *const *exempt;
 	size_t n_exempt;
 	bool protected_only; /* the location is protected, not hidden */
+	/* Most locations are missing, a few parents hold them: listed once (dir_listings.h). */
+	struct dir_listings parents;
 };
 
 static bool skipped(const char *path)
@@ -123,7 +126,9 @@ static int location_walk(struct walk *w, const struct cage_path *loc, char ***li
 	char path[PATH_MAX];
 	struct stat st;
 	char *text = NULL;
-	if (lstat(loc->path, &st) != 0 || skipped(loc->path))
+	unsigned char type;
+	if (dir_listings_find(&w->parents, loc->path, &type) == 0 || lstat(loc->path, &st) != 0 ||
+	    skipped(loc->path))
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
 		char *shown = escape_shell_word_dup(loc->path);
@@ -225,6 +230,7 @@ int hardlinks_check(const struct cage_path *examined, size_t n_examined, char *c
 	for (size_t i = 0; i < w.n; i++)
 		free(w.names[i].path);
 	free(w.names);
+	dir_listings_free(&w.parents);
 	if (rc == 0 && !list && !(list = calloc(1, sizeof *list)))
 		rc = -ENOMEM;
 	if (rc < 0) {
@@ -246,6 +252,7 @@ int hardlinks_linked_files(const struct cage_path *locations, size_t n_locations
 		if (locations[i].cls != CLASS_PROCESS_ACCESS)
 			rc = location_walk(&w, &locations[i], &ignored, &n_ignored);
 	procage_strings_free(ignored);
+	dir_listings_free(&w.parents);
 	struct hardlink_inode *files = rc == 0 && w.n ? calloc(w.n, sizeof *files) : NULL;
 	if (rc == 0 && w.n && !files)
 		rc = -ENOMEM;
