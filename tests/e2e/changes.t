@@ -40,6 +40,18 @@ chmod +x bin/ls
 echo CAGE-OK
 SH
 
+# store_refused USER DIR STATE WHAT NAMED: a run from DIR with its store in
+# STATE is refused before anything runs, and the refusal says NAMED.
+store_refused() {
+	local out r
+	out=$(cd "$2" && run_as "$1" env XDG_STATE_HOME="$3" "$PROCAGE" run \
+		--changes overlay -- sh -c 'echo RAN' 2>&1)
+	r=$?
+	[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
+	ok $? "$1: $4 is refused before anything runs"
+	like "$out" "$5" "$1: the refusal names it"
+}
+
 # One user's pass: the run, the host unchanged, the safe apply, one held item.
 applied_by_rule() {
 	local user=$1 dir="$work/$1" out id r
@@ -422,12 +434,8 @@ for name in ("trusted.overlay.redirect", "user.overlay.redirect"):
 	# A store inside the write grant is refused before anything runs.
 	mkdir -p "$dir/proj"
 	[ "$user" != 65534 ] || chown 65534:65534 "$dir/proj"
-	out=$(cd "$dir/proj" && run_as "$user" env XDG_STATE_HOME="$dir/proj/state" "$PROCAGE" run \
-		--changes overlay -- sh -c 'echo RAN' 2>&1)
-	r=$?
-	[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
-	ok $? "$user: a store inside the write grant is refused"
-	like "$out" "lies inside the write grant" "$user: the refusal names the store and the grant"
+	store_refused "$user" "$dir/proj" "$dir/proj/state" "a store inside the write grant" \
+		"lies inside the write grant"
 
 	# A store others may enter, or reached through a link, is refused and
 	# named, whether it is already made or not.
@@ -438,19 +446,10 @@ for name in ("trusted.overlay.redirect", "user.overlay.redirect"):
 	ln -s "$dir/state-real/procage" "$dir/state-link"
 	mkdir -p "$dir/state-linked" && mv "$dir/state-link" "$dir/state-linked/procage"
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$state" "$dir/state-real" "$dir/state-linked"
-	out=$(cd "$repo" && run_as "$user" env XDG_STATE_HOME="$state" "$PROCAGE" run \
-		--changes overlay -- sh -c 'echo RAN' 2>&1)
-	r=$?
-	[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
-	ok $? "$user: a store others may enter is refused before anything runs"
-	like "$out" "$state/procage/changes is not the caller's own directory closed to others" \
-		"$user: the refusal names it"
-	out=$(cd "$repo" && run_as "$user" env XDG_STATE_HOME="$dir/state-linked" "$PROCAGE" run \
-		--changes overlay -- sh -c 'echo RAN' 2>&1)
-	r=$?
-	[ $r -ne 0 ] && ! printf '%s' "$out" | grep -q RAN
-	ok $? "$user: a store reached through a link is refused before anything runs"
-	like "$out" "$dir/state-linked/procage" "$user: the refusal names the link"
+	store_refused "$user" "$repo" "$state" "a store others may enter" \
+		"$state/procage/changes is not the caller's own directory closed to others"
+	store_refused "$user" "$repo" "$dir/state-linked" "a store reached through a link" \
+		"$dir/state-linked/procage"
 
 	if [ -x "$t2" ]; then
 		out=$(cd "$repo" && run_as "$user" "$t2" "$PROCAGE" run --changes overlay -- \
