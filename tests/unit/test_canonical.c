@@ -113,11 +113,12 @@ static void test_absent(void)
 /*
  * A parent asked about twice is listed, and its listing answers for its
  * children: missing ones, links (still read) and the rest, in a small
- * directory and in one too large to list.
+ * directory, an empty one and one too large to list.
  */
 static void test_listing(void)
 {
-	bool made = mkdir(at("few"), 0700) == 0 && mkdir(at("few/sub"), 0700) == 0 &&
+	bool made = mkdir(at("empty"), 0700) == 0 && mkdir(at("few"), 0700) == 0 &&
+		    mkdir(at("few/sub"), 0700) == 0 &&
 		    symlink("../d", at("few/ln")) == 0 && mkdir(at("many"), 0700) == 0 &&
 		    symlink("../d", at("many/ln")) == 0;
 	for (int i = 0; made && i < 600; i++) {
@@ -130,6 +131,7 @@ static void test_listing(void)
 	static const char *const cases[] = {
 		"few/sub", "few/ln", "few/ln/file", "few/none", "few/none/x", "few/sub/..",
 		"many/f1", "many/f599", "many/ln/sub", "many/none", "many/f1/x",
+		"empty/a", "empty/b", "empty/b/c",
 	};
 	canonical_memo_begin();
 	for (int round = 0; round < 2; round++)

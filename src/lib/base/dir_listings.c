@@ -106,7 +106,8 @@ static bool listing_read(struct dir_listing *d)
 		close(fd);
 	free(e);
 	if (ok && got == 0) {
-		qsort(d->names, d->n, sizeof *d->names, name_compare);
+		if (d->n)
+			qsort(d->names, d->n, sizeof *d->names, name_compare);
 		return true;
 	}
 	names_free(d);
@@ -146,8 +147,9 @@ int dir_listings_find(struct dir_listings *l, const char *path, unsigned char *t
 	if (!d->listed)
 		return -1;
 	struct listed_name key = { (char *)(slash + 1), 0 };
-	const struct listed_name *found = bsearch(&key, d->names, d->n, sizeof *d->names,
-						  name_compare);
+	/* An empty directory's listing holds no array to search. */
+	const struct listed_name *found =
+		d->n ? bsearch(&key, d->names, d->n, sizeof *d->names, name_compare) : NULL;
 	if (!found)
 		return 0;
 	*type = found->type;
