@@ -121,6 +121,23 @@ static bool stamps_reach_mark(int lower_fd, int made_fd, const struct timespec *
 	       (made.st_ctim.tv_sec == mark->tv_sec && made.st_ctim.tv_nsec >= mark->tv_nsec);
 }
 
+/*
+ * The overlay's root shows the upper directory's mode and owner, not the
+ * tree's: the upper directory is given the tree root's (the owner where
+ * the caller may give it), so that the run sees its tree as it is, and
+ * whatever a run made of its root in a spare's (spare.h) is gone.
+ */
+static int upper_root_as_tree(const struct plan_overlay *o, struct procage_error *err)
+{
+	struct stat st;
+	if (fstat(o->lower_fd, &st) != 0 ||
+	    (geteuid() == 0 && fchown(o->upper_fd, st.st_uid, st.st_gid) != 0) ||
+	    fchmod(o->upper_fd, st.st_mode & 07777) != 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE,
+				     "giving the overlay over %s the tree root's mode", o->path);
+	return 0;
+}
+
 /* Tree index's directories in the set, and the descriptors of its overlay. */
 static int overlay_prepare(const struct procage_cage *cage, const char *set, int set_fd,
 			   size_t index, const char *path, struct plan *plan,
@@ -148,6 +165,8 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 		return rc;
 	if ((rc = dir_make_open(tree, "upper", &o->upper_fd, err)) == 0)
 		rc = dir_make_open(tree, "work", &o->work_fd, err);
+	if (rc == 0)
+		rc = upper_root_as_tree(o, err);
 	if (rc == 0 && !stamps_reach_mark(o->lower_fd, tree, &plan->changes_started))
 		plan->changes_mark_wait = true;
 	/*

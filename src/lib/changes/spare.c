@@ -41,16 +41,17 @@ static int dir_at(int at, const char *name)
 }
 
 /*
- * name in tree, empty and as a new one is made: the caller's, mode 0700.
- * The upper directory is the root the next run sees of its tree: a mode
- * or owner a run gave it must not reach another run.
+ * name in tree, empty and the caller's; the work directory also of mode
+ * 0700. The upper directory is the root the next run sees of its tree:
+ * the spawn gives it the tree root's mode (overlays.c), and one owned by
+ * another (a root caller's tree of someone else) is not kept.
  */
-static bool layer_as_made(int tree, const char *name)
+static bool layer_as_made(int tree, const char *name, bool any_mode)
 {
 	struct stat st;
 	int fd = dir_at(tree, name);
 	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_uid != geteuid() || st.st_gid != getegid() ||
-			(st.st_mode & 07777) != 0700)) {
+			(!any_mode && (st.st_mode & 07777) != 0700))) {
 		close(fd);
 		return false;
 	}
@@ -64,8 +65,8 @@ static bool skeleton_empty(int set_fd)
 	static const char *const tree_names[] = { "upper", "work", NULL };
 	int tree = dir_at(set_fd, "0");
 	bool whole = tree >= 0 && holds_only(dup(set_fd), set_names) &&
-		     holds_only(dup(tree), tree_names) && layer_as_made(tree, "upper") &&
-		     layer_as_made(tree, "work");
+		     holds_only(dup(tree), tree_names) && layer_as_made(tree, "upper", true) &&
+		     layer_as_made(tree, "work", false);
 	if (tree >= 0)
 		close(tree);
 	return whole;
