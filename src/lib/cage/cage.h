@@ -143,7 +143,9 @@ struct cage_paths;
 /*
  * Pin grant's path and append it to list (cage_grants.c): opened without
  * following any link, so a component swapped for a symbolic link since it
- * was resolved cannot carry the grant elsewhere (ELOOP).
+ * was resolved cannot carry the grant elsewhere (ELOOP). An entry a
+ * listing gave that is gone by now is skipped (nothing is granted), one
+ * held whole as no directory that has become one is refused (ESTALE).
  */
 int cage_grant_append(struct procage_cage *c, const struct cage_path *grant,
 		      struct landlock_grant **list, size_t *n, struct procage_error *err);

@@ -37,6 +37,9 @@ int cage_grant_append(struct procage_cage *c, const struct cage_path *grant,
 	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd = sys_openat2(AT_FDCWD, grant->path, &how);
+	/* Removed since its directory was listed: the listing came a moment too early. */
+	if (fd < 0 && errno == ENOENT && grant->cls == CAGE_PATH_LISTED)
+		return 0;
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
 		if (fd >= 0)
@@ -48,6 +51,13 @@ int cage_grant_append(struct procage_cage *c, const struct cage_path *grant,
 					 policy_access_name(grant->access), grant->path);
 		return error_set_sys(err, e, PROCAGE_STEP_NONE, "%s rule for %s",
 				     policy_access_name(grant->access), grant->path);
+	}
+	if (grant->no_directory && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return error_set(err, -ESTALE,
+				 "the %s rule for %s: it has become a directory since it was listed, "
+				 "and a denied path lies below it; make the cage again",
+				 policy_access_name(grant->access), grant->path);
 	}
 	struct landlock_grant *grown = realloc(*list, (*n + 1) * sizeof *grown);
 	char *path = strdup(grant->path);

@@ -30,7 +30,8 @@ struct expansion {
 	bool linked_walked;
 };
 
-static int out_add(struct expansion *x, const char *path, enum procage_access access)
+static int out_add(struct expansion *x, const char *path, enum procage_access access, int depth,
+		   bool no_directory)
 {
 	char *copy = strdup(path);
 	struct cage_path *grown = copy ? realloc(x->out, (x->n_out + 1) * sizeof *grown) : NULL;
@@ -39,7 +40,10 @@ static int out_add(struct expansion *x, const char *path, enum procage_access ac
 		return -ENOMEM;
 	}
 	x->out = grown;
-	x->out[x->n_out++] = (struct cage_path){ copy, access, -1, false };
+	x->out[x->n_out++] = (struct cage_path){ .path = copy,
+						 .access = access,
+						 .cls = depth ? CAGE_PATH_LISTED : -1,
+						 .no_directory = no_directory };
 	return 0;
 }
 
@@ -182,7 +186,8 @@ static int expand_node(struct expansion *x, const char *path, unsigned char type
 	 * directory's zone.
 	 */
 	struct stat st;
-	bool below = denial_below(x, path, access, false) &&
+	bool named_below = denial_below(x, path, access, false);
+	bool below = named_below &&
 		     (type == DT_DIR ||
 		      (type == DT_UNKNOWN && (lstat(path, &st) != 0 || S_ISDIR(st.st_mode))));
 	if (!below) {
@@ -190,7 +195,7 @@ static int expand_node(struct expansion *x, const char *path, unsigned char type
 		int rc = linked_file_access(x, path, type, access, &given);
 		if (rc < 0 || given < 0)
 			return rc;
-		return out_add(x, path, (enum procage_access)given);
+		return out_add(x, path, (enum procage_access)given, depth, named_below);
 	}
 	if (depth > 64)
 		return -ELOOP;
@@ -201,7 +206,7 @@ static int expand_node(struct expansion *x, const char *path, unsigned char type
 	}
 	/* Reading the directory itself would reach a hidden path below it. */
 	if (!denial_below(x, path, access, true)) {
-		int rc = out_add(x, path, PROCAGE_READ);
+		int rc = out_add(x, path, PROCAGE_READ, depth, false);
 		if (rc < 0)
 			return rc;
 	} else if (x->zones) {

@@ -41,7 +41,7 @@ static int path_list_add_absent(struct cage_path **list, size_t *n, const char *
 		return -ENOMEM;
 	}
 	*list = grown;
-	grown[(*n)++] = (struct cage_path){ copy, access, cls, absent };
+	grown[(*n)++] = (struct cage_path){ copy, access, cls, absent, false };
 	return 0;
 }
 
@@ -160,7 +160,7 @@ static int rules_resolve(const struct procage_policy *p, struct cage_paths *c,
 	for (size_t i = 0; rc == 0 && i < p->n_paths; i++) {
 		enum procage_access a = p->paths[i].access;
 		if (a == PROCAGE_PROTECT || a == PROCAGE_HIDE)
-			rc = denial_consider(c, &(struct cage_path){ canon[i], a, -1, false }, err);
+			rc = denial_consider(c, &(struct cage_path){ canon[i], a, -1, false, false }, err);
 	}
 	for (size_t i = 0; canon && i < p->n_paths; i++)
 		free(canon[i]);
@@ -188,7 +188,7 @@ static int locations_consider(struct cage_paths *c, const struct class_locations
 					     &(struct cage_path){ found->items[i].path,
 								  found->items[i].deny,
 								  (int)found->items[i].cls,
-								  found->items[i].absent },
+								  found->items[i].absent, false },
 					     err);
 	return rc;
 }
@@ -226,7 +226,7 @@ static int repositories_resolve(const struct procage_policy *p, struct cage_path
 		rc = denial_consider(c,
 				     &(struct cage_path){ repos.protect[i].path, PROCAGE_PROTECT,
 							  CLASS_TRUST_HANDOFF,
-							  repos.protect[i].absent },
+							  repos.protect[i].absent, false },
 				     err);
 	/* Kept for the first run's end-of-run report (handoff.h); without it, it walks. */
 	if (rc == 0 && !c->handoff_snapshot)
@@ -321,7 +321,9 @@ static int root_private_resolve(const struct procage_policy *p, struct cage_path
 				 "caller's cage: %s",
 				 ROOT_PRIVATE_TREE, strerror(-rc));
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = denial_consider(c, &(struct cage_path){ private[i], PROCAGE_HIDE, CLASS_SECRETS, false },
+		rc = denial_consider(c,
+				     &(struct cage_path){ private[i], PROCAGE_HIDE, CLASS_SECRETS,
+							  false, false },
 				     err);
 	path_strings_free(private, n);
 	return rc;
@@ -376,7 +378,7 @@ static int link_targets_resolve(struct cage_paths *c, struct procage_error *err)
 			rc = link_target_refusal(c, targets[j], &loc, err);
 			if (rc == 0)
 				rc = denial_consider(c, &(struct cage_path){ targets[j], PROCAGE_HIDE,
-									     loc.cls, false },
+									     loc.cls, false, false },
 						     err);
 		}
 		path_strings_free(targets, n);
@@ -414,7 +416,9 @@ static int mount_aliases_resolve(struct cage_paths *c, const struct mount_table 
 			break;
 		}
 		for (size_t j = 0; rc == 0 && j < n; j++)
-			rc = denial_consider(c, &(struct cage_path){ aliases[j], loc.access, loc.cls, loc.absent },
+			rc = denial_consider(c,
+					     &(struct cage_path){ aliases[j], loc.access, loc.cls,
+								  loc.absent, false },
 					     err);
 		/*
 		 * Landlock grants follow the inode: a grant reaching one
@@ -483,11 +487,11 @@ static int grant_mount_aliases_resolve(struct cage_paths *c, const struct mount_
 		}
 		if (hidden)
 			rc = denial_consider(c, &(struct cage_path){ (char *)point, PROCAGE_HIDE,
-								     CAGE_PATH_ALIAS, false },
+								     CAGE_PATH_ALIAS, false, false },
 					     err);
 		else if (read_only && writable_as_spelled(c, point))
 			rc = denial_consider(c, &(struct cage_path){ (char *)point, PROCAGE_PROTECT,
-								     CAGE_PATH_ALIAS, false },
+								     CAGE_PATH_ALIAS, false, false },
 					     err);
 		path_strings_free(aliases, n);
 	}

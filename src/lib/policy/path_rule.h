@@ -15,7 +15,8 @@
 struct cage_path {
 	char *path;               /* canonical */
 	enum procage_access access; /* grants: READ or WRITE; denials: PROTECT or HIDE */
-	int cls;                  /* enum class_id, -1 for the policy's own rule, or CAGE_PATH_ALIAS */
+	int cls;                  /* enum class_id, -1 for the policy's own rule, CAGE_PATH_ALIAS,
+				   * or CAGE_PATH_LISTED */
 	/*
 	 * A denial of a path that did not exist when the cage was made (a
 	 * repository's commondir, config.worktree, an include target): a
@@ -25,6 +26,12 @@ struct cage_path {
 	 * report says when it has come to exist.
 	 */
 	bool absent;
+	/*
+	 * A grant given whole although a denial lies below its name, because
+	 * the name was no directory when it was listed: a directory there
+	 * now would grant the denial (cage_grant_append refuses it).
+	 */
+	bool no_directory;
 };
 
 /*
@@ -32,6 +39,11 @@ struct cage_path {
  * has another name the policy hides or does not let the command write.
  */
 #define CAGE_PATH_ALIAS (-2)
+/*
+ * The origin of a grant on an entry that a granted directory's listing
+ * gave (entry_grants.c): an entry removed since is no longer granted.
+ */
+#define CAGE_PATH_LISTED (-3)
 
 /* Is path equal to or below tree? Both canonical. */
 bool path_within(const char *path, const char *tree);
