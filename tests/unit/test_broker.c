@@ -146,10 +146,10 @@ static void test_expansion(void)
 	snprintf(hooks, sizeof hooks, "%s/.git/hooks", canonical);
 	snprintf(config, sizeof config, "%s/.git/config", canonical);
 	snprintf(commondir, sizeof commondir, "%s/.git/commondir", canonical);
-	struct cage_path grants[] = {{canonical, PROCAGE_WRITE, -1, false}};
-	struct cage_path denials[] = {{hooks, PROCAGE_PROTECT, -1, false},
-				      {config, PROCAGE_PROTECT, -1, false},
-				      {commondir, PROCAGE_PROTECT, -1, false}};
+	struct cage_path grants[] = {{canonical, PROCAGE_WRITE, -1, false, false}};
+	struct cage_path denials[] = {{hooks, PROCAGE_PROTECT, -1, false, false},
+				      {config, PROCAGE_PROTECT, -1, false, false},
+				      {commondir, PROCAGE_PROTECT, -1, false, false}};
 	struct cage_paths paths = {
 	    .grants = grants, .n_grants = 1, .denials = denials, .n_denials = 3};
 	struct cage_path *out = NULL;
@@ -184,9 +184,9 @@ static void test_expansion(void)
 	snprintf(bashrc, sizeof bashrc, "%s/home/.bashrc", canonical);
 	snprintf(home, sizeof home, "%s/home", canonical);
 	rc = touch(canonical, "home", true) | touch(canonical, "home/.bashrc", false);
-	struct cage_path more[] = {{hooks, PROCAGE_PROTECT, -1, false},
-				   {config, PROCAGE_PROTECT, -1, false},
-				   {bashrc, PROCAGE_PROTECT, -1, false}};
+	struct cage_path more[] = {{hooks, PROCAGE_PROTECT, -1, false, false},
+				   {config, PROCAGE_PROTECT, -1, false, false},
+				   {bashrc, PROCAGE_PROTECT, -1, false, false}};
 	paths.denials = more;
 	paths.n_denials = 3;
 	rc |= entry_grants_expand(&paths, NULL, 0, false, &out, &n_out, &zones, &err);

@@ -364,7 +364,7 @@ static int hardlinks_starved(void)
 	char loc[700], **findings = NULL;
 	struct procage_error err;
 	snprintf(loc, sizeof loc, "%s/hidden", root);
-	struct cage_path examined = { loc, PROCAGE_HIDE, CLASS_SECRETS, false };
+	struct cage_path examined = { loc, PROCAGE_HIDE, CLASS_SECRETS, false, false };
 	int rc = hardlinks_check(&examined, 1, NULL, 0, &findings, &err);
 	procage_strings_free(findings);
 	return rc == -EMFILE && strstr(err.message, "checking hard links") ? 0 : rc == 0 ? 1 : 2;

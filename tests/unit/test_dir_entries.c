@@ -3,7 +3,9 @@
  * with the same types and without "." and "..", for a directory whose
  * listing takes several reads of its buffer; an empty directory has no
  * entry; a descriptor that is no directory gives a negative errno, not an
- * empty listing that a walk would take for "nothing to hide".
+ * empty listing that a walk would take for "nothing to hide"; a directory
+ * removed while it was open ends its listing (the kernel's ENOENT: another
+ * process removed it as a cage was made), unlike readdir's NULL with errno.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/dir_entries.h"
@@ -129,6 +132,28 @@ static void empty_and_not_a_directory(void)
 		close(fd);
 }
 
+static void removed_while_open(void)
+{
+	static struct dir_entries d;
+	struct dir_entry e;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/removed", top);
+	int fd = mkdir(dir, 0700) == 0 ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	bool removed = fd >= 0 && rmdir(dir) == 0;
+	errno = 0;
+	long got = removed ? syscall(SYS_getdents64, fd, (char[256]){ 0 }, 256) : 0;
+	tap_ok(removed && got < 0 && errno == ENOENT,
+	       "control: the kernel lists a removed directory with ENOENT (%ld, %s)", got,
+	       strerror(errno));
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_SET);
+	dir_entries_begin(&d, fd);
+	int rc = removed ? dir_entries_next(&d, &e) : -1;
+	tap_ok(rc == 0, "dir_entries: a directory removed while open has no entry (%d)", rc);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	char path[PATH_MAX];
@@ -146,6 +171,7 @@ int main(void)
 	if (made) {
 		listings_agree();
 		empty_and_not_a_directory();
+		removed_while_open();
 	}
 	caged_remove_tree(top);
 	return tap_done();

@@ -21,6 +21,9 @@ int dir_entries_next(struct dir_entries *d, struct dir_entry *e)
 			return d->error;
 		if (d->pos >= d->len) {
 			ssize_t n = getdents64(d->fd, d->buf, sizeof d->buf);
+			/* A directory removed meanwhile (ENOENT) holds nothing now. */
+			if (n < 0 && errno == ENOENT)
+				return 0;
 			if (n < 0) {
 				d->error = errno ? -errno : -EIO;
 				return d->error;

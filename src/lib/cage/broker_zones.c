@@ -279,6 +279,16 @@ static bool zone_in_worktrees(const struct broker_zones *z, const struct broker_
 	return false;
 }
 
+static void zone_free(struct broker_zone *zone)
+{
+	free(zone->path);
+	if (zone->fd >= 0)
+		close(zone->fd);
+	for (size_t j = 0; j < zone->n_protected; j++)
+		free(zone->protected_names[j]);
+	free(zone->protected_names);
+}
+
 int broker_zones_open(struct broker_zones *z, struct procage_error *err)
 {
 	listing_open(z);
@@ -288,6 +298,17 @@ int broker_zones_open(struct broker_zones *z, struct procage_error *err)
 				       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 		struct stat st;
 		zone->fd = sys_openat2(AT_FDCWD, zone->path, &how);
+		/*
+		 * Removed since its directory was listed: nothing is made in it
+		 * (it has no grant either), and its name stays held in the zone
+		 * above it, which the same denials made.
+		 */
+		if (zone->fd < 0 && errno == ENOENT) {
+			zone_free(zone);
+			memmove(zone, zone + 1, (--z->n - i) * sizeof *zone);
+			i--;
+			continue;
+		}
 		if (zone->fd < 0 || fstat(zone->fd, &st) != 0)
 			return error_set_sys(err, errno, PROCAGE_STEP_NONE,
 					     "opening %s, where the cage's new entries are made by "
@@ -384,15 +405,8 @@ fail:
 
 void broker_zones_free(struct broker_zones *z)
 {
-	for (size_t i = 0; i < z->n; i++) {
-		struct broker_zone *zone = &z->zones[i];
-		free(zone->path);
-		if (zone->fd >= 0)
-			close(zone->fd);
-		for (size_t j = 0; j < zone->n_protected; j++)
-			free(zone->protected_names[j]);
-		free(zone->protected_names);
-	}
+	for (size_t i = 0; i < z->n; i++)
+		zone_free(&z->zones[i]);
 	free(z->zones);
 	z->zones = NULL;
 	z->n = 0;

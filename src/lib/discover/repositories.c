@@ -377,12 +377,13 @@ static int hooks_make(struct discovery *d, const char *gitdir)
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	int dir = sys_openat2(AT_FDCWD, gitdir, &how);
-	int rc = 0;
-	if (dir < 0 || (mkdirat(dir, "hooks", 0777) != 0 && errno != EEXIST))
+	int made = dir < 0 ? -1 : mkdirat(dir, "hooks", 0777), rc = 0;
+	/* The store removed since it was found (ENOENT): nothing left to keep read-only. */
+	if (made != 0 && errno != EEXIST && errno != ENOENT)
 		rc = error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
 				   "making the missing hooks directory %s, to keep it read-only", path);
 	/* A root caller's new directory belongs to the store's owner, as git would make it. */
-	else if (geteuid() == 0 &&
+	else if (made == 0 && geteuid() == 0 &&
 		 (fstat(dir, &st) != 0 ||
 		  fchownat(dir, "hooks", st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) != 0))
 		rc = error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
