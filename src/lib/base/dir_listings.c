@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -102,6 +103,14 @@ static bool listing_read(struct dir_listing *d)
 		if (!d->names[d->n++].name)
 			ok = false;
 	}
+	/*
+	 * A directory removed while it was listed ends its listing empty
+	 * (dir_entries.c); one made again at its path may hold the names:
+	 * no answer then.
+	 */
+	struct stat st;
+	if (ok && got == 0 && (fstat(fd, &st) != 0 || st.st_nlink == 0))
+		ok = false;
 	if (fd >= 0)
 		close(fd);
 	free(e);
