@@ -359,6 +359,19 @@ enum procage_changes {
 PROCAGE_API int procage_policy_set_changes(struct procage_policy *policy, int changes,
 					   struct procage_error *err) PROCAGE_NONNULL(1);
 /*
+ * With changes as an overlay: the bytes the run's change set may hold,
+ * all its upper layers together (0: no bound, the default). The upper
+ * layers are then a tmpfs of that size, in memory (and swap) while the
+ * run lasts and counted against its memory limit; each file, directory or
+ * link counts as at least 4 KiB. A write past it fails with ENOSPC in the
+ * run. When the run ends the change set is copied into the store, and is
+ * then like any other. The overlay is the one the run's user namespace
+ * makes, for root too: a directory renamed is a removal and an addition.
+ * At least 1 MiB; procage_cage_new refuses a bound without the overlay.
+ */
+PROCAGE_API int procage_policy_set_changes_limit(struct procage_policy *policy, uint64_t bytes,
+						 struct procage_error *err) PROCAGE_NONNULL(1);
+/*
  * The home directory whose secrets, startup files and the like the
  * hard-deny classes cover, and that "~/" in a JSON policy names, instead
  * of the calling process's $HOME (a harness running for another user, or

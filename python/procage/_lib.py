@@ -147,6 +147,7 @@ _FUNCTIONS = {
     "procage_run_wait_for": (_I, [_P, _I, ctypes.POINTER(_I), _E]),
     "procage_run_free": (None, [_P]),
     "procage_policy_set_changes": (_I, [_P, _I, _E]),
+    "procage_policy_set_changes_limit": (_I, [_P, ctypes.c_uint64, _E]),
     "procage_run_changes_id": (_S, [_P]),
     "procage_changes_list": (_I, [_STRS, _E]),
     "procage_changes_entries": (_I, [_S, _STRS, _E]),

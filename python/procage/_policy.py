@@ -264,6 +264,12 @@ class Policy(Handle):
         return self._set("procage_policy_set_changes",
                          _choice({"in-place": 0, "overlay": 1}, mode, "changes"))
 
+    def set_changes_limit(self, size):
+        """With changes="overlay": the bytes the run's change set may hold
+        (at least 1 MiB; 0 removes the bound), as --limit changes=SIZE. A
+        write past it fails in the run with ENOSPC."""
+        return self._set("procage_policy_set_changes_limit", size)
+
     def set_hardlinks(self, mode):
         return self._set("procage_policy_set_hardlinks", _choice(_HARDLINKS, mode, "hardlinks"))
 
@@ -273,7 +279,7 @@ class Policy(Handle):
     def apply(self, *, write=(), read=(), hide=(), protect=(), network=None, allow_hosts=(),
               publish=(), allow_ssh=(), env_pass=(), env_set=None, report=None, private_tmp=None,
               home=None, tmp_base=None, accept=(), waive=(), write_new=(), explain=None,
-              profiles=(), changes=None):
+              profiles=(), changes=None, changes_limit=None):
         """Add the keyword arguments procage.run takes to this policy."""
         self.read(*_paths(read)).write(*_paths(write))
         self.protect(*_paths(protect)).hide(*_paths(hide))
@@ -296,6 +302,8 @@ class Policy(Handle):
             self.set_explain(explain)
         if changes is not None:
             self.set_changes(changes)
+        if changes_limit is not None:
+            self.set_changes_limit(changes_limit)
         # Waived classes first: a new directory is checked against the classes
         # still in force, as the command checks it after all its flags.
         self.accept(*_strs(accept)).waive(*_strs(waive))

@@ -460,7 +460,7 @@ def _run_options(input, capture_output, stdin, stdout, stderr):
 
 # The policy options of run() whose value says "not given".
 _UNSET = {"network": "off", "report": False, "private_tmp": None, "env_set": None,
-          "changes": None}
+          "changes": None, "changes_limit": None}
 
 
 def _policy_options(cage, policy, explain, **options):
@@ -491,7 +491,7 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
         check=False, policy=None, cage=None, stdin=None, stdout=None, stderr=None, text=False,
         write_new=(), waive=(), accept=(), explain=None, protect=(), env_pass=(),
         env_set=None, private_tmp=None, profiles=(), publish=(), on_host=None,
-        ask_timeout=None, changes=None, apply="safe", allow_ssh=()):
+        ask_timeout=None, changes=None, apply="safe", allow_ssh=(), changes_limit=None):
     """Run argv caged, wait for it, return a CompletedRun.
 
     The cage: the default policy for workspace (system directories and the
@@ -520,7 +520,8 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
     allowlist does not name, within ask_timeout seconds (_ask.py). With
     changes="overlay" (tier T1) the run writes into a change set, applied
     when it ends by apply= ("safe", the default; "all"; "none" keeps it
-    whole) and handed back as .changes (_changes.py).
+    whole) and handed back as .changes (_changes.py); changes_limit bounds
+    it in bytes (--limit changes=).
 
     A policy the host cannot enforce, or a spawn that fails (command not
     found included), raises ProcageError before anything runs. Ctrl-C
@@ -534,7 +535,7 @@ def run(argv, *, workspace=None, write=(), read=(), hide=(), network="off", allo
                               write_new=write_new, waive=waive, accept=accept,
                               protect=protect, env_pass=env_pass, env_set=env_set,
                               private_tmp=private_tmp, profiles=profiles, changes=changes,
-                              publish=publish)
+                              changes_limit=changes_limit, publish=publish)
     if on_host is not None:  # a proxy that asks on_host (_ask.py)
         cage = _ask.cage_asking(on_host, ask_timeout, None, workspace=workspace,
                                 policy=policy, **options)

@@ -99,3 +99,26 @@ def test_apply_all_and_bad_rule(workspace, store):
 def test_in_place_has_no_changes(workspace, store):
     r = procage.run(["sh", "-c", "echo x >f"], workspace=workspace)
     assert r.changes is None and (workspace / "f").read_text() == "x\n"
+
+
+def test_bounded_change_set(workspace, store):
+    """changes_limit: a write past the bound fails in the run (ENOSPC); what
+    fits is kept whole, copied into the store, and applies as any."""
+    _tree(workspace)
+    script = ("echo three >>a; rm gone; "
+              "head -c 3145728 /dev/zero >big 2>/dev/null && exit 7; "
+              "rm big; echo fits >fresh")
+    r = procage.run(["sh", "-c", script], workspace=workspace, changes="overlay",
+                    changes_limit=2 << 20, apply="none")
+    assert r.returncode == 0, r
+    kinds = sorted((c.kind, os.path.basename(c.path)) for c in r.changes)
+    assert kinds == [("added", "fresh"), ("modified", "a"), ("removed", "gone")], kinds
+    assert not (workspace / "fresh").exists()
+    r.changes.apply(rule="all")
+    assert (workspace / "a").read_text() == "one\ntwo\nthree\n"
+    assert (workspace / "fresh").read_text() == "fits\n"
+    assert not (workspace / "gone").exists()
+    with pytest.raises(procage.ProcageError):
+        procage.run(["true"], workspace=workspace, changes_limit=2 << 20)
+    with pytest.raises(procage.ProcageError):
+        procage.run(["true"], workspace=workspace, changes="overlay", changes_limit=4096)

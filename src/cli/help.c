@@ -105,7 +105,8 @@ static const struct option_help run_options[] = {
 	  "                       nofile nproc rss rtprio rttime sigpending stack); and for\n"
 	  "                       the whole run, in a cgroup of its own where the host has a\n"
 	  "                       delegated cgroup v2 subtree (else refused): memory=BYTES\n"
-	  "                       (K, M, G allowed) and pids=NUMBER\n", false },
+	  "                       (K, M, G allowed) and pids=NUMBER; with --changes overlay,\n"
+	  "                       changes=BYTES bounds the change set (K, M, G allowed)\n", false },
 	{ "  --accept NAME        accept an approximation: spawn-snapshot, entry-grants,\n"
 	  "                       proc-other-processes, listing-shows-hidden-names\n"
 	  "                       (docs/classes.md), host-loopback (docs/policy.md)\n", false },

@@ -27,11 +27,14 @@ static bool limit_value_parse(const char *s, uint64_t *out)
 	return true;
 }
 
-/* memory=SIZE (bytes, or with K, M, G) and pids=N: limits of the whole run. */
+/*
+ * memory=SIZE (bytes, or with K, M, G) and pids=N: limits of the whole
+ * run; changes=SIZE: the bytes its change set may hold.
+ */
 static int cgroup_limit_apply(struct procage_policy *p, const char *spec, const char *name,
 			      const char *value, struct procage_error *err)
 {
-	bool memory = name[0] == 'm';
+	bool changes = name[0] == 'c', memory = name[0] == 'm' || changes;
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(value, &end, 10);
@@ -44,7 +47,9 @@ static int cgroup_limit_apply(struct procage_policy *p, const char *spec, const 
 	if (errno || end == value || value[0] == '-' || (*end && !shift) ||
 	    (shift && v > (~0ULL >> shift))) {
 		snprintf(err->message, sizeof err->message, "--limit %s: expected %s", spec,
-			 memory ? "memory=BYTES (or with K, M, G)" : "pids=NUMBER");
+			 changes  ? "changes=BYTES (or with K, M, G)"
+			 : memory ? "memory=BYTES (or with K, M, G)"
+				  : "pids=NUMBER");
 		return err->code = -EINVAL;
 	}
 	/*
@@ -55,9 +60,11 @@ static int cgroup_limit_apply(struct procage_policy *p, const char *spec, const 
 		snprintf(err->message, sizeof err->message,
 			 "--limit %s: a limit of the whole run must be above 0 (leave the option "
 			 "out for no %s limit)",
-			 spec, memory ? "memory" : "process");
+			 spec, changes ? "change set" : memory ? "memory" : "process");
 		return err->code = -EINVAL;
 	}
+	if (changes)
+		return procage_policy_set_changes_limit(p, v << shift, err);
 	return procage_policy_set_cgroup_limit(
 	    p, memory ? PROCAGE_CGROUP_MEMORY : PROCAGE_CGROUP_PIDS, v << shift, err);
 }
@@ -70,7 +77,7 @@ static int limit_apply(struct procage_policy *p, const char *spec, struct procag
 	if (!eq || (size_t)(eq - spec) >= sizeof name)
 		goto bad;
 	snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
-	if (strcmp(name, "memory") == 0 || strcmp(name, "pids") == 0)
+	if (strcmp(name, "memory") == 0 || strcmp(name, "pids") == 0 || strcmp(name, "changes") == 0)
 		return cgroup_limit_apply(p, spec, name, eq + 1, err);
 	int resource = procage_rlimit_from_name(name);
 	if (resource < 0) {

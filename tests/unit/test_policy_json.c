@@ -241,6 +241,25 @@ static void test_memory_sizes(void)
 	}
 }
 
+/* "limits.changes": the bytes a change set may hold, sizes as "memory" takes them; written back. */
+static void test_changes_limit(void)
+{
+	struct procage_policy *p = NULL;
+	struct procage_error err = { 0 };
+	char *json = NULL;
+	int rc = procage_policy_from_json_text("{\"changes\": \"overlay\", \"limits\": "
+					       "{\"changes\": \"2M\"}}",
+					       "c.json", &p, &err);
+	tap_ok(rc == 0 && p && p->changes_limit == 2ULL << 20,
+	       "\"limits.changes\": \"2M\" is 2097152 bytes (rc %d: %s)", rc, err.message);
+	if (rc == 0)
+		rc = procage_policy_to_json(p, &json, &err);
+	tap_ok(rc == 0 && json && strstr(json, "\"changes\": 2097152"),
+	       "and is written back in bytes");
+	free(json);
+	procage_policy_free(p);
+}
+
 /* ---- errors ----------------------------------------------------------- */
 
 #define MEMORY_EXPECTED                                                                            \
@@ -370,6 +389,11 @@ static const struct refused refused_cases[] = {
 	  MEMORY_EXPECTED },
 	{ "memory limit with a unit, too small", "{\"limits\": {\"memory\": `\"4K\"}}", -EINVAL,
 	  "memory limit 4096: at least 1 MiB (1048576 bytes)" },
+	{ "change set limit of 0", "{\"limits\": {\"changes\": `0}}", -EINVAL,
+	  "\"limits.changes\" is the bytes a run's change set may hold: a whole number above 0, "
+	  "or a string with K, M or G: \"512M\"" },
+	{ "change set limit too small", "{\"limits\": {\"changes\": `\"512K\"}}", -EINVAL,
+	  "change set limit 524288: at least 1 MiB (1048576 bytes)" },
 	{ "pids limit takes no unit", "{\"limits\": {\"pids\": `\"1K\"}}", -EINVAL,
 	  "\"limits.pids\" is a limit of the whole run: a whole number above 0 (processes)" },
 	{ "memory limit too small", "{\"limits\": {\"memory\": `4096}}", -EINVAL,
@@ -614,6 +638,7 @@ int main(void)
 	test_full_policy();
 	test_defaults();
 	test_memory_sizes();
+	test_changes_limit();
 	test_refused_cases();
 	test_files();
 	test_arguments();

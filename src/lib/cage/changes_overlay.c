@@ -17,6 +17,11 @@
 
 int cage_changes_refusal(const struct procage_policy *policy, int tier, struct procage_error *err)
 {
+	if (policy->changes_limit && policy->changes != PROCAGE_CHANGES_OVERLAY)
+		return error_set(err, -EINVAL,
+				 "a bound on the change set (--limit changes=, \"limits\": "
+				 "{\"changes\": ...}) needs changes as an overlay: add --changes "
+				 "overlay, or drop the bound");
 	if (policy->changes != PROCAGE_CHANGES_OVERLAY || tier == PROCAGE_TIER_T1)
 		return 0;
 	return error_set(err, -EOPNOTSUPP,

@@ -171,10 +171,11 @@ static int overlay_prepare(const struct procage_cage *cage, const char *set, int
 		plan->changes_mark_wait = true;
 	/*
 	 * Redirects need the initial namespace's administrator: tried for
-	 * root only; anyone else (and root where it is refused) gets the
-	 * overlay the reaper makes in the run's user namespace, without.
+	 * root only; anyone else (and root where it is refused, or where the
+	 * change set is bounded: its tmpfs is the reaper's) gets the overlay
+	 * the reaper makes in the run's user namespace, without.
 	 */
-	if (rc == 0 && geteuid() == 0 && handles_kept(o->lower_fd))
+	if (rc == 0 && geteuid() == 0 && !plan->changes_limit && handles_kept(o->lower_fd))
 		(void)plan_overlay_premount(o);
 	close(tree);
 	return rc;
@@ -268,6 +269,7 @@ int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
 	if (rc == 0 && !(plan->overlays = calloc(cage->masks.n_writable + 1,
 						 sizeof *plan->overlays)))
 		rc = error_set(err, -ENOMEM, "out of memory");
+	plan->changes_limit = cage->policy->changes_limit;
 	if (rc == 0)
 		rc = changes_set_create(store_fd, id, &set_fd, err);
 	if (rc == 0)

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,12 +50,45 @@ static int move_onto(int mnt, const char *path, int pinned)
 	return target < 0 ? target : namespaces_attach(mnt, target);
 }
 
-static int overlay_configure(int fs, const struct plan_overlay *o)
+/*
+ * Overlay o's upper and work directories in a bounded change set's tmpfs
+ * (INDEX/upper, INDEX/work), made here. The upper one takes the tree
+ * root's mode, and its owner where this namespace may give it (only how
+ * the root looks in the run: root's runs may write it either way).
+ */
+static int layers_open(int layers, size_t index, int lower, int *upper, int *work)
 {
-	int lower = target_open(o->path, o->lower_fd);
-	int upper = target_open(o->upper_path, o->upper_fd);
-	int work = target_open(o->work_path, o->work_fd);
-	int rc = lower < 0 ? lower : upper < 0 ? upper : work < 0 ? work : 0;
+	const int flags = O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	char name[32];
+	struct stat st;
+	int dir = -1, rc = 0;
+	*upper = *work = -1;
+	snprintf(name, sizeof name, "%zu", index);
+	if (mkdirat(layers, name, 0700) != 0 || (dir = openat(layers, name, O_PATH | flags)) < 0 ||
+	    mkdirat(dir, "upper", 0700) != 0 || mkdirat(dir, "work", 0700) != 0 ||
+	    (*upper = openat(dir, "upper", O_RDONLY | flags)) < 0 ||
+	    (*work = openat(dir, "work", O_PATH | flags)) < 0 || fstat(lower, &st) != 0 ||
+	    fchmod(*upper, st.st_mode & 07777) != 0)
+		rc = -errno;
+	if (rc == 0)
+		(void)!fchown(*upper, st.st_uid, st.st_gid);
+	if (dir >= 0)
+		close(dir);
+	return rc;
+}
+
+static int overlay_configure(int fs, const struct plan_overlay *o, int layers, size_t index)
+{
+	int lower = target_open(o->path, o->lower_fd), upper = -1, work = -1, rc;
+	if (lower >= 0 && layers >= 0) {
+		rc = layers_open(layers, index, lower, &upper, &work);
+	} else if (lower >= 0) {
+		upper = target_open(o->upper_path, o->upper_fd);
+		work = target_open(o->work_path, o->work_fd);
+		rc = upper < 0 ? upper : work < 0 ? work : 0;
+	} else {
+		rc = lower;
+	}
 	/*
 	 * volatile: the overlay never syncs its upper layer, above all not
 	 * when it is unmounted at the run's end, where a sync of the store's
@@ -105,7 +139,7 @@ int plan_overlay_premount(struct plan_overlay *o)
 	return rc;
 }
 
-int plan_overlay_mount(const struct plan_overlay *o)
+int plan_overlay_mount(const struct plan_overlay *o, int layers, size_t index)
 {
 	int fs = -1, mnt = -1, rc = 0;
 	if (o->mnt_fd >= 0) {
@@ -121,7 +155,7 @@ int plan_overlay_mount(const struct plan_overlay *o)
 	fs = sys_fsopen("overlay", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -errno;
-	rc = overlay_configure(fs, o);
+	rc = overlay_configure(fs, o, layers, index);
 	if (rc == 0 &&
 	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
 		rc = -errno;
@@ -134,6 +168,26 @@ int plan_overlay_mount(const struct plan_overlay *o)
 		return rc;
 	}
 	return mnt;
+}
+
+int plan_changes_layers_make(uint64_t bytes)
+{
+	char size[24], inodes[24];
+	uint64_t n_inodes = bytes / 4096 < 1024 ? 1024 : bytes / 4096;
+	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
+	if (fs < 0)
+		return -errno;
+	snprintf(size, sizeof size, "%llu", (unsigned long long)bytes);
+	snprintf(inodes, sizeof inodes, "%llu", (unsigned long long)n_inodes);
+	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0700", 0) != 0 ||
+	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
+	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC,
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) < 0)
+		rc = -errno;
+	close(fs);
+	return rc < 0 ? rc : mnt;
 }
 
 /*

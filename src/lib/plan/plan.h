@@ -159,6 +159,13 @@ struct plan {
 	 */
 	bool changes_mark_wait;
 	/*
+	 * Bytes the upper layers may hold, or 0: then they lie in a tmpfs
+	 * of that size which the reaper makes (plan_changes_layers_make)
+	 * and hands to the caller, who copies the change set into the store
+	 * when the run ends (changes/layers.c).
+	 */
+	uint64_t changes_limit;
+	/*
 	 * The run's reaper (spawn only; exec mode has none). It is cloned
 	 * with clone_namespaces, makes the id maps and mounts, joins the
 	 * run's cgroup, leads a session as a child subreaper and starts the
@@ -242,8 +249,16 @@ int plan_cwd_resolve(const char *cwd, struct plan *plan, struct procage_error *e
 /*
  * Tier T1: mount overlay o over its path in the calling process's mount
  * namespace (overlay_mount.c): the mount's descriptor, or a negative errno.
+ * Its layers are the store's, or with layers >= 0 (a bounded change set)
+ * the directories INDEX/upper and INDEX/work made in that tmpfs.
  */
-int plan_overlay_mount(const struct plan_overlay *o);
+int plan_overlay_mount(const struct plan_overlay *o, int layers, size_t index);
+/*
+ * A bounded change set's tmpfs, detached: bytes in size, an inode for
+ * each 4 KiB of it (at least 1024), mode 0700. Its descriptor, or a
+ * negative errno.
+ */
+int plan_changes_layers_make(uint64_t bytes);
 /*
  * The overlay o made here, before the run's namespaces exist, with
  * redirects (a renamed directory is recorded as one), when the caller may

@@ -589,6 +589,20 @@ PROCAGE_API int procage_policy_set_cgroup_limit(struct procage_policy *p, int li
 	return error_set(err, -EINVAL, "unknown cgroup limit %d", (int)limit);
 }
 
+PROCAGE_API int procage_policy_set_changes_limit(struct procage_policy *p, uint64_t bytes,
+						 struct procage_error *err)
+{
+	error_clear(err);
+	if (!p)
+		return error_set(err, -EINVAL, "no policy given");
+	if (bytes && bytes < CHANGES_LIMIT_MIN)
+		return error_set(err, -EINVAL,
+				 "change set limit %llu: at least 1 MiB (1048576 bytes)",
+				 (unsigned long long)bytes);
+	p->changes_limit = bytes;
+	return 0;
+}
+
 /* A new pseudo-terminal is a valid request; the cage refuses it (not supported). */
 PROCAGE_API int procage_policy_set_terminal(struct procage_policy *p, int terminal,
 					    struct procage_error *err)
@@ -693,6 +707,7 @@ struct procage_policy *policy_copy(const struct procage_policy *src)
 	p->private_tmp = src->private_tmp;
 	p->own_proc = src->own_proc;
 	p->changes = src->changes;
+	p->changes_limit = src->changes_limit;
 	p->lifetime = src->lifetime;
 	p->cgroup_memory = src->cgroup_memory;
 	p->cgroup_pids = src->cgroup_pids;

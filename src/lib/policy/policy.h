@@ -46,6 +46,9 @@ struct policy_rlimit {
 /* The most ports a run publishes (procage_policy_publish). */
 #define POLICY_PUBLISH_MAX 16
 
+/* The smallest bound of a change set (procage_policy_set_changes_limit). */
+#define CHANGES_LIMIT_MIN (1024 * 1024)
+
 struct procage_policy {
 	struct policy_path_rule *paths;
 	size_t n_paths;
@@ -57,6 +60,7 @@ struct procage_policy {
 	bool private_tmp;
 	bool own_proc; /* T1 with a PID namespace: the run's own /proc readable */
 	enum procage_changes changes; /* where writes land (T1: an overlay per write grant) */
+	uint64_t changes_limit;       /* bytes of the overlays' upper layers; 0: no bound */
 	enum procage_lifetime lifetime;
 	uint64_t cgroup_memory; /* 0: no limit */
 	uint64_t cgroup_pids;   /* 0: no limit */

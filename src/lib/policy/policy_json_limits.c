@@ -1,8 +1,9 @@
 /*
  * The JSON policy reader's "limits": resource limits of each process
  * (setrlimit, a number or a soft and a hard one, or "unlimited") and the
- * limits of the whole run ("memory" and "pids", cgroup), by name. "memory"
- * also takes the sizes `procage run --limit memory=512M` takes, as a string
+ * limits of the whole run ("memory" and "pids", cgroup; "changes", the
+ * bytes its change set may hold), by name. "memory" and "changes" also
+ * take the sizes `procage run --limit memory=512M` takes, as a string
  * ("512M"); the writer always writes bytes.
  */
 #include "procage.h"
@@ -117,8 +118,28 @@ static int read_cgroup_limit(struct reader *r, const struct json_member *m,
 	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
 }
 
+/* "changes": the bytes a run's change set may hold (changes as an overlay). */
+static int read_changes_limit(struct reader *r, const struct json_member *m)
+{
+	struct procage_error inner;
+	uint64_t value;
+	bool read = false;
+	if (m->value->type == JSON_NUMBER)
+		read = json_number_to_u64(m->value, &value) == 0;
+	else if (m->value->type == JSON_STRING)
+		read = size_with_unit(m->value->u.string, &value);
+	if (!read || value == 0)
+		return fail_value(r, m->value, -EINVAL,
+				  "\"limits.changes\" is the bytes a run's change set may hold: a "
+				  "whole number above 0, or a string with K, M or G: \"512M\"");
+	int rc = procage_policy_set_changes_limit(r->policy, value, &inner);
+	return rc < 0 ? fail_setter(r, m->value->line, m->value->column, rc, &inner) : 0;
+}
+
 static int read_limit(struct reader *r, const struct json_member *m)
 {
+	if (strcmp(m->key, "changes") == 0)
+		return read_changes_limit(r, m);
 	if (strcmp(m->key, "memory") == 0)
 		return read_cgroup_limit(r, m, PROCAGE_CGROUP_MEMORY);
 	if (strcmp(m->key, "pids") == 0)

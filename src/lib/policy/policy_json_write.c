@@ -179,6 +179,10 @@ static void write_limits(FILE *out, const struct procage_policy *p)
 	if (p->cgroup_pids)
 		fprintf(out, "%s\"pids\": %llu", first ? "" : ", ",
 			(unsigned long long)p->cgroup_pids);
+	first = first && !p->cgroup_pids;
+	if (p->changes_limit)
+		fprintf(out, "%s\"changes\": %llu", first ? "" : ", ",
+			(unsigned long long)p->changes_limit);
 	fputs("},\n", out);
 }
 

@@ -402,20 +402,34 @@ static void kill_means_open(const struct plan *plan, struct reaper *r)
  * Tier T1, changes as an overlay: each overlay over its grant, granted
  * the grant's rights on its own root (Landlock's rule on the tree below
  * does not reach into the overlay), then the store masked. Before the
- * masks, which then lie over what the overlays show.
+ * masks, which then lie over what the overlays show. A bounded change
+ * set's upper layers lie in a tmpfs made here, in the run's user
+ * namespace, and handed to the caller, which copies them into the store
+ * when the run ends; none of the run's processes keeps a descriptor of it.
  */
-static int overlays_lay(const struct plan *plan, int *index)
+static int overlays_lay(const struct plan *plan, struct reaper *r, int *index)
 {
-	for (size_t i = 0; i < plan->n_overlays; i++) {
+	int layers = -1, rc = 0;
+	*index = PLAN_OVERLAY_INDEX(0);
+	if (plan->changes_limit && (layers = plan_changes_layers_make(plan->changes_limit)) < 0)
+		return layers;
+	for (size_t i = 0; rc == 0 && i < plan->n_overlays; i++) {
 		*index = PLAN_OVERLAY_INDEX(i);
-		int mnt = plan_overlay_mount(&plan->overlays[i]);
-		if (mnt < 0)
-			return mnt;
-		int rc = run_rule_add(plan, mnt, plan->overlays[i].rights);
+		int mnt = plan_overlay_mount(&plan->overlays[i], layers, i);
+		if (mnt < 0) {
+			rc = mnt;
+			break;
+		}
+		rc = run_rule_add(plan, mnt, plan->overlays[i].rights);
 		close(mnt);
-		if (rc < 0)
-			return rc;
 	}
+	if (layers >= 0) {
+		if (rc == 0)
+			reaper_send(r, REAPER_CHANGES_LAYERS, 0, layers);
+		close(layers);
+	}
+	if (rc < 0)
+		return rc;
 	*index = PLAN_OVERLAY_INDEX(plan->n_overlays);
 	return plan_changes_store_mask(plan->changes_store, plan->changes_store_fd);
 }
@@ -478,7 +492,7 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 		if ((rc = namespaces_mounts_private()) < 0 ||
 		    (rc = namespaces_root_private_attach(plan)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
-		if (plan->changes_store && (rc = overlays_lay(plan, &index)) < 0)
+		if (plan->changes_store && (rc = overlays_lay(plan, r, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
 		if (plan->private_proc && (rc = proc_mount(plan, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, index);

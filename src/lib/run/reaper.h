@@ -44,6 +44,9 @@ enum reaper_message_kind {
 				      * a negative errno */
 	REAPER_CAPTURE_SOCKET = 11,  /* reaper -> caller, before the start: one of the
 				      * sockets of transparent egress (SCM_RIGHTS) */
+	REAPER_CHANGES_LAYERS = 12,  /* reaper -> caller, before the start: the tmpfs of
+				      * a bounded change set's upper layers, detached
+				      * (SCM_RIGHTS); the reaper keeps no copy */
 };
 
 struct reaper_message {
@@ -83,6 +86,7 @@ struct reaper_handle {
 	 */
 	int publish_factory;
 	int capture_fds[PLAN_CAPTURE_PORTS + 1]; /* likewise: transparent egress */
+	int changes_layers; /* likewise: a bounded change set's tmpfs (plan.h), or -1 */
 	size_t n_capture_fds;
 	void *stacks;    /* the reaper's and the target's stacks */
 	size_t stacks_size;

@@ -44,7 +44,9 @@ void reaper_handle_release(struct reaper_handle *h)
 		close(h->seccomp_listener);
 	if (h->publish_factory >= 0)
 		close(h->publish_factory);
-	h->proxy_listener = h->seccomp_listener = h->publish_factory = -1;
+	if (h->changes_layers >= 0)
+		close(h->changes_layers);
+	h->proxy_listener = h->seccomp_listener = h->publish_factory = h->changes_layers = -1;
 	while (h->n_capture_fds)
 		close(h->capture_fds[--h->n_capture_fds]);
 	if (h->pidfd >= 0) {
@@ -102,6 +104,7 @@ static int started_read(struct reaper_handle *h, bool pid_namespace, struct proc
 		int *slot = m.kind == REAPER_PROXY_LISTENER	? &h->proxy_listener
 			    : m.kind == REAPER_SECCOMP_LISTENER ? &h->seccomp_listener
 			    : m.kind == REAPER_PUBLISH_FACTORY	? &h->publish_factory
+			    : m.kind == REAPER_CHANGES_LAYERS	? &h->changes_layers
 								: NULL;
 		if (!slot)
 			break;
@@ -167,7 +170,7 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 
 	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1,
 				     .proxy_listener = -1, .seccomp_listener = -1,
-				     .publish_factory = -1 };
+				     .publish_factory = -1, .changes_layers = -1 };
 	if ((rc = run_socket_make(plan, h, err)) < 0 || (rc = stacks_map(plan, h, page, err)) < 0)
 		goto out;
 	char *base = h->stacks;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "changes/layers.h"
 #include "host/cgroup.h"
 #include "base/error.h"
 #include "procage.h"
@@ -75,15 +76,25 @@ PROCAGE_API int procage_run_kill(struct procage_run *run, struct procage_error *
 /* The reaper has exited (or will at once): take its report and reap it. */
 static int run_finish(struct procage_run *run, struct procage_error *err)
 {
-	int status = 0, left = 0;
+	int status = 0, left = 0, kept = 0;
 	int rc = reaper_status_read(&run->reaper, false, &status);
 	bool lost = run->reaper.lost;
+	int layers = run->reaper.changes_layers;
+	struct procage_error keep_err;
+	run->reaper.changes_layers = -1;
 	/* The run is gone: nothing more to relay to. */
 	publish_stop(run->publish);
 	run->publish = NULL;
 	reaper_handle_release(&run->reaper);
 	/* Every process of the run is gone: nothing more to answer or serve. */
 	supervision_stop(&run->supervision);
+	/* Nothing writes the bounded change set's layers any more: into the store. */
+	if (layers >= 0) {
+		kept = changes_layers_keep(run->changes_id, layers, &keep_err);
+		close(layers);
+		if (kept < 0)
+			run->changes_id[0] = '\0';
+	}
 	/* The reaper removed it; what it could not, the caller tries again. */
 	if (run->tmpdir && !lost) {
 		left = tmpdir_remove(run->tmpdir);
@@ -120,6 +131,11 @@ static int run_finish(struct procage_run *run, struct procage_error *err)
 				 run->tmpdir ? run->tmpdir : "(none)");
 	}
 	run->status = status;
+	if (kept < 0) {
+		if (err)
+			*err = keep_err;
+		return kept;
+	}
 	if (left < 0)
 		return error_set(err, left,
 				 "the run ended (status %d) but its temporary directory %s could not be "

@@ -408,6 +408,15 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	if (rc < 0)
 		goto fail;
 	run->reaper = reaper;
+	memcpy(run->changes_id, s.changes_id, sizeof run->changes_id);
+	/* Without its layers the bounded change set would be lost: the run is ended. */
+	if (s.plan.changes_limit && run->reaper.changes_layers < 0) {
+		procage_run_free(run);
+		(void)procage_changes_discard(s.changes_id, NULL);
+		spawn_state_release(&s);
+		return error_set(err, -EIO, "the run's reaper did not hand over the layers of its "
+					    "bounded change set");
+	}
 	if (gate_rc < 0) {
 		/* Cannot be (the command runs only on GATE_PASS); refused all the same. */
 		procage_run_free(run);
@@ -441,7 +450,6 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	s.tmpdir = NULL;
 	run->cgroup_dir = s.cgroup_dir;
 	s.cgroup_dir = NULL;
-	memcpy(run->changes_id, s.changes_id, sizeof run->changes_id);
 	spawn_state_release(&s);
 	*out = run;
 	return 0;
