@@ -83,7 +83,7 @@ churned() {
 	ok $? "$tier: the key below the granted directory is still hidden"
 }
 
-runs=30
+runs=20
 churned T1 files
 churned T2 files
 churned T2 repositories
