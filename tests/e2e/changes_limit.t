@@ -83,6 +83,9 @@ bounded() {
 	[ -n "$id" ]
 	ok $? "$user: the bounded change set is kept"
 	is "$(cat "$dir/ws/a")" "a" "$user: the host tree is unchanged before apply"
+	upper="$dir/state/procage/changes/$id/0/upper"
+	is "$(stat -c %i "$upper/hard1" 2>&1)" "$(stat -c %i "$upper/hard2" 2>&1)" \
+		"$user: copied into the store, the two names are still one file"
 
 	out=$(caged twin run --changes overlay --apply none -- sh -c "$(agent)" 2>&1)
 	id2=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')

@@ -29,14 +29,20 @@
 struct linked_file {
 	dev_t dev;
 	ino_t ino;
-	char *rel; /* its first name's path below the upper layer's root */
+	char *rel; /* its first name's path below the upper layer's root; NULL: a free slot */
 };
 
 struct layer_copy {
 	int dst_root;
 	bool root; /* the caller may give owners */
+	/*
+	 * Files with more than one name, by identity: a table of cap slots
+	 * (a power of two), never more than half full. The run chooses how
+	 * many (each name takes an inode of the bounded tmpfs), so a lookup
+	 * must not grow with them.
+	 */
 	struct linked_file *linked;
-	size_t n_linked;
+	size_t n_linked, cap;
 	char rel[PATH_MAX];    /* the directory being copied, below the root ("" at it) */
 	char failed[PATH_MAX + NAME_MAX + 2]; /* the first entry not copied, or "" */
 };
@@ -106,25 +112,49 @@ static int content_copy(int in, int out)
 	}
 }
 
+static size_t linked_slot(const struct linked_file *table, size_t cap, dev_t dev, ino_t ino)
+{
+	size_t i = (size_t)((ino * 0x9E3779B97F4A7C15ULL) ^ dev) & (cap - 1);
+	while (table[i].rel && (table[i].dev != dev || table[i].ino != ino))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static int linked_grow(struct layer_copy *c)
+{
+	size_t cap = c->cap ? c->cap * 2 : 64;
+	struct linked_file *table = calloc(cap, sizeof *table);
+	if (!table)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->linked[i].rel)
+			table[linked_slot(table, cap, c->linked[i].dev, c->linked[i].ino)] =
+			    c->linked[i];
+	free(c->linked);
+	c->linked = table;
+	c->cap = cap;
+	return 0;
+}
+
 /* A second name of a file copied already: linked to its first. */
 static int link_known(struct layer_copy *c, int dst_dir, const char *name, const struct stat *st,
 		      bool *done)
 {
 	*done = false;
-	for (size_t i = 0; i < c->n_linked; i++)
-		if (c->linked[i].dev == st->st_dev && c->linked[i].ino == st->st_ino) {
-			*done = true;
-			return linkat(c->dst_root, c->linked[i].rel, dst_dir, name, 0) == 0 ? 0 : -errno;
-		}
-	struct linked_file *grown = realloc(c->linked, (c->n_linked + 1) * sizeof *grown);
-	char *rel = NULL;
-	if (!grown || asprintf(&rel, "%s%s%s", c->rel, c->rel[0] ? "/" : "", name) < 0) {
-		if (grown)
-			c->linked = grown;
+	if ((c->n_linked + 1) * 2 > c->cap && linked_grow(c) < 0)
+		return -ENOMEM;
+	struct linked_file *slot = &c->linked[linked_slot(c->linked, c->cap, st->st_dev, st->st_ino)];
+	if (slot->rel) {
+		*done = true;
+		return linkat(c->dst_root, slot->rel, dst_dir, name, 0) == 0 ? 0 : -errno;
+	}
+	if (asprintf(&slot->rel, "%s%s%s", c->rel, c->rel[0] ? "/" : "", name) < 0) {
+		slot->rel = NULL;
 		return -ENOMEM;
 	}
-	c->linked = grown;
-	c->linked[c->n_linked++] = (struct linked_file){ st->st_dev, st->st_ino, rel };
+	slot->dev = st->st_dev;
+	slot->ino = st->st_ino;
+	c->n_linked++;
 	return 0;
 }
 
@@ -268,7 +298,7 @@ static int layer_copy(int layers, int set_fd, size_t index, char *where, size_t 
 	else if (rc < 0)
 		snprintf(where, size, "tree %zu%s%s: %s", index, c->failed[0] ? ", " : "", c->failed,
 			 strerror(-rc));
-	for (size_t i = 0; i < c->n_linked; i++)
+	for (size_t i = 0; i < c->cap; i++)
 		free(c->linked[i].rel);
 	free(c->linked);
 	free(c);
