@@ -934,6 +934,12 @@ struct procage_spawn_opts {
  */
 struct procage_run;
 
+/*
+ * -ESTALE: the host has changed since the cage was made in a way it
+ * cannot follow (tier T1: a denied location inside a grant is gone, or
+ * has become a symbolic link, so no mask can hold it); nothing ran, and
+ * a cage made again sees the tree as it is now.
+ */
 PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 			      const struct procage_spawn_opts *opts, struct procage_run **out,
 			      struct procage_error *err) PROCAGE_MUST_USE PROCAGE_NONNULL(1, 2, 3);

@@ -459,8 +459,14 @@ static int spawn_failure_exit(const struct procage_error *err)
 	return err->sys_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
 }
 
+/*
+ * run_and_wait's answer when the spawn found the tree changed since the
+ * cage was made (-ESTALE) and may be tried again: nothing was printed.
+ */
+#define RUN_CAGE_STALE (-1)
+
 static int run_and_wait(const struct run_options *o, const struct procage_cage *cage,
-			struct procage_error *err)
+			bool stale_retry, struct procage_error *err)
 {
 	struct procage_spawn_opts spawn = { .size = sizeof spawn, .argv = o->command, .cwd = o->cwd,
 					    .report_json_path = o->report_json };
@@ -481,6 +487,11 @@ static int run_and_wait(const struct run_options *o, const struct procage_cage *
 	cli_signals_install(); /* a signal from now on is passed on, not lost */
 	if (procage_spawn(cage, &spawn, &run, err) != 0) {
 		cli_signals_restore();
+		if (err->code == -ESTALE && stale_retry) {
+			procage_audit_free(audit);
+			procage_handoff_free(handoff);
+			return RUN_CAGE_STALE;
+		}
 		if (err->code == -EMLINK)
 			cli_hardlinks_print(cage, o->json, err->message);
 		cli_report_spawn_error(err, o->json, o->command[0], o->cwd, false);
@@ -718,7 +729,28 @@ static int caged_verb(int argc, char **argv, const char *verb)
 	}
 	if ((rc = cage_from_options(&o, for_exec, &policy, &cage, &err)) != 0)
 		goto out;
-	rc = for_exec ? exec_caged(&o, cage) : run_and_wait(&o, cage, &err);
+	if (for_exec) {
+		rc = exec_caged(&o, cage);
+		goto out;
+	}
+	/*
+	 * A tree that changed between the cage and the spawn (another run
+	 * removing a repository in the workspace, say): the cage is made
+	 * again, twice at most, before the refusal is printed.
+	 */
+	for (int again = 2;; again--) {
+		rc = run_and_wait(&o, cage, again > 0, &err);
+		if (rc != RUN_CAGE_STALE)
+			break;
+		procage_cage_free(cage);
+		cage = NULL;
+		if (procage_cage_new(policy, &cage, &err) != 0) {
+			cli_report_error(&err, o.json);
+			rc = EXIT_PROCAGE_FAILED;
+			break;
+		}
+		cli_ask_cage(cage);
+	}
 out:
 	procage_cage_free(cage);
 	procage_policy_free(policy);

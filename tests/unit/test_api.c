@@ -542,6 +542,69 @@ static void test_home_and_tmp_base(void)
 }
 
 /*
+ * Tier T1: a protected location in the workspace (a repository's hooks
+ * directory) removed after the cage was made cannot be masked: the spawn
+ * is refused with -ESTALE, naming it, and nothing runs; a cage made again
+ * spawns. Control: before the removal the same cage spawns.
+ */
+static void test_stale_cage(void)
+{
+	char dir[600], marker[600], cmd[1300];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/stale/.git/objects' '%s/stale/.git/refs' && "
+		 "echo 'ref: refs/heads/main' >'%s/stale/.git/HEAD'", workspace, workspace, workspace);
+	if (system(cmd) != 0) {
+		tap_ok(false, "a repository in the workspace");
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s/stale/.git/hooks", workspace);
+	snprintf(marker, sizeof marker, "%s/stale-ran", workspace);
+	snprintf(cmd, sizeof cmd, "echo ran >'%s'", marker);
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv };
+	struct procage_error err;
+	struct procage_run *r = NULL;
+	int status = -1;
+	if (mkdir(dir, 0700) != 0) {
+		tap_ok(false, "a repository's hooks directory in the workspace");
+		return;
+	}
+	struct procage_cage *c = workspace_cage(0, 0);
+	if (!c || procage_cage_tier(c) != PROCAGE_TIER_T1) {
+		tap_skip("stale cage: needs tier T1 (only its masks are laid at spawn)");
+		tap_skip("stale cage: needs tier T1");
+		tap_skip("stale cage: needs tier T1");
+		goto out;
+	}
+	int rc = procage_spawn(c, &o, &r, &err);
+	if (rc == 0)
+		rc = procage_run_wait(r, &status, &err);
+	procage_run_free(r);
+	r = NULL;
+	tap_ok(rc == 0 && status == 0 && access(marker, F_OK) == 0,
+	       "control: the cage spawns while the hooks directory is there (%s)",
+	       rc ? err.message : "ran");
+	unlink(marker);
+	rmdir(dir);
+	rc = procage_spawn(c, &o, &r, &err);
+	tap_ok(rc == -ESTALE && !r && strstr(err.message, dir) && access(marker, F_OK) != 0,
+	       "removed since the cage was made: -ESTALE, naming it, nothing ran (%d: %s)", rc,
+	       err.message);
+	procage_cage_free(c);
+	c = workspace_cage(0, 0);
+	rc = c ? procage_spawn(c, &o, &r, &err) : -1;
+	if (rc == 0)
+		rc = procage_run_wait(r, &status, &err);
+	procage_run_free(r);
+	tap_ok(rc == 0 && status == 0 && access(marker, F_OK) == 0,
+	       "a cage made again spawns (%s)", rc ? err.message : "ran");
+	unlink(marker);
+out:
+	procage_cage_free(c);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/stale'", workspace);
+	tap_ok(system(cmd) == 0, "the repository is removed");
+}
+
+/*
  * The trust-handoff report through the library: a run that makes a
  * gitfile and a repository store is named; a run that writes an ordinary
  * file is not; NULL arguments are refused.
@@ -673,6 +736,7 @@ int main(void)
 	test_utf8_cut();
 	test_error_prefix();
 	test_home_and_tmp_base();
+	test_stale_cage();
 	test_handoff();
 	test_handoff_deep();
 	tap_ok(tmpdir_remove(workspace) == 0, "the workspace is removed");

@@ -48,13 +48,13 @@ static int denials_mark(const struct procage_cage *cage, signed char *kind,
 		if (lstat(d->path, &st) != 0) {
 			if (d->absent)
 				continue;
-			return error_set(err, -ENOENT,
+			return error_set(err, -ESTALE,
 					 "%s was there when the cage was made and is gone now (moved "
 					 "or removed); make the cage again",
 					 d->path);
 		}
 		if (S_ISLNK(st.st_mode))
-			return error_set(err, -ELOOP,
+			return error_set(err, -ESTALE,
 					 "%s has become a symbolic link since the cage was made; "
 					 "make the cage again",
 					 d->path);
