@@ -47,7 +47,19 @@ struct layer_copy {
 	char failed[PATH_MAX + NAME_MAX + 2]; /* the first entry not copied, or "" */
 };
 
-/* Every extended attribute of name in src_dir onto the same name in dst_dir. */
+/* One of the overlay's own marks, without which the change set would read otherwise. */
+static bool overlay_mark(const char *attr)
+{
+	return strncmp(attr, "user.overlay.", 13) == 0 || strncmp(attr, "trusted.overlay.", 16) == 0;
+}
+
+/*
+ * Every extended attribute of name in src_dir onto the same name in
+ * dst_dir. Applying never carries one to the host, nor does showing a
+ * change set read any but the overlay's marks: another that the caller
+ * may not set (a file capability the run gave in its namespace) is left
+ * behind, a mark never.
+ */
 static int attrs_copy(int src_dir, int dst_dir, const char *name)
 {
 	char src[64 + NAME_MAX], dst[64 + NAME_MAX];
@@ -63,7 +75,9 @@ static int attrs_copy(int src_dir, int dst_dir, const char *name)
 	for (ssize_t at = 0; rc == 0 && at < size; at += (ssize_t)strlen(names + at) + 1) {
 		ssize_t n = lgetxattr(src, names + at, value, XATTR_SIZE_MAX);
 		if (n < 0 || lsetxattr(dst, names + at, value, (size_t)n, 0) != 0)
-			rc = -errno;
+			rc = overlay_mark(names + at) || (errno != EPERM && errno != EOPNOTSUPP)
+				     ? -errno
+				     : 0;
 	}
 	free(names);
 	free(value);
