@@ -219,7 +219,7 @@ void r10_runs_do_not_share_temporary_files(const struct tier *t)
 	      t1 ? " (no such file in B's own)" : "");
 	if (t1) {
 		/* T1: every run's TMPDIR is a tmpfs of its own at the same path. */
-		r = run_caged(ws, NULL, "list-dir", "$TMPDIR", NULL);
+		r = run_caged(ws, NULL, "list-dir", "$TMPDIR", name, NULL);
 		snprintf(b_tmp[1], sizeof b_tmp[1], "%s", r.tmpdir);
 		check(t, did_it(&r) && !strstr(r.out, name) && strcmp(r.tmpdir, a_tmp) == 0, &r,
 		      "r10: a concurrent run B lists its TMPDIR, the path of A's (%s), and finds "

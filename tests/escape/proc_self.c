@@ -190,13 +190,15 @@ void r55_the_listing_of_proc_shows_no_process_outside_the_run(const struct tier 
 	if (!ws || cage_refused_here(t, ws, "r55") ||
 	    !(host = host_process(t, ws, hold, pid, sizeof pid)))
 		goto out;
-	struct caged_result r = run_caged(ws, NULL, "list-dir", "/proc", NULL);
+	struct caged_result r = run_caged(ws, NULL, "list-dir", "/proc", pid, NULL);
 	check(t, did_it(&r) && !listed(r.out, pid), &r,
 	      "r55: the listing of /proc in the cage lacks process %s, outside the run", pid);
-	if (!tier_is_t1(t))
+	if (!tier_is_t1(t)) {
+		r = run_caged(ws, NULL, "list-dir", "/proc", NULL);
 		check_role(t, ROLE_NEEDS_CAGE, did_it(&r) && only_numbers(r.out), &r,
 			   "r55: tier T2's listing of /proc holds only the run's process numbers");
-	r = run_uncaged(ws, NULL, "list-dir", "/proc", NULL);
+	}
+	r = run_uncaged(ws, NULL, "list-dir", "/proc", pid, NULL);
 	check(t, did_it(&r) && listed(r.out, pid), &r,
 	      "r55: control: without the cage /proc lists process %s", pid);
 out:

@@ -123,7 +123,7 @@ void r25_other_processes_are_opaque(const struct tier *t)
 	check(t, out_of_reach(t, &r), &r, "r25: another process's descriptors cannot be listed");
 	r = run_caged(ws, NULL, "list-dir", root_dir, NULL);
 	check(t, out_of_reach(t, &r), &r, "r25: another process's root cannot be listed");
-	r = run_caged(ws, NULL, "list-dir", "/proc", NULL);
+	r = run_caged(ws, NULL, "list-dir", "/proc", "1", pid, NULL);
 	check(t, proc_listing_holds_no(t, &r, pid), &r,
 	      "r25: /proc lists only the run's processes, without the process outside");
 	r = run_caged(ws, NULL, "kill", pid, "0", NULL);

@@ -128,6 +128,21 @@ int do_ftruncate_rw(char **args)
 	return do_ftruncate(args[0], O_RDWR, REFUSE_FILE);
 }
 
+/*
+ * list-dir PATH [NAME...]: with names, only those the listing holds: a
+ * directory the host fills (/tmp, /proc) may list more than the caller's
+ * buffer keeps, and a name cut off must not read as absent.
+ */
+static bool list_wanted(char **names, const char *name)
+{
+	if (!names[0])
+		return true;
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
 int do_list_dir(char **args)
 {
 	DIR *d = opendir(args[0]);
@@ -135,7 +150,8 @@ int do_list_dir(char **args)
 		return failed(REFUSE_FILE, "opendir", args[0]);
 	errno = 0;
 	for (struct dirent *e; (e = readdir(d)); errno = 0)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    list_wanted(args + 1, e->d_name))
 			printf("%s\n", e->d_name);
 	int rc = errno ? failed(REFUSE_FILE, "readdir", args[0]) : PROBE_DID_IT;
 	closedir(d);
