@@ -37,8 +37,13 @@ int cage_grant_append(struct procage_cage *c, const struct cage_path *grant,
 	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd = sys_openat2(AT_FDCWD, grant->path, &how);
-	/* Removed since its directory was listed: the listing came a moment too early. */
-	if (fd < 0 && errno == ENOENT && grant->cls == CAGE_PATH_LISTED)
+	/*
+	 * Removed since its directory was listed, or made a link (which a
+	 * listing grants nothing) or moved under one: granted nothing, as if
+	 * the listing had come a moment later.
+	 */
+	if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR) &&
+	    grant->cls == CAGE_PATH_LISTED)
 		return 0;
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
