@@ -14,6 +14,7 @@
 #include "plan/plan.h"
 #include "base/syscalls.h"
 #include "tap.h"
+#include "run/spawn.h"
 #include "run/tmpdir.h"
 
 static char workspace[256];
@@ -534,9 +535,37 @@ static void test_masks(void)
 	procage_policy_free(p);
 }
 
+/*
+ * A mask's path gone between the plan and the mount (the child's ENOENT)
+ * is the host changing under the cage: -ESTALE, naming it, in the mounts
+ * step, which procage run answers by making its cage again. Control: any
+ * other error of the same mount keeps its own errno.
+ */
+static void test_mount_gone_is_stale(void)
+{
+	static const struct plan_mount gone = { .kind = PLAN_MOUNT_READ_ONLY,
+						.path = "/w/.git/hooks" };
+	struct plan plan;
+	struct procage_error err;
+	memset(&plan, 0, sizeof plan);
+	plan.mounts = &gone;
+	plan.n_mounts = 1;
+	struct child_failure f = { PROCAGE_STEP_MOUNTS, ENOENT, 0 };
+	int rc = failure_to_error(&f, &plan, &err);
+	tap_ok(rc == -ESTALE && err.code == -ESTALE && err.step == PROCAGE_STEP_MOUNTS &&
+		       strstr(err.message, "/w/.git/hooks was there") &&
+		       strstr(err.message, "make the cage again"),
+	       "a mask's path gone by the mount is -ESTALE: %s", err.message);
+	f.err = EPERM;
+	rc = failure_to_error(&f, &plan, &err);
+	tap_ok(rc == -EPERM && strstr(err.message, "making read-only /w/.git/hooks"),
+	       "control: another error of that mount keeps its errno: %s", err.message);
+}
+
 int main(void)
 {
 	workspace_make();
+	test_mount_gone_is_stale();
 	test_cage_grants();
 	test_deny_inside_grant();
 	test_plan();

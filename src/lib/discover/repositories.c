@@ -382,10 +382,14 @@ static int hooks_make(struct discovery *d, const char *gitdir)
 	if (made != 0 && errno != EEXIST && errno != ENOENT)
 		rc = error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
 				   "making the missing hooks directory %s, to keep it read-only", path);
-	/* A root caller's new directory belongs to the store's owner, as git would make it. */
+	/*
+	 * A root caller's new directory belongs to the store's owner, as git
+	 * would make it (unless it is gone again with its store: ENOENT).
+	 */
 	else if (made == 0 && geteuid() == 0 &&
 		 (fstat(dir, &st) != 0 ||
-		  fchownat(dir, "hooks", st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) != 0))
+		  (fchownat(dir, "hooks", st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) != 0 &&
+		   errno != ENOENT)))
 		rc = error_set_sys(d->err, errno, PROCAGE_STEP_NONE,
 				   "giving the new hooks directory %s to the store's owner", path);
 	if (dir >= 0)

@@ -104,6 +104,20 @@ int failure_to_error(const struct child_failure *f, const struct plan *plan,
 				  "an upper layer on a file system with user extended attributes; "
 				  "run without --changes overlay)"
 				: "");
+	/*
+	 * A mask's path that was there when the plan was made and gone by the
+	 * mount: the host changed under the cage (-ESTALE, procage.h), which a
+	 * cage made again follows.
+	 */
+	if (f->step == PROCAGE_STEP_MOUNTS && f->index >= 0 && f->err == ENOENT) {
+		int rc = error_set(err, -ESTALE,
+				   "step %s: %s was there when the run was planned and is gone now "
+				   "(moved or removed); make the cage again",
+				   step, plan->mounts[f->index].path);
+		if (err)
+			err->step = f->step;
+		return rc;
+	}
 	if (f->step == PROCAGE_STEP_MOUNTS && f->index >= 0)
 		return error_set_sys(err, f->err, f->step, "step %s: %s %s", step,
 				     plan->mounts[f->index].kind == PLAN_MOUNT_READ_ONLY
