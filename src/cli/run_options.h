@@ -90,6 +90,14 @@ enum {
 };
 
 /*
+ * Read procage run's (or exec's) options from argv, then the
+ * configuration file's and the profiles' flags (run_options.c): 0, or the
+ * exit status after a usage error was said. run_options_free frees them.
+ */
+int run_options_parse(int argc, char **argv, struct run_options *o);
+void run_options_free(struct run_options *o);
+
+/*
  * --ask (ask_host.c): the terminal question set on policy, and under --net
  * proxy the user's allowed_hosts added to it; cli_ask_cage gives it the
  * cage whose grants "always" is checked against.

@@ -62,20 +62,28 @@ int namespaces_id_maps_write(const struct plan_id_maps *m)
  * read-only. A mask cloned from it is empty, cannot be read even by its
  * owner (the child has no capability left by then) and cannot be changed.
  */
-int namespaces_mask_source_create(void)
+int namespaces_tmpfs_make(const char *size, const char *nr_inodes, const char *mode,
+			  unsigned attrs)
 {
 	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
 	if (fs < 0)
 		return -errno;
-	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", "16k", 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) != 0 ||
+	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) != 0 ||
+	    (nr_inodes && sys_fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", nr_inodes, 0) != 0) ||
+	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) != 0 ||
 	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
-	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC,
-			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) < 0)
+	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC, attrs)) < 0)
 		rc = -errno;
 	close(fs);
-	if (rc < 0)
-		return rc;
+	return rc < 0 ? rc : mnt;
+}
+
+int namespaces_mask_source_create(void)
+{
+	int rc, mnt = namespaces_tmpfs_make("16k", NULL, "0755",
+					    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (mnt < 0)
+		return mnt;
 	int file = openat(mnt, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	if (file < 0 || close(file) != 0 || mkdirat(mnt, "d", 0) != 0 ||
@@ -223,18 +231,10 @@ int namespaces_masks_apply(const struct plan *plan, int *index)
 
 int namespaces_private_tmp_mount(const char *path)
 {
-	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
-	if (fs < 0)
-		return -errno;
-	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", NAMESPACES_TMP_SIZE, 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", NAMESPACES_TMP_INODES, 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0700", 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
-	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
-		rc = -errno;
-	close(fs);
-	if (rc < 0)
-		return rc;
+	int rc, mnt = namespaces_tmpfs_make(NAMESPACES_TMP_SIZE, NAMESPACES_TMP_INODES, "0700",
+					    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (mnt < 0)
+		return mnt;
 	/* Canonical when the cage was made: a link now would carry the mount elsewhere. */
 	rc = move_onto(mnt, path);
 	if (rc < 0) {

@@ -38,6 +38,13 @@ int namespaces_masks_apply(const struct plan *plan, int *index);
  * permission bit. Its descriptor, or a negative errno.
  */
 int namespaces_mask_source_create(void);
+/*
+ * A new tmpfs, detached: size and mode as tmpfs takes them ("16k",
+ * "0700"), nr_inodes too unless NULL, mounted with attrs (MOUNT_ATTR_*).
+ * Its descriptor, or a negative errno.
+ */
+int namespaces_tmpfs_make(const char *size, const char *nr_inodes, const char *mode,
+			  unsigned attrs);
 /* A root caller's run: its id-mapped /etc over /etc (before the masks). */
 int namespaces_root_private_attach(const struct plan *plan);
 

@@ -174,20 +174,10 @@ int plan_changes_layers_make(uint64_t bytes)
 {
 	char size[24], inodes[24];
 	uint64_t n_inodes = bytes / 4096 < 1024 ? 1024 : bytes / 4096;
-	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
-	if (fs < 0)
-		return -errno;
 	snprintf(size, sizeof size, "%llu", (unsigned long long)bytes);
 	snprintf(inodes, sizeof inodes, "%llu", (unsigned long long)n_inodes);
-	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0700", 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
-	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC,
-			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) < 0)
-		rc = -errno;
-	close(fs);
-	return rc < 0 ? rc : mnt;
+	return namespaces_tmpfs_make(size, inodes, "0700",
+				     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 }
 
 /*
@@ -197,19 +187,11 @@ int plan_changes_layers_make(uint64_t bytes)
  */
 int plan_changes_store_mask(const char *store, int store_fd)
 {
-	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
-	if (fs < 0)
-		return -errno;
-	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", "4k", 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0000", 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
-	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC,
-			       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-				       MOUNT_ATTR_NOEXEC)) < 0)
-		rc = -errno;
-	close(fs);
-	if (rc < 0)
-		return rc;
+	int rc, mnt = namespaces_tmpfs_make("4k", NULL, "0000",
+					    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+						    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (mnt < 0)
+		return mnt;
 	rc = move_onto(mnt, store, store_fd);
 	close(mnt);
 	return rc;

@@ -253,16 +253,8 @@ static int file_lay(int mnt, const char *name, const char *path)
 
 int capture_files_lay(void)
 {
-	int fs = sys_fsopen("tmpfs", FSOPEN_CLOEXEC), mnt = -1, rc = 0;
-
-	if (fs < 0)
-		return -errno;
-	if (sys_fsconfig(fs, FSCONFIG_SET_STRING, "size", "64k", 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) != 0 ||
-	    sys_fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
-	    (mnt = sys_fsmount(fs, FSMOUNT_CLOEXEC, 0)) < 0)
-		rc = -errno;
-	close(fs);
+	int mnt = namespaces_tmpfs_make("64k", NULL, "0755", 0);
+	int rc = mnt < 0 ? mnt : 0;
 	if (rc == 0)
 		rc = file_write(mnt, "resolv.conf", run_resolv_conf);
 	char hosts[sizeof run_hosts + sizeof((struct utsname *)0)->nodename + 16];
