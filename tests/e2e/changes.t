@@ -462,9 +462,58 @@ for name in ("trusted.overlay.redirect", "user.overlay.redirect"):
 	fi
 }
 
+# closed_modes USER [LIMIT]: a run that takes its own permissions away (a
+# directory of mode 000 holding a file, one of 500, a file of mode 000)
+# leaves a change set that show, diff and apply still read, which a caller
+# other than root could not before: apply brings each entry with the mode
+# the run left. With LIMIT, the change set is a bounded one (--limit).
+closed_modes() {
+	local user=$1 limit=${2:-} dir="$work/$1/closed${2:+-bounded}" out id args=()
+	[ -z "$limit" ] || args=(--limit "changes=$limit")
+	mkdir -p "$dir/ws"
+	echo old >"$dir/ws/h"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir"
+	local what="$user${limit:+, bounded}"
+	out=$(cd "$dir/ws" && run_as "$user" "$PROCAGE" run --changes overlay --apply none \
+		"${args[@]}" -- sh -c 'mkdir -p d/e q && echo x >d/e/f && echo y >d/g &&
+			echo z >h && chmod 000 d/e q h && chmod 500 d && echo CAGE-OK' 2>&1)
+	like "$out" "CAGE-OK" "$what: the run closes its own directories and file"
+	unlike "$out" "Permission denied" "$what: the run's end reads its change set"
+	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
+	out=$(run_as "$user" "$PROCAGE" changes show "$id" 2>&1)
+	ok $? "$what: changes show succeeds"
+	like "$out" "added $dir/ws/d/e/f \(2 bytes\)" "$what: show lists the file in the closed directory"
+	like "$out" "modified $dir/ws/h \(4 -> 2 bytes, mode 0644 -> 0000\)" \
+		"$what: show gives the closed file's mode"
+	out=$(run_as "$user" "$PROCAGE" changes diff "$id" 2>&1)
+	ok $? "$what: changes diff succeeds"
+	like "$out" "^\+x$" "$what: diff shows what the closed directory holds"
+	like "$out" "^\+z$" "$what: diff shows the closed file's new text"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	ok $? "$what: changes apply succeeds"
+	unlike "$out" "not applied" "$what: everything is applied"
+	is "$(stat -c %a "$dir/ws/d" "$dir/ws/d/e" "$dir/ws/q" "$dir/ws/h" | tr '\n' ' ')" \
+		"500 0 0 0 " "$what: each entry has the mode the run left"
+	chmod -R u+rwx "$dir/ws"
+	is "$(cat "$dir/ws/d/e/f" "$dir/ws/d/g" "$dir/ws/h" | tr '\n' ' ')" "x y z " \
+		"$what: and what it wrote"
+	is "$(run_as "$user" "$PROCAGE" changes list)" "" "$what: no change set is left"
+
+	# The default rule at the run's end reads it too, and the run's status is the command's.
+	mkdir -p "$dir/ws2"
+	[ "$user" != 65534 ] || chown 65534:65534 "$dir/ws2"
+	out=$(cd "$dir/ws2" && run_as "$user" "$PROCAGE" run --changes overlay "${args[@]}" -- \
+		sh -c 'mkdir d && echo y >d/g && chmod 000 d' 2>&1)
+	ok $? "$what: a run applied by the default rule exits with its command's status"
+	is "$(stat -c %a "$dir/ws2/d")" "0" "$what: the closed directory is applied as the run left it"
+	chmod -R u+rwx "$dir/ws2"
+}
+
 users="uid$(id -u)"
 [ "$(id -u)" -eq 0 ] && users="root 65534"
 for user in $users; do
 	applied_by_rule "$user"
+	closed_modes "$user"
+	closed_modes "$user" 4M
 done
 done_testing

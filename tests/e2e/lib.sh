@@ -28,6 +28,12 @@ like() { # like TEXT PATTERN DESCRIPTION (grep -E)
 	ok $r "$3"
 	[ $r -eq 0 ] || echo "#   '$1' does not match /$2/"
 }
+unlike() { # unlike TEXT PATTERN DESCRIPTION (grep -E): TEXT does not match
+	! printf '%s' "$1" | grep -Eq -- "$2"
+	local r=$?
+	ok $r "$3"
+	[ $r -eq 0 ] || echo "#   '$1' matches /$2/"
+}
 # wait_until SECONDS COMMAND...: poll COMMAND until it succeeds, false
 # once SECONDS have passed. The bound only ends a failure: on a loaded
 # machine success comes later, never wrongly.

@@ -27,6 +27,7 @@
 #include "base/string_list.h"
 #include "base/syscalls.h"
 #include "place.h"
+#include "upper_access.h"
 #include "policy/path_rule.h"
 
 
@@ -144,7 +145,7 @@ static bool copied_up(const struct overlay_marks *m, int upper, const char *name
 {
 	if (!S_ISREG(st->st_mode))
 		return false;
-	int fd = openat(upper, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = upper_file_open(upper, name, O_RDONLY | O_NONBLOCK, st->st_mode);
 	if (fd < 0)
 		return false;
 	bool marked = marks_origin_present(m, fd);
@@ -197,23 +198,30 @@ static int entry_line(struct changes_walk *w, const struct stat *st, bool host_e
 	return changes_walk_line(w, "%s\t%lld\t%s\t%s", kind_word(st, host_exists), size, held, path);
 }
 
-/* Did the run replace the host's directory name (marked opaque)? */
-static bool getxattrat_opaque(const struct overlay_marks *m, int dir, const char *name)
+/* Did the run replace the host's directory name (marked opaque)? mode: the directory's. */
+static bool getxattrat_opaque(const struct overlay_marks *m, int dir, const char *name,
+			      mode_t mode)
 {
-	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = upper_dir_open(dir, name, mode);
 	if (fd < 0)
 		return false;
 	bool opaque = marks_opaque(m, fd);
 	close(fd);
+	upper_dir_done(dir, name, mode);
 	return opaque;
 }
 
-/* The host directory name in host, made (or made anew) as the upper layer says. */
-static int host_dir_ready(const struct overlay_marks *m, int upper, const char *name,
-			  const struct stat *st, int host, bool apply_here, int *out)
+/*
+ * The host directory name in host, made (or made anew) as the upper layer
+ * says (replaced: marked opaque, marks.h). Its mode is *final once its
+ * entries are applied (dir_entry; (mode_t)-1: left as it is): one that
+ * keeps its owner out is open to the owner until then.
+ */
+static int host_dir_ready(bool replaced, const char *name, const struct stat *st, int host,
+			  bool apply_here, int *out, mode_t *final)
 {
 	struct stat h;
-	bool replaced = getxattrat_opaque(m, upper, name), opaque = apply_here && replaced;
+	bool opaque = apply_here && replaced;
 	if (host < 0)
 		return -ENOENT;
 	bool there = fstatat(host, name, &h, AT_SYMLINK_NOFOLLOW) == 0;
@@ -230,7 +238,9 @@ static int host_dir_ready(const struct overlay_marks *m, int upper, const char *
 		if (rc < 0)
 			return rc;
 	}
-	if (mkdirat(host, name, st->st_mode & 0777) != 0 && errno != EEXIST)
+	mode_t filled = upper_dir_mode_while_filled(st->st_mode);
+	bool made = mkdirat(host, name, filled) == 0;
+	if (!made && errno != EEXIST)
 		return -errno;
 	*out = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (*out < 0)
@@ -244,7 +254,9 @@ static int host_dir_ready(const struct overlay_marks *m, int upper, const char *
 	bool kept = there && S_ISDIR(h.st_mode) && !opaque;
 	if (kept)
 		mode |= h.st_mode & (S_ISGID | S_ISVTX);
-	if (apply_here && !(kept && (h.st_mode & 07777) == mode) && fchmod(*out, mode) != 0)
+	*final = apply_here || made ? mode : (mode_t)-1;
+	mode_t now = (mode & 0700) == 0700 ? mode : filled | (mode & (S_ISGID | S_ISVTX));
+	if ((apply_here || made) && !(kept && (h.st_mode & 07777) == now) && fchmod(*out, now) != 0)
 		return -errno;
 	return 0;
 }
@@ -309,18 +321,21 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 		     const char *name, const struct stat *st, char *rel, bool apply_here,
 		     struct procage_error *err)
 {
-	int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int sub_upper = upper_dir_open(upper, name, st->st_mode);
 	int sub_host = -1, rc = 0;
+	mode_t final = (mode_t)-1;
 	if (sub_upper < 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
+		return error_set_sys(err, -sub_upper, PROCAGE_STEP_NONE, "the change set at %s",
+				     rel);
 	if (w->mode != CHANGES_LIST) {
-		bool opaque = apply_here && getxattrat_opaque(w->marks, upper, name);
-		rc = host_dir_ready(w->marks, upper, name, st, host, apply_here, &sub_host);
+		bool replaced = marks_opaque(w->marks, sub_upper), opaque = apply_here && replaced;
+		rc = host_dir_ready(replaced, name, st, host, apply_here, &sub_host, &final);
 		if (rc < 0) {
 			char path[PATH_MAX * 2];
 			snprintf(path, sizeof path, "%s/%s", tree, rel);
 			w->remaining++;
 			close(sub_upper);
+			upper_dir_done(upper, name, st->st_mode);
 			if (sub_host >= 0)
 				close(sub_host);
 			return changes_walk_line(w, "not applied: %s: %s", path,
@@ -338,6 +353,11 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 	}
 	rc = dir_walk(w, tree, sub_upper, sub_host, rel, err);
 	close(sub_upper);
+	upper_dir_done(upper, name, st->st_mode);
+	/* Its entries in: the mode the run left, even one that keeps its owner out. */
+	if (sub_host >= 0 && final != (mode_t)-1 && (final & 0700) != 0700 &&
+	    fchmod(sub_host, final) != 0 && rc == 0)
+		rc = error_set_sys(err, errno, PROCAGE_STEP_NONE, "the mode of %s/%s", tree, rel);
 	if (sub_host >= 0)
 		close(sub_host);
 	/* Empty once everything in it is applied. */
@@ -367,14 +387,16 @@ static int renamed_entry(struct changes_walk *w, const char *tree, int upper, co
 	if (x && x->file && w->mode == CHANGES_LIST)
 		return 0;
 	if (x && w->mode == CHANGES_LIST) {
-		int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int sub_upper = upper_dir_open(upper, name, st->st_mode);
 		int sub_host = -1, rc;
 		if (sub_upper < 0)
-			return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the change set at %s", rel);
+			return error_set_sys(err, -sub_upper, PROCAGE_STEP_NONE,
+					     "the change set at %s", rel);
 		if (w->host_root >= 0)
 			(void)changes_rel_dir_open(w->host_root, x->old_rel, &sub_host);
 		rc = dir_walk(w, tree, sub_upper, sub_host, rel, err);
 		close(sub_upper);
+		upper_dir_done(upper, name, st->st_mode);
 		if (sub_host >= 0)
 			close(sub_host);
 		return rc;
@@ -397,7 +419,7 @@ static int renamed_entry(struct changes_walk *w, const char *tree, int upper, co
 		return 0;
 	}
 	if (w->mode == CHANGES_LIST || !h || !S_ISDIR(h->st_mode) || !in_filter(w, path) ||
-	    (S_ISDIR(st->st_mode) && !getxattrat_opaque(w->marks, upper, name)) ||
+	    (S_ISDIR(st->st_mode) && !getxattrat_opaque(w->marks, upper, name, st->st_mode)) ||
 	    !(p = renames_pending_below(&w->renames, rel)))
 		return 1;
 	w->remaining++;
@@ -558,9 +580,10 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	char rel[PATH_MAX] = "";
-	int upper = openat(t->dir_fd, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	mode_t root_mode = upper_root_mode(t->dir_fd);
+	int upper = upper_dir_open(t->dir_fd, "upper", root_mode);
 	if (upper < 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the upper layer of %s",
+		return error_set_sys(err, -upper, PROCAGE_STEP_NONE, "the upper layer of %s",
 				     t->path);
 	/* The tree root itself: no link anywhere on its way. */
 	int host = sys_openat2(AT_FDCWD, t->path, &how);
@@ -568,6 +591,7 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 		int rc = error_set_sys(err, errno, PROCAGE_STEP_NONE,
 				       "the tree %s (gone, or a link on its way)", t->path);
 		close(upper);
+		upper_dir_done(t->dir_fd, "upper", root_mode);
 		return rc;
 	}
 	/* A tree whose path names another directory now gets nothing; the other trees go on. */
@@ -575,6 +599,7 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 	if (host >= 0 && w->mode != CHANGES_LIST &&
 	    (fstat(host, &root) != 0 || root.st_dev != t->root_dev || root.st_ino != t->root_ino)) {
 		close(upper);
+		upper_dir_done(t->dir_fd, "upper", root_mode);
 		close(host);
 		w->remaining++;
 		return changes_walk_line(w, "not applied: %s: the tree is not the directory the run saw "
@@ -605,6 +630,7 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 	renames_free(&w->renames);
 	w->host_root = -1;
 	close(upper);
+	upper_dir_done(t->dir_fd, "upper", root_mode);
 	if (host >= 0)
 		close(host);
 	return rc;

@@ -26,6 +26,7 @@
 #include "policy/path_rule.h"
 #include "apply.h"
 #include "unified.h"
+#include "upper_access.h"
 
 /* A file larger than this is named as differing, not read. */
 #define DIFF_MAX_FILE (8 << 20)
@@ -59,15 +60,20 @@ static void name_put(FILE *out, const char *path)
 	free(quoted);
 }
 
-/* The whole of a small regular file below dir; -EFBIG past DIFF_MAX_FILE. */
-static int file_read(int dir, const char *name, char **buf, size_t *len)
+/*
+ * The whole of a small regular file below dir; -EFBIG past DIFF_MAX_FILE.
+ * upper: the upper layer's entry (dir is the upper layer's), read back
+ * whatever mode the run left it (upper_access.h); NULL on the host's side.
+ */
+static int file_read(int dir, const char *name, const struct stat *upper, char **buf, size_t *len)
 {
 	struct stat st;
 	*buf = NULL;
 	*len = 0;
-	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = upper ? upper_file_open(dir, name, O_RDONLY | O_NONBLOCK, upper->st_mode)
+		       : openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return upper ? fd : -errno;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -EINVAL;
@@ -132,9 +138,9 @@ static int file_diff_named(FILE *out, const char *path, int host_dir, const char
 		fprintf(out, ": %04o -> %04o\n", hs->st_mode & 07777, us->st_mode & 07777);
 	}
 	if (hs)
-		rc_old = file_read(host_dir, host_name, &old_text, &old_len);
+		rc_old = file_read(host_dir, host_name, NULL, &old_text, &old_len);
 	if (us)
-		rc_new = file_read(upper, name, &new_text, &new_len);
+		rc_new = file_read(upper, name, us, &new_text, &new_len);
 	if (rc_old == -ENOMEM || rc_new == -ENOMEM) {
 		rc = -ENOMEM;
 	} else if (rc_old < 0 || rc_new < 0) {
@@ -313,18 +319,19 @@ static int renamed_file_diff(const struct changes_diff *d, const char *path, int
  * then what it holds against the host directory it came from.
  */
 static int renamed_diff(const struct changes_diff *d, const char *path, int upper,
-			const char *name, const struct changes_rename *x)
+			const char *name, const struct stat *us, const struct changes_rename *x)
 {
-	int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int sub_upper = upper_dir_open(upper, name, us->st_mode);
 	int sub_host = -1;
 	if (sub_upper < 0)
-		return -errno;
+		return sub_upper;
 	if (in_filter(d, path))
 		rename_put(d, x->old_rel, path);
 	if (d->host_root >= 0)
 		(void)changes_rel_dir_open(d->host_root, x->old_rel, &sub_host);
 	int rc = upper_walk(d, path, sub_upper, sub_host, false);
 	close(sub_upper);
+	upper_dir_done(upper, name, us->st_mode);
 	if (sub_host >= 0)
 		close(sub_host);
 	return rc;
@@ -334,10 +341,10 @@ static int renamed_diff(const struct changes_diff *d, const char *path, int uppe
 static int dir_diff(const struct changes_diff *d, const char *path, int upper, int host,
 		    const char *name, const struct stat *us, const struct stat *hs)
 {
-	int sub_upper = openat(upper, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int sub_upper = upper_dir_open(upper, name, us->st_mode);
 	int sub_host = -1, rc = 0;
 	if (sub_upper < 0)
-		return -errno;
+		return sub_upper;
 	bool opaque = marks_opaque(d->marks, sub_upper);
 	if (hs && !S_ISDIR(hs->st_mode)) {
 		rc = host_removed(d, path, host, name);
@@ -353,6 +360,7 @@ static int dir_diff(const struct changes_diff *d, const char *path, int upper, i
 	if (rc == 0)
 		rc = upper_walk(d, path, sub_upper, sub_host, opaque);
 	close(sub_upper);
+	upper_dir_done(upper, name, us->st_mode);
 	if (sub_host >= 0)
 		close(sub_host);
 	return rc;
@@ -370,7 +378,7 @@ static int entry_diff(const struct changes_diff *d, const char *path, int upper,
 	const struct changes_rename *x = renames_at_new(&d->renames, rel_of(d, path));
 	if (x && !x->file && S_ISDIR(us.st_mode))
 		return in_filter(d, path) || holds_filter(d, path)
-			       ? renamed_diff(d, path, upper, name, x)
+			       ? renamed_diff(d, path, upper, name, &us, x)
 			       : 0;
 	if (x && x->file && S_ISREG(us.st_mode))
 		return in_filter(d, path) ? renamed_file_diff(d, path, upper, name, &us, x) : 0;
@@ -442,9 +450,10 @@ int changes_diff_tree(struct changes_diff *d, const struct changes_tree *t,
 {
 	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int upper = openat(t->dir_fd, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	mode_t root_mode = upper_root_mode(t->dir_fd);
+	int upper = upper_dir_open(t->dir_fd, "upper", root_mode);
 	if (upper < 0)
-		return error_set_sys(err, errno, PROCAGE_STEP_NONE, "the upper layer of %s",
+		return error_set_sys(err, -upper, PROCAGE_STEP_NONE, "the upper layer of %s",
 				     t->path);
 	/* A tree gone from the host (or reached through a link now) shows all as added. */
 	int host = sys_openat2(AT_FDCWD, t->path, &how);
@@ -457,6 +466,7 @@ int changes_diff_tree(struct changes_diff *d, const struct changes_tree *t,
 	renames_free(&d->renames);
 	d->host_root = -1;
 	close(upper);
+	upper_dir_done(t->dir_fd, "upper", root_mode);
 	if (host >= 0)
 		close(host);
 	if (rc < 0)

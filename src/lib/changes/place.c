@@ -1,5 +1,6 @@
 /* Entries placed on the host and taken away (place.h). */
 #include "place.h"
+#include "upper_access.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,9 +136,9 @@ int place_entry(int upper_dir, const char *name, const struct stat *st, int host
 		if (symlinkat(target, host_dir, tmp) != 0)
 			return -errno;
 	} else {
-		int in = openat(upper_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		int in = upper_file_open(upper_dir, name, O_RDONLY, st->st_mode);
 		if (in < 0)
-			return -errno;
+			return in;
 		was_moved = moved(in, upper_dir, name, host_dir, tmp);
 		if (!was_moved)
 			rc = copied(in, st, host_dir, tmp);
