@@ -470,7 +470,8 @@ for name in ("trusted.overlay.redirect", "user.overlay.redirect"):
 closed_modes() {
 	local user=$1 limit=${2:-} dir="$work/$1/closed${2:+-bounded}" out id args=()
 	[ -z "$limit" ] || args=(--limit "changes=$limit")
-	mkdir -p "$dir/ws"
+	home="$work/$user/home" tmp="$work/$user/tmp"
+	mkdir -p "$dir/ws" "$home" "$tmp"
 	echo old >"$dir/ws/h"
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir"
 	local what="$user${limit:+, bounded}"
@@ -509,9 +510,66 @@ closed_modes() {
 	chmod -R u+rwx "$dir/ws2"
 }
 
+# Fixtures for packages_applied, made here offline: a wheel and an npm
+# tarball (each skipped, and said, where this machine cannot make it).
+py=/usr/bin/python3
+fixtures="$work/fixtures"
+mkdir -p "$fixtures/wheel/tinypkg" "$fixtures/dist" "$fixtures/pkg"
+printf 'VALUE = 1\n' >"$fixtures/wheel/tinypkg/__init__.py"
+printf 'from setuptools import setup\nsetup(name="tinypkg", version="1.0", packages=["tinypkg"])\n' \
+	>"$fixtures/wheel/setup.py"
+have_wheel=1
+(cd "$fixtures/wheel" && HOME="$fixtures" "$py" -m pip wheel -q --no-deps --no-build-isolation \
+	--no-index -w "$fixtures/dist" . >"$fixtures/wheel.log" 2>&1) || have_wheel=0
+have_npm=0
+if command -v npm >/dev/null; then
+	printf '{"name":"tiny","version":"1.0.0","main":"index.js"}\n' >"$fixtures/pkg/package.json"
+	printf 'module.exports = 1;\n' >"$fixtures/pkg/index.js"
+	(cd "$fixtures/pkg" && HOME="$fixtures" npm pack --silent --pack-destination "$fixtures/dist" \
+		>/dev/null 2>&1) && have_npm=1
+fi
+
+# packages_applied USER: in a repository with a virtual environment made
+# before, an agent's installs under --changes overlay (pip of a wheel
+# into the environment, npm of a tarball into node_modules) are applied
+# by the default rule when the run ends, and work on the host.
+packages_applied() {
+	local user=$1 repo="$work/$1/packages" out
+	home="$work/$user/home" tmp="$work/$user/tmp"
+	mkdir -p "$repo" "$home" "$tmp"
+	cp "$fixtures"/dist/* "$repo/" 2>/dev/null
+	printf '{"name":"proj","version":"1.0.0"}\n' >"$repo/package.json"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$work/$user"
+	if [ "$have_wheel" = 1 ] && run_as "$user" "$py" -m venv "$repo/v" >/dev/null 2>&1; then
+		out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- sh -c \
+			'v/bin/pip install -q --no-index --no-cache-dir ./tinypkg-1.0-*.whl &&
+			 v/bin/python -c "import tinypkg; print(\"IN-CAGE\", tinypkg.VALUE)"' 2>&1)
+		like "$out" "IN-CAGE 1" "$user: pip installs into the environment inside the cage"
+		is "$(cd "$repo" && run_as "$user" v/bin/python -c 'import tinypkg; print(tinypkg.VALUE)' 2>&1)" \
+			"1" "$user: and the package is in the host's environment once the run ends"
+	else
+		skip "no wheel or no virtual environment offline here: $(tail -1 "$fixtures/wheel.log")"
+		skip "(the same)"
+	fi
+	if [ "$have_npm" = 1 ]; then
+		out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- sh -c \
+			'npm install --offline --no-audit --no-fund ./tiny-1.0.0.tgz >/dev/null &&
+			 node -e "console.log(\"IN-CAGE\", require(\"tiny\"))"' 2>&1)
+		like "$out" "IN-CAGE 1" "$user: npm installs into node_modules inside the cage"
+		is "$(cd "$repo" && node -e 'console.log(require("tiny"))' 2>&1)" "1" \
+			"$user: and node_modules holds it on the host once the run ends"
+		like "$(cat "$repo/package.json")" '"tiny"' "$user: package.json names it on the host"
+	else
+		skip "npm is not installed, or could not pack a tarball offline"
+		skip "(the same)"
+		skip "(the same)"
+	fi
+}
+
 users="uid$(id -u)"
 [ "$(id -u)" -eq 0 ] && users="root 65534"
 for user in $users; do
+	packages_applied "$user"
 	applied_by_rule "$user"
 	closed_modes "$user"
 	closed_modes "$user" 4M

@@ -45,6 +45,10 @@ wait_until() {
 		sleep 0.05
 	done
 }
+skip() { # skip REASON: one check not made here, counted, and why
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n # SKIP $1"
+}
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]

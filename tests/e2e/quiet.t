@@ -86,12 +86,12 @@ for tier in T1 T2; do
 				"$u/venvdir/v/bin/pip" install -q --no-index --no-cache-dir \
 				./tinypkg-1.0-py3-none-any.whl
 		else
-			echo "ok # SKIP no wheel could be built offline: $(tail -1 "$fixtures/wheel.log")"
+			skip "no wheel could be built offline: $(tail -1 "$fixtures/wheel.log")"
 		fi
 		if command -v node >/dev/null; then
 			quiet "$tier" "$user" "node -e" "$u/c" node -e 'console.log(1 + 1)'
 		else
-			echo "ok # SKIP node is not installed"
+			skip "node is not installed"
 		fi
 		if [ "$have_npm" = 1 ]; then
 			# npm's cache is the run's own when the cage gives it no ~/.npm.
@@ -108,7 +108,7 @@ for tier in T1 T2; do
 			[ -d "$home/.npm/_cacache" ]
 			ok $? "$tier, $user: and the cache is in the granted ~/.npm"
 		else
-			echo "ok # SKIP npm is not installed"
+			skip "npm is not installed"
 		fi
 		(cd "$u/c" && cage "$tier" "$user" --explain all -- sh -c "$SECRET; true") \
 			>/dev/null 2>"$work/err"
