@@ -1,8 +1,9 @@
 # Changes as an overlay (--changes overlay), on tier T1, as root and as
-# uid 65534: in a git repository the run edits, commits, makes and
-# removes directories, renames one, plants a hook, sets core.fsmonitor,
-# links to the home and puts an executable ls in a bin/ directory on its
-# PATH. The host tree is unchanged until the change set is applied;
+# uid 65534: in a git repository the run edits, installs with pip (into
+# a virtual environment made before) and npm, commits, makes and removes
+# directories, renames one, plants a hook, sets core.fsmonitor, links to
+# the home and puts an executable ls in a bin/ directory on its PATH.
+# The host tree is unchanged until the change set is applied;
 # applying it by the safe rule brings the edits and the commit (git log
 # shows it, git fsck is clean) and holds back each planted item, named;
 # procage changes apply ID PATH then applies a held item. show gives each
@@ -28,6 +29,9 @@ mkdir -p newdir/sub
 echo new >newdir/sub/f
 rm -r olddir
 mv movedir moved
+# An agent's installs into the tree (fixtures given where this machine made them).
+if [ -n "${WHEEL:-}" ]; then v/bin/pip install -q --no-index --no-cache-dir "$WHEEL"; fi
+if [ -n "${TARBALL:-}" ]; then npm install --offline --no-audit --no-fund "$TARBALL" >/dev/null; fi
 git add -A
 git -c user.name=cage -c user.email=cage@example.invalid commit -qm 'made in the cage'
 printf '#!/bin/sh\necho hooked\n' >.git/hooks/pre-commit
@@ -39,6 +43,25 @@ printf '#!/bin/sh\necho not-ls\n' >bin/ls
 chmod +x bin/ls
 echo CAGE-OK
 SH
+
+# Fixtures for the agent's installs, made here offline: a wheel and an npm
+# tarball (each skipped, and said, where this machine cannot make it).
+py=/usr/bin/python3
+fixtures="$work/fixtures"
+mkdir -p "$fixtures/wheel/tinypkg" "$fixtures/dist" "$fixtures/pkg"
+printf 'VALUE = 1\n' >"$fixtures/wheel/tinypkg/__init__.py"
+printf 'from setuptools import setup\nsetup(name="tinypkg", version="1.0", packages=["tinypkg"])\n' \
+	>"$fixtures/wheel/setup.py"
+have_wheel=1
+(cd "$fixtures/wheel" && HOME="$fixtures" "$py" -m pip wheel -q --no-deps --no-build-isolation \
+	--no-index -w "$fixtures/dist" . >"$fixtures/wheel.log" 2>&1) || have_wheel=0
+have_npm=0
+if command -v npm >/dev/null; then
+	printf '{"name":"tiny","version":"1.0.0","main":"index.js"}\n' >"$fixtures/pkg/package.json"
+	printf 'module.exports = 1;\n' >"$fixtures/pkg/index.js"
+	(cd "$fixtures/pkg" && HOME="$fixtures" npm pack --silent --pack-destination "$fixtures/dist" \
+		>/dev/null 2>&1) && have_npm=1
+fi
 
 # store_refused USER DIR STATE WHAT NAMED: a run from DIR with its store in
 # STATE is refused before anything runs, and the refusal says NAMED.
@@ -63,7 +86,16 @@ applied_by_rule() {
 	echo a >"$repo/a"
 	echo o >"$repo/olddir/o"
 	echo m >"$repo/movedir/m"
+	# What the agent installs from, and into: ignored by git, as usual.
+	printf 'v/\nnode_modules/\n*.whl\n*.tgz\n' >"$repo/.gitignore"
+	printf '{"name":"proj","version":"1.0.0"}\n' >"$repo/package.json"
+	cp "$fixtures"/dist/* "$repo/" 2>/dev/null
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir"
+	local installs=()
+	if [ "$have_wheel" = 1 ] && run_as "$user" "$py" -m venv "$repo/v" >/dev/null 2>&1; then
+		installs+=(WHEEL="$(cd "$repo" && ls tinypkg-*.whl)")
+	fi
+	[ "$have_npm" = 1 ] && installs+=(TARBALL=./tiny-1.0.0.tgz)
 	git_host() { (cd "$repo" && run_as "$user" git -c user.name=host \
 		-c user.email=host@example.invalid "$@"); }
 	git_host init -q . && git_host add -A && git_host commit -qm first
@@ -71,9 +103,9 @@ applied_by_rule() {
 	config_before=$(cat "$repo/.git/config")
 	userpath="$repo/bin:/usr/local/bin:/usr/bin:/bin"
 
-	out=$(cd "$repo" && run_as "$user" env PATH="$userpath" "$PROCAGE" run \
+	out=$(cd "$repo" && run_as "$user" env PATH="$userpath" "${installs[@]}" "$PROCAGE" run \
 		--changes overlay --apply none -- sh -c "$(cat "$work/in-cage.sh")" 2>&1)
-	like "$out" "CAGE-OK" "$user: edits, a commit, directories made, removed and renamed, a hook, fsmonitor, links inside the cage"
+	like "$out" "CAGE-OK" "$user: edits, a commit, directories made, removed and renamed, installs, a hook, fsmonitor, links inside the cage"
 	id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
 	[ -n "$id" ]
 	ok $? "$user: --apply none names the change set it keeps"
@@ -82,6 +114,8 @@ applied_by_rule() {
 	[ -d "$repo/olddir" ] && [ ! -e "$repo/newdir" ] && [ ! -e "$repo/homelink" ] &&
 		[ ! -e "$repo/bin" ] && [ ! -e "$repo/.git/hooks/pre-commit" ]
 	ok $? "$user: nothing made or removed on the host before apply"
+	[ ! -e "$repo/node_modules" ] && ! ls -d "$repo"/v/lib/*/site-packages/tinypkg >/dev/null 2>&1
+	ok $? "$user: nothing installed on the host before apply"
 
 	out=$(cd "$repo" && run_as "$user" env PATH="$userpath" "$PROCAGE" changes apply "$id" 2>&1)
 	ok $? "$user: changes apply (safe) succeeds"
@@ -94,6 +128,20 @@ applied_by_rule() {
 		[ ! -e "$repo/movedir" ]
 	ok $? "$user: directories made, removed and renamed"
 	is "$(git_host status --porcelain)" "" "$user: the work tree matches the commit"
+	if [ "$have_wheel" = 1 ] && [ -x "$repo/v/bin/python" ]; then
+		is "$(cd "$repo" && run_as "$user" v/bin/python -c 'import tinypkg; print(tinypkg.VALUE)' 2>&1)" \
+			"1" "$user: the package pip installed is in the host's environment"
+	else
+		skip "no wheel or no virtual environment offline here: $(tail -1 "$fixtures/wheel.log")"
+	fi
+	if [ "$have_npm" = 1 ]; then
+		is "$(cd "$repo" && node -e 'console.log(require("tiny"))' 2>&1)" "1" \
+			"$user: the package npm installed is in the host's node_modules"
+		like "$(cat "$repo/package.json")" '"tiny"' "$user: and package.json names it"
+	else
+		skip "npm is not installed, or could not pack a tarball offline"
+		skip "(the same)"
+	fi
 	like "$out" "held back: $repo/.git/hooks/pre-commit \(inside a git directory \(a hook\)\), 22 bytes" \
 		"$user: the hook is held back, named, with its size"
 	like "$out" "held back: $repo/.git/config \(a git config change \(core.fsmonitor\)\)" \
@@ -510,66 +558,9 @@ closed_modes() {
 	chmod -R u+rwx "$dir/ws2"
 }
 
-# Fixtures for packages_applied, made here offline: a wheel and an npm
-# tarball (each skipped, and said, where this machine cannot make it).
-py=/usr/bin/python3
-fixtures="$work/fixtures"
-mkdir -p "$fixtures/wheel/tinypkg" "$fixtures/dist" "$fixtures/pkg"
-printf 'VALUE = 1\n' >"$fixtures/wheel/tinypkg/__init__.py"
-printf 'from setuptools import setup\nsetup(name="tinypkg", version="1.0", packages=["tinypkg"])\n' \
-	>"$fixtures/wheel/setup.py"
-have_wheel=1
-(cd "$fixtures/wheel" && HOME="$fixtures" "$py" -m pip wheel -q --no-deps --no-build-isolation \
-	--no-index -w "$fixtures/dist" . >"$fixtures/wheel.log" 2>&1) || have_wheel=0
-have_npm=0
-if command -v npm >/dev/null; then
-	printf '{"name":"tiny","version":"1.0.0","main":"index.js"}\n' >"$fixtures/pkg/package.json"
-	printf 'module.exports = 1;\n' >"$fixtures/pkg/index.js"
-	(cd "$fixtures/pkg" && HOME="$fixtures" npm pack --silent --pack-destination "$fixtures/dist" \
-		>/dev/null 2>&1) && have_npm=1
-fi
-
-# packages_applied USER: in a repository with a virtual environment made
-# before, an agent's installs under --changes overlay (pip of a wheel
-# into the environment, npm of a tarball into node_modules) are applied
-# by the default rule when the run ends, and work on the host.
-packages_applied() {
-	local user=$1 repo="$work/$1/packages" out
-	home="$work/$user/home" tmp="$work/$user/tmp"
-	mkdir -p "$repo" "$home" "$tmp"
-	cp "$fixtures"/dist/* "$repo/" 2>/dev/null
-	printf '{"name":"proj","version":"1.0.0"}\n' >"$repo/package.json"
-	[ "$user" != 65534 ] || chown -R 65534:65534 "$work/$user"
-	if [ "$have_wheel" = 1 ] && run_as "$user" "$py" -m venv "$repo/v" >/dev/null 2>&1; then
-		out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- sh -c \
-			'v/bin/pip install -q --no-index --no-cache-dir ./tinypkg-1.0-*.whl &&
-			 v/bin/python -c "import tinypkg; print(\"IN-CAGE\", tinypkg.VALUE)"' 2>&1)
-		like "$out" "IN-CAGE 1" "$user: pip installs into the environment inside the cage"
-		is "$(cd "$repo" && run_as "$user" v/bin/python -c 'import tinypkg; print(tinypkg.VALUE)' 2>&1)" \
-			"1" "$user: and the package is in the host's environment once the run ends"
-	else
-		skip "no wheel or no virtual environment offline here: $(tail -1 "$fixtures/wheel.log")"
-		skip "(the same)"
-	fi
-	if [ "$have_npm" = 1 ]; then
-		out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- sh -c \
-			'npm install --offline --no-audit --no-fund ./tiny-1.0.0.tgz >/dev/null &&
-			 node -e "console.log(\"IN-CAGE\", require(\"tiny\"))"' 2>&1)
-		like "$out" "IN-CAGE 1" "$user: npm installs into node_modules inside the cage"
-		is "$(cd "$repo" && node -e 'console.log(require("tiny"))' 2>&1)" "1" \
-			"$user: and node_modules holds it on the host once the run ends"
-		like "$(cat "$repo/package.json")" '"tiny"' "$user: package.json names it on the host"
-	else
-		skip "npm is not installed, or could not pack a tarball offline"
-		skip "(the same)"
-		skip "(the same)"
-	fi
-}
-
 users="uid$(id -u)"
 [ "$(id -u)" -eq 0 ] && users="root 65534"
 for user in $users; do
-	packages_applied "$user"
 	applied_by_rule "$user"
 	closed_modes "$user"
 	closed_modes "$user" 4M
