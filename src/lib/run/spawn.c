@@ -349,6 +349,79 @@ static int run_supervise(struct procage_run *run, const struct procage_cage *cag
 	return rc;
 }
 
+/*
+ * What a spawn needs before its reaper: the report file, the listeners of
+ * the run's proxy and published ports, the plan.
+ */
+static int spawn_ready(const struct procage_cage *cage, const struct procage_spawn_opts *o,
+		       bool supervised, struct spawn_state *s, struct procage_error *err)
+{
+	int rc;
+	/*
+	 * The report file is opened before the child exists, so that nothing
+	 * of this run can swap what its path names between the check and the
+	 * open; from here it is kept by descriptor.
+	 */
+	if (supervised && o->report_json_path &&
+	    (s->report_fd = own_files_open_report(cage, o->report_json_path, err)) < 0) {
+		rc = s->report_fd;
+		s->report_fd = -1;
+		return rc;
+	}
+	if (cage->net_broker == BROKER_NET_PROXY && (rc = proxy_listener_open(s, err)) < 0)
+		return rc;
+	/* Before any child: a published port the host already uses refuses the run. */
+	if (cage->policy->n_publish && cage->tier == PROCAGE_TIER_T1 &&
+	    (rc = publish_listen(cage->policy->publish, cage->policy->n_publish, &s->publish,
+				 err)) < 0)
+		return rc;
+	if ((rc = spawn_prepare(cage, o, s, err)) < 0)
+		return rc;
+	capture_plan(cage->policy, &s->plan);
+	return 0;
+}
+
+/*
+ * The run takes over from a spawn whose target started: the layers of a
+ * bounded change set, the relay of published ports, the supervision and
+ * the run's directories. On failure the run is ended and freed.
+ */
+static int run_take_over(struct procage_run *run, const struct procage_cage *cage,
+			 struct spawn_state *s, bool supervised, struct procage_error *err)
+{
+	int rc;
+	/* Without its layers the bounded change set would be lost: the run is ended. */
+	if (s->plan.changes_limit && run->reaper.changes_layers < 0) {
+		procage_run_free(run);
+		(void)procage_changes_discard(s->changes_id, NULL);
+		return error_set(err, -EIO, "the run's reaper did not hand over the layers of its "
+					    "bounded change set");
+	}
+	if (s->publish) {
+		int factory = run->reaper.publish_factory;
+		run->reaper.publish_factory = -1;
+		if (factory < 0 || (rc = publish_start(s->publish, factory, err)) < 0) {
+			/* The relay owns the factory from publish_start on, failed or not. */
+			if (factory < 0)
+				rc = error_set(err, -EIO, "the run's reaper gave no socket factory for "
+							  "the published ports");
+			procage_run_free(run);
+			return rc;
+		}
+		run->publish = s->publish;
+		s->publish = NULL;
+	}
+	run->tmpdir = s->tmpdir;
+	s->tmpdir = NULL;
+	if (supervised && (rc = run_supervise(run, cage, s, err)) < 0) {
+		procage_run_free(run);
+		return rc;
+	}
+	run->cgroup_dir = s->cgroup_dir;
+	s->cgroup_dir = NULL;
+	return 0;
+}
+
 PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 			      const struct procage_spawn_opts *opts, struct procage_run **out,
 			      struct procage_error *err)
@@ -374,28 +447,9 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	struct procage_run *run = run_alloc(cage);
 	if (!run)
 		return error_set(err, -ENOMEM, "out of memory");
-	/*
-	 * The report file is opened before the child exists, so that nothing
-	 * of this run can swap what its path names between the check and the
-	 * open; from here it is kept by descriptor.
-	 */
 	bool supervised = cage_supervised(cage);
-	if (supervised && o.report_json_path &&
-	    (s.report_fd = own_files_open_report(cage, o.report_json_path, err)) < 0) {
-		rc = s.report_fd;
-		s.report_fd = -1;
+	if ((rc = spawn_ready(cage, &o, supervised, &s, err)) < 0)
 		goto fail;
-	}
-	if (cage->net_broker == BROKER_NET_PROXY && (rc = proxy_listener_open(&s, err)) < 0)
-		goto fail;
-	/* Before any child: a published port the host already uses refuses the run. */
-	if (cage->policy->n_publish && cage->tier == PROCAGE_TIER_T1 &&
-	    (rc = publish_listen(cage->policy->publish, cage->policy->n_publish, &s.publish,
-				 err)) < 0)
-		goto fail;
-	if ((rc = spawn_prepare(cage, &o, &s, err)) < 0)
-		goto fail;
-	capture_plan(cage->policy, &s.plan);
 
 	struct reaper_start start = { .plan = &s.plan,
 				      .tmp_base = cage->tmp_base,
@@ -423,14 +477,6 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 		goto fail;
 	run->reaper = reaper;
 	memcpy(run->changes_id, s.changes_id, sizeof run->changes_id);
-	/* Without its layers the bounded change set would be lost: the run is ended. */
-	if (s.plan.changes_limit && run->reaper.changes_layers < 0) {
-		procage_run_free(run);
-		(void)procage_changes_discard(s.changes_id, NULL);
-		spawn_state_release(&s);
-		return error_set(err, -EIO, "the run's reaper did not hand over the layers of its "
-					    "bounded change set");
-	}
 	if (gate_rc < 0) {
 		/* Cannot be (the command runs only on GATE_PASS); refused all the same. */
 		procage_run_free(run);
@@ -438,35 +484,11 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 		*err = gate_err;
 		return gate_rc;
 	}
-	if (s.publish) {
-		int factory = run->reaper.publish_factory;
-		run->reaper.publish_factory = -1;
-		if (factory < 0 || (rc = publish_start(s.publish, factory, err)) < 0) {
-			/* The relay owns the factory from publish_start on, failed or not. */
-			if (factory < 0)
-				rc = error_set(err, -EIO, "the run's reaper gave no socket factory for "
-							  "the published ports");
-			procage_run_free(run);
-			spawn_state_release(&s);
-			return rc;
-		}
-		run->publish = s.publish;
-		s.publish = NULL;
-	}
-	if (supervised && (rc = run_supervise(run, cage, &s, err)) < 0) {
-		run->tmpdir = s.tmpdir;
-		s.tmpdir = NULL;
-		procage_run_free(run);
-		spawn_state_release(&s);
-		return rc;
-	}
-	run->tmpdir = s.tmpdir;
-	s.tmpdir = NULL;
-	run->cgroup_dir = s.cgroup_dir;
-	s.cgroup_dir = NULL;
+	rc = run_take_over(run, cage, &s, supervised, err);
 	spawn_state_release(&s);
-	*out = run;
-	return 0;
+	if (rc == 0)
+		*out = run;
+	return rc;
 fail:
 	/* Nothing ran in it: the change set of a run that never started goes. */
 	if (s.changes_id[0])
