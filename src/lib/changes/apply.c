@@ -97,12 +97,10 @@ static int remove_entry(int dir, const char *name, unsigned char type)
 	struct stat st;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return errno == ENOENT ? 0 : -errno;
-	/* overlayfs leaves its work directory without permissions. */
-	if (S_ISDIR(st.st_mode) && (st.st_mode & 0700) != 0700)
-		(void)!fchmodat(dir, name, 0700, 0);
-	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* overlayfs leaves its work directory without permissions, and a run may leave any. */
+	int fd = upper_dir_open(dir, name, st.st_mode);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -206,8 +204,8 @@ static bool getxattrat_opaque(const struct overlay_marks *m, int dir, const char
 	if (fd < 0)
 		return false;
 	bool opaque = marks_opaque(m, fd);
+	upper_dir_done(fd, mode);
 	close(fd);
-	upper_dir_done(dir, name, mode);
 	return opaque;
 }
 
@@ -334,8 +332,8 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 			char path[PATH_MAX * 2];
 			snprintf(path, sizeof path, "%s/%s", tree, rel);
 			w->remaining++;
+			upper_dir_done(sub_upper, st->st_mode);
 			close(sub_upper);
-			upper_dir_done(upper, name, st->st_mode);
 			if (sub_host >= 0)
 				close(sub_host);
 			return changes_walk_line(w, "not applied: %s: %s", path,
@@ -352,8 +350,8 @@ static int dir_entry(struct changes_walk *w, const char *tree, int upper, int ho
 		sub_host = openat(host, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	rc = dir_walk(w, tree, sub_upper, sub_host, rel, err);
+	upper_dir_done(sub_upper, st->st_mode);
 	close(sub_upper);
-	upper_dir_done(upper, name, st->st_mode);
 	/* Its entries in: the mode the run left, even one that keeps its owner out. */
 	if (sub_host >= 0 && final != (mode_t)-1 && (final & 0700) != 0700 &&
 	    fchmod(sub_host, final) != 0 && rc == 0)
@@ -395,8 +393,8 @@ static int renamed_entry(struct changes_walk *w, const char *tree, int upper, co
 		if (w->host_root >= 0)
 			(void)changes_rel_dir_open(w->host_root, x->old_rel, &sub_host);
 		rc = dir_walk(w, tree, sub_upper, sub_host, rel, err);
+		upper_dir_done(sub_upper, st->st_mode);
 		close(sub_upper);
-		upper_dir_done(upper, name, st->st_mode);
 		if (sub_host >= 0)
 			close(sub_host);
 		return rc;
@@ -590,16 +588,16 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 	if (host < 0 && w->mode != CHANGES_LIST) {
 		int rc = error_set_sys(err, errno, PROCAGE_STEP_NONE,
 				       "the tree %s (gone, or a link on its way)", t->path);
+		upper_dir_done(upper, root_mode);
 		close(upper);
-		upper_dir_done(t->dir_fd, "upper", root_mode);
 		return rc;
 	}
 	/* A tree whose path names another directory now gets nothing; the other trees go on. */
 	struct stat root;
 	if (host >= 0 && w->mode != CHANGES_LIST &&
 	    (fstat(host, &root) != 0 || root.st_dev != t->root_dev || root.st_ino != t->root_ino)) {
+		upper_dir_done(upper, root_mode);
 		close(upper);
-		upper_dir_done(t->dir_fd, "upper", root_mode);
 		close(host);
 		w->remaining++;
 		return changes_walk_line(w, "not applied: %s: the tree is not the directory the run saw "
@@ -629,8 +627,8 @@ int changes_tree_walk(struct changes_walk *w, const struct changes_tree *t,
 				w->renames.items[i].state != RENAME_DONE;
 	renames_free(&w->renames);
 	w->host_root = -1;
+	upper_dir_done(upper, root_mode);
 	close(upper);
-	upper_dir_done(t->dir_fd, "upper", root_mode);
 	if (host >= 0)
 		close(host);
 	return rc;

@@ -330,8 +330,8 @@ static int renamed_diff(const struct changes_diff *d, const char *path, int uppe
 	if (d->host_root >= 0)
 		(void)changes_rel_dir_open(d->host_root, x->old_rel, &sub_host);
 	int rc = upper_walk(d, path, sub_upper, sub_host, false);
+	upper_dir_done(sub_upper, us->st_mode);
 	close(sub_upper);
-	upper_dir_done(upper, name, us->st_mode);
 	if (sub_host >= 0)
 		close(sub_host);
 	return rc;
@@ -359,8 +359,8 @@ static int dir_diff(const struct changes_diff *d, const char *path, int upper, i
 	}
 	if (rc == 0)
 		rc = upper_walk(d, path, sub_upper, sub_host, opaque);
+	upper_dir_done(sub_upper, us->st_mode);
 	close(sub_upper);
-	upper_dir_done(upper, name, us->st_mode);
 	if (sub_host >= 0)
 		close(sub_host);
 	return rc;
@@ -465,8 +465,8 @@ int changes_diff_tree(struct changes_diff *d, const struct changes_tree *t,
 		rc = upper_walk(d, t->path, upper, host, false);
 	renames_free(&d->renames);
 	d->host_root = -1;
+	upper_dir_done(upper, root_mode);
 	close(upper);
-	upper_dir_done(t->dir_fd, "upper", root_mode);
 	if (host >= 0)
 		close(host);
 	if (rc < 0)

@@ -8,8 +8,10 @@
  * this, a run could make its own change set unreadable to a caller who is
  * not root: nothing shown, nothing applied.
  *
- * The store is the caller's alone (store.c checks its owner and mode), so
- * nothing swaps an entry between its stat and its chmod.
+ * A mode is only ever changed through a descriptor of the entry itself,
+ * opened without following a link: the run whose change set it is may
+ * still be running (procage changes show during the run) and swap a name
+ * for a link to a host file meanwhile, which must never be changed.
  */
 #ifndef PROCAGE_CHANGES_UPPER_ACCESS_H
 #define PROCAGE_CHANGES_UPPER_ACCESS_H
@@ -29,8 +31,8 @@ int upper_file_open(int dir, const char *name, int flags, mode_t mode);
  * may list it, look up and change its entries.
  */
 int upper_dir_open(int dir, const char *name, mode_t mode);
-/* Its mode set back to mode (nothing when it is gone, applied whole). */
-void upper_dir_done(int dir, const char *name, mode_t mode);
+/* The directory upper_dir_open gave (fd, not yet closed) set back to mode. */
+void upper_dir_done(int fd, mode_t mode);
 
 /*
  * The mode of a tree's upper layer ("upper" in tree_fd, its directory in
