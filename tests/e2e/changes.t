@@ -1,6 +1,6 @@
 # Changes as an overlay (--changes overlay), on tier T1, as root and as
 # uid 65534: in a git repository the run edits, installs with pip (into
-# a virtual environment made before) and npm, commits, makes and removes
+# a virtual environment made before, by the host's pip) and npm, commits, makes and removes
 # directories, renames one, plants a hook, sets core.fsmonitor, links to
 # the home and puts an executable ls in a bin/ directory on its PATH.
 # The host tree is unchanged until the change set is applied;
@@ -30,7 +30,9 @@ echo new >newdir/sub/f
 rm -r olddir
 mv movedir moved
 # An agent's installs into the tree (fixtures given where this machine made them).
-if [ -n "${WHEEL:-}" ]; then v/bin/pip install -q --no-index --no-cache-dir "$WHEEL"; fi
+if [ -n "${WHEEL:-}" ]; then
+	python3 -m pip --python v/bin/python install -q --no-index --no-cache-dir "$WHEEL"
+fi
 if [ -n "${TARBALL:-}" ]; then npm install --offline --no-audit --no-fund "$TARBALL" >/dev/null; fi
 git add -A
 git -c user.name=cage -c user.email=cage@example.invalid commit -qm 'made in the cage'
@@ -92,7 +94,7 @@ applied_by_rule() {
 	cp "$fixtures"/dist/* "$repo/" 2>/dev/null
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$dir"
 	local installs=()
-	if [ "$have_wheel" = 1 ] && run_as "$user" "$py" -m venv "$repo/v" >/dev/null 2>&1; then
+	if [ "$have_wheel" = 1 ] && run_as "$user" "$py" -m venv --without-pip "$repo/v" >/dev/null 2>&1; then
 		installs+=(WHEEL="$(cd "$repo" && ls tinypkg-*.whl)")
 	fi
 	[ "$have_npm" = 1 ] && installs+=(TARBALL=./tiny-1.0.0.tgz)
@@ -563,6 +565,7 @@ users="uid$(id -u)"
 for user in $users; do
 	applied_by_rule "$user"
 	closed_modes "$user"
-	closed_modes "$user" 4M
+	# Root reads every mode: the bounded copy's part is the same for it.
+	[ "$user" = root ] || closed_modes "$user" 4M
 done
 done_testing
