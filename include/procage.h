@@ -1022,12 +1022,15 @@ enum procage_apply_rule {
  * temporary name and renamed into place. *lines: what was held back or
  * not applied, and why (NULL: nothing). *kept (when not NULL): 1 when the
  * set remains in the store with what was not applied, 0 when it was
- * applied whole and removed.
+ * applied whole and removed. -EBUSY while the set's run has not ended
+ * (procage_run_wait) or another apply or discard works on it: nothing is
+ * applied. A set is shown (procage_changes_show, _entries, _diff) while
+ * its run goes on.
  */
 PROCAGE_API int procage_changes_apply(const char *id, int rule, const char *const *paths,
 				      size_t n_paths, char ***lines, int *kept,
 				      struct procage_error *err);
-/* Remove set id from the store, applying nothing. */
+/* Remove set id from the store, applying nothing; -EBUSY as for apply. */
 PROCAGE_API int procage_changes_discard(const char *id, struct procage_error *err);
 /*
  * Send a signal to the run, as a terminal would: to the target's process

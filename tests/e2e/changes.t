@@ -560,10 +560,42 @@ closed_modes() {
 	chmod -R u+rwx "$dir/ws2"
 }
 
+# live_set_claimed USER: while its run goes on, a change set is shown but
+# neither applied nor discarded (the run still writes into it through the
+# overlay); once the run has ended, the same apply succeeds.
+live_set_claimed() {
+	local user=$1 dir="$work/$1/live" line id out
+	home="$work/$user/home" tmp="$work/$user/tmp"
+	mkdir -p "$dir" "$home" "$tmp"
+	[ "$user" != 65534 ] || chown -R 65534:65534 "$work/$user"
+	coproc LIVE { cd "$dir" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'echo x >made; echo STARTED; read go' 2>&1; }
+	read -r -t 60 line <&"${LIVE[0]}"
+	is "$line" "STARTED" "$user: a run with --changes overlay is going"
+	id=$(run_as "$user" "$PROCAGE" changes list | tail -1)
+	out=$(run_as "$user" "$PROCAGE" changes show "$id" 2>&1)
+	like "$out" "added $dir/made" "$user: its change set is shown while it goes on"
+	out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
+	[ $? -ne 0 ] && [ ! -e "$dir/made" ]
+	ok $? "$user: it is not applied while the run goes on"
+	like "$out" "change set $id is in use: its run has not ended" "$user: and procage says why"
+	run_as "$user" "$PROCAGE" changes discard "$id" >/dev/null 2>&1
+	[ $? -ne 0 ] && [ -n "$(run_as "$user" "$PROCAGE" changes list | grep -x "$id")" ]
+	ok $? "$user: nor discarded"
+	echo go >&"${LIVE[1]}"
+	out=$(cat <&"${LIVE[0]}")
+	wait "$LIVE_PID"
+	like "$out" "changes kept as $id" "$user: the run ends and keeps its change set"
+	run_as "$user" "$PROCAGE" changes apply "$id" >/dev/null 2>&1
+	[ $? -eq 0 ] && [ "$(cat "$dir/made")" = x ]
+	ok $? "$user: then the same apply succeeds"
+}
+
 users="uid$(id -u)"
 [ "$(id -u)" -eq 0 ] && users="root 65534"
 for user in $users; do
 	applied_by_rule "$user"
+	live_set_claimed "$user"
 	closed_modes "$user"
 	# Root reads every mode: the bounded copy's part is the same for it.
 	[ "$user" = root ] || closed_modes "$user" 4M

@@ -62,11 +62,17 @@ PROCAGE_API int procage_changes_discard(const char *id, struct procage_error *er
 	error_clear(err);
 	if (!id)
 		return error_set(err, -EINVAL, "no change set ID given");
-	int rc = set_open(id, &store_fd, &set_fd, err);
+	int rc = set_open(id, &store_fd, &set_fd, err), claim = -1;
 	if (rc < 0)
 		return rc;
+	rc = changes_set_claim(set_fd, id, &claim, err);
 	close(set_fd);
+	if (rc < 0) {
+		close(store_fd);
+		return rc;
+	}
 	rc = changes_remove_tree(store_fd, id);
+	close(claim);
 	close(store_fd);
 	return rc < 0 ? error_set_sys(err, -rc, PROCAGE_STEP_NONE, "removing change set %s", id)
 		      : 0;
@@ -81,11 +87,17 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 	const char *roots[CHANGES_MAX_TREES];
 	struct changes_walk w = { .mode = mode, .filter = paths, .n_filter = n_paths,
 				  .entries = entries };
-	int store_fd, set_fd;
+	int store_fd, set_fd, claim = -1;
 	size_t n = 0;
 	int rc = set_open(id, &store_fd, &set_fd, err);
 	if (rc < 0)
 		return rc;
+	/* Shown while its run goes on; applied only once it has ended, by one apply at a time. */
+	if (mode != CHANGES_LIST && (rc = changes_set_claim(set_fd, id, &claim, err)) < 0) {
+		close(set_fd);
+		close(store_fd);
+		return rc;
+	}
 	rc = changes_trees_read(set_fd, &trees, &n, err);
 	if (rc == 0)
 		rc = changes_started_read(set_fd, &w.started, err);
@@ -101,6 +113,9 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 	changes_trees_close(trees, n);
 	close(set_fd);
 	*emptied = rc == 0 && mode != CHANGES_LIST && w.remaining == 0;
+	/* Let go before it may become the spare, which the next run claims. */
+	if (claim >= 0)
+		close(claim);
 	if (*emptied)
 		changes_set_retire(store_fd, id);
 	close(store_fd);

@@ -259,7 +259,7 @@ int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
 			     char id[CHANGES_ID_MAX], struct procage_error *err)
 {
 	char store[PATH_MAX];
-	int store_fd = -1, set_fd = -1;
+	int store_fd = -1, set_fd = -1, lock_fd = -1;
 	int rc = changes_store_open(store, sizeof store, &store_fd, err);
 	if (rc == 0)
 		rc = store_reach_refusal(cage, store, err);
@@ -274,6 +274,9 @@ int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
 		rc = changes_set_create(store_fd, id, &set_fd, err);
 	if (rc == 0)
 		rc = start_mark(set_fd, &plan->changes_started, err);
+	/* Claimed by the run until it has ended: no apply meanwhile. */
+	if (rc == 0)
+		rc = changes_set_claim(set_fd, id, &lock_fd, err);
 	char set[PATH_MAX + CHANGES_ID_MAX + 2];
 	snprintf(set, sizeof set, "%s/%s", store, id);
 	for (size_t i = 0; rc == 0 && i < cage->masks.n_writable; i++) {
@@ -291,6 +294,9 @@ int changes_overlays_prepare(const struct procage_cage *cage, struct plan *plan,
 		close(store_fd);
 	else
 		plan->changes_store_fd = store_fd;
+	if (rc < 0 && lock_fd >= 0)
+		close(lock_fd);
+	plan->changes_lock_fd = rc < 0 ? -1 : lock_fd;
 	if (rc < 0)
 		error_prefix(err, rc, "changes as an overlay: ");
 	return rc;

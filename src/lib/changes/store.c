@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -293,5 +294,27 @@ int changes_started_read(int set_fd, struct timespec *t, struct procage_error *e
 		return rc;
 	t->tv_sec = (time_t)sec;
 	t->tv_nsec = nsec;
+	return 0;
+}
+
+int changes_set_claim(int set_fd, const char *id, int *lock_fd, struct procage_error *err)
+{
+	int fd = openat(set_fd, "started", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	*lock_fd = -1;
+	if (fd < 0)
+		return error_set_sys(err, errno, PROCAGE_STEP_NONE,
+				     "change set %s has no start mark", id);
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+		close(fd);
+		return e == EWOULDBLOCK
+			       ? error_set(err, -EBUSY,
+					   "change set %s is in use: its run has not ended, or "
+					   "another procage changes apply or discard works on it",
+					   id)
+			       : error_set_sys(err, e, PROCAGE_STEP_NONE, "claiming change set %s",
+					       id);
+	}
+	*lock_fd = fd;
 	return 0;
 }

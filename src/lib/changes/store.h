@@ -64,5 +64,14 @@ int changes_boot_id(char id[CHANGES_BOOT_ID_MAX]);
  * refused, -ESTALE.
  */
 int changes_started_read(int set_fd, struct timespec *t, struct procage_error *err);
+/*
+ * A change set claimed (*lock_fd, closed to let go): its run holds the
+ * claim from its spawn until it has ended and its layers are in the store,
+ * and apply and discard take it for as long as they work. A set claimed
+ * already is -EBUSY: its run still writes into it through the overlay, or
+ * another apply moves files out of it, and applying or removing it then
+ * would leave the overlay undefined and the host half done.
+ */
+int changes_set_claim(int set_fd, const char *id, int *lock_fd, struct procage_error *err);
 
 #endif

@@ -278,7 +278,9 @@ void plan_close_fds(struct plan *plan)
 	}
 	if (plan->changes_store && plan->changes_store_fd >= 0)
 		close(plan->changes_store_fd);
-	plan->changes_store_fd = -1;
+	if (plan->changes_store && plan->changes_lock_fd >= 0)
+		close(plan->changes_lock_fd);
+	plan->changes_store_fd = plan->changes_lock_fd = -1;
 }
 
 void plan_release(struct plan *plan)

@@ -151,6 +151,7 @@ struct plan {
 	size_t n_overlays;
 	char *changes_store;  /* the store of change sets (owned), masked; or NULL */
 	int changes_store_fd; /* its directory, opened by the parent */
+	int changes_lock_fd;  /* the run's claim on its change set (changes_set_claim) */
 	struct timespec changes_started; /* the start mark of the change set (overlays.c) */
 	/*
 	 * Must the target wait for the coarse clock to pass the mark? Not

@@ -95,6 +95,11 @@ static int run_finish(struct procage_run *run, struct procage_error *err)
 		if (kept < 0)
 			run->changes_id[0] = '\0';
 	}
+	/* The change set is whole in the store: apply may take it. */
+	if (run->changes_lock >= 0) {
+		close(run->changes_lock);
+		run->changes_lock = -1;
+	}
 	/* The reaper removed it; what it could not, the caller tries again. */
 	if (run->tmpdir && !lost) {
 		left = tmpdir_remove(run->tmpdir);

@@ -16,6 +16,7 @@ struct procage_run {
 	char *tmpdir_inside; /* tier T1: the run's tmpfs, as the run sees it (nothing on the host) */
 	char *cgroup_dir; /* likewise */
 	char changes_id[32]; /* changes as an overlay: the run's change set, or "" */
+	int changes_lock;    /* its claim (changes_set_claim) until the run has ended, or -1 */
 	struct publish_relay *publish; /* published ports relayed while the run lives, or NULL */
 	struct run_supervision supervision; /* reports and the proxy, while it goes on */
 	/*

@@ -319,6 +319,8 @@ static int proxy_listener_open(struct spawn_state *s, struct procage_error *err)
 static struct procage_run *run_alloc(const struct procage_cage *cage)
 {
 	struct procage_run *run = calloc(1, sizeof *run);
+	if (run)
+		run->changes_lock = -1;
 	/* The run may outlive the cage: its own copy of where its TMPDIR is. */
 	if (run && cage->tmp_mounted && !(run->tmpdir_inside = strdup(cage->tmp_base))) {
 		free(run);
@@ -430,6 +432,7 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
 				 .plan = { .status_fd = -1, .landlock_fd = -1, .root_private_tree_fd = -1,
 					   .cgroup_procs_fd = -1, .changes_store_fd = -1,
+					   .changes_lock_fd = -1,
 					   .exec_gate_fd = -1, .exec_gate_write_fd = -1 },
 				 .gate_wanted = true };
 	struct reaper_handle reaper;
@@ -477,6 +480,10 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 		goto fail;
 	run->reaper = reaper;
 	memcpy(run->changes_id, s.changes_id, sizeof run->changes_id);
+	if (s.plan.changes_store) {
+		run->changes_lock = s.plan.changes_lock_fd;
+		s.plan.changes_lock_fd = -1;
+	}
 	if (gate_rc < 0) {
 		/* Cannot be (the command runs only on GATE_PASS); refused all the same. */
 		procage_run_free(run);
