@@ -470,13 +470,65 @@ static bool judge_device(const struct denial_rules *r, enum denial_op op, const 
 	return true;
 }
 
+/*
+ * A refusal where no grant reaches: the narrowest grant that would make
+ * it go away, or why procage offers none (the home, a whole system tree,
+ * a class's location).
+ */
+static bool judge_not_granted(const struct denial_rules *r, enum denial_op op, const char *path,
+			      struct denial *out)
+{
+	char dir[4096], written[4096];
+	set(out, op, path, "not granted");
+	if (path_within(path, "/dev"))
+		return judge_device(r, op, path, out);
+	/*
+	 * A read names the file itself, or the directory itself for a
+	 * listing: the narrowest grant that makes this refusal go away.
+	 */
+	struct stat st;
+	if (op_writes(op))
+		suggested_directory(r, path, dir, sizeof dir);
+	else
+		snprintf(dir, sizeof dir, "%s", path);
+	/*
+	 * A write grant holding the home would let the command make the
+	 * startup files and configuration that do not exist yet (the
+	 * default policy refuses such a working directory for that reason).
+	 */
+	bool home = r->home && path_within(r->home, dir);
+	if (home || whole_tree(r, dir) || (op_writes(op) && read_granted_itself(r, dir))) {
+		snprintf(out->rule, sizeof out->rule, "%s",
+			 home ? (op_writes(op) ? "home" : "holds-home")
+			 : whole_tree(r, dir) ? "system-tree"
+					      : "read-grant");
+		snprintf(out->group, sizeof out->group, "%s", dir);
+		return true;
+	}
+	/* A grant procage would refuse: one lying in a location of a class. */
+	if (location_of(r, dir)) {
+		snprintf(out->rule, sizeof out->rule, "class-inside");
+		snprintf(out->group, sizeof out->group, "%s", dir);
+		return true;
+	}
+	snprintf(out->rule, sizeof out->rule, "grants");
+	user_path(r, dir, written, sizeof written);
+	/* A rule takes an existing path; --write-new makes the directory first. */
+	bool missing = op_writes(op) && lstat(dir, &st) != 0 && errno == ENOENT;
+	snprintf(out->flag, sizeof out->flag, "%s %s",
+		 !op_writes(op) ? "--read" : missing ? "--write-new" : "--write", written);
+	if (op_writes(op))
+		held_below(written, out->held, sizeof out->held);
+	snprintf(out->group, sizeof out->group, "%s", out->flag);
+	return true;
+}
+
 /* Where the run's view of its cgroup lies (plan/cgroup_view.c). */
 #define CGROUP_VIEW_PATH "/sys/fs/cgroup"
 
 bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const char *path,
 		       struct denial *out)
 {
-	char dir[4096], written[4096];
 	if (path[0] != '/')
 		return false;
 	const struct denial_location *l = location_of(r, path);
@@ -527,48 +579,7 @@ bool denial_judge_path(const struct denial_rules *r, enum denial_op op, const ch
 		}
 	if (granted(r, op, path))
 		return false;
-	set(out, op, path, "not granted");
-	if (path_within(path, "/dev"))
-		return judge_device(r, op, path, out);
-	/*
-	 * A read names the file itself, or the directory itself for a
-	 * listing: the narrowest grant that makes this refusal go away.
-	 */
-	struct stat st;
-	if (op_writes(op))
-		suggested_directory(r, path, dir, sizeof dir);
-	else
-		snprintf(dir, sizeof dir, "%s", path);
-	/*
-	 * A write grant holding the home would let the command make the
-	 * startup files and configuration that do not exist yet (the
-	 * default policy refuses such a working directory for that reason).
-	 */
-	bool home = r->home && path_within(r->home, dir);
-	if (home || whole_tree(r, dir) || (op_writes(op) && read_granted_itself(r, dir))) {
-		snprintf(out->rule, sizeof out->rule, "%s",
-			 home ? (op_writes(op) ? "home" : "holds-home")
-			 : whole_tree(r, dir) ? "system-tree"
-					      : "read-grant");
-		snprintf(out->group, sizeof out->group, "%s", dir);
-		return true;
-	}
-	/* A grant procage would refuse: one lying in a location of a class. */
-	if (location_of(r, dir)) {
-		snprintf(out->rule, sizeof out->rule, "class-inside");
-		snprintf(out->group, sizeof out->group, "%s", dir);
-		return true;
-	}
-	snprintf(out->rule, sizeof out->rule, "grants");
-	user_path(r, dir, written, sizeof written);
-	/* A rule takes an existing path; --write-new makes the directory first. */
-	bool missing = op_writes(op) && lstat(dir, &st) != 0 && errno == ENOENT;
-	snprintf(out->flag, sizeof out->flag, "%s %s",
-		 !op_writes(op) ? "--read" : missing ? "--write-new" : "--write", written);
-	if (op_writes(op))
-		held_below(written, out->held, sizeof out->held);
-	snprintf(out->group, sizeof out->group, "%s", out->flag);
-	return true;
+	return judge_not_granted(r, op, path, out);
 }
 
 void denial_judge_socket(const struct denial_rules *r, bool udp, struct denial *out)
