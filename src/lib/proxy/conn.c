@@ -13,6 +13,7 @@
  * peer produces no events and holds back only its own connection.
  */
 #include "conn.h"
+#include "local_hop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -220,6 +221,9 @@ static void conn_start_tunnel(struct conn *c)
 		down_prefix = NULL;
 		down_len = 0;
 	}
+	local_hop_unpace(c->client);
+	if (local_hop_is_loopback(c->upstream))
+		local_hop_unpace(c->upstream);
 	int rc = pump_init(&c->up, c->client, c->upstream, up_prefix, up_len, p->opts.no_splice);
 	if (rc == 0 && c->req.kind == HTTP_FORWARD)
 		pump_limit(&c->up, c->req.body_len - rest_len);

@@ -1,0 +1,40 @@
+/*
+ * Hops of the proxy that stay on this host. See local_hop.h.
+ */
+#include "local_hop.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/*
+ * Reno is built into every kernel and allowed to unprivileged sockets
+ * unless tcp_allowed_congestion_control leaves it out; on a hop without
+ * loss it only ever opens its window, and it never paces.
+ */
+#define LOCAL_HOP_CONGESTION "reno"
+
+bool local_hop_is_loopback(int fd)
+{
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof peer;
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &len) < 0)
+		return false;
+	if (peer.ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)&peer;
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (peer.ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)&peer)->sin6_addr;
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
+void local_hop_unpace(int fd)
+{
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, LOCAL_HOP_CONGESTION,
+			 strlen(LOCAL_HOP_CONGESTION));
+}

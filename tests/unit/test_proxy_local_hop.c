@@ -1,0 +1,139 @@
+/*
+ * The proxy's hops on this host (proxy/local_hop.h): a peer at a loopback
+ * address is one, in IPv4, IPv6 and IPv4 mapped in IPv6; a socket with no
+ * peer, a Unix socket and a peer elsewhere are not. A local hop is given a
+ * congestion control that does not pace (reno), read back from the socket.
+ *
+ * Its control: the socket on the other side of the same connection, not
+ * touched, keeps the host's default.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proxy/local_hop.h"
+#include "tap.h"
+
+/* A connected TCP pair over address text of family: out[0] dialled, out[1]
+ * accepted; false where the address cannot be bound or reached here. */
+static bool tcp_pair(int family, const char *listen_at, const char *dial, int out[2])
+{
+	struct sockaddr_storage l_addr = { .ss_family = (sa_family_t)family }, d_addr;
+	socklen_t len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	void *l_bytes = family == AF_INET ? (void *)&((struct sockaddr_in *)&l_addr)->sin_addr
+					  : (void *)&((struct sockaddr_in6 *)&l_addr)->sin6_addr;
+	int l = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	out[0] = out[1] = -1;
+	if (l < 0 || inet_pton(family, listen_at, l_bytes) != 1 ||
+	    bind(l, (struct sockaddr *)&l_addr, len) < 0 || listen(l, 1) < 0 ||
+	    getsockname(l, (struct sockaddr *)&l_addr, &len) < 0)
+		goto fail;
+	d_addr = l_addr;
+	void *d_bytes = family == AF_INET ? (void *)&((struct sockaddr_in *)&d_addr)->sin_addr
+					  : (void *)&((struct sockaddr_in6 *)&d_addr)->sin6_addr;
+	if (inet_pton(family, dial, d_bytes) != 1)
+		goto fail;
+	out[0] = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (out[0] < 0 || connect(out[0], (struct sockaddr *)&d_addr, len) < 0)
+		goto fail;
+	out[1] = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	if (out[1] < 0)
+		goto fail;
+	close(l);
+	return true;
+fail:
+	if (l >= 0)
+		close(l);
+	if (out[0] >= 0)
+		close(out[0]);
+	out[0] = -1;
+	return false;
+}
+
+static void congestion(int fd, char *name, size_t size)
+{
+	socklen_t len = (socklen_t)size - 1;
+	memset(name, 0, size);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) < 0)
+		strcpy(name, "?");
+}
+
+/* Whether this process may choose reno: the administrator's list of
+ * congestion controls open to every user names it, or the process is root. */
+static bool reno_allowed(void)
+{
+	char list[256] = "";
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_allowed_congestion_control", "re");
+	if (f) {
+		if (!fgets(list, sizeof list, f))
+			list[0] = 0;
+		fclose(f);
+	}
+	return geteuid() == 0 || !f || strstr(list, "reno") != NULL;
+}
+
+static void loopback_pair(int family, const char *listen_at, const char *dial, const char *what)
+{
+	int fds[2];
+	char before[32], after[32], other[32];
+
+	if (!tcp_pair(family, listen_at, dial, fds)) {
+		tap_skip("%s: no connection here (%s)", what, strerror(errno));
+		tap_skip("%s: no connection here", what);
+		return;
+	}
+	congestion(fds[1], before, sizeof before);
+	tap_ok(local_hop_is_loopback(fds[0]) && local_hop_is_loopback(fds[1]),
+	       "%s: both ends are a local hop", what);
+	local_hop_unpace(fds[1]);
+	congestion(fds[1], after, sizeof after);
+	congestion(fds[0], other, sizeof other);
+	if (!reno_allowed())
+		tap_skip("%s: tcp_allowed_congestion_control leaves reno out here", what);
+	else
+		tap_ok(strcmp(after, "reno") == 0 && strcmp(other, before) == 0,
+		       "%s: the end made unpaced uses reno (was %s, now %s), the other keeps %s",
+		       what, before, after, other);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+int main(void)
+{
+	loopback_pair(AF_INET, "127.0.0.1", "127.0.0.1", "IPv4 127.0.0.1");
+	loopback_pair(AF_INET6, "::1", "::1", "IPv6 ::1");
+	loopback_pair(AF_INET6, "::", "::ffff:127.0.0.1", "IPv4 127.0.0.1 mapped in IPv6");
+
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	tap_ok(fd >= 0 && !local_hop_is_loopback(fd), "a socket without a peer is no local hop");
+	if (fd >= 0)
+		close(fd);
+
+	int un[2];
+	bool paired = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, un) == 0;
+	tap_ok(paired && !local_hop_is_loopback(un[0]), "a Unix socket is no loopback peer");
+	if (paired) {
+		close(un[0]);
+		close(un[1]);
+	}
+
+	/* A peer elsewhere: a UDP socket connected to TEST-NET-1 sends nothing. */
+	struct sockaddr_in far = { .sin_family = AF_INET, .sin_port = htons(9) };
+	inet_pton(AF_INET, "192.0.2.1", &far.sin_addr);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&far, sizeof far) == 0)
+		tap_ok(!local_hop_is_loopback(fd), "a peer at 192.0.2.1 is no local hop");
+	else
+		tap_skip("no route to 192.0.2.1 here (%s)", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return tap_done();
+}
