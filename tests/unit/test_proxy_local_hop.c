@@ -2,7 +2,8 @@
  * The proxy's hops on this host (proxy/local_hop.h): a peer at a loopback
  * address is one, in IPv4, IPv6 and IPv4 mapped in IPv6; a socket with no
  * peer, a Unix socket and a peer elsewhere are not. A local hop is given a
- * congestion control that does not pace (reno), read back from the socket.
+ * congestion control that does not pace (reno) and a bound on its unsent
+ * bytes (TCP_NOTSENT_LOWAT), both read back from the socket.
  *
  * Its control: the socket on the other side of the same connection, not
  * touched, keeps the host's default.
@@ -80,20 +81,32 @@ static bool reno_allowed(void)
 	return geteuid() == 0 || !f || strstr(list, "reno") != NULL;
 }
 
+static int notsent_lowat(int fd)
+{
+	int v = -1;
+	socklen_t len = sizeof v;
+	if (getsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, &len) < 0)
+		return -1;
+	return v;
+}
+
 static void loopback_pair(int family, const char *listen_at, const char *dial, const char *what)
 {
 	int fds[2];
 	char before[32], after[32], other[32];
+	int lowat_before;
 
 	if (!tcp_pair(family, listen_at, dial, fds)) {
 		tap_skip("%s: no connection here (%s)", what, strerror(errno));
 		tap_skip("%s: no connection here", what);
+		tap_skip("%s: no connection here", what);
 		return;
 	}
 	congestion(fds[1], before, sizeof before);
+	lowat_before = notsent_lowat(fds[1]);
 	tap_ok(local_hop_is_loopback(fds[0]) && local_hop_is_loopback(fds[1]),
 	       "%s: both ends are a local hop", what);
-	local_hop_unpace(fds[1]);
+	local_hop_tune(fds[1]);
 	congestion(fds[1], after, sizeof after);
 	congestion(fds[0], other, sizeof other);
 	if (!reno_allowed())
@@ -102,6 +115,11 @@ static void loopback_pair(int family, const char *listen_at, const char *dial, c
 		tap_ok(strcmp(after, "reno") == 0 && strcmp(other, before) == 0,
 		       "%s: the end made unpaced uses reno (was %s, now %s), the other keeps %s",
 		       what, before, after, other);
+	int lowat = notsent_lowat(fds[1]);
+	tap_ok(lowat > 0 && lowat < 65536 && lowat != lowat_before &&
+		       notsent_lowat(fds[0]) == lowat_before,
+	       "%s: the tuned end takes under 64 KiB unsent (%d, was %d), the other keeps %d", what,
+	       lowat, lowat_before, notsent_lowat(fds[0]));
 	close(fds[0]);
 	close(fds[1]);
 }

@@ -2,7 +2,9 @@
  * One pump between two loopback TCP connections, driven by poll as the
  * proxy's loop drives it: a bulk transfer grows the pipe to 1 MiB (or to
  * what the kernel allows) and arrives whole and in order; a short one
- * keeps the default pipe; the copying pump, without a pipe, moves the same.
+ * keeps the default pipe; the copying pump, without a pipe, moves the same;
+ * and both do to a local hop (proxy/local_hop.h), whose socket reports room
+ * only while little of what it holds is unsent.
  *
  * The reader runs on a thread of its own and the pump waits on exactly what
  * it asks for (poll on its source or destination), so nothing waits a
@@ -21,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "proxy/local_hop.h"
 #include "proxy/pump.h"
 #include "tap.h"
 
@@ -129,8 +132,10 @@ struct result {
 	bool written;
 };
 
-/* bytes from a writer, through a pump, to a reader. */
-static struct result transfer(uint64_t bytes, bool no_splice)
+/* bytes from a writer, through a pump, to a reader; local: the pump's
+ * destination made a local hop as the proxy makes its client's side, so
+ * that it reports room only while little is left unsent. */
+static struct result transfer(uint64_t bytes, bool no_splice, bool local)
 {
 	struct result res = { 0 };
 	int in[2], out[2];
@@ -146,6 +151,8 @@ static struct result transfer(uint64_t bytes, bool no_splice)
 	struct pump p;
 	nonblocking(in[1]);
 	nonblocking(out[0]);
+	if (local)
+		local_hop_tune(out[0]);
 	pthread_t wt, rt;
 	if (pump_init(&p, in[1], out[0], NULL, 0, no_splice) != 0 ||
 	    pthread_create(&wt, NULL, writer_main, &w) != 0)
@@ -195,7 +202,7 @@ static size_t pipe_allowed(void)
 int main(void)
 {
 	const uint64_t bulk = 16u << 20, small = 100u << 10;
-	struct result r = transfer(bulk, false);
+	struct result r = transfer(bulk, false, false);
 
 	tap_ok(r.ran && r.spliced, "a pump between TCP sockets splices");
 	tap_ok(r.end == PUMP_DONE && r.written && r.r.eof && r.r.got == bulk && r.r.in_order,
@@ -211,15 +218,23 @@ int main(void)
 			 r.first_pipe_size);
 	}
 
-	r = transfer(small, false);
+	r = transfer(small, false, false);
 	tap_ok(r.end == PUMP_DONE && r.r.got == small && r.r.in_order,
 	       "100 KiB arrive whole and in order");
 	tap_ok(r.pipe_size == r.first_pipe_size,
 	       "a short transfer keeps the default pipe (%zu bytes)", r.pipe_size);
 
-	r = transfer(bulk, true);
+	r = transfer(bulk, true, false);
 	tap_ok(r.ran && !r.spliced && r.end == PUMP_DONE && r.r.got == bulk && r.r.in_order &&
 		       r.r.eof,
 	       "copying, without a pipe, 16 MiB arrive whole and in order");
+
+	r = transfer(bulk, false, true);
+	tap_ok(r.ran && r.end == PUMP_DONE && r.r.got == bulk && r.r.in_order && r.r.eof,
+	       "to a local hop (little unsent), 16 MiB arrive whole and in order (%llu bytes)",
+	       (unsigned long long)r.r.got);
+	r = transfer(bulk, true, true);
+	tap_ok(r.ran && r.end == PUMP_DONE && r.r.got == bulk && r.r.in_order && r.r.eof,
+	       "copying to a local hop, the same");
 	return tap_done();
 }

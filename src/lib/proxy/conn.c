@@ -221,9 +221,9 @@ static void conn_start_tunnel(struct conn *c)
 		down_prefix = NULL;
 		down_len = 0;
 	}
-	local_hop_unpace(c->client);
+	local_hop_tune(c->client);
 	if (local_hop_is_loopback(c->upstream))
-		local_hop_unpace(c->upstream);
+		local_hop_tune(c->upstream);
 	int rc = pump_init(&c->up, c->client, c->upstream, up_prefix, up_len, p->opts.no_splice);
 	if (rc == 0 && c->req.kind == HTTP_FORWARD)
 		pump_limit(&c->up, c->req.body_len - rest_len);

@@ -14,6 +14,13 @@
  * loss it only ever opens its window, and it never paces.
  */
 #define LOCAL_HOP_CONGESTION "reno"
+/*
+ * Unsent bytes the socket takes before it says it is full: under one
+ * segment of lo (64 KiB), so that a peer's acknowledgement sends at most
+ * about one segment of the proxy's, and the proxy, woken when fewer than
+ * half are left, sends the rest of what the window allows itself.
+ */
+#define LOCAL_HOP_NOTSENT_LOWAT (32 * 1024)
 
 bool local_hop_is_loopback(int fd)
 {
@@ -33,8 +40,11 @@ bool local_hop_is_loopback(int fd)
 	return false;
 }
 
-void local_hop_unpace(int fd)
+void local_hop_tune(int fd)
 {
+	int lowat = LOCAL_HOP_NOTSENT_LOWAT;
+
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, LOCAL_HOP_CONGESTION,
 			 strlen(LOCAL_HOP_CONGESTION));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof lowat);
 }
