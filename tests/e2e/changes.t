@@ -189,6 +189,14 @@ applied_by_rule() {
 	store="${XDG_STATE_HOME:-$home/.local/state}/procage/changes"
 	[ -d "$store/.spare/0/upper" ] && [ -d "$store/.spare/0/work" ] && [ -z "$(ls -A "$store/.spare/0/work")" ]
 	ok $? "$user: the emptied change set is the spare, its work directory empty"
+	# What overlayfs left in it waits in the store's trash for the next
+	# spawn, which removes it beside its setup: the last run's only.
+	for _ in 1 2 3; do
+		(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay -- true)
+	done
+	trash=$(ls -A "$store/.trash" | wc -l)
+	[ -d "$store/.spare" ] && [ "$trash" -eq 1 ]
+	ok $? "$user: after three more runs the trash holds the last run's leftovers only ($trash)"
 	run_as "$user" sh -c "echo planted >'$store/.spare/0/upper/planted'"
 	out=$(cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
 		sh -c 'cat planted 2>/dev/null; echo mine >mine' 2>&1)

@@ -14,6 +14,8 @@
 
 /* Its name in the store: a dot hides it from every listing of change sets. */
 #define CHANGES_SPARE ".spare"
+/* Where what retiring a set leaves of overlayfs's work waits to be removed. */
+#define CHANGES_TRASH ".trash"
 
 /*
  * The spare renamed to id, when there is one and it is whole: the set's
@@ -27,5 +29,13 @@ bool changes_spare_take(int store_fd, const char *id);
  * no other spare is kept; removed otherwise.
  */
 void changes_set_retire(int store_fd, const char *id);
+
+/*
+ * Remove what the store's trash holds (errors ignored: what is left goes
+ * next time). Off a run's critical path: beside a spawn's setup.
+ */
+void changes_trash_empty(int store_fd);
+/* The same in the caller's store of change sets, opened here (nothing when it cannot be). */
+void changes_store_trash_empty(void);
 
 #endif

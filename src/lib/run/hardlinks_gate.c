@@ -18,6 +18,7 @@
 
 #include "base/error.h"
 #include "cage/cage.h"
+#include "changes/spare.h"
 
 static void *gate_check(void *arg)
 {
@@ -36,6 +37,9 @@ static void *gate_check(void *arg)
 	if (n != 1 && g->rc == 0)
 		g->rc = error_set_sys(&g->err, errno, PROCAGE_STEP_PREPARE,
 				      "passing the hard-link check's verdict to the run");
+	/* While the run is being set up: what retired change sets left (spare.h). */
+	if (g->cage->policy->changes == PROCAGE_CHANGES_OVERLAY)
+		changes_store_trash_empty();
 	return NULL;
 }
 

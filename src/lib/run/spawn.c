@@ -22,6 +22,7 @@
 
 #include "cage/cage.h"
 #include "changes/overlays.h"
+#include "changes/spare.h"
 #include "host/cgroup.h"
 #include "publish.h"
 #include "plan/command.h"
@@ -275,6 +276,9 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 		rc = cage_hardlinks_refusal(cage, err);
 	if (rc < 0)
 		return rc;
+	/* No check beside the setup to do it meanwhile (hardlinks_gate.c): here. */
+	if (!s->gate.running && cage->policy->changes == PROCAGE_CHANGES_OVERLAY)
+		changes_store_trash_empty();
 	rc = spawn_plan_prepare(cage, o, s, err);
 	if (gate_read < 0)
 		return rc;
