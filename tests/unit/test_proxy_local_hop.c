@@ -19,45 +19,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "listeners.h"
 #include "proxy/local_hop.h"
 #include "tap.h"
-
-/* A connected TCP pair over address text of family: out[0] dialled, out[1]
- * accepted; false where the address cannot be bound or reached here. */
-static bool tcp_pair(int family, const char *listen_at, const char *dial, int out[2])
-{
-	struct sockaddr_storage l_addr = { .ss_family = (sa_family_t)family }, d_addr;
-	socklen_t len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-	void *l_bytes = family == AF_INET ? (void *)&((struct sockaddr_in *)&l_addr)->sin_addr
-					  : (void *)&((struct sockaddr_in6 *)&l_addr)->sin6_addr;
-	int l = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	out[0] = out[1] = -1;
-	if (l < 0 || inet_pton(family, listen_at, l_bytes) != 1 ||
-	    bind(l, (struct sockaddr *)&l_addr, len) < 0 || listen(l, 1) < 0 ||
-	    getsockname(l, (struct sockaddr *)&l_addr, &len) < 0)
-		goto fail;
-	d_addr = l_addr;
-	void *d_bytes = family == AF_INET ? (void *)&((struct sockaddr_in *)&d_addr)->sin_addr
-					  : (void *)&((struct sockaddr_in6 *)&d_addr)->sin6_addr;
-	if (inet_pton(family, dial, d_bytes) != 1)
-		goto fail;
-	out[0] = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (out[0] < 0 || connect(out[0], (struct sockaddr *)&d_addr, len) < 0)
-		goto fail;
-	out[1] = accept4(l, NULL, NULL, SOCK_CLOEXEC);
-	if (out[1] < 0)
-		goto fail;
-	close(l);
-	return true;
-fail:
-	if (l >= 0)
-		close(l);
-	if (out[0] >= 0)
-		close(out[0]);
-	out[0] = -1;
-	return false;
-}
 
 static void congestion(int fd, char *name, size_t size)
 {

@@ -23,36 +23,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "listeners.h"
 #include "proxy/local_hop.h"
 #include "proxy/pump.h"
 #include "tap.h"
-
-/* A connected pair of loopback TCP sockets: out[0] dialled, out[1] accepted. */
-static bool tcp_pair(int out[2])
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	out[0] = out[1] = -1;
-	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 1) < 0 ||
-	    getsockname(l, (struct sockaddr *)&a, &len) < 0)
-		goto fail;
-	out[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (out[0] < 0 || connect(out[0], (struct sockaddr *)&a, sizeof a) < 0)
-		goto fail;
-	out[1] = accept4(l, NULL, NULL, SOCK_CLOEXEC);
-	if (out[1] < 0)
-		goto fail;
-	close(l);
-	return true;
-fail:
-	if (l >= 0)
-		close(l);
-	if (out[0] >= 0)
-		close(out[0]);
-	out[0] = -1;
-	return false;
-}
 
 static void nonblocking(int fd)
 {
@@ -139,9 +113,9 @@ static struct result transfer(uint64_t bytes, bool no_splice, bool local)
 {
 	struct result res = { 0 };
 	int in[2], out[2];
-	if (!tcp_pair(in))
+	if (!tcp_pair(AF_INET, "127.0.0.1", "127.0.0.1", in))
 		return res;
-	if (!tcp_pair(out)) {
+	if (!tcp_pair(AF_INET, "127.0.0.1", "127.0.0.1", out)) {
 		close(in[0]);
 		close(in[1]);
 		return res;
