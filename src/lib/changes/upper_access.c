@@ -10,17 +10,27 @@
 /* What the walks need of a directory: list it, enter it, remove what is applied. */
 #define DIR_OWNER_NEEDS (S_IRUSR | S_IWUSR | S_IXUSR)
 
+/* The /proc entry of descriptor fd, which names its inode whatever its path names by now. */
+struct fd_entry {
+	char path[40];
+};
+
+static struct fd_entry fd_entry_of(int fd)
+{
+	struct fd_entry e;
+	snprintf(e.path, sizeof e.path, "/proc/self/fd/%d", fd);
+	return e;
+}
+
 /*
  * The mode of the inode path_fd names (O_PATH, opened without following a
- * link) set to mode. chmod of the descriptor's /proc entry changes that
- * inode and no other: a link swapped in at the name since is never
- * followed, so no file the name could be made to point at is touched.
+ * link) set to mode, through its /proc entry: a link swapped in at the
+ * name since is never followed, so no file the name could be made to
+ * point at is touched.
  */
 static int inode_chmod(int path_fd, mode_t mode)
 {
-	char proc[40];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", path_fd);
-	return chmod(proc, mode) == 0 ? 0 : -errno;
+	return chmod(fd_entry_of(path_fd).path, mode) == 0 ? 0 : -errno;
 }
 
 /* name in dir, the entry itself, if it is of type (S_IFDIR or S_IFREG): an O_PATH descriptor. */
@@ -47,11 +57,9 @@ int upper_file_open(int dir, const char *name, int flags, mode_t mode)
 	int pin = entry_pin(dir, name, S_IFREG);
 	if (pin < 0)
 		return pin;
-	char proc[40];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", pin);
 	int rc = inode_chmod(pin, mode | S_IRUSR);
-	/* Opened again through the pinned inode: whatever the name holds now. */
-	fd = rc < 0 ? rc : open(proc, flags & ~O_NOFOLLOW);
+	/* Opened again through the pinned inode, not the name: a link swapped in is not followed. */
+	fd = rc < 0 ? rc : open(fd_entry_of(pin).path, flags & ~O_NOFOLLOW);
 	if (rc == 0 && fd < 0)
 		rc = -errno;
 	(void)inode_chmod(pin, mode);

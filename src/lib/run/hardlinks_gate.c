@@ -18,7 +18,6 @@
 
 #include "base/error.h"
 #include "cage/cage.h"
-#include "changes/spare.h"
 
 static void *gate_check(void *arg)
 {
@@ -37,17 +36,16 @@ static void *gate_check(void *arg)
 	if (n != 1 && g->rc == 0)
 		g->rc = error_set_sys(&g->err, errno, PROCAGE_STEP_PREPARE,
 				      "passing the hard-link check's verdict to the run");
-	/* While the run is being set up: what retired change sets left (spare.h). */
-	if (g->cage->policy->changes == PROCAGE_CHANGES_OVERLAY)
-		changes_store_trash_empty();
+	if (g->beside)
+		g->beside();
 	return NULL;
 }
 
-int hardlinks_gate_begin(const struct procage_cage *cage, struct hardlinks_gate *g, int *read_fd,
-			 struct procage_error *err)
+int hardlinks_gate_begin(const struct procage_cage *cage, void (*beside)(void),
+			 struct hardlinks_gate *g, int *read_fd, struct procage_error *err)
 {
 	int fds[2];
-	*g = (struct hardlinks_gate){.cage = cage, .write_fd = -1};
+	*g = (struct hardlinks_gate){.cage = cage, .write_fd = -1, .beside = beside};
 	*read_fd = -1;
 	if (procage_cage_hardlink_mode(cage) == PROCAGE_HARDLINKS_REPORT)
 		return 0;

@@ -28,15 +28,19 @@ struct hardlinks_gate {
 	int write_fd;		  /* the verdict's end, closed once joined */
 	int rc;			  /* the check's result, once joined */
 	struct procage_error err; /* and its words */
+	void (*beside)(void);	  /* done on the thread once the verdict is out, or NULL */
 };
 
 /*
  * Begin the check of cage. *read_fd is the end the target waits on, or -1
  * when no target needs to wait: the policy only reports, or no thread
  * could be started and the check ran here (its refusal returned then).
+ * beside (or NULL): work of the spawn's that waits for nothing, done on
+ * the thread once the verdict is out, beside the run's setup; without a
+ * thread (g->running false) it is the caller's to do.
  */
-int hardlinks_gate_begin(const struct procage_cage *cage, struct hardlinks_gate *g, int *read_fd,
-			 struct procage_error *err);
+int hardlinks_gate_begin(const struct procage_cage *cage, void (*beside)(void),
+			 struct hardlinks_gate *g, int *read_fd, struct procage_error *err);
 /*
  * Wait for the check; its result, with its words in *err (if not NULL).
  * Idempotent; a gate never begun (zeroed) passes.

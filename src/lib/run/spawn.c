@@ -270,15 +270,18 @@ int spawn_prepare(const struct procage_cage *cage, const struct procage_spawn_op
 		  struct spawn_state *s, struct procage_error *err)
 {
 	int rc, gate_read = -1;
+	/* What retired change sets left (spare.h): removed beside the run's setup. */
+	void (*beside)(void) =
+		cage->policy->changes == PROCAGE_CHANGES_OVERLAY ? changes_store_trash_empty : NULL;
 	if (s->gate_wanted)
-		rc = hardlinks_gate_begin(cage, &s->gate, &gate_read, err);
+		rc = hardlinks_gate_begin(cage, beside, &s->gate, &gate_read, err);
 	else
 		rc = cage_hardlinks_refusal(cage, err);
 	if (rc < 0)
 		return rc;
-	/* No check beside the setup to do it meanwhile (hardlinks_gate.c): here. */
-	if (!s->gate.running && cage->policy->changes == PROCAGE_CHANGES_OVERLAY)
-		changes_store_trash_empty();
+	/* No thread of the check's to do it meanwhile: here. */
+	if (!s->gate.running && beside)
+		beside();
 	rc = spawn_plan_prepare(cage, o, s, err);
 	if (gate_read < 0)
 		return rc;
