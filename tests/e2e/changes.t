@@ -271,13 +271,13 @@ applied_by_rule() {
 	for i in $(seq "$tries"); do
 		echo "host $i" >"$repo/raced"
 		[ "$user" != 65534 ] || chown 65534:65534 "$repo/raced"
-		coproc RACE { cd "$repo" && run_as "$user" "$PROCAGE" run --changes overlay \
-			--apply none -- sh -c 'echo begun; read -r go; echo run >>raced' 2>&1; }
-		read -r r <&"${RACE[0]}"
+		talk_start "$repo" run_as "$user" "$PROCAGE" run --changes overlay \
+			--apply none -- sh -c 'echo begun; read -r go; echo run >>raced'
+		read -r r <&"$talk_out"
 		echo "host again $i" >>"$repo/raced"
-		echo go >&"${RACE[1]}"
-		out=$(cat <&"${RACE[0]}")
-		wait "$RACE_PID"
+		echo go >&"$talk_in"
+		talk_end
+		out=$talk_output
 		id=$(printf '%s\n' "$out" | sed -n 's/^procage: changes kept as \([^:]*\):.*/\1/p')
 		out=$(run_as "$user" "$PROCAGE" changes apply "$id" 2>&1)
 		case $out in *"not applied: $repo/raced: changed on the host since the run started"*)
@@ -576,9 +576,9 @@ live_set_claimed() {
 	home="$work/$user/home" tmp="$work/$user/tmp"
 	mkdir -p "$dir" "$home" "$tmp"
 	[ "$user" != 65534 ] || chown -R 65534:65534 "$work/$user"
-	coproc LIVE { cd "$dir" && run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
-		sh -c 'echo x >made; echo STARTED; read go' 2>&1; }
-	read -r -t 60 line <&"${LIVE[0]}"
+	talk_start "$dir" run_as "$user" "$PROCAGE" run --changes overlay --apply none -- \
+		sh -c 'echo x >made; echo STARTED; read go'
+	read -r -t 60 line <&"$talk_out"
 	is "$line" "STARTED" "$user: a run with --changes overlay is going"
 	id=$(run_as "$user" "$PROCAGE" changes list | tail -1)
 	out=$(run_as "$user" "$PROCAGE" changes show "$id" 2>&1)
@@ -590,9 +590,9 @@ live_set_claimed() {
 	run_as "$user" "$PROCAGE" changes discard "$id" >/dev/null 2>&1
 	[ $? -ne 0 ] && [ -n "$(run_as "$user" "$PROCAGE" changes list | grep -x "$id")" ]
 	ok $? "$user: nor discarded"
-	echo go >&"${LIVE[1]}"
-	out=$(cat <&"${LIVE[0]}")
-	wait "$LIVE_PID"
+	echo go >&"$talk_in"
+	talk_end
+	out=$talk_output
 	like "$out" "changes kept as $id" "$user: the run ends and keeps its change set"
 	run_as "$user" "$PROCAGE" changes apply "$id" >/dev/null 2>&1
 	[ $? -eq 0 ] && [ "$(cat "$dir/made")" = x ]

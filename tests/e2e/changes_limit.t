@@ -125,12 +125,12 @@ bounded() {
 # open, found by the same scan.
 control() {
 	local user=$1 out
-	coproc holder { run_as "$user" unshare -Urm sh -c \
-		'mount -t tmpfs -o size=3076k none /mnt && cd /mnt && echo ready && read x'; }
-	read -r -t 30 line <&"${holder[0]}"
+	talk_start / run_as "$user" unshare -Urm sh -c \
+		'mount -t tmpfs -o size=3076k none /mnt && cd /mnt && echo ready && read x'
+	read -r -t 30 line <&"$talk_out"
 	out=$(run_as "$user" sh -c "$scan")
-	echo done >&"${holder[1]}"
-	wait "$holder_PID"
+	echo done >&"$talk_in"
+	talk_end
 	[ "$line" = ready ] && printf '%s\n' "$out" | grep -q '^tmpfs 769 4096$'
 	ok $? "$user: control: the scan finds a tmpfs of that size another process holds"
 }

@@ -45,6 +45,29 @@ wait_until() {
 		sleep 0.05
 	done
 }
+# talk_start DIR COMMAND...: COMMAND runs in DIR in the background, its
+# input and its output (with errors) on fifos: write to it on fd
+# $talk_in, read from it on fd $talk_out. talk_end closes its input,
+# keeps the rest of its output in $talk_output and waits for it, its
+# status talk_end's. (bash's coproc unsets its variables when it reaps
+# the process, at a moment of its choosing: a wait or a last read through
+# them could find nothing, which set -u makes the test's end.)
+talk_start() {
+	local d dir=$1
+	shift
+	d=$(mktemp -d "$work/talk.XXXXXX")
+	mkfifo "$d/in" "$d/out"
+	(cd "$dir" && "$@") <"$d/in" >"$d/out" 2>&1 &
+	talk_pid=$!
+	exec {talk_in}>"$d/in" {talk_out}<"$d/out"
+	rm -r "$d"
+}
+talk_end() {
+	exec {talk_in}>&-
+	talk_output=$(cat <&"$talk_out")
+	exec {talk_out}<&-
+	wait "$talk_pid"
+}
 skip() { # skip REASON: one check not made here, counted, and why
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n # SKIP $1"
