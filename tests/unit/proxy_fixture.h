@@ -18,6 +18,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,9 +195,11 @@ static __attribute__((unused)) void serve_echo(int fd)
 /*
  * The byte source says when a send finds its socket full (the one reading
  * at the other end has stopped): a byte on this pipe each time, made by
- * servers_start.
+ * servers_start, and source_waiting true for as long as it then waits for
+ * room. The flag is the state a test can check; the byte only wakes it.
  */
 static int source_blocked[2] = { -1, -1 };
+static atomic_bool source_waiting;
 
 /* Read an 8-byte count, send that many bytes, close. */
 static __attribute__((unused)) void serve_source(int fd)
@@ -208,9 +212,12 @@ static __attribute__((unused)) void serve_source(int fd)
 		size_t n = want < sizeof block ? (size_t)want : sizeof block;
 		ssize_t sent = send(fd, block, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			atomic_store(&source_waiting, true);
 			(void)!write(source_blocked[1], "b", 1);
 			struct pollfd p = { .fd = fd, .events = POLLOUT };
-			if (poll(&p, 1, IO_TIMEOUT_S * 1000) != 1)
+			int ready = poll(&p, 1, IO_TIMEOUT_S * 1000);
+			atomic_store(&source_waiting, false);
+			if (ready != 1)
 				return;
 			continue;
 		}
