@@ -165,7 +165,8 @@ static int view_probe(const char *dir)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || namespaces_id_maps_write(&maps) != 0 ||
 	    namespaces_mounts_private() != 0)
 		return 100;
-	if (cgroup_views_lay(&v, -1, 0, &index) != 0)
+	int mask_source = namespaces_mask_source_create();
+	if (mask_source < 0 || cgroup_views_lay(&v, mask_source, -1, 0, &index) != 0)
 		return 101;
 	snprintf(path, sizeof path, "%s/memory.max", tgt);
 	int fd = open(path, O_RDONLY);

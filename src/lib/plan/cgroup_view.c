@@ -325,14 +325,10 @@ static int view_lay(int mask_source, const struct cgroup_view *v, int ruleset, u
 	return rc;
 }
 
-int cgroup_views_lay(const struct cgroup_views *v, int ruleset, uint64_t read_rights, int *index)
+int cgroup_views_lay(const struct cgroup_views *v, int mask_source, int ruleset,
+		     uint64_t read_rights, int *index)
 {
 	*index = -1;
-	if (v->n == 0)
-		return 0;
-	int mask_source = namespaces_mask_source_create();
-	if (mask_source < 0)
-		return mask_source;
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < v->n; i++) {
 		*index = (int)i;
@@ -340,6 +336,5 @@ int cgroup_views_lay(const struct cgroup_views *v, int ruleset, uint64_t read_ri
 	}
 	if (rc == 0)
 		*index = -1;
-	close(mask_source);
 	return rc;
 }

@@ -46,11 +46,13 @@ void cgroup_views_free(struct cgroup_views *v);
 /*
  * The reaper's side, in the run's mount namespace after the masks: lay
  * each view, cover each directory below its root with an empty unreadable
- * one, and grant its root for reading on ruleset (-1: none). System calls
+ * one cloned from mask_source (namespaces_mask_source_create), and grant
+ * its root for reading on ruleset (-1: none). System calls
  * only. A view whose source or target this namespace no longer reaches (a
  * mask of the policy over it) is passed over; any other failure is
  * returned with *index naming the view.
  */
-int cgroup_views_lay(const struct cgroup_views *v, int ruleset, uint64_t read_rights, int *index);
+int cgroup_views_lay(const struct cgroup_views *v, int mask_source, int ruleset,
+		     uint64_t read_rights, int *index);
 
 #endif

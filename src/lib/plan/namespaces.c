@@ -209,23 +209,15 @@ int namespaces_root_private_attach(const struct plan *plan)
 	return rc;
 }
 
-int namespaces_masks_apply(const struct plan *plan, int *index)
+int namespaces_masks_apply(const struct plan *plan, int mask_source, int *index)
 {
 	*index = -1;
-	if (plan->n_mounts == 0)
-		return 0;
-	int source = namespaces_mask_source_create();
-	if (source < 0)
-		return source;
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		*index = (int)i;
-		int rc = mount_apply(source, &plan->mounts[i]);
-		if (rc < 0) {
-			close(source);
+		int rc = mount_apply(mask_source, &plan->mounts[i]);
+		if (rc < 0)
 			return rc;
-		}
 	}
-	close(source);
 	return 0;
 }
 
@@ -363,7 +355,14 @@ int namespaces_mounts_apply(const struct plan *plan, int *index)
 	int rc = namespaces_mounts_private();
 	if (rc == 0)
 		rc = namespaces_root_private_attach(plan);
-	return rc < 0 ? rc : namespaces_masks_apply(plan, index);
+	if (rc < 0 || plan->n_mounts == 0)
+		return rc;
+	int source = namespaces_mask_source_create();
+	if (source < 0)
+		return source;
+	rc = namespaces_masks_apply(plan, source, index);
+	close(source);
+	return rc;
 }
 
 /*

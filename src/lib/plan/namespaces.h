@@ -31,11 +31,14 @@ int namespaces_attach(int tree, int target);
 int namespaces_attach_read_only_copy(int from, const char *name, int target);
 /* The same in two parts, for a /proc of the run's own between them. */
 int namespaces_mounts_private(void);
-int namespaces_masks_apply(const struct plan *plan, int *index);
+int namespaces_masks_apply(const struct plan *plan, int mask_source, int *index);
 /*
  * System calls only: the source of every hiding mask, a detached read-only
  * tmpfs holding "d", a directory, and "f", a file, neither with any
- * permission bit. Its descriptor, or a negative errno.
+ * permission bit. Its descriptor, or a negative errno. One serves every
+ * mask of a run. Closing it unmounts it, and the kernel then waits for
+ * a grace period of its own (RCU), a millisecond or more on a small
+ * virtual machine: the reaper closes it once the target is running.
  */
 int namespaces_mask_source_create(void);
 /*

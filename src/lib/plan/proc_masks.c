@@ -104,21 +104,15 @@ static int proc_mask_apply(int mask_source, int proc_fd, const struct proc_mask 
 	return rc;
 }
 
-int proc_masks_apply(int proc_fd, int *index)
+int proc_masks_apply(int proc_fd, int mask_source, int *index)
 {
 	*index = -1;
-	int source = namespaces_mask_source_create();
-	if (source < 0)
-		return source;
 	for (size_t i = 0; i < proc_masks_count; i++) {
 		*index = (int)i;
-		int rc = proc_mask_apply(source, proc_fd, &proc_masks[i]);
-		if (rc < 0) {
-			close(source);
+		int rc = proc_mask_apply(mask_source, proc_fd, &proc_masks[i]);
+		if (rc < 0)
 			return rc;
-		}
 	}
 	*index = -1;
-	close(source);
 	return 0;
 }

@@ -29,9 +29,10 @@ extern const size_t proc_masks_count;
  * Reaper side (T1), system calls only, in the run's mount namespace once
  * its /proc is mounted: lay every mask of the table, opening each entry
  * beneath proc_fd (a descriptor of that /proc) without following any
- * link. An entry this kernel does not have is nothing to hide; any other
+ * link, masks cloned from mask_source (namespaces_mask_source_create).
+ * An entry this kernel does not have is nothing to hide; any other
  * failure stops, with *index naming the entry, and the run is refused.
  */
-int proc_masks_apply(int proc_fd, int *index);
+int proc_masks_apply(int proc_fd, int mask_source, int *index);
 
 #endif

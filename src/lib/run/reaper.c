@@ -323,7 +323,7 @@ static int run_rule_add(const struct plan *plan, int path_fd, uint64_t rights)
  * A grant on /proc itself was made on the caller's /proc; the same rights
  * go to the new one.
  */
-static int proc_mount(const struct plan *plan, int *index)
+static int proc_mount(const struct plan *plan, int mask_source, int *index)
 {
 	*index = -1;
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
@@ -331,7 +331,7 @@ static int proc_mount(const struct plan *plan, int *index)
 	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int rc = proc_masks_apply(fd, index);
+	int rc = proc_masks_apply(fd, mask_source, index);
 	if (rc == 0 && plan->proc_rights)
 		rc = run_rule_add(plan, fd, plan->proc_rights);
 	close(fd);
@@ -494,11 +494,14 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, -1);
 		if (plan->changes_store && (rc = overlays_lay(plan, r, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
-		if (plan->private_proc && (rc = proc_mount(plan, &index)) < 0)
+		if ((plan->private_proc || plan->n_mounts || plan->cgroup_views.n) &&
+		    (r->mask_source = namespaces_mask_source_create()) < 0)
+			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -r->mask_source, -1);
+		if (plan->private_proc && (rc = proc_mount(plan, r->mask_source, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_PROC, -rc, index);
-		if ((rc = namespaces_masks_apply(plan, &index)) < 0)
+		if ((rc = namespaces_masks_apply(plan, r->mask_source, &index)) < 0)
 			reaper_fail(start, r, PROCAGE_STEP_MOUNTS, -rc, index);
-		if ((rc = cgroup_views_lay(&plan->cgroup_views,
+		if ((rc = cgroup_views_lay(&plan->cgroup_views, r->mask_source,
 					   plan->landlock_per_run ? plan->landlock_fd : -1,
 					   (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR) &
 						   start->tmp_rights,
@@ -573,6 +576,7 @@ __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void *arg)
 		.factory_fd = -1,
 		.tmp_base_fd = -1,
 		.tmpdir_fd = -1,
+		.mask_source = -1,
 		.pid_namespace = plan->clone_namespaces & CLONE_NEWPID,
 	};
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
@@ -615,5 +619,12 @@ __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void *arg)
 	if (r.target < 0)
 		reaper_fail(start, &r, PROCAGE_STEP_START, errno, -1);
 	/* The target has exec'd or failed; from here on, raw calls only. */
+	/*
+	 * Closing the masks' source unmounts it, which waits for a grace
+	 * period of the kernel's: here the target no longer waits for it.
+	 */
+	if (r.mask_source >= 0)
+		raw_syscall1(SYS_close, r.mask_source);
+	r.mask_source = -1;
 	reaper_supervise(&r);
 }

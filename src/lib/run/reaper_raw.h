@@ -51,6 +51,7 @@ struct reaper {
 	int tmp_base_fd;    /* the directory the run's temporary directory is in (O_PATH) */
 	int tmpdir_fd;      /* the run's temporary directory */
 	int factory_fd;     /* published ports: the reaper's end of the socket factory, or -1 */
+	int mask_source;    /* every mask's source (namespaces.h), closed once the target runs, or -1 */
 	pid_t target;       /* in the reaper's PID namespace */
 	pid_t self;         /* the reaper's pid in proc_fd's namespace (and its session) */
 	bool pid_namespace;
