@@ -988,6 +988,13 @@ PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct proca
 PROCAGE_API int procage_changes_entries(const char *id, char ***entries,
 					struct procage_error *err);
 /*
+ * The renames among them (root's overlays only): for each, its old host
+ * path then its new one, in turn, in *paths (an empty list when none;
+ * procage_strings_free). The new path is the one procage_changes_entries
+ * gives with KIND "renamed".
+ */
+PROCAGE_API int procage_changes_renames(const char *id, char ***paths, struct procage_error *err);
+/*
  * A unified diff of set id against the host trees, only below the
  * absolute host paths given (n_paths 0: everything), in *text
  * (procage_free; "" when nothing differs). Each changed text file against

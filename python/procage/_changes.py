@@ -23,12 +23,14 @@ class Change:
     "added link", "changed link", "directory", "added directory",
     "renamed": a directory or file moved to path, root's overlays only), the
     bytes the change set holds for it (None for a removal or a directory),
-    and why the safe rule holds it back (None when it does not)."""
+    why the safe rule holds it back (None when it does not), and for a
+    rename the host path it was moved from (None for any other kind)."""
 
     path: str
     kind: str
     size: int
     held: str
+    source: str = None
 
 
 def _rule(rule):
@@ -42,10 +44,18 @@ def _paths_array(paths):
     return (ctypes.c_char_p * (len(encoded) + 1))(*encoded, None), len(encoded)
 
 
-def _entry(line):
+def _entry(line, sources):
     kind, size, held, path = line.split("\t", 3)
     return Change(path=path, kind=kind, size=None if int(size) < 0 else int(size),
-                  held=held or None)
+                  held=held or None, source=sources.get(path) if kind == "renamed" else None)
+
+
+def _renames(id):
+    """Each rename's new host path mapped to its old one."""
+    lines = ctypes.POINTER(ctypes.c_char_p)()
+    call("procage_changes_renames", _lib.c_bytes(id, "id"), ctypes.byref(lines))
+    paths = _lib.strings(lines)
+    return dict(zip(paths[1::2], paths[0::2]))
 
 
 class Changes:
@@ -72,7 +82,9 @@ class Changes:
             return self.entries
         lines = ctypes.POINTER(ctypes.c_char_p)()
         call("procage_changes_entries", _lib.c_bytes(self.id, "id"), ctypes.byref(lines))
-        self.entries = [_entry(line) for line in _lib.strings(lines)]
+        found = _lib.strings(lines)
+        sources = _renames(self.id) if any(line.startswith("renamed\t") for line in found) else {}
+        self.entries = [_entry(line, sources) for line in found]
         return self.entries
 
     def __iter__(self):

@@ -151,6 +151,7 @@ _FUNCTIONS = {
     "procage_run_changes_id": (_S, [_P]),
     "procage_changes_list": (_I, [_STRS, _E]),
     "procage_changes_entries": (_I, [_S, _STRS, _E]),
+    "procage_changes_renames": (_I, [_S, _STRS, _E]),
     "procage_changes_apply": (
         _I,
         [_S, _I, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, _STRS,

@@ -122,3 +122,20 @@ def test_bounded_change_set(workspace, store):
         procage.run(["true"], workspace=workspace, changes_limit=2 << 20)
     with pytest.raises(procage.ProcageError):
         procage.run(["true"], workspace=workspace, changes="overlay", changes_limit=4096)
+
+
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="a rename is one change only where root made the overlay "
+                           "(redirects); for anyone else it is a removal and an addition")
+def test_rename_names_its_source(workspace, store):
+    (workspace / "old").mkdir()
+    (workspace / "old" / "f").write_text("f\n")
+    (workspace / "file").write_text("r\n")
+    r = procage.run(["sh", "-c", "mv old new && mv file new/file2"], workspace=workspace,
+                    changes="overlay", apply="none")
+    assert r.returncode == 0, r
+    renamed = {c.path: c.source for c in r.changes if c.kind == "renamed"}
+    assert renamed == {str(workspace / "new"): str(workspace / "old"),
+                       str(workspace / "new" / "file2"): str(workspace / "file")}, renamed
+    assert all(c.source is None for c in r.changes if c.kind != "renamed")
+    r.changes.discard()

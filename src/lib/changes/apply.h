@@ -38,6 +38,8 @@ struct changes_walk {
 	size_t applied, remaining;
 	struct timespec started; /* when the run began: a host file changed since is a conflict */
 	bool entries;            /* CHANGES_LIST: lines as procage_changes_entries */
+	char **renamed_from;     /* entries: each rename's old and new host path, in turn */
+	size_t n_renamed_from;
 	/* Of the tree being walked: */
 	const struct overlay_marks *marks; /* the names its overlay's marks have */
 	struct changes_renames renames;    /* its renamed directories */

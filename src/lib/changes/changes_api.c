@@ -78,9 +78,13 @@ PROCAGE_API int procage_changes_discard(const char *id, struct procage_error *er
 		      : 0;
 }
 
-/* Walk every tree of set id in mode; the lines in *lines (entries: as procage_changes_entries). */
+/*
+ * Walk every tree of set id in mode; the lines in *lines (entries: as
+ * procage_changes_entries; with renamed, not NULL, the renames' paths
+ * there instead, as procage_changes_renames gives them).
+ */
 static int set_walk(const char *id, enum changes_walk_mode mode, const char *const *paths,
-		    size_t n_paths, char ***lines, bool *emptied, bool entries,
+		    size_t n_paths, char ***lines, bool *emptied, bool entries, bool renamed,
 		    struct procage_error *err)
 {
 	struct changes_tree *trees = NULL;
@@ -119,6 +123,14 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 	if (*emptied)
 		changes_set_retire(store_fd, id);
 	close(store_fd);
+	if (renamed) {
+		procage_strings_free(w.lines);
+		w.lines = w.renamed_from;
+		if (rc == 0 && !w.lines && !(w.lines = calloc(1, sizeof *w.lines)))
+			rc = -ENOMEM;
+	} else {
+		procage_strings_free(w.renamed_from);
+	}
 	*lines = w.lines;
 	if (rc < 0) {
 		procage_strings_free(w.lines);
@@ -133,7 +145,7 @@ PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct proca
 	error_clear(err);
 	if (!id || !lines)
 		return error_set(err, -EINVAL, "no change set ID or no place for the lines given");
-	return set_walk(id, CHANGES_LIST, NULL, 0, lines, &emptied, false, err);
+	return set_walk(id, CHANGES_LIST, NULL, 0, lines, &emptied, false, false, err);
 }
 
 PROCAGE_API int procage_changes_entries(const char *id, char ***entries, struct procage_error *err)
@@ -142,7 +154,16 @@ PROCAGE_API int procage_changes_entries(const char *id, char ***entries, struct 
 	error_clear(err);
 	if (!id || !entries)
 		return error_set(err, -EINVAL, "no change set ID or no place for the entries given");
-	return set_walk(id, CHANGES_LIST, NULL, 0, entries, &emptied, true, err);
+	return set_walk(id, CHANGES_LIST, NULL, 0, entries, &emptied, true, false, err);
+}
+
+PROCAGE_API int procage_changes_renames(const char *id, char ***paths, struct procage_error *err)
+{
+	bool emptied;
+	error_clear(err);
+	if (!id || !paths)
+		return error_set(err, -EINVAL, "no change set ID or no place for the paths given");
+	return set_walk(id, CHANGES_LIST, NULL, 0, paths, &emptied, true, true, err);
 }
 
 static int paths_check(const char *what, const char *const *paths, size_t n_paths,
@@ -215,7 +236,7 @@ PROCAGE_API int procage_changes_apply(const char *id, int rule, const char *cons
 		return 0;
 	}
 	rc = set_walk(id, rule == PROCAGE_APPLY_ALL ? CHANGES_ALL : CHANGES_SAFE, paths, n_paths,
-		      lines, &emptied, false, err);
+		      lines, &emptied, false, false, err);
 	if (kept)
 		*kept = !emptied;
 	return rc;

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "base/string_list.h"
 #include "judge.h"
 
 int changes_rel_dir_open(int root, const char *rel, int *out)
@@ -246,9 +248,22 @@ static int rename_list(struct changes_walk *w, const char *tree, const struct ch
 {
 	const char *sep = strcmp(tree, "/") ? "/" : "";
 	char bytes[40] = "";
-	if (w->entries)
+	if (w->entries) {
+		char *from = NULL, *to = NULL;
+		if (asprintf(&from, "%s%s%s", tree, sep, x->old_rel) < 0)
+			from = NULL;
+		if (asprintf(&to, "%s%s%s", tree, sep, x->new_rel) < 0)
+			to = NULL;
+		int rc = string_list_take(&w->renamed_from, &w->n_renamed_from, from);
+		if (rc == 0)
+			rc = string_list_take(&w->renamed_from, &w->n_renamed_from, to);
+		else
+			free(to);
+		if (rc < 0)
+			return rc;
 		return changes_walk_line(w, "renamed\t%lld\t%s\t%s%s%s", size, why ? why : "", tree,
 					 sep, x->new_rel);
+	}
 	if (size >= 0)
 		snprintf(bytes, sizeof bytes, " (%lld bytes)", size);
 	return changes_walk_line(w, "renamed %s%s%s -> %s%s%s%s%s%s%s", tree, sep, x->old_rel,
