@@ -618,8 +618,8 @@ __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void *arg)
 			 (void *)plan, &r.target_pidfd);
 	if (r.target < 0)
 		reaper_fail(start, &r, PROCAGE_STEP_START, errno, -1);
-	/* The target has exec'd or failed; from here on, raw calls only. */
 	/*
+	 * The target has exec'd or failed; from here on, raw calls only.
 	 * Closing the masks' source unmounts it, which waits for a grace
 	 * period of the kernel's: here the target no longer waits for it.
 	 */
