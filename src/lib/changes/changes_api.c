@@ -78,19 +78,22 @@ PROCAGE_API int procage_changes_discard(const char *id, struct procage_error *er
 		      : 0;
 }
 
-/*
- * Walk every tree of set id in mode; the lines in *lines (entries: as
- * procage_changes_entries; with renamed, not NULL, the renames' paths
- * there instead, as procage_changes_renames gives them).
- */
+/* What a walk gives back in its lines. */
+enum set_lines {
+	LINES_SHOWN,   /* procage_changes_show's, or apply's report */
+	LINES_ENTRIES, /* procage_changes_entries' */
+	LINES_RENAMES, /* procage_changes_renames' paths */
+};
+
+/* Walk every tree of set id in mode; what kind asks for in *lines. */
 static int set_walk(const char *id, enum changes_walk_mode mode, const char *const *paths,
-		    size_t n_paths, char ***lines, bool *emptied, bool entries, bool renamed,
+		    size_t n_paths, char ***lines, bool *emptied, enum set_lines kind,
 		    struct procage_error *err)
 {
 	struct changes_tree *trees = NULL;
 	const char *roots[CHANGES_MAX_TREES];
 	struct changes_walk w = { .mode = mode, .filter = paths, .n_filter = n_paths,
-				  .entries = entries };
+				  .entries = kind != LINES_SHOWN };
 	int store_fd, set_fd, claim = -1;
 	size_t n = 0;
 	int rc = set_open(id, &store_fd, &set_fd, err);
@@ -123,7 +126,7 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 	if (*emptied)
 		changes_set_retire(store_fd, id);
 	close(store_fd);
-	if (renamed) {
+	if (kind == LINES_RENAMES) {
 		procage_strings_free(w.lines);
 		w.lines = w.renamed_from;
 		if (rc == 0 && !w.lines && !(w.lines = calloc(1, sizeof *w.lines)))
@@ -139,31 +142,31 @@ static int set_walk(const char *id, enum changes_walk_mode mode, const char *con
 	return rc;
 }
 
-PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct procage_error *err)
+/* Set id listed as kind asks, in *out; what names what *out holds, for the error. */
+static int set_list(const char *id, char ***out, enum set_lines kind, const char *what,
+		    struct procage_error *err)
 {
 	bool emptied;
 	error_clear(err);
-	if (!id || !lines)
-		return error_set(err, -EINVAL, "no change set ID or no place for the lines given");
-	return set_walk(id, CHANGES_LIST, NULL, 0, lines, &emptied, false, false, err);
+	if (!id || !out)
+		return error_set(err, -EINVAL, "no change set ID or no place for the %s given",
+				 what);
+	return set_walk(id, CHANGES_LIST, NULL, 0, out, &emptied, kind, err);
+}
+
+PROCAGE_API int procage_changes_show(const char *id, char ***lines, struct procage_error *err)
+{
+	return set_list(id, lines, LINES_SHOWN, "lines", err);
 }
 
 PROCAGE_API int procage_changes_entries(const char *id, char ***entries, struct procage_error *err)
 {
-	bool emptied;
-	error_clear(err);
-	if (!id || !entries)
-		return error_set(err, -EINVAL, "no change set ID or no place for the entries given");
-	return set_walk(id, CHANGES_LIST, NULL, 0, entries, &emptied, true, false, err);
+	return set_list(id, entries, LINES_ENTRIES, "entries", err);
 }
 
 PROCAGE_API int procage_changes_renames(const char *id, char ***paths, struct procage_error *err)
 {
-	bool emptied;
-	error_clear(err);
-	if (!id || !paths)
-		return error_set(err, -EINVAL, "no change set ID or no place for the paths given");
-	return set_walk(id, CHANGES_LIST, NULL, 0, paths, &emptied, true, true, err);
+	return set_list(id, paths, LINES_RENAMES, "paths", err);
 }
 
 static int paths_check(const char *what, const char *const *paths, size_t n_paths,
@@ -236,7 +239,7 @@ PROCAGE_API int procage_changes_apply(const char *id, int rule, const char *cons
 		return 0;
 	}
 	rc = set_walk(id, rule == PROCAGE_APPLY_ALL ? CHANGES_ALL : CHANGES_SAFE, paths, n_paths,
-		      lines, &emptied, false, false, err);
+		      lines, &emptied, LINES_SHOWN, err);
 	if (kept)
 		*kept = !emptied;
 	return rc;

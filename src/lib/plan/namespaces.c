@@ -56,12 +56,7 @@ int namespaces_id_maps_write(const struct plan_id_maps *m)
 	return file_write("/proc/self/gid_map", m->gid_map, m->gid_map_len);
 }
 
-/*
- * The source of every hiding mask: a small tmpfs of our own, detached,
- * holding one directory and one file with no permission bits, then made
- * read-only. A mask cloned from it is empty, cannot be read even by its
- * owner (the child has no capability left by then) and cannot be changed.
- */
+/* Every tmpfs a run mounts is made here (namespaces.h). */
 int namespaces_tmpfs_make(const char *size, const char *nr_inodes, const char *mode,
 			  unsigned attrs)
 {
@@ -78,6 +73,12 @@ int namespaces_tmpfs_make(const char *size, const char *nr_inodes, const char *m
 	return rc < 0 ? rc : mnt;
 }
 
+/*
+ * The source of every hiding mask: a small tmpfs of our own, detached,
+ * holding one directory and one file with no permission bits, then made
+ * read-only. A mask cloned from it is empty, cannot be read even by its
+ * owner (the child has no capability left by then) and cannot be changed.
+ */
 int namespaces_mask_source_create(void)
 {
 	int rc, mnt = namespaces_tmpfs_make("16k", NULL, "0755",
