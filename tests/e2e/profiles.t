@@ -62,22 +62,23 @@ fi
 
 # pip: a caged pip install of a local sdist into a venv builds the wheel
 # into ~/.cache/pip, which the profile makes.
-if /usr/bin/python3 -c 'import venv, wheel, setuptools' 2>/dev/null; then
+if /usr/bin/python3 -c 'import venv, wheel, setuptools, pip' 2>/dev/null; then
 	mkdir -p "$home/.cache" src
 	printf 'from setuptools import setup\nsetup(name="hello-procage", version="1.0", py_modules=["hello_procage"])\n' >src/setup.py
 	echo 'X = "hello from procage"' >src/hello_procage.py
 	(cd src && /usr/bin/python3 setup.py -q sdist -d ../dist >/dev/null 2>&1)
-	/usr/bin/python3 -m venv --system-site-packages venv
+	# pip is the system's (python3-pip): a venv with its own takes seconds to make.
+	/usr/bin/python3 -m venv --without-pip --system-site-packages venv
 	pip_install() {
-		$1 "$PROCAGE" run ${2:+--profile "$2"} -- venv/bin/pip install -q --no-index \
+		$1 "$PROCAGE" run ${2:+--profile "$2"} -- venv/bin/python -m pip install -q --no-index \
 			--no-build-isolation --find-links dist hello-procage >/dev/null 2>&1
 	}
 	for tier in "${tiers[@]}"; do
 		rm -rf "$home/.cache/pip"
-		venv/bin/pip uninstall -y -q hello-procage >/dev/null 2>&1
+		venv/bin/python -m pip uninstall -y -q hello-procage >/dev/null 2>&1
 		pip_install "$tier" ""
 		[ ! -e "$home/.cache/pip" ]; ok $? "$(tier_name "$tier"): control: without the profile pip caches nothing"
-		venv/bin/pip uninstall -y -q hello-procage >/dev/null 2>&1
+		venv/bin/python -m pip uninstall -y -q hello-procage >/dev/null 2>&1
 		pip_install "$tier" pip; st=$?
 		is "$st" 0 "$(tier_name "$tier"): --profile pip: the caged pip install succeeds"
 		is "$(venv/bin/python -c 'import hello_procage; print(hello_procage.X)' 2>&1)" \
@@ -86,7 +87,7 @@ if /usr/bin/python3 -c 'import venv, wheel, setuptools' 2>/dev/null; then
 		ok $? "$(tier_name "$tier"): the wheel it built is in the ~/.cache/pip procage made"
 	done
 else
-	echo "# skip: /usr/bin/python3 lacks venv, wheel or setuptools: the pip profile is not tried with the tool"
+	echo "# skip: /usr/bin/python3 lacks venv, wheel, setuptools or pip: the pip profile is not tried with the tool"
 fi
 
 # A fresh home (empty, the user's own): every profile runs, says nothing,
