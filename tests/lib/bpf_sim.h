@@ -30,4 +30,12 @@ int bpf_sim_check(const struct sock_filter *prog, size_t len, const char **why);
 int bpf_sim_run(const struct sock_filter *prog, size_t len, const struct seccomp_data *data,
 		uint32_t *action, const char **why);
 
+/*
+ * The same for a program bpf_sim_check accepted whole (and that has not
+ * changed since): no instruction is checked again. On any other program
+ * its behaviour is undefined.
+ */
+int bpf_sim_run_checked(const struct sock_filter *prog, size_t len,
+			const struct seccomp_data *data, uint32_t *action, const char **why);
+
 #endif
