@@ -240,8 +240,13 @@ static int caller_killed_once(long long delay_us, bool after_return)
 	if (after_return) {
 		started = read(ev[0], c, 1) == 1;
 	} else {
-		/* Not a synchronisation: a spread of kill points over the whole spawn. */
-		for (long long until = now_us() + delay_us; now_us() < until;)
+		/*
+		 * Not a synchronisation: a spread of kill points over the whole
+		 * spawn. Slept, not spun: a thousand spins took a processor
+		 * from the spawn and the tests beside this one.
+		 */
+		struct timespec delay = { delay_us / 1000000, (delay_us % 1000000) * 1000 };
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &delay, &delay) == EINTR)
 			;
 	}
 	kill(pid, SIGKILL);
