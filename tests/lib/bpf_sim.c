@@ -255,7 +255,7 @@ int bpf_sim_run_checked(const struct sock_filter *prog, size_t len,
 {
 	/*
 	 * The unit tests run each program hundreds of thousands of times;
-	 * checking its instructions again at every step was a quarter of
+	 * checking its instructions again at every step was a third of
 	 * their time.
 	 */
 	return run(prog, len, data, action, why, false);
