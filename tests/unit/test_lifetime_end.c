@@ -158,14 +158,26 @@ static bool all_children_end(int deadline_ms)
 	}
 }
 
-static struct procage_run *spawn_with(const char *script, int out_fd, struct procage_error *err)
+/* Spawn script, with out_fd (if not -1) as its stdout and err_fd (if not -1) as its stderr. */
+static struct procage_run *spawn_to(const char *script, int out_fd, int err_fd,
+				    struct procage_error *err)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
-	struct procage_fd_map map = { out_fd, 1 };
+	struct procage_fd_map map[2];
+	size_t n = 0;
+	if (out_fd >= 0)
+		map[n++] = (struct procage_fd_map){ out_fd, 1 };
+	if (err_fd >= 0)
+		map[n++] = (struct procage_fd_map){ err_fd, 2 };
 	struct procage_spawn_opts o = { .size = sizeof o, .argv = argv, .cwd = workspace,
-					.fds = out_fd >= 0 ? &map : NULL, .n_fds = out_fd >= 0 };
+					.fds = n ? map : NULL, .n_fds = n };
 	struct procage_run *r = NULL;
 	return procage_spawn(cage, &o, &r, err) == 0 ? r : NULL;
+}
+
+static struct procage_run *spawn_with(const char *script, int out_fd, struct procage_error *err)
+{
+	return spawn_to(script, out_fd, -1, err);
 }
 
 /* Spawn script with its stdout on a pipe and read its first line into line. */
@@ -223,9 +235,16 @@ static int caller_killed_once(long long delay_us, bool after_return)
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct procage_error err;
+		/*
+		 * On tier T2 a target whose caller died mid-spawn has no
+		 * supervisor: its brokered calls fail (ENOSYS) until it is
+		 * killed, and what its shell and loader say of them would
+		 * only fill the test's output.
+		 */
+		int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		close(ev[0]);
 		(void)!write(ev[1], "a", 1);
-		if (spawn_with("sleep 1000 & exec sleep 1000", -1, &err))
+		if (spawn_to("sleep 1000 & exec sleep 1000", -1, quiet, &err))
 			(void)!write(ev[1], "s", 1);
 		for (;;)
 			pause();
