@@ -245,7 +245,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_LIB_SRCS := src/common/json.c src/lib/policy/policy_json.c src/lib/policy/policy_json_reader.c \
 	src/lib/policy/policy_json_keys.c src/lib/policy/policy_json_limits.c src/lib/policy/policy.c \
 	src/lib/base/error.c src/lib/base/string_list.c src/lib/base/canonical.c src/lib/base/dir_entries.c \
-	src/lib/base/dir_listings.c \
+	src/lib/base/dir_listings.c src/lib/base/path_set.c \
 	src/lib/policy/classes.c \
 	src/lib/discover/repositories.c \
 	src/lib/discover/repository_config.c src/lib/base/git_config.c \

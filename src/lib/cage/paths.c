@@ -28,19 +28,27 @@
 #include "discover/root_private.h"
 #include "rule_links.h"
 
-static int path_list_add_absent(struct cage_path **list, size_t *n, const char *path,
-				enum procage_access access, int cls, bool absent)
+/*
+ * Append (path, access) to a list unless it holds that pair already. The
+ * long lists (examined, denials) are looked up in their index; the short
+ * ones (grants, sockets: the policy's own rules) are compared in full.
+ */
+static int path_list_add_absent(struct cage_path **list, size_t *n, struct path_set *index,
+				const char *path, enum procage_access access, int cls, bool absent)
 {
-	for (size_t i = 0; i < *n; i++)
+	if (index ? path_set_find(index, path, (int)access, NULL) : false)
+		return 0;
+	for (size_t i = 0; !index && i < *n; i++)
 		if (strcmp((*list)[i].path, path) == 0 && (*list)[i].access == access)
 			return 0;
 	char *copy = strdup(path);
 	struct cage_path *grown = copy ? realloc(*list, (*n + 1) * sizeof *grown) : NULL;
-	if (!grown) {
+	if (grown)
+		*list = grown;
+	if (!grown || (index && path_set_put(index, copy, (int)access, *n) < 0)) {
 		free(copy);
 		return -ENOMEM;
 	}
-	*list = grown;
 	grown[(*n)++] = (struct cage_path){ copy, access, cls, absent, false };
 	return 0;
 }
@@ -48,7 +56,14 @@ static int path_list_add_absent(struct cage_path **list, size_t *n, const char *
 static int path_list_add(struct cage_path **list, size_t *n, const char *path,
 			 enum procage_access access, int cls)
 {
-	return path_list_add_absent(list, n, path, access, cls, false);
+	return path_list_add_absent(list, n, NULL, path, access, cls, false);
+}
+
+/* The indexes point into the lists' strings: dropped before the lists change hands. */
+static void path_indexes_free(struct cage_paths *c)
+{
+	path_set_free(&c->examined_index);
+	path_set_free(&c->denials_index);
 }
 
 /* The strongest grant containing path (WRITE over READ), or 0. */
@@ -110,8 +125,8 @@ static int denial_consider(struct cage_paths *c, const struct cage_path *d,
 			   struct procage_error *err)
 {
 	const char *by = NULL;
-	if (path_list_add_absent(&c->examined, &c->n_examined, d->path, d->access, d->cls,
-				 d->absent) < 0)
+	if (path_list_add_absent(&c->examined, &c->n_examined, &c->examined_index, d->path,
+				 d->access, d->cls, d->absent) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->n_grants; i++) {
 		const struct cage_path *g = &c->grants[i];
@@ -122,8 +137,8 @@ static int denial_consider(struct cage_paths *c, const struct cage_path *d,
 	enum procage_access reach = reaching_access(c, d->path, &by);
 	/* What is missing can be neither read nor changed: only made, through a write grant. */
 	bool needed = d->access == PROCAGE_HIDE && !d->absent ? reach != 0 : reach == PROCAGE_WRITE;
-	if (needed && path_list_add_absent(&c->denials, &c->n_denials, d->path, d->access, d->cls,
-					   d->absent) < 0)
+	if (needed && path_list_add_absent(&c->denials, &c->n_denials, &c->denials_index, d->path,
+					   d->access, d->cls, d->absent) < 0)
 		return error_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -541,6 +556,7 @@ int paths_resolve_host(const struct procage_policy *p, bool root_private_walk,
 		rc = link_targets_resolve(out, err);
 	if (rc == 0)
 		rc = host_mounts_resolve(out, err);
+	path_indexes_free(out); /* nothing is added from here on */
 	if (rc < 0) {
 		cage_paths_free(out);
 		return rc;
@@ -569,6 +585,7 @@ static void path_list_free(struct cage_path *list, size_t n)
 void path_list_release_examined(struct cage_paths *c, struct cage_path **examined,
 				size_t *n_examined)
 {
+	path_indexes_free(c);
 	*examined = c->examined;
 	*n_examined = c->n_examined;
 	c->examined = NULL;
@@ -578,6 +595,7 @@ void path_list_release_examined(struct cage_paths *c, struct cage_path **examine
 void path_list_release_sockets(struct cage_paths *c, struct cage_path **sockets,
 			       size_t *n_sockets)
 {
+	path_indexes_free(c);
 	*sockets = c->sockets;
 	*n_sockets = c->n_sockets;
 	c->sockets = NULL;
@@ -587,6 +605,7 @@ void path_list_release_sockets(struct cage_paths *c, struct cage_path **sockets,
 void path_list_release_denials(struct cage_paths *c, struct cage_path **denials,
 			       size_t *n_denials)
 {
+	path_indexes_free(c);
 	if (denials) {
 		*denials = c->denials;
 		*n_denials = c->n_denials;
@@ -604,5 +623,6 @@ void cage_paths_free(struct cage_paths *c)
 	path_list_free(c->sockets, c->n_sockets);
 	path_list_free(c->examined, c->n_examined);
 	handoff_snapshot_free(c->handoff_snapshot);
+	path_indexes_free(c);
 	memset(c, 0, sizeof *c);
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "base/path_set.h"
 #include "policy/path_rule.h"
 #include "policy/policy.h"
 
@@ -23,6 +24,9 @@ struct cage_paths {
 	struct cage_path *examined;
 	size_t n_examined;
 	struct handoff_snapshot *handoff_snapshot; /* the repositories found (handoff.h) */
+	/* While the paths are resolved: the (path, access) pairs of examined
+	 * and denials, whose strings they point to. Emptied when done. */
+	struct path_set examined_index, denials_index;
 };
 
 /*

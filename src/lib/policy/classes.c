@@ -307,20 +307,21 @@ int class_from_name(const char *name)
 int class_locations_add(struct class_locations *out, const char *canonical, enum class_id cls,
 			enum procage_access deny, bool absent)
 {
-	for (size_t i = 0; i < out->n; i++)
-		if (strcmp(out->items[i].path, canonical) == 0) {
-			/* The same place through two rows: hiding wins. */
-			if (deny == PROCAGE_HIDE)
-				out->items[i].deny = PROCAGE_HIDE;
-			return 0;
-		}
+	size_t at;
+	if (path_set_find(&out->index, canonical, 0, &at)) {
+		/* The same place through two rows: hiding wins. */
+		if (deny == PROCAGE_HIDE)
+			out->items[at].deny = PROCAGE_HIDE;
+		return 0;
+	}
 	char *copy = strdup(canonical);
 	struct class_location *grown = copy ? realloc(out->items, (out->n + 1) * sizeof *grown) : NULL;
-	if (!grown) {
+	if (grown)
+		out->items = grown;
+	if (!grown || path_set_put(&out->index, copy, 0, out->n) < 0) {
 		free(copy);
 		return -ENOMEM;
 	}
-	out->items = grown;
 	out->items[out->n++] = (struct class_location){ copy, cls, deny, absent };
 	return 0;
 }
@@ -608,8 +609,7 @@ int classes_expand(unsigned waived, const char *home, const char *runtime_dir,
 		   struct class_locations *out, struct procage_error *err)
 {
 	int rc = 0;
-	out->items = NULL;
-	out->n = 0;
+	*out = (struct class_locations){ 0 };
 	if (home && home[0] == '/')
 		rc = rows_add_for_base(out, waived, BASE_HOME, home);
 	if (rc == 0 && runtime_dir && runtime_dir[0] == '/')
@@ -645,6 +645,7 @@ void class_locations_free(struct class_locations *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->items[i].path);
 	free(l->items);
+	path_set_free(&l->index);
 	l->items = NULL;
 	l->n = 0;
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/path_set.h"
+
 #include "procage.h"
 
 enum class_id {
@@ -33,6 +35,7 @@ struct class_location {
 struct class_locations {
 	struct class_location *items;
 	size_t n;
+	struct path_set index; /* each item's path, to its position */
 };
 
 /* The name of a class ("secrets"), and the id of a name or -1. */
