@@ -849,15 +849,19 @@ PROCAGE_API size_t procage_host_tier_hint(char *buf, size_t size);
 struct procage_cage;
 
 /*
- * Begin, on a thread of the library's own, the work the next
+ * Begin, on threads of the library's own, the work the next
  * procage_cage_new needs of this host: its facts (a probe that makes
  * namespaces, a few milliseconds) and, for a root caller, what hiding the
- * root-only files of /etc takes. A front end calls it as soon as it knows
- * it will make a cage, and reads its policy meanwhile. The first cage made
- * afterwards takes the result; later cages do the work themselves.
- * Optional: without it a cage does the same work when it is made. The
- * thread is gone once procage_exec begins (a process of one thread only
- * may enter new namespaces).
+ * root-only files of /etc takes; and the user and network namespaces of
+ * the next tier T1 spawn (making a network namespace is the dearest step
+ * of a spawn). A front end calls it as soon as it knows it will make a
+ * cage, and reads its policy meanwhile. The first cage made afterwards
+ * takes the result, and the first spawn whose run has a network namespace
+ * of its own the namespaces (each once, in this process only: a run never
+ * shares them); later ones do the work themselves. Optional: without it a
+ * cage and a spawn do the same work when they are made. The threads are
+ * gone once procage_exec begins (a process of one thread only may enter
+ * new namespaces).
  */
 PROCAGE_API void procage_prepare_ahead(void);
 

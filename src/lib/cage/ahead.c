@@ -8,6 +8,7 @@
 
 #include "host/host.h"
 #include "discover/root_private.h"
+#include "host/ns_ahead.h"
 
 static pthread_mutex_t ahead_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t ahead_thread;
@@ -49,6 +50,9 @@ PROCAGE_API void procage_prepare_ahead(void)
 		pthread_sigmask(SIG_BLOCK, &all, &saved);
 		ahead_started = pthread_create(&ahead_thread, NULL, ahead_work, NULL) == 0;
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		/* The first spawn's own user and network namespaces, on a thread
+		 * of their own: the spawn waits for them, not the cage. */
+		ns_ahead_begin();
 	}
 	pthread_mutex_unlock(&ahead_lock);
 }

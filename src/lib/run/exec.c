@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cage/ahead.h"
+#include "host/ns_ahead.h"
 #include "cage/cage.h"
 #include "base/error.h"
 #include "discover/handoff_snapshot.h"
@@ -195,9 +196,10 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 /*
 	 * The kernel lets only a process of one thread enter new namespaces:
 	 * work a caller began ahead (procage_prepare_ahead) ends here if no
-	 * cage has taken it yet.
+	 * cage has taken it yet, and namespaces made ahead are let go.
 	 */
 	ahead_join();
+	ns_ahead_drop();
 	if ((rc = spawn_opts_copy(opts, &o, err)) < 0 || (rc = exec_refusal(cage, err)) < 0 ||
 	    (rc = spawn_prepare(cage, &o, &s, err)) < 0 ||
 	    (rc = exec_write_roots_whole(cage, &s.plan, err)) < 0) {

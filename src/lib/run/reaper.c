@@ -483,7 +483,8 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 	const struct plan *plan = start->plan;
 	int index = -1, rc;
 
-	if (plan->clone_namespaces && (rc = namespaces_id_maps_write(&plan->id_maps)) < 0)
+	if (plan->clone_namespaces && !start->userns_entered &&
+	    (rc = namespaces_id_maps_write(&plan->id_maps)) < 0)
 		reaper_fail(start, r, PROCAGE_STEP_ID_MAPS, -rc, -1);
 	if (start->tmp_name && (rc = tmpdir_make(start, r)) < 0)
 		reaper_fail(start, r, PROCAGE_STEP_PREPARE, -rc, -1);

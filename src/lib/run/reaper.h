@@ -112,6 +112,8 @@ struct reaper_start {
 	/* T1: a devpts of the run's own over pts_dir (and its ptmx over pts_ptmx), or NULL. */
 	const char *pts_dir;
 	const char *pts_ptmx;
+	/* The user namespace was entered, made ahead with its maps (ns_ahead.h): none to write. */
+	bool userns_entered;
 };
 
 /*

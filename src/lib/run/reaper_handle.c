@@ -21,9 +21,13 @@
 #include "base/raw_syscall.h"
 #include "base/syscalls.h"
 #include "base/small_file.h"
+#include "host/ns_ahead.h"
+#include "reaper_relay.h"
 
 /* Each of the reaper and the target runs on a stack of this size. */
 #define REAPER_STACK_SIZE (256 * 1024)
+/* The relay (reaper_relay.h) makes two calls and a clone. */
+#define RELAY_STACK_SIZE (64 * 1024)
 
 
 static void stacks_release(struct reaper_handle *h)
@@ -141,11 +145,15 @@ static int run_socket_make(struct plan *plan, struct reaper_handle *h, struct pr
 	return 0;
 }
 
-/* [guard][reaper's stack][guard][target's stack], in h; the target's top in the plan. */
-static int stacks_map(struct plan *plan, struct reaper_handle *h, size_t page,
+/*
+ * [guard][reaper's stack][guard][target's stack], in h, and with a relay
+ * [guard][relay's stack] after them; the target's top in the plan.
+ */
+static int stacks_map(struct plan *plan, struct reaper_handle *h, size_t page, bool relay,
 		      struct procage_error *err)
 {
-	h->stacks_size = 2 * (page + REAPER_STACK_SIZE);
+	const size_t two = 2 * (page + REAPER_STACK_SIZE);
+	h->stacks_size = two + (relay ? page + RELAY_STACK_SIZE : 0);
 	h->stacks = mmap(NULL, h->stacks_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (h->stacks == MAP_FAILED) {
@@ -154,9 +162,10 @@ static int stacks_map(struct plan *plan, struct reaper_handle *h, size_t page,
 	}
 	char *base = h->stacks;
 	if (mprotect(base, page, PROT_NONE) != 0 ||
-	    mprotect(base + page + REAPER_STACK_SIZE, page, PROT_NONE) != 0)
+	    mprotect(base + page + REAPER_STACK_SIZE, page, PROT_NONE) != 0 ||
+	    (relay && mprotect(base + two, page, PROT_NONE) != 0))
 		return error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "guarding the run's stacks");
-	plan->target_stack = base + h->stacks_size;
+	plan->target_stack = base + two;
 	return 0;
 }
 
@@ -171,9 +180,18 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1,
 				     .proxy_listener = -1, .seccomp_listener = -1,
 				     .publish_factory = -1, .changes_layers = -1 };
-	if ((rc = run_socket_make(plan, h, err)) < 0 || (rc = stacks_map(plan, h, page, err)) < 0)
+	/* A user and network namespace made ahead for this spawn: a relay enters them. */
+	const unsigned long ahead = CLONE_NEWUSER | CLONE_NEWNET;
+	struct ns_ahead_pair pair = { -1, -1 };
+	bool relay = (plan->clone_namespaces & ahead) == ahead &&
+		     ns_ahead_take(plan->id_maps.uid_map, plan->id_maps.gid_map, &pair);
+	struct reaper_relay relayed = { .start = *start, .namespaces = plan->clone_namespaces,
+					.userns_fd = pair.userns_fd, .netns_fd = pair.netns_fd };
+	if ((rc = run_socket_make(plan, h, err)) < 0 ||
+	    (rc = stacks_map(plan, h, page, relay, err)) < 0)
 		goto out;
 	char *base = h->stacks;
+	relayed.reaper_stack = base + page + REAPER_STACK_SIZE;
 
 	/*
 	 * Our signal handlers must not run in the reaper or the target, on our
@@ -183,10 +201,18 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 	int saved_errno = errno;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	h->pid = clone(reaper_main, base + page + REAPER_STACK_SIZE,
-		       CLONE_VM | CLONE_PIDFD | SIGCHLD | (int)plan->clone_namespaces,
-		       (void *)start, &h->pidfd);
-	if (h->pid < 0) {
+	if (relay) {
+		reaper_relay_run(&relayed, base + h->stacks_size);
+		h->pid = relayed.reaper;
+		h->pidfd = relayed.reaper_pidfd;
+		if (relayed.clone_errno)
+			errno = relayed.clone_errno;
+	} else {
+		h->pid = clone(reaper_main, base + page + REAPER_STACK_SIZE,
+			       CLONE_VM | CLONE_PIDFD | SIGCHLD | (int)plan->clone_namespaces,
+			       (void *)start, &h->pidfd);
+	}
+	if (h->pid < 0 && (!relay || relayed.clone_errno)) {
 		int e = errno;
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
 		h->pidfd = -1;
@@ -209,6 +235,8 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 	errno = saved_errno;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	plan->reaper_socket = plan->status_fd = plan->cgroup_procs_fd = -1;
+	if (relay && h->pid < 0 && h->pidfd >= 0)
+		h->pid = pidfd_pid(h->pidfd); /* the relay was killed before it could say */
 
 	if (n == 0) {
 		rc = started_read(h, plan->clone_namespaces & CLONE_NEWPID, err);
@@ -222,6 +250,10 @@ out:
 	if (plan->reaper_socket >= 0)
 		close(plan->reaper_socket); /* the reaper never started */
 	plan->reaper_socket = -1;
+	if (relay) {
+		close(pair.userns_fd);
+		close(pair.netns_fd);
+	}
 	if (rc != 0)
 		reaper_handle_release(h);
 	plan->caller_socket = -1;

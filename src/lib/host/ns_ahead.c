@@ -1,0 +1,203 @@
+/* The namespaces made ahead of a spawn (ns_ahead.h). */
+#include "ns_ahead.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/raw_syscall.h"
+#include "base/syscalls.h"
+
+#define HOLDER_STACK_SIZE (64 * 1024)
+
+/* Written before the thread starts, read without the lock: a process forked
+ * since sees another pid and never waits on a thread it does not have. */
+static pid_t maker_process;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t maker;
+static bool making; /* the thread is started and not yet joined */
+static struct {
+	int userns_fd, netns_fd;
+	char uid_map[32], gid_map[32];
+} made = { -1, -1, "", "" };
+
+/*
+ * The namespaces' first process lives only until its maker has opened
+ * them. It shares our memory and our thread pointer: raw calls only. It
+ * dies with the thread that made it (a command ending meanwhile), and
+ * leaves at once if that thread is gone before it could ask so.
+ */
+static int holder_main(void *arg)
+{
+	const pid_t *parent = arg;
+	raw_syscall2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+	if (raw_syscall0(SYS_getppid) != *parent)
+		raw_syscall1(SYS_exit, 0);
+	/* Every signal is blocked here: only SIGKILL ends the wait. */
+	while (raw_syscall5(SYS_ppoll, NULL, 0, NULL, NULL, sizeof(sigset_t)) != -EFAULT)
+		;
+	raw_syscall1(SYS_exit, 0);
+	return 0;
+}
+
+static bool file_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	size_t len = strlen(text);
+	bool ok = write(fd, text, len) == (ssize_t)len;
+	close(fd);
+	return ok;
+}
+
+/* The maps written from outside, as the reaper writes its own from inside. */
+static bool maps_write(pid_t pid, const char *uid_map, const char *gid_map)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
+	if (!file_write(path, "deny"))
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+	if (!file_write(path, uid_map))
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+	return file_write(path, gid_map);
+}
+
+static int ns_open(pid_t pid, const char *name)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static void *pair_make(void *unused)
+{
+	(void)unused;
+	char uid_map[32], gid_map[32];
+	int pidfd = -1, userns = -1, netns = -1;
+	pid_t parent = getpid();
+	snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+	snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+	void *stack = mmap(NULL, HOLDER_STACK_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return NULL;
+	/* No exit signal: only a wait that names it (__WALL) sees it end. */
+	pid_t pid = clone(holder_main, (char *)stack + HOLDER_STACK_SIZE,
+			  CLONE_VM | CLONE_PIDFD | CLONE_NEWUSER | CLONE_NEWNET, &parent, &pidfd);
+	if (pid > 0) {
+		if (maps_write(pid, uid_map, gid_map)) {
+			userns = ns_open(pid, "user");
+			netns = ns_open(pid, "net");
+		}
+		sys_pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+		siginfo_t info;
+		while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | __WALL) < 0 && errno == EINTR)
+			;
+		close(pidfd);
+	}
+	munmap(stack, HOLDER_STACK_SIZE); /* the holder is gone: no one runs on it */
+	pthread_mutex_lock(&lock);
+	if (userns >= 0 && netns >= 0 && made.userns_fd < 0) {
+		made.userns_fd = userns;
+		made.netns_fd = netns;
+		memcpy(made.uid_map, uid_map, sizeof uid_map);
+		memcpy(made.gid_map, gid_map, sizeof gid_map);
+		userns = netns = -1;
+	}
+	pthread_mutex_unlock(&lock);
+	if (userns >= 0)
+		close(userns);
+	if (netns >= 0)
+		close(netns);
+	return NULL;
+}
+
+void ns_ahead_begin(void)
+{
+	sigset_t all, saved;
+	pthread_mutex_lock(&lock);
+	if (!making && made.userns_fd < 0) {
+		maker_process = getpid();
+		/* The caller's handlers stay on its threads; the holder inherits none. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &saved);
+		making = pthread_create(&maker, NULL, pair_make, NULL) == 0;
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Wait for the maker, if it runs; false in a process forked since. */
+static bool maker_join(void)
+{
+	if (maker_process != getpid())
+		return false;
+	pthread_mutex_lock(&lock);
+	/* The maker publishes under the lock: it is waited for without it. */
+	bool join = making;
+	pthread_t thread = maker;
+	making = false;
+	pthread_mutex_unlock(&lock);
+	if (join)
+		pthread_join(thread, NULL);
+	return true;
+}
+
+bool ns_ahead_ready(void)
+{
+	if (!maker_join())
+		return false;
+	pthread_mutex_lock(&lock);
+	bool ready = made.userns_fd >= 0;
+	pthread_mutex_unlock(&lock);
+	return ready;
+}
+
+/* The pair, if any: taken when any (the caller only closes it) or its maps are these. */
+static bool pair_take(const char *uid_map, const char *gid_map, bool any,
+		      struct ns_ahead_pair *pair)
+{
+	bool taken = false;
+	if (!maker_join())
+		return false;
+	pthread_mutex_lock(&lock);
+	if (made.userns_fd >= 0) {
+		taken = any ||
+			(strcmp(made.uid_map, uid_map) == 0 && strcmp(made.gid_map, gid_map) == 0);
+		if (taken) {
+			pair->userns_fd = made.userns_fd;
+			pair->netns_fd = made.netns_fd;
+		} else {
+			close(made.userns_fd);
+			close(made.netns_fd);
+		}
+		made.userns_fd = made.netns_fd = -1;
+	}
+	pthread_mutex_unlock(&lock);
+	return taken;
+}
+
+bool ns_ahead_take(const char *uid_map, const char *gid_map, struct ns_ahead_pair *pair)
+{
+	return pair_take(uid_map, gid_map, false, pair);
+}
+
+void ns_ahead_drop(void)
+{
+	struct ns_ahead_pair pair;
+	if (pair_take(NULL, NULL, true, &pair)) {
+		close(pair.userns_fd);
+		close(pair.netns_fd);
+	}
+}
