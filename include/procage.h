@@ -858,7 +858,9 @@ struct procage_cage;
  * cage, and reads its policy meanwhile. The first cage made afterwards
  * takes the result, and the first spawn whose run has a network namespace
  * of its own the namespaces (each once, in this process only: a run never
- * shares them); later ones do the work themselves. Optional: without it a
+ * shares them); later ones do the work themselves. A caller that spawns
+ * again and again may call it again after each spawn: the next spawn's
+ * namespaces are then made while the command runs. Optional: without it a
  * cage and a spawn do the same work when they are made. The threads are
  * gone once procage_exec begins (a process of one thread only may enter
  * new namespaces).

@@ -50,11 +50,13 @@ PROCAGE_API void procage_prepare_ahead(void)
 		pthread_sigmask(SIG_BLOCK, &all, &saved);
 		ahead_started = pthread_create(&ahead_thread, NULL, ahead_work, NULL) == 0;
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
-		/* The first spawn's own user and network namespaces, on a thread
-		 * of their own: the spawn waits for them, not the cage. */
-		ns_ahead_begin();
 	}
 	pthread_mutex_unlock(&ahead_lock);
+	/*
+	 * The next spawn's user and network namespaces, on a thread of their
+	 * own (the spawn waits for them, not the cage); one pair at most.
+	 */
+	ns_ahead_begin();
 }
 
 void ahead_join(void)
