@@ -6,8 +6,9 @@
  * SIGCHLD with a deadline that only bounds a failure, and finds the
  * private temporary directories in a base directory of its own.
  *
- *  - the caller SIGKILLed at random points of procage_spawn, 1000 times:
- *    no process and no directory is left;
+ *  - the caller SIGKILLed at random points of procage_spawn, 1000 times,
+ *    and 250 more on tier T1 with the namespaces made ahead (the maker's
+ *    holder, the relay): no process and no directory is left;
  *  - a run nesting directories 2000 deep: its temporary directory is
  *    removed, with the caller waiting, gone, or short of descriptors;
  *  - spawns failing for want of descriptors leave no directory;
@@ -224,10 +225,13 @@ static long long spawn_duration(void)
 /*
  * One try: a child calls procage_spawn and is SIGKILLed after delay_us
  * from the moment it says it starts, or, with after_return, once it says
- * the spawn returned. 1 if the spawn had returned by then, 0 if not; -1 if
- * a process or a directory of the run was left.
+ * the spawn returned. With ahead, the child first asks for the spawn's
+ * namespaces to be made ahead (procage_prepare_ahead), so that the kill
+ * falls in their making, in the relay that enters them, or later. 1 if the
+ * spawn had returned by then, 0 if not; -1 if a process or a directory of
+ * the run was left.
  */
-static int caller_killed_once(long long delay_us, bool after_return)
+static int caller_killed_once(long long delay_us, bool after_return, bool ahead)
 {
 	int ev[2];
 	if (pipe2(ev, O_CLOEXEC) != 0)
@@ -244,6 +248,8 @@ static int caller_killed_once(long long delay_us, bool after_return)
 		int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		close(ev[0]);
 		(void)!write(ev[1], "a", 1);
+		if (ahead)
+			procage_prepare_ahead();
 		if (spawn_to("sleep 1000 & exec sleep 1000", -1, quiet, &err))
 			(void)!write(ev[1], "s", 1);
 		for (;;)
@@ -283,8 +289,9 @@ static int caller_killed_once(long long delay_us, bool after_return)
 	return started;
 }
 
-static void test_caller_killed(int tries)
+static void test_caller_killed(int tries, bool ahead)
 {
+	const char *how = ahead ? ", the namespaces made ahead" : "";
 	long long d = spawn_duration();
 	unsigned seed;
 	if (!tap_ok(d > 0, "a spawn here takes %lld us", d))
@@ -302,7 +309,7 @@ static void test_caller_killed(int tries)
 		 * the measure): every fourth try waits for the spawn's return
 		 * itself, so that both sides are tried whatever the timing.
 		 */
-		int rc = caller_killed_once(delay, i % 4 == 3);
+		int rc = caller_killed_once(delay, i % 4 == 3, ahead);
 		if (rc < 0)
 			left++;
 		else if (rc == 1)
@@ -311,11 +318,12 @@ static void test_caller_killed(int tries)
 			before++;
 	}
 	tap_ok(left == 0,
-	       "the caller killed at %d random points of the spawn: no process and no temporary "
+	       "the caller killed at %d random points of the spawn%s: no process and no temporary "
 	       "directory left (%d left)",
-	       tries, left);
+	       tries, how, left);
 	tap_ok(before > 0 && after > 0,
-	       "the kills fell both during the spawn (%d) and after it returned (%d)", before, after);
+	       "the kills fell both during the spawn (%d) and after it returned (%d)%s", before,
+	       after, how);
 }
 
 /* The highest descriptor open here, plus one. */
@@ -682,7 +690,9 @@ int main(int argc, char **argv)
 		test_deep_tmpdir();
 		test_tmpdir_left_is_said();
 		test_spawn_out_of_descriptors();
-		test_caller_killed(tries);
+		test_caller_killed(tries, false);
+		if (tmp_in_namespace)
+			test_caller_killed(tries / 4, true);
 	}
 	procage_cage_free(cage);
 	tmp_base_clean();
