@@ -153,7 +153,7 @@ static int view_probe(const char *dir)
 	char src[512], tgt[512], path[600], text[16] = "";
 	struct cgroup_views v = {0};
 	struct cgroup_view one;
-	struct plan_id_maps maps;
+	struct id_maps maps;
 	int index, found = 0;
 	snprintf(src, sizeof src, "%s/src", dir);
 	snprintf(tgt, sizeof tgt, "%s/tgt", dir);
@@ -161,8 +161,8 @@ static int view_probe(const char *dir)
 	one.target = tgt;
 	v.views = &one;
 	v.n = 1;
-	namespaces_id_maps_format(&maps);
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || namespaces_id_maps_write(&maps) != 0 ||
+	id_maps_own(&maps);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || id_maps_write(&maps, 0) != 0 ||
 	    namespaces_mounts_private() != 0)
 		return 100;
 	int mask_source = namespaces_mask_source_create();

@@ -21,17 +21,12 @@
 #include <unistd.h>
 
 #include "host/host.h"
+#include "host/id_maps.h"
 #include "host/ns_ahead.h"
 #include "procage.h"
 #include "tap.h"
 
-static char maps[2][32];
-
-static void maps_format(void)
-{
-	snprintf(maps[0], sizeof maps[0], "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-	snprintf(maps[1], sizeof maps[1], "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
-}
+static struct id_maps maps;
 
 /* "net:[4026531840]" of a namespace descriptor or of a /proc path. */
 static void ns_name(const char *path, char *out, size_t size)
@@ -56,7 +51,7 @@ static void pair_made_and_taken_once(void)
 
 	ns_ahead_begin();
 	tap_ok(ns_ahead_ready(), "a pair is made ahead");
-	bool taken = ns_ahead_take(maps[0], maps[1], &pair);
+	bool taken = ns_ahead_take(&maps, &pair);
 	tap_ok(taken, "and taken with the caller's own maps");
 	if (!taken)
 		return;
@@ -68,10 +63,12 @@ static void pair_made_and_taken_once(void)
 	       "a network namespace of its own (%s, the caller's %s)", net, host_net);
 	close(pair.userns_fd);
 	close(pair.netns_fd);
-	tap_ok(!ns_ahead_take(maps[0], maps[1], &pair), "it is taken once");
+	tap_ok(!ns_ahead_take(&maps, &pair), "it is taken once");
 
+	struct id_maps other = maps;
+	other.uid_map_len = snprintf(other.uid_map, sizeof other.uid_map, "4242 4242 1\n");
 	ns_ahead_begin();
-	tap_ok(!ns_ahead_take("4242 4242 1\n", maps[1], &pair),
+	tap_ok(!ns_ahead_take(&other, &pair),
 	       "a spawn with other maps does not take it");
 	tap_ok(!ns_ahead_ready(), "and it is let go then");
 }
@@ -82,12 +79,12 @@ static void not_after_fork(void)
 	ns_ahead_begin();
 	pid_t pid = fork();
 	if (pid == 0)
-		_exit(ns_ahead_take(maps[0], maps[1], &pair) ? 1 : 0);
+		_exit(ns_ahead_take(&maps, &pair) ? 1 : 0);
 	int status = -1;
 	waitpid(pid, &status, 0);
 	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	       "a process forked since takes nothing (status %d)", status);
-	bool taken = ns_ahead_take(maps[0], maps[1], &pair);
+	bool taken = ns_ahead_take(&maps, &pair);
 	tap_ok(taken, "the process that made it still can");
 	if (taken) {
 		close(pair.userns_fd);
@@ -169,7 +166,7 @@ out:
 
 int main(void)
 {
-	maps_format();
+	id_maps_own(&maps);
 	if (host_facts_get()->tier != PROCAGE_TIER_T1) {
 		tap_skip("user namespaces are refused here (tier T2): nothing is made ahead");
 		return tap_done();

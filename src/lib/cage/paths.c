@@ -36,7 +36,7 @@
 static int path_list_add_absent(struct cage_path **list, size_t *n, struct path_set *index,
 				const char *path, enum procage_access access, int cls, bool absent)
 {
-	if (index ? path_set_find(index, path, (int)access, NULL) : false)
+	if (index && path_set_find(index, path, (int)access, NULL))
 		return 0;
 	for (size_t i = 0; !index && i < *n; i++)
 		if (strcmp((*list)[i].path, path) == 0 && (*list)[i].access == access)

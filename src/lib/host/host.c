@@ -5,6 +5,7 @@
  * capabilities to mount.
  */
 #include "host.h"
+#include "id_maps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,8 +71,7 @@ enum { PROBE_OK = 0, PROBE_NO_USERNS = 1, PROBE_NO_MOUNT = 2 };
  * which the child writes straight into the parent's memory (CLONE_VM).
  */
 struct userns_probe {
-	char uid_map[32], gid_map[32];
-	int uid_len, gid_len;
+	struct id_maps maps;
 	int code, err;
 	char *pid_stack;   /* the PID namespace probe's stack */
 	bool private_proc; /* a PID namespace with a /proc of its own was made */
@@ -141,8 +141,8 @@ static int userns_probe_child(void *arg)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
 		goto out;
 	(void)write_file("/proc/self/setgroups", "deny", 4);
-	if (!write_file("/proc/self/uid_map", p->uid_map, p->uid_len) ||
-	    !write_file("/proc/self/gid_map", p->gid_map, p->gid_len))
+	if (!write_file("/proc/self/uid_map", p->maps.uid_map, p->maps.uid_map_len) ||
+	    !write_file("/proc/self/gid_map", p->maps.gid_map, p->maps.gid_map_len))
 		goto out;
 	p->code = PROBE_NO_MOUNT;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
@@ -190,10 +190,7 @@ static void userns_measure(struct procage_host_facts *f)
 	struct userns_probe p = { .code = PROBE_NO_USERNS, .err = EIO, .pid_err = EIO };
 	sigset_t all, saved;
 
-	p.uid_len = snprintf(p.uid_map, sizeof p.uid_map, "%u %u 1\n", (unsigned)getuid(),
-			     (unsigned)getuid());
-	p.gid_len = snprintf(p.gid_map, sizeof p.gid_map, "%u %u 1\n", (unsigned)getgid(),
-			     (unsigned)getgid());
+	id_maps_own(&p.maps);
 	void *stack = mmap(NULL, PROBE_STACK_SIZE, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {

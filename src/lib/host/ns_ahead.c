@@ -26,8 +26,8 @@ static pthread_t maker;
 static bool making; /* the thread is started and not yet joined */
 static struct {
 	int userns_fd, netns_fd;
-	char uid_map[32], gid_map[32];
-} made = { -1, -1, "", "" };
+	struct id_maps maps;
+} made = { -1, -1, { "", "", 0, 0 } };
 
 /*
  * The namespaces' first process lives only until its maker has opened
@@ -48,31 +48,6 @@ static int holder_main(void *arg)
 	return 0;
 }
 
-static bool file_write(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	size_t len = strlen(text);
-	bool ok = write(fd, text, len) == (ssize_t)len;
-	close(fd);
-	return ok;
-}
-
-/* The maps written from outside, as the reaper writes its own from inside. */
-static bool maps_write(pid_t pid, const char *uid_map, const char *gid_map)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
-	if (!file_write(path, "deny"))
-		return false;
-	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
-	if (!file_write(path, uid_map))
-		return false;
-	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
-	return file_write(path, gid_map);
-}
-
 static int ns_open(pid_t pid, const char *name)
 {
 	char path[64];
@@ -83,11 +58,10 @@ static int ns_open(pid_t pid, const char *name)
 static void *pair_make(void *unused)
 {
 	(void)unused;
-	char uid_map[32], gid_map[32];
+	struct id_maps maps;
 	int pidfd = -1, userns = -1, netns = -1;
 	pid_t parent = getpid();
-	snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-	snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+	id_maps_own(&maps);
 	void *stack = mmap(NULL, HOLDER_STACK_SIZE, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)
@@ -96,7 +70,8 @@ static void *pair_make(void *unused)
 	pid_t pid = clone(holder_main, (char *)stack + HOLDER_STACK_SIZE,
 			  CLONE_VM | CLONE_PIDFD | CLONE_NEWUSER | CLONE_NEWNET, &parent, &pidfd);
 	if (pid > 0) {
-		if (maps_write(pid, uid_map, gid_map)) {
+		/* From outside, as the reaper writes its own from inside. */
+		if (id_maps_write(&maps, pid) == 0) {
 			userns = ns_open(pid, "user");
 			netns = ns_open(pid, "net");
 		}
@@ -111,8 +86,7 @@ static void *pair_make(void *unused)
 	if (userns >= 0 && netns >= 0 && made.userns_fd < 0) {
 		made.userns_fd = userns;
 		made.netns_fd = netns;
-		memcpy(made.uid_map, uid_map, sizeof uid_map);
-		memcpy(made.gid_map, gid_map, sizeof gid_map);
+		made.maps = maps;
 		userns = netns = -1;
 	}
 	pthread_mutex_unlock(&lock);
@@ -164,17 +138,16 @@ bool ns_ahead_ready(void)
 	return ready;
 }
 
-/* The pair, if any: taken when any (the caller only closes it) or its maps are these. */
-static bool pair_take(const char *uid_map, const char *gid_map, bool any,
-		      struct ns_ahead_pair *pair)
+/* The pair, if any: taken when maps is NULL (the caller only closes it) or its maps are these. */
+static bool pair_take(const struct id_maps *maps, struct ns_ahead_pair *pair)
 {
 	bool taken = false;
 	if (!maker_join())
 		return false;
 	pthread_mutex_lock(&lock);
 	if (made.userns_fd >= 0) {
-		taken = any ||
-			(strcmp(made.uid_map, uid_map) == 0 && strcmp(made.gid_map, gid_map) == 0);
+		taken = !maps || (strcmp(made.maps.uid_map, maps->uid_map) == 0 &&
+				  strcmp(made.maps.gid_map, maps->gid_map) == 0);
 		if (taken) {
 			pair->userns_fd = made.userns_fd;
 			pair->netns_fd = made.netns_fd;
@@ -188,15 +161,15 @@ static bool pair_take(const char *uid_map, const char *gid_map, bool any,
 	return taken;
 }
 
-bool ns_ahead_take(const char *uid_map, const char *gid_map, struct ns_ahead_pair *pair)
+bool ns_ahead_take(const struct id_maps *maps, struct ns_ahead_pair *pair)
 {
-	return pair_take(uid_map, gid_map, false, pair);
+	return pair_take(maps, pair);
 }
 
 void ns_ahead_drop(void)
 {
 	struct ns_ahead_pair pair;
-	if (pair_take(NULL, NULL, true, &pair)) {
+	if (pair_take(NULL, &pair)) {
 		close(pair.userns_fd);
 		close(pair.netns_fd);
 	}

@@ -17,6 +17,8 @@
 
 #include <stdbool.h>
 
+#include "id_maps.h"
+
 struct ns_ahead_pair {
 	int userns_fd;
 	int netns_fd;
@@ -30,13 +32,13 @@ struct ns_ahead_pair {
 void ns_ahead_begin(void);
 
 /*
- * Take the pair whose maps are uid_map and gid_map (as written to
- * /proc/PID/uid_map): true with both descriptors in *pair, now the
- * caller's to close; false when none was made, it was made by another
- * process (before a fork) or with other maps, or it was taken already.
- * Waits for the thread making it, if it still runs.
+ * Take the pair whose maps are these: true with both descriptors in
+ * *pair, now the caller's to close; false when none was made, it was made
+ * by another process (before a fork) or with other maps (then it is let
+ * go), or it was taken already. Waits for the thread making it, if it
+ * still runs.
  */
-bool ns_ahead_take(const char *uid_map, const char *gid_map, struct ns_ahead_pair *pair);
+bool ns_ahead_take(const struct id_maps *maps, struct ns_ahead_pair *pair);
 
 /* Wait for the thread making the pair, if it runs: whether a pair waits to be taken. */
 bool ns_ahead_ready(void);

@@ -25,37 +25,6 @@
 #include "discover/root_private.h"
 #include "base/syscalls.h"
 
-void namespaces_id_maps_format(struct plan_id_maps *m)
-{
-	unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
-	m->uid_map_len = snprintf(m->uid_map, sizeof m->uid_map, "%u %u 1\n", uid, uid);
-	m->gid_map_len = snprintf(m->gid_map, sizeof m->gid_map, "%u %u 1\n", gid, gid);
-}
-
-static int file_write(const char *path, const char *text, int len)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = write(fd, text, (size_t)len);
-	int e = errno;
-	close(fd);
-	if (n != len)
-		return n < 0 ? -e : -EIO;
-	return 0;
-}
-
-int namespaces_id_maps_write(const struct plan_id_maps *m)
-{
-	/* An unprivileged map of our gid needs setgroups denied first. */
-	int rc = file_write("/proc/self/setgroups", "deny", 4);
-	if (rc < 0)
-		return rc;
-	if ((rc = file_write("/proc/self/uid_map", m->uid_map, m->uid_map_len)) < 0)
-		return rc;
-	return file_write("/proc/self/gid_map", m->gid_map, m->gid_map_len);
-}
-
 /* Every tmpfs a run mounts is made here (namespaces.h). */
 int namespaces_tmpfs_make(const char *size, const char *nr_inodes, const char *mode,
 			  unsigned attrs)

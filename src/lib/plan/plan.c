@@ -18,6 +18,7 @@
 #include "cage/cage.h"
 #include "base/error.h"
 #include "host/host.h"
+#include "host/id_maps.h"
 #include "kernel/landlock.h"
 #include "namespaces.h"
 #include "discover/root_private.h"
@@ -205,7 +206,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 			plan->private_proc = true;
 			plan->proc_rights = proc_grant_rights(cage);
 		}
-		namespaces_id_maps_format(&plan->id_maps);
+		id_maps_own(&plan->id_maps);
 		if ((rc = plan_mounts_build(cage, tmpdir, plan, err)) < 0 ||
 		    (rc = plan_root_private_tree(cage, plan, err)) < 0) {
 			plan_release(plan);

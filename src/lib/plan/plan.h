@@ -13,6 +13,7 @@
 
 #include "procage.h"
 #include "cgroup_view.h"
+#include "host/id_maps.h"
 
 /* The most descriptors a spawn maps besides 0, 1 and 2. */
 #define PLAN_MAX_FDS 128
@@ -84,12 +85,6 @@ struct plan_overlay {
 /* A failure index of the mounts step naming overlay i rather than a mask. */
 #define PLAN_OVERLAY_INDEX(i) (-2 - (int)(i))
 
-/* Id map lines, formatted in the parent. */
-struct plan_id_maps {
-	char uid_map[32], gid_map[32];
-	int uid_map_len, gid_map_len;
-};
-
 struct plan {
 	int status_fd;   /* write end of the close-on-exec status pipe */
 	int landlock_fd; /* the filled ruleset */
@@ -121,7 +116,7 @@ struct plan {
 	bool holds_setpcap;   /* the caller may change securebits and the bounding set */
 	/* Tier T1: namespaces made by clone, then id maps and mounts. */
 	unsigned long clone_namespaces; /* CLONE_NEW* flags, 0 on tier T2 */
-	struct plan_id_maps id_maps;
+	struct id_maps id_maps; /* formatted in the parent */
 	/*
 	 * A root caller's run: a detached id-mapped copy of /etc, attached
 	 * over it before the masks (root_private.h); -1 for none.

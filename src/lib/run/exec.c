@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cage/ahead.h"
+#include "host/id_maps.h"
 #include "host/ns_ahead.h"
 #include "cage/cage.h"
 #include "base/error.h"
@@ -110,7 +111,7 @@ static int exec_namespaces(struct plan *plan, const struct procage_cage *cage,
 		return -errno;
 	}
 	f->step = PROCAGE_STEP_ID_MAPS;
-	if ((rc = namespaces_id_maps_write(&plan->id_maps)) < 0) {
+	if ((rc = id_maps_write(&plan->id_maps, 0)) < 0) {
 		f->err = -rc;
 		return rc;
 	}

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "host/id_maps.h"
 #include "kernel/landlock.h"
 #include "plan/cgroup_view.h"
 #include "plan/namespaces.h"
@@ -484,7 +485,7 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 	int index = -1, rc;
 
 	if (plan->clone_namespaces && !start->userns_entered &&
-	    (rc = namespaces_id_maps_write(&plan->id_maps)) < 0)
+	    (rc = id_maps_write(&plan->id_maps, 0)) < 0)
 		reaper_fail(start, r, PROCAGE_STEP_ID_MAPS, -rc, -1);
 	if (start->tmp_name && (rc = tmpdir_make(start, r)) < 0)
 		reaper_fail(start, r, PROCAGE_STEP_PREPARE, -rc, -1);

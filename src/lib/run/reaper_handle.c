@@ -184,7 +184,7 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 	const unsigned long ahead = CLONE_NEWUSER | CLONE_NEWNET;
 	struct ns_ahead_pair pair = { -1, -1 };
 	bool relay = (plan->clone_namespaces & ahead) == ahead &&
-		     ns_ahead_take(plan->id_maps.uid_map, plan->id_maps.gid_map, &pair);
+		     ns_ahead_take(&plan->id_maps, &pair);
 	struct reaper_relay relayed = { .start = *start, .namespaces = plan->clone_namespaces,
 					.userns_fd = pair.userns_fd, .netns_fd = pair.netns_fd };
 	if ((rc = run_socket_make(plan, h, err)) < 0 ||
@@ -201,19 +201,18 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 	int saved_errno = errno;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	int e = 0;
 	if (relay) {
-		reaper_relay_run(&relayed, base + h->stacks_size);
+		e = -reaper_relay_run(&relayed, base + h->stacks_size);
 		h->pid = relayed.reaper;
 		h->pidfd = relayed.reaper_pidfd;
-		if (relayed.clone_errno)
-			errno = relayed.clone_errno;
 	} else {
 		h->pid = clone(reaper_main, base + page + REAPER_STACK_SIZE,
 			       CLONE_VM | CLONE_PIDFD | SIGCHLD | (int)plan->clone_namespaces,
 			       (void *)start, &h->pidfd);
+		e = h->pid < 0 ? errno : 0;
 	}
-	if (h->pid < 0 && (!relay || relayed.clone_errno)) {
-		int e = errno;
+	if (e) {
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
 		h->pidfd = -1;
 		rc = error_set_sys(err, e, PROCAGE_STEP_PREPARE, "starting the run's reaper");

@@ -62,21 +62,20 @@ failed:
 }
 
 /* Raw calls only: the relay has this thread's thread pointer. */
-void reaper_relay_run(struct reaper_relay *relay, void *relay_stack)
+int reaper_relay_run(struct reaper_relay *relay, void *relay_stack)
 {
 	int relay_pidfd = -1;
 	relay->reaper = -1;
 	relay->reaper_pidfd = -1;
 	int pid = clone(relay_main, relay_stack, CLONE_VM | CLONE_FILES | CLONE_PIDFD | SIGCHLD,
 			relay, &relay_pidfd);
-	if (pid < 0) {
-		relay->clone_errno = errno;
-		return;
-	}
+	if (pid < 0)
+		return -errno;
 	siginfo_t info;
 	long rc;
 	do
 		rc = raw_syscall5(SYS_waitid, P_PIDFD, relay_pidfd, &info, WEXITED, NULL);
 	while (rc == -EINTR);
 	raw_syscall1(SYS_close, relay_pidfd);
+	return 0;
 }

@@ -16,15 +16,14 @@ struct reaper_relay {
 	void *reaper_stack;	   /* the top of the reaper's stack */
 	pid_t reaper;		   /* the reaper's pid, or -1 */
 	int reaper_pidfd;	   /* in the caller's table, or -1 */
-	int clone_errno;	   /* the relay could not be cloned: why */
 };
 
 /*
  * Clone the relay on relay_stack (its top) and wait until it has ended:
  * the reaper then runs (relay->reaper, relay->reaper_pidfd), or it does
- * not, with a failure record on the status pipe or, when the relay itself
- * could not be cloned, clone_errno set. Called with every signal blocked.
+ * not, with a failure record on the status pipe. -errno when the relay
+ * itself could not be cloned, else 0. Called with every signal blocked.
  */
-void reaper_relay_run(struct reaper_relay *relay, void *relay_stack);
+int reaper_relay_run(struct reaper_relay *relay, void *relay_stack);
 
 #endif
