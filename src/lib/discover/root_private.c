@@ -6,21 +6,19 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/dir_entries.h"
 #include "base/error.h"
 #include "path_aliases.h"
-#include "base/raw_syscall.h"
 #include "base/syscalls.h"
+#include "host/ns_holder.h"
 
 #ifndef MOUNT_ATTR_IDMAP
 #define MOUNT_ATTR_IDMAP 0x00100000
@@ -283,9 +281,9 @@ int root_private_find(const char *tree, char ***paths, size_t *n)
 /*
  * A user namespace that maps one id only, ROOT_PRIVATE_NOBODY, for uids
  * and gids alike: through it, a file owned by anyone else (root above all)
- * has no owner and no group a process could match. It is made by a child
- * that does nothing but wait while we write its maps, and outlives it
- * through the descriptor.
+ * has no owner and no group a process could match. Its first process only
+ * holds it while we write its maps (host/ns_holder.h); the namespace
+ * outlives it through the descriptor.
  */
 #define ROOT_PRIVATE_NOBODY "65534 65534 1\n"
 
@@ -302,58 +300,17 @@ static int map_write(pid_t pid, const char *file)
 	return rc;
 }
 
-/*
- * The namespace's first process: it holds it until we have a descriptor,
- * that is until our end of the pipe closes (its own copy of that end it
- * closes first: it has a table of descriptors of its own).
- */
-static __attribute__((no_sanitize("address", "undefined"))) int userns_holder(void *go)
-{
-	/*
-	 * Raw calls: the holder runs beside us on our memory with our thread
-	 * pointer, where libc would write our errno and a sanitizer its state.
-	 */
-	char byte;
-	raw_syscall6(__NR_close, ((int *)go)[1], 0, 0, 0, 0, 0);
-	raw_syscall6(__NR_read, ((int *)go)[0], (long)&byte, 1, 0, 0, 0);
-	return 0;
-}
-
 static int userns_make(void)
 {
-	/*
-	 * The holder's stack, in this frame (which outlives it: it is reaped
-	 * before we return); it only waits in read(), then returns.
-	 */
-	char stack[16384] __attribute__((aligned(16)));
-	int go[2], rc = 0, ns = -1;
-	char path[64];
-	sigset_t all, saved;
-	if (pipe2(go, O_CLOEXEC) != 0)
-		return -errno;
-	/*
-	 * Made with the namespace (no handshake), sharing our memory (no
-	 * copy of it), with every signal blocked so that none of our
-	 * handlers runs on the holder's stack. It ends with no signal (a
-	 * "clone" child, which the caller's wait(-1) and SIGCHLD handlers do
-	 * not see), and is waited for with __WCLONE.
-	 */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	pid_t pid = clone(userns_holder, stack + sizeof stack, CLONE_VM | CLONE_NEWUSER, go);
-	rc = pid < 0 ? -errno : 0;
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	if (rc == 0 && (rc = map_write(pid, "uid_map")) == 0 && (rc = map_write(pid, "gid_map")) == 0) {
-		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
-		if ((ns = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			rc = -errno;
-	}
-	close(go[1]); /* the holder returns */
-	if (pid > 0)
-		while (waitpid(pid, NULL, __WCLONE) < 0 && errno == EINTR)
-			;
-	close(go[0]);
-	return rc < 0 ? rc : ns;
+	struct ns_holder holder;
+	int rc = ns_holder_start(CLONE_NEWUSER, &holder);
+	if (rc < 0)
+		return rc;
+	if ((rc = map_write(holder.pid, "uid_map")) == 0 &&
+	    (rc = map_write(holder.pid, "gid_map")) == 0)
+		rc = ns_holder_open(&holder, "user");
+	ns_holder_end(&holder);
+	return rc;
 }
 
 int root_private_tree_open(int userns_fd)

@@ -2,21 +2,13 @@
 #include "ns_ahead.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/raw_syscall.h"
-#include "base/syscalls.h"
-
-#define HOLDER_STACK_SIZE (64 * 1024)
+#include "ns_holder.h"
 
 /* Written before the thread starts, read without the lock: a process forked
  * since sees another pid and never waits on a thread it does not have. */
@@ -29,59 +21,21 @@ static struct {
 	struct id_maps maps;
 } made = { -1, -1, { "", "", 0, 0 } };
 
-/*
- * The namespaces' first process lives only until its maker has opened
- * them. It shares our memory and our thread pointer: raw calls only. It
- * dies with the thread that made it (a command ending meanwhile), and
- * leaves at once if that thread is gone before it could ask so.
- */
-static int holder_main(void *arg)
-{
-	const pid_t *parent = arg;
-	raw_syscall2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
-	if (raw_syscall0(SYS_getppid) != *parent)
-		raw_syscall1(SYS_exit, 0);
-	/* Every signal is blocked here: only SIGKILL ends the wait. */
-	while (raw_syscall5(SYS_ppoll, NULL, 0, NULL, NULL, sizeof(sigset_t)) != -EFAULT)
-		;
-	raw_syscall1(SYS_exit, 0);
-	return 0;
-}
-
-static int ns_open(pid_t pid, const char *name)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, name);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
 static void *pair_make(void *unused)
 {
 	(void)unused;
 	struct id_maps maps;
-	int pidfd = -1, userns = -1, netns = -1;
-	pid_t parent = getpid();
+	struct ns_holder holder;
+	int userns = -1, netns = -1;
 	id_maps_own(&maps);
-	void *stack = mmap(NULL, HOLDER_STACK_SIZE, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
+	if (ns_holder_start(CLONE_NEWUSER | CLONE_NEWNET, &holder) < 0)
 		return NULL;
-	/* No exit signal: only a wait that names it (__WALL) sees it end. */
-	pid_t pid = clone(holder_main, (char *)stack + HOLDER_STACK_SIZE,
-			  CLONE_VM | CLONE_PIDFD | CLONE_NEWUSER | CLONE_NEWNET, &parent, &pidfd);
-	if (pid > 0) {
-		/* From outside, as the reaper writes its own from inside. */
-		if (id_maps_write(&maps, pid) == 0) {
-			userns = ns_open(pid, "user");
-			netns = ns_open(pid, "net");
-		}
-		sys_pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
-		siginfo_t info;
-		while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | __WALL) < 0 && errno == EINTR)
-			;
-		close(pidfd);
+	/* From outside, as the reaper writes its own from inside. */
+	if (id_maps_write(&maps, holder.pid) == 0) {
+		userns = ns_holder_open(&holder, "user");
+		netns = ns_holder_open(&holder, "net");
 	}
-	munmap(stack, HOLDER_STACK_SIZE); /* the holder is gone: no one runs on it */
+	ns_holder_end(&holder);
 	pthread_mutex_lock(&lock);
 	if (userns >= 0 && netns >= 0 && made.userns_fd < 0) {
 		made.userns_fd = userns;
