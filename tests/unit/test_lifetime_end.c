@@ -9,6 +9,9 @@
  *  - the caller SIGKILLed at random points of procage_spawn, 1000 times,
  *    and 250 more on tier T1 with the namespaces made ahead (the maker's
  *    holder, the relay): no process and no directory is left;
+ *  - the caller SIGKILLed 40 times while processes it forked (during the
+ *    spawn from another thread, or after it) hold copies of its
+ *    descriptors: the run's processes end all the same;
  *  - a run nesting directories 2000 deep: its temporary directory is
  *    removed, with the caller waiting, gone, or short of descriptors;
  *  - spawns failing for want of descriptors leave no directory;
@@ -22,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,8 +254,9 @@ static int caller_killed_once(long long delay_us, bool after_return, bool ahead)
 		(void)!write(ev[1], "a", 1);
 		if (ahead)
 			procage_prepare_ahead();
-		if (spawn_to("sleep 1000 & exec sleep 1000", -1, quiet, &err))
-			(void)!write(ev[1], "s", 1);
+		if (!spawn_to("sleep 1000 & exec sleep 1000", -1, quiet, &err))
+			_exit(1); /* the test reads end of file */
+		(void)!write(ev[1], "s", 1);
 		for (;;)
 			pause();
 	}
@@ -324,6 +329,141 @@ static void test_caller_killed(int tries, bool ahead)
 	tap_ok(before > 0 && after > 0,
 	       "the kills fell both during the spawn (%d) and after it returned (%d)%s", before,
 	       after, how);
+}
+
+/* ---- the caller killed while processes it forked hold its descriptors --- */
+
+/* A process forked by the caller that holds its descriptors and waits. */
+static void stray_fork(void)
+{
+	if (fork() == 0) {
+		prctl(PR_SET_NAME, "stray", 0, 0, 0);
+		for (;;)
+			pause();
+	}
+}
+
+/* Another thread of the caller forking strays while it spawns. */
+static void *strays_beside(void *unused)
+{
+	(void)unused;
+	for (int i = 0; i < 16; i++)
+		stray_fork();
+	return NULL;
+}
+
+/* How many of our children are not strays (zombies reaped first). */
+static int run_processes_left(void)
+{
+	char path[64], buf[4096], comm[32];
+	int status, left = 0;
+	while (waitpid(-1, &status, WNOHANG) > 0)
+		;
+	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)gettid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *p = buf, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+		int c = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t m = c >= 0 ? read(c, comm, sizeof comm - 1) : -1;
+		if (c >= 0)
+			close(c);
+		comm[m > 0 ? m : 0] = '\0';
+		if (strcmp(comm, "stray\n") != 0)
+			left++;
+	}
+	return left;
+}
+
+/* Wait until only strays are left, within deadline_ms (a bound on a failure only). */
+static bool run_processes_end(int deadline_ms)
+{
+	long long end = now_us() + deadline_ms * 1000LL;
+	for (;;) {
+		if (run_processes_left() == 0)
+			return true;
+		long long left = (end - now_us()) / 1000;
+		struct pollfd p = { sigchld_fd, POLLIN, 0 };
+		if (left <= 0 || poll(&p, 1, (int)left) == 0)
+			return run_processes_left() == 0;
+		struct signalfd_siginfo si[8];
+		(void)!read(sigchld_fd, si, sizeof si);
+	}
+}
+
+/*
+ * One try: the caller forks strays after its spawn returned (they hold
+ * the caller's end of the run's socket) or, from another thread, during
+ * it (the exec gate's writing end too), and is SIGKILLed then. false if
+ * the run's processes outlived it while the strays lived on.
+ */
+static bool caller_killed_beside_strays(long long delay_us, bool after_return)
+{
+	int ev[2];
+	if (pipe2(ev, O_CLOEXEC) != 0)
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct procage_error err;
+		pthread_t beside;
+		int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		close(ev[0]);
+		if (!after_return && pthread_create(&beside, NULL, strays_beside, NULL) != 0)
+			_exit(1);
+		(void)!write(ev[1], "a", 1);
+		struct procage_run *r = spawn_to("exec sleep 1000", -1, quiet, &err);
+		if (!r)
+			_exit(1); /* the test reads end of file: a failed try */
+		if (after_return) {
+			stray_fork();
+			stray_fork();
+		}
+		(void)!write(ev[1], "s", 1);
+		for (;;)
+			pause();
+	}
+	close(ev[1]);
+	char c;
+	bool ok = pid > 0 && read(ev[0], &c, 1) == 1;
+	if (ok && after_return) {
+		ok = read(ev[0], &c, 1) == 1;
+	} else if (ok) {
+		struct timespec delay = { delay_us / 1000000, (delay_us % 1000000) * 1000 };
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &delay, &delay) == EINTR)
+			;
+	}
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	close(ev[0]);
+	bool ended = ok && run_processes_end(10000);
+	if (!ended)
+		tap_diag("after %lld us%s: the run outlived its caller beside the strays", delay_us,
+			 after_return ? " (the spawn returned)" : "");
+	all_children_end(0); /* the strays killed and reaped */
+	tmp_base_clean();
+	return ended;
+}
+
+static void test_strays_keep_no_run(int tries)
+{
+	long long d = spawn_duration();
+	unsigned seed = (unsigned)now_us();
+	int outlived = 0;
+	for (int i = 0; i < tries; i++) {
+		long long delay = d > 0 ? (long long)(rand_r(&seed) % (unsigned)(d * 3 / 2 + 1)) : 0;
+		if (!caller_killed_beside_strays(delay, i % 2 == 0))
+			outlived++;
+	}
+	tap_ok(outlived == 0,
+	       "the caller killed %d times while processes it forked held its descriptors (half "
+	       "after the spawn, half during it): every run ended with it (%d outlived it)",
+	       tries, outlived);
 }
 
 /* The highest descriptor open here, plus one. */
@@ -691,6 +831,7 @@ int main(int argc, char **argv)
 		test_tmpdir_left_is_said();
 		test_spawn_out_of_descriptors();
 		test_caller_killed(tries, false);
+		test_strays_keep_no_run(40);
 		if (tmp_in_namespace)
 			test_caller_killed(tries / 4, true);
 	}

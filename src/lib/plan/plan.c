@@ -17,6 +17,7 @@
 
 #include "cage/cage.h"
 #include "base/error.h"
+#include "base/syscalls.h"
 #include "host/host.h"
 #include "host/id_maps.h"
 #include "kernel/landlock.h"
@@ -165,7 +166,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	memset(plan, 0, sizeof *plan);
 	plan->landlock_fd = plan->root_private_tree_fd = -1;
 	plan->reaper_socket = plan->caller_socket = plan->cgroup_procs_fd = -1;
-	plan->exec_gate_fd = plan->exec_gate_write_fd = -1;
+	plan->exec_gate_fd = plan->exec_gate_write_fd = plan->caller_pidfd = -1;
 	plan->status_fd = status_fd; /* ours from here: closed on failure */
 	if ((rc = fd_map_check(opts, &max_target, err)) < 0) {
 		plan_release(plan);
@@ -232,16 +233,21 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 	}
 	plan->landlock_fd = fd_move_above(ruleset, plan->fd_scratch_base);
 	plan->status_fd = fd_move_above(status_fd, plan->fd_scratch_base);
-	if (plan->landlock_fd < 0 || plan->status_fd < 0) {
+	/* Close-on-exec, as every pidfd. */
+	int caller = sys_pidfd_open(getpid(), 0);
+	plan->caller_pidfd = caller < 0 ? -1 : fd_move_above(caller, plan->fd_scratch_base);
+	if (plan->landlock_fd < 0 || plan->status_fd < 0 || plan->caller_pidfd < 0) {
 		rc = error_set_sys(err, errno, PROCAGE_STEP_PREPARE, "moving the plan's descriptors");
 		plan_release(plan);
 		return rc;
 	}
 	/* The scratch copies go above the plan's own descriptors. */
-	plan->fd_scratch_base = 1 + (plan->landlock_fd > plan->status_fd ? plan->landlock_fd
-									 : plan->status_fd);
-	if (plan->root_private_tree_fd >= plan->fd_scratch_base)
-		plan->fd_scratch_base = plan->root_private_tree_fd + 1;
+	int highest = plan->landlock_fd > plan->status_fd ? plan->landlock_fd : plan->status_fd;
+	if (plan->caller_pidfd > highest)
+		highest = plan->caller_pidfd;
+	if (plan->root_private_tree_fd > highest)
+		highest = plan->root_private_tree_fd;
+	plan->fd_scratch_base = highest + 1;
 	return 0;
 }
 
@@ -260,7 +266,9 @@ void plan_close_fds(struct plan *plan)
 {
 	if (plan->exec_gate_fd >= 0)
 		close(plan->exec_gate_fd);
-	plan->exec_gate_fd = -1;
+	if (plan->caller_pidfd >= 0)
+		close(plan->caller_pidfd);
+	plan->exec_gate_fd = plan->caller_pidfd = -1;
 	if (plan->landlock_fd >= 0)
 		close(plan->landlock_fd);
 	if (plan->status_fd >= 0)

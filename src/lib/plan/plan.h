@@ -183,10 +183,19 @@ struct plan {
 	 * reads one byte here before it restricts itself, or -1: no wait.
 	 * The reaper closes its copy of the writing end, exec_gate_write_fd,
 	 * before it starts the target: should the caller die before the
-	 * verdict, its end goes with it and the target reads end of file.
+	 * verdict, its end goes with it and the target reads end of file,
+	 * or sees caller_pidfd readable: a copy of that end in a process
+	 * the caller's other threads forked meanwhile keeps no run waiting.
 	 */
 	int exec_gate_fd;
 	int exec_gate_write_fd;
+	/*
+	 * A pidfd of the caller's process, readable once it has ended. The
+	 * reaper watches it beside its end of the run's socket, whose
+	 * caller's end a process forked by another of the caller's threads
+	 * may hold a copy of: the run never outlives its caller for that.
+	 */
+	int caller_pidfd;
 	int cgroup_procs_fd;  /* cgroup.procs of the run's cgroup (the target joins), or -1 */
 	bool private_proc;    /* a PID namespace: mount a /proc of its own */
 	uint64_t proc_rights; /* Landlock rights of a grant on /proc itself, or 0 */

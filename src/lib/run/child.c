@@ -16,6 +16,7 @@
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/securebits.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -99,18 +100,27 @@ static void step_start_mark_passed(const struct plan *plan)
 
 /*
  * The hard-link check ran beside the setup (run/hardlinks_gate.h): nothing
- * of the command runs before its verdict, and only GATE_PASS lets it.
+ * of the command runs before its verdict, and only GATE_PASS lets it. A
+ * caller that ended first wrote none, and no one is left to write it.
  */
 static int step_exec_gate(const struct plan *plan)
 {
 	char verdict = 0;
-	ssize_t n;
+	ssize_t n = 0;
+	int rc = 0;
 	if (plan->exec_gate_fd < 0)
 		return 0;
+	struct pollfd wait[2] = { { plan->exec_gate_fd, POLLIN, 0 },
+				  { plan->caller_pidfd, POLLIN, 0 } };
 	do
-		n = read(plan->exec_gate_fd, &verdict, 1);
-	while (n < 0 && errno == EINTR);
-	int rc = n < 0 ? -errno : 0;
+		rc = poll(wait, 2, -1) < 0 ? -errno : 0;
+	while (rc == -EINTR);
+	if (rc == 0 && wait[0].revents) {
+		do
+			n = read(plan->exec_gate_fd, &verdict, 1);
+		while (n < 0 && errno == EINTR);
+		rc = n < 0 ? -errno : 0;
+	}
 	close(plan->exec_gate_fd);
 	if (rc == 0 && (n != 1 || verdict != GATE_PASS))
 		rc = -EMLINK;

@@ -185,7 +185,7 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	struct spawn_state s = { .status_read = -1, .status_write = -1, .report_fd = -1,
 				 .plan = { .status_fd = -1, .landlock_fd = -1, .root_private_tree_fd = -1,
 					   .cgroup_procs_fd = -1, .exec_gate_fd = -1,
-					   .exec_gate_write_fd = -1 } };
+					   .exec_gate_write_fd = -1, .caller_pidfd = -1 } };
 	struct child_failure f;
 	int rc;
 

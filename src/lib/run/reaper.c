@@ -17,9 +17,10 @@
  *  2. From the moment it closes its copy of the status pipe's write end
  *     the caller runs again, so the reaper makes only raw system calls
  *     (raw_syscall.h) and reads only its own stack: it waits for the
- *     target, the caller's commands and the caller's end of the run's
- *     socket, which only the caller holds (close-on-exec): EOF there means
- *     the caller is gone. When the target ends it kills every process
+ *     target, the caller's commands, and the caller's end: EOF on the
+ *     run's socket (close-on-exec in the caller) or the caller's pidfd
+ *     readable, which a process the caller forked and that holds a copy
+ *     of the socket's end cannot delay. When the target ends it kills every process
  *     left, reports the target's wait status and exits. If the caller is
  *     gone it also removes the run's private temporary directory, which
  *     the caller would have removed.
@@ -211,7 +212,7 @@ static REAPER_RAW void close_others(struct reaper *r)
 {
 	int keep[] = { r->socket,	  r->sigchld_fd,     r->target_pidfd, r->children_fd,
 		       r->proc_fd,	  r->cgroup_kill_fd, r->tmp_base_fd,  r->tmpdir_fd,
-		       r->cgroup_parent_fd, r->factory_fd };
+		       r->cgroup_parent_fd, r->factory_fd,   r->caller_pidfd };
 	const int n = (int)(sizeof keep / sizeof *keep);
 	/* A few elements: insertion sort. */
 	for (int i = 1; i < n; i++)
@@ -243,7 +244,7 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 		reaper_pidfd_kill(r->target_pidfd, SIGKILL);
 
 	while (!r->target_reaped) {
-		struct pollfd p[3];
+		struct pollfd p[4];
 		p[0].fd = r->caller_gone ? -1 : r->socket;
 		p[0].events = POLLIN;
 		p[0].revents = 0;
@@ -253,7 +254,11 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 		p[2].fd = r->factory_fd;
 		p[2].events = POLLIN;
 		p[2].revents = 0;
-		long rc = raw_syscall5(SYS_ppoll, p, 3, NULL, NULL, sizeof(sigset_t));
+		/* The caller ended, whoever else holds its end of the socket. */
+		p[3].fd = r->caller_gone ? -1 : r->caller_pidfd;
+		p[3].events = POLLIN;
+		p[3].revents = 0;
+		long rc = raw_syscall5(SYS_ppoll, p, 4, NULL, NULL, sizeof(sigset_t));
 		if (rc == -EINTR)
 			continue;
 		if (rc < 0) {
@@ -265,7 +270,14 @@ static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 			raw_syscall2(SYS_nanosleep, &t, NULL);
 			p[0].revents = p[1].revents = POLLIN;
 			p[2].revents = r->factory_fd >= 0 ? POLLIN : 0;
+			/* One descriptor is under any limit: the caller's pidfd asked alone. */
+			struct timespec now = { 0, 0 };
+			if (r->caller_gone ||
+			    raw_syscall5(SYS_ppoll, &p[3], 1, &now, NULL, sizeof(sigset_t)) != 1)
+				p[3].revents = 0;
 		}
+		if (p[3].revents && !r->caller_gone)
+			caller_lost(r);
 		if (p[2].revents && r->factory_fd >= 0)
 			factory_serve(r);
 		if (p[1].revents)
@@ -451,11 +463,11 @@ static int tmp_mount_make(const struct reaper_start *start, const char *path)
 	return rc;
 }
 
-/* Is the caller's end of the run's socket closed (the caller gone)? */
+/* Has the caller ended, or closed its end of the run's socket? */
 static bool caller_closed(const struct reaper *r)
 {
-	struct pollfd p = { r->socket, POLLIN, 0 };
-	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+	struct pollfd p[2] = { { r->socket, POLLIN, 0 }, { r->caller_pidfd, POLLIN, 0 } };
+	return poll(p, 2, 0) > 0 && ((p[0].revents & (POLLHUP | POLLERR)) || p[1].revents);
 }
 
 /* Transparent egress: the run's resolver files and the sockets the proxy serves. */
@@ -568,6 +580,7 @@ __attribute__((no_sanitize("address", "undefined"))) int reaper_main(void *arg)
 	const struct plan *plan = start->plan;
 	struct reaper r = {
 		.socket = plan->reaper_socket,
+		.caller_pidfd = plan->caller_pidfd,
 		.status_fd = plan->status_fd,
 		.sigchld_fd = -1,
 		.target_pidfd = -1,

@@ -32,6 +32,7 @@
 
 struct reaper {
 	int socket;       /* the reaper's end of the run's socket */
+	int caller_pidfd; /* readable once the caller has ended (plan.h) */
 	int status_fd;    /* closed once the target has started */
 	int sigchld_fd;   /* signalfd for SIGCHLD */
 	int target_pidfd;

@@ -440,7 +440,8 @@ PROCAGE_API int procage_spawn(const struct procage_cage *cage,
 				 .plan = { .status_fd = -1, .landlock_fd = -1, .root_private_tree_fd = -1,
 					   .cgroup_procs_fd = -1, .changes_store_fd = -1,
 					   .changes_lock_fd = -1,
-					   .exec_gate_fd = -1, .exec_gate_write_fd = -1 },
+					   .exec_gate_fd = -1, .exec_gate_write_fd = -1,
+					   .caller_pidfd = -1 },
 				 .gate_wanted = true };
 	struct reaper_handle reaper;
 	struct child_failure failure;
