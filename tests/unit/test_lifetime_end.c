@@ -12,6 +12,8 @@
  *  - the caller SIGKILLed 40 times while processes it forked (during the
  *    spawn from another thread, or after it) hold copies of its
  *    descriptors: the run's processes end all the same;
+ *  - 20 spawns while another thread of the caller forks such processes:
+ *    each returns, and its run is waited for;
  *  - a run nesting directories 2000 deep: its temporary directory is
  *    removed, with the caller waiting, gone, or short of descriptors;
  *  - spawns failing for want of descriptors leave no directory;
@@ -466,6 +468,60 @@ static void test_strays_keep_no_run(int tries)
 	       tries, outlived);
 }
 
+/*
+ * The other side: a caller none kills spawns while another of its threads
+ * forks strays, which hold copies of the status pipe's writing end: the
+ * spawn still returns, and the run is waited for, while they live. false
+ * when it did not within the deadline (a bound on a failure only).
+ */
+static bool spawn_returns_beside_strays(void)
+{
+	int ev[2];
+	if (pipe2(ev, O_CLOEXEC) != 0)
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct procage_error err;
+		pthread_t beside;
+		int status = -1;
+		close(ev[0]);
+		if (pthread_create(&beside, NULL, strays_beside, NULL) != 0)
+			_exit(1);
+		struct procage_run *r = spawn_with("exit 7", -1, &err);
+		if (r && procage_run_wait(r, &status, &err) == 0 && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 7)
+			(void)!write(ev[1], "s", 1);
+		pthread_join(beside, NULL);
+		for (;;)
+			pause();
+	}
+	close(ev[1]);
+	struct pollfd p = { ev[0], POLLIN, 0 };
+	char c = 0;
+	bool returned = pid > 0 && poll(&p, 1, 10000) == 1 && read(ev[0], &c, 1) == 1 && c == 's';
+	close(ev[0]);
+	if (pid > 0) {
+		/* Its strays come back to us once it is gone: then they are killed and reaped. */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	all_children_end(0);
+	tmp_base_clean();
+	return returned;
+}
+
+static void test_spawn_beside_strays(int tries)
+{
+	int hung = 0;
+	for (int i = 0; i < tries; i++)
+		if (!spawn_returns_beside_strays())
+			hung++;
+	tap_ok(hung == 0,
+	       "%d spawns while another thread of the caller forked processes that hold its "
+	       "descriptors: each returned and its run was waited for (%d did not)",
+	       tries, hung);
+}
+
 /* The highest descriptor open here, plus one. */
 static int descriptors_used(void)
 {
@@ -832,6 +888,7 @@ int main(int argc, char **argv)
 		test_spawn_out_of_descriptors();
 		test_caller_killed(tries, false);
 		test_strays_keep_no_run(40);
+		test_spawn_beside_strays(20);
 		if (tmp_in_namespace)
 			test_caller_killed(tries / 4, true);
 	}

@@ -211,6 +211,14 @@ struct plan {
 	bool cgroup_namespace;
 };
 
+/*
+ * What the reaper writes on the status pipe once the target has exec'd,
+ * one byte, after which it closes its end. The caller takes that byte, not
+ * the end of file, for the start: a process another thread of the caller
+ * forked meanwhile holds a copy of the writing end for as long as it lives.
+ */
+#define STATUS_STARTED 's'
+
 /* What the child writes on the status pipe when a step fails. */
 struct child_failure {
 	int32_t step; /* enum procage_step */

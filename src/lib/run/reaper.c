@@ -14,8 +14,8 @@
  *     leads a new session, and clones the target (CLONE_VM | CLONE_VFORK,
  *     child.c). A failing step writes its record on the status pipe.
  *
- *  2. From the moment it closes its copy of the status pipe's write end
- *     the caller runs again, so the reaper makes only raw system calls
+ *  2. From the moment it writes the started byte on the status pipe and
+ *     closes its copy of the write end the caller runs again, so the reaper makes only raw system calls
  *     (raw_syscall.h) and reads only its own stack: it waits for the
  *     target, the caller's commands, and the caller's end: EOF on the
  *     run's socket (close-on-exec in the caller) or the caller's pidfd
@@ -235,7 +235,12 @@ static REAPER_RAW void close_others(struct reaper *r)
 static REAPER_RAW _Noreturn void reaper_supervise(struct reaper *r)
 {
 	reaper_send(r, REAPER_STARTED, r->target, r->target_pidfd);
-	/* The caller sees EOF on the status pipe and runs again. */
+	/*
+	 * The caller runs again on this byte (plan.h); after a step's failure
+	 * record it is never read.
+	 */
+	const char started = STATUS_STARTED;
+	raw_syscall3(SYS_write, r->status_fd, &started, 1);
 	raw_syscall1(SYS_close, r->status_fd);
 	r->status_fd = -1;
 	close_others(r);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -169,6 +170,42 @@ static int stacks_map(struct plan *plan, struct reaper_handle *h, size_t page, b
 	return 0;
 }
 
+/*
+ * What the status pipe says: a step's failure record (its size), the
+ * started byte (1), or 0 when the reaper ended with neither (its start
+ * then fails to be read). Not the end of file: a process another of our
+ * threads forked since holds a copy of the writing end as long as it
+ * lives; the reaper's pidfd says when it ended instead. Raw calls only:
+ * the reaper runs on our memory.
+ */
+static long status_wait(int status_read, int reaper_pidfd, struct child_failure *failure)
+{
+	struct pollfd p[2];
+	for (;;) {
+		p[0].fd = status_read;
+		p[0].events = POLLIN;
+		p[0].revents = 0;
+		p[1].fd = reaper_pidfd;
+		p[1].events = POLLIN;
+		p[1].revents = 0;
+		long rc = raw_syscall5(SYS_ppoll, p, 2, NULL, NULL, sizeof(sigset_t));
+		if (rc == -EINTR)
+			continue;
+		if (rc < 0)
+			return rc;
+		if (!p[0].revents) {
+			/* The reaper ended: what it wrote, if anything, came first. */
+			struct timespec now = { 0, 0 };
+			p[1].fd = -1;
+			if (raw_syscall5(SYS_ppoll, p, 1, &now, NULL, sizeof(sigset_t)) != 1)
+				return 0;
+		}
+		long n = raw_syscall3(SYS_read, status_read, failure, sizeof *failure);
+		if (n != -EINTR)
+			return n;
+	}
+}
+
 int reaper_launch(const struct reaper_start *start, int status_read, struct reaper_handle *h,
 		  struct child_failure *failure, struct procage_error *err)
 {
@@ -227,17 +264,14 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 	raw_syscall1(SYS_close, plan->status_fd);
 	if (plan->cgroup_procs_fd >= 0)
 		raw_syscall1(SYS_close, plan->cgroup_procs_fd);
-	long n;
-	do
-		n = raw_syscall3(SYS_read, status_read, failure, sizeof *failure);
-	while (n == -EINTR);
+	long n = status_wait(status_read, h->pidfd, failure);
 	errno = saved_errno;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	plan->reaper_socket = plan->status_fd = plan->cgroup_procs_fd = -1;
 	if (relay && h->pid < 0 && h->pidfd >= 0)
 		h->pid = pidfd_pid(h->pidfd); /* the relay was killed before it could say */
 
-	if (n == 0) {
+	if (n == 0 || n == 1) {
 		rc = started_read(h, plan->clone_namespaces & CLONE_NEWPID, err);
 	} else if (n == (long)sizeof *failure) {
 		rc = 1;
