@@ -73,11 +73,19 @@ PROCAGE_API int procage_run_kill(struct procage_run *run, struct procage_error *
 	return run_command(run, REAPER_KILL, 0, "killing the run", err);
 }
 
-/* The reaper has exited (or will at once): take its report and reap it. */
+/*
+ * Wait for the reaper to exit, then take its report (queued before it
+ * exited) and reap it. Its pidfd says when, not the end of file on the
+ * run's socket: a process another of our threads forked while the
+ * reaper's end was still ours holds a copy of it as long as it lives.
+ */
 static int run_finish(struct procage_run *run, struct procage_error *err)
 {
 	int status = 0, left = 0, kept = 0;
-	int rc = reaper_status_read(&run->reaper, false, &status);
+	struct pollfd ended = { run->reaper.pidfd, POLLIN, 0 };
+	while (ended.fd >= 0 && poll(&ended, 1, -1) < 0 && errno == EINTR)
+		;
+	int rc = reaper_status_read(&run->reaper, ended.fd >= 0, &status);
 	bool lost = run->reaper.lost;
 	int layers = run->reaper.changes_layers;
 	struct procage_error keep_err;
