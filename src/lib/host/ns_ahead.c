@@ -92,8 +92,7 @@ bool ns_ahead_ready(void)
 	return ready;
 }
 
-/* The pair, if any: taken when maps is NULL (the caller only closes it) or its maps are these. */
-static bool pair_take(const struct id_maps *maps, struct ns_ahead_pair *pair)
+bool ns_ahead_take(const struct id_maps *maps, struct ns_ahead_pair *pair)
 {
 	bool taken = false;
 	if (!maker_join())
@@ -115,15 +114,10 @@ static bool pair_take(const struct id_maps *maps, struct ns_ahead_pair *pair)
 	return taken;
 }
 
-bool ns_ahead_take(const struct id_maps *maps, struct ns_ahead_pair *pair)
-{
-	return pair_take(maps, pair);
-}
-
 void ns_ahead_drop(void)
 {
 	struct ns_ahead_pair pair;
-	if (pair_take(NULL, &pair)) {
+	if (ns_ahead_take(NULL, &pair)) {
 		close(pair.userns_fd);
 		close(pair.netns_fd);
 	}

@@ -36,7 +36,7 @@ void ns_ahead_begin(void);
  * *pair, now the caller's to close; false when none was made, it was made
  * by another process (before a fork) or with other maps (then it is let
  * go), or it was taken already. Waits for the thread making it, if it
- * still runs.
+ * still runs. With maps NULL any pair is taken (ns_ahead_drop).
  */
 bool ns_ahead_take(const struct id_maps *maps, struct ns_ahead_pair *pair);
 

@@ -15,13 +15,14 @@
  *     child.c). A failing step writes its record on the status pipe.
  *
  *  2. From the moment it writes the started byte on the status pipe and
- *     closes its copy of the write end the caller runs again, so the reaper makes only raw system calls
- *     (raw_syscall.h) and reads only its own stack: it waits for the
- *     target, the caller's commands, and the caller's end: EOF on the
- *     run's socket (close-on-exec in the caller) or the caller's pidfd
- *     readable, which a process the caller forked and that holds a copy
- *     of the socket's end cannot delay. When the target ends it kills every process
- *     left, reports the target's wait status and exits. If the caller is
+ *     closes its copy of the write end, the caller runs again, so the
+ *     reaper makes only raw system calls (raw_syscall.h) and reads only
+ *     its own stack: it waits for the target, the caller's commands, and
+ *     the caller's end: EOF on the run's socket (close-on-exec in the
+ *     caller) or the caller's pidfd readable, which a process the caller
+ *     forked with a copy of the socket's end cannot delay. When the
+ *     target ends it kills every process left, reports the target's wait
+ *     status and exits. If the caller is
  *     gone it also removes the run's private temporary directory, which
  *     the caller would have removed.
  *
