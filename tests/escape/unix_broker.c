@@ -52,8 +52,9 @@ static int accepted_within(int fd, int wait_ms)
 
 struct unix_fixture {
 	char granted[PATH_MAX], service[PATH_MAX], link[PATH_MAX], later[PATH_MAX],
-	    planted[PATH_MAX], granted_dgram[PATH_MAX], service_dgram[PATH_MAX];
-	int granted_fd, service_fd, later_fd, granted_dgram_fd, service_dgram_fd;
+	    later_rw[PATH_MAX], planted[PATH_MAX], granted_dgram[PATH_MAX],
+	    service_dgram[PATH_MAX];
+	int granted_fd, service_fd, later_fd, later_rw_fd, granted_dgram_fd, service_dgram_fd;
 };
 
 /* A Unix datagram socket bound at path (non-blocking); fd or -errno. */
@@ -90,12 +91,13 @@ static int datagrams_within(int fd, int wait_ms)
 
 static bool fixture_start(const struct tier *t, struct caged_ws *ws, struct unix_fixture *f)
 {
-	f->granted_fd = f->service_fd = f->later_fd = -1;
+	f->granted_fd = f->service_fd = f->later_fd = f->later_rw_fd = -1;
 	f->granted_dgram_fd = f->service_dgram_fd = -1;
 	if (!path_join(t, f->granted, ws->ro, "granted.sock") ||
 	    !path_join(t, f->service, ws->ro, "service.sock") ||
 	    !path_join(t, f->link, ws->ro, "link.sock") ||
 	    !path_join(t, f->later, ws->ro, "later.sock") ||
+	    !path_join(t, f->later_rw, ws->rw, "later-rw.sock") ||
 	    !path_join(t, f->planted, ws->rw, "planted.sock") ||
 	    !path_join(t, f->granted_dgram, ws->ro, "granted.dgram") ||
 	    !path_join(t, f->service_dgram, ws->ro, "service.dgram"))
@@ -121,14 +123,15 @@ static void fixture_stop(struct unix_fixture *f)
 	listen_close(f->granted_fd, f->granted);
 	listen_close(f->service_fd, f->service);
 	listen_close(f->later_fd, f->later);
+	listen_close(f->later_rw_fd, f->later_rw);
 	listen_close(f->granted_dgram_fd, f->granted_dgram);
 	listen_close(f->service_dgram_fd, f->service_dgram);
 	(void)unlink(f->link);
 	(void)unlink(f->planted);
 }
 
-/* A caged probe that waits; the socket at f->later bound; then the probe connects. */
-static struct caged_result connect_after_bind(struct caged_ws *ws, struct unix_fixture *f)
+/* A caged probe that waits; a socket bound at path (*fd); then the probe connects. */
+static struct caged_result connect_after_bind(struct caged_ws *ws, const char *path, int *fd)
 {
 	int hold[2];
 	struct caged_result r = {.how = CAGED_NOT_STARTED};
@@ -139,12 +142,91 @@ static struct caged_result connect_after_bind(struct caged_ws *ws, struct unix_f
 	struct procage_fd_map map = {hold[0], 3};
 	struct caged_opts o = {.fds = &map, .n_fds = 1};
 	struct caged_proc *p = start_caged(ws, &o, "print", "ready", "then", "wait-on-fd", "3",
-					   "then", "connect-unix", f->later, NULL);
+					   "then", "connect-unix", path, NULL);
 	close(hold[0]);
 	if (caged_proc_wait_for(p, "ready", 10000))
-		f->later_fd = listen_unix(f->later);
+		*fd = listen_unix(path);
 	close(hold[1]);
 	return caged_proc_finish(p);
+}
+
+/* The granted service's side: one connection accepted, an unbound socket of ours handed over. */
+static void hand_over_one(int listener)
+{
+	struct pollfd p = {listener, POLLIN, 0};
+	if (poll(&p, 1, CONTROL_WAIT_MS) != 1)
+		return;
+	int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c >= 0 && s >= 0) {
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} control = {0};
+		struct iovec iov = {"s", 1};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = control.buf,
+				    .msg_controllen = sizeof control.buf};
+		struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(h), &s, sizeof s);
+		(void)sendmsg(c, &mh, MSG_NOSIGNAL);
+	}
+	if (s >= 0)
+		close(s);
+	if (c >= 0)
+		close(c);
+}
+
+/* The probe handed-abstract, caged or not, against the granted service. */
+static struct caged_result handed_run(struct caged_ws *ws, struct unix_fixture *f,
+				      const char *name, const char *use, bool caged)
+{
+	(void)accepted_within(f->granted_fd, 0);
+	struct caged_proc *p =
+	    caged ? start_caged(ws, NULL, "handed-abstract", f->granted, name, use, NULL)
+		  : start_uncaged(ws, NULL, "handed-abstract", f->granted, name, use, NULL);
+	if (caged_proc_started(p))
+		hand_over_one(f->granted_fd);
+	return caged_proc_finish(p);
+}
+
+/*
+ * A granted service may pass descriptors: a socket it hands over was made
+ * in its own network namespace, the host's, where an abstract name is the
+ * host's too. Used on one, it reaches no abstract socket of the host and
+ * takes no name there (where a host program looking for a bus or a
+ * display would find the cage's listener).
+ */
+static void handed_socket(const struct tier *t, struct caged_ws *ws, struct unix_fixture *f)
+{
+	char name[64], taken[64];
+	snprintf(name, sizeof name, "procage-r34h-%d", (int)getpid());
+	snprintf(taken, sizeof taken, "procage-r34b-%d", (int)getpid());
+	int bus = listen_abstract(name);
+	if (!fixture(t, bus >= 0, "r34u: an abstract listener @%s", name)) {
+		listen_close(bus, NULL);
+		return;
+	}
+	struct caged_result r = handed_run(ws, f, name, "connect", true);
+	int reached = accepted_within(bus, 0);
+	check(t, refused(&r) && reached == 0, &r,
+	      "r34u: a socket the granted service hands over reaches no abstract name of the "
+	      "host (%d arrived)",
+	      reached);
+	r = handed_run(ws, f, taken, "bind", true);
+	check(t, refused(&r), &r,
+	      "r34u: a socket the granted service hands over takes no abstract name of the host");
+	r = handed_run(ws, f, name, "connect", false);
+	check(t, did_it(&r) && accepted_within(bus, CONTROL_WAIT_MS) >= 1, &r,
+	      "r34u: control: without the cage the handed-over socket reaches the abstract name");
+	r = handed_run(ws, f, taken, "bind", false);
+	check(t, did_it(&r), &r,
+	      "r34u: control: without the cage the handed-over socket takes an abstract name");
+	listen_close(bus, NULL);
 }
 
 static void canaries(const struct tier *t, struct caged_ws *ws, struct unix_fixture *f)
@@ -195,20 +277,32 @@ static void canaries(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 		      "r34u: control: without the cage the abstract name is reached");
 	}
 	listen_close(bus, NULL);
-	r = connect_after_bind(ws, f);
-	bool later_refused =
-		f->later_fd >= 0 && refused(&r) && accepted_within(f->later_fd, 0) == 0;
-	if (tier_is_t1(t))
-		/* The masks are a snapshot taken at spawn (THREAT_MODEL R-34, open variants). */
-		todo_check(t, later_refused, &r, "tier T1 masks the sockets bound at spawn only",
-			   "r34u: a socket bound in the read grant after the run started is "
-			   "unreachable");
-	else
-		check(t, later_refused, &r,
-		      "r34u: a socket bound in the read grant after the run started is "
-		      "unreachable");
-	if (tier_is_t1(t))
-		return; /* binding in a write grant is the cage's own business there */
+	handed_socket(t, ws, f);
+	/* Tier T1's masks are a snapshot: the broker judges these as they happen. */
+	r = connect_after_bind(ws, f->later, &f->later_fd);
+	check(t, f->later_fd >= 0 && refused(&r) && accepted_within(f->later_fd, 0) == 0, &r,
+	      "r34u: a socket bound in the read grant after the run started is unreachable");
+	r = connect_after_bind(ws, f->later_rw, &f->later_rw_fd);
+	check(t, f->later_rw_fd >= 0 && refused(&r) && accepted_within(f->later_rw_fd, 0) == 0,
+	      &r,
+	      "r34u: a socket bound outside the cage in the write grant after the run started "
+	      "is unreachable");
+	if (tier_is_t1(t)) {
+		/*
+		 * Its own network namespace's sockets are the run's own business
+		 * there: one bound below the workspace's root (a zone of the
+		 * broker, where nothing is bound) is reached.
+		 */
+		char own_dir[PATH_MAX], own[PATH_MAX];
+		if (path_join(t, own_dir, ws->rw, "own") && path_join(t, own, own_dir, "own.sock") &&
+		    fixture(t, make_dirs(own_dir), "r34u: %s made", own_dir)) {
+			r = run_caged(ws, NULL, "unix-self", own, NULL);
+			check(t, did_it(&r), &r,
+			      "r34u: control: on tier T1 a socket the run binds in its write grant "
+			      "is reached from the run");
+		}
+		return;
+	}
 	r = run_caged(ws, NULL, "unix-self", f->planted, NULL);
 	check(t, refused(&r) && access(f->planted, F_OK) != 0, &r,
 	      "r34u: on tier T2 no socket file is bound by path, even in the write grant");
@@ -243,6 +337,10 @@ static void controls(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 	r = run_uncaged(ws, NULL, "connect-unix", f->later, NULL);
 	check(t, did_it(&r) && accepted_within(f->later_fd, CONTROL_WAIT_MS) >= 1, &r,
 	      "r34u: control: without the cage the socket bound later is reached");
+	r = run_uncaged(ws, NULL, "connect-unix", f->later_rw, NULL);
+	check(t, did_it(&r) && accepted_within(f->later_rw_fd, CONTROL_WAIT_MS) >= 1, &r,
+	      "r34u: control: without the cage the socket bound later in the write grant is "
+	      "reached");
 }
 
 /*
@@ -282,6 +380,7 @@ void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t)
 	struct unix_fixture f = {.granted_fd = -1,
 				 .service_fd = -1,
 				 .later_fd = -1,
+				 .later_rw_fd = -1,
 				 .granted_dgram_fd = -1,
 				 .service_dgram_fd = -1};
 	struct caged_ws *ws = workspace(t, "r34u");

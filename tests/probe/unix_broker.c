@@ -1,6 +1,7 @@
-/* The probe's actions: Unix sockets by path through the broker (R-34, tier T2). */
+/* The probe's actions: Unix sockets by path through the broker. */
 #include "probe.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -106,5 +107,57 @@ int do_unix_dgram_send(char **args)
 	int rc = sent == 1 ? PROBE_DID_IT
 			   : failed(REFUSE_CONNECT, handover ? "sendmsg" : "sendto", args[0]);
 	close(fd);
+	return rc;
+}
+
+/* The descriptor one SCM_RIGHTS message on fd carries, or -1 (waits up to 10 s). */
+static int fd_received(int fd)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	if (poll(&p, 1, 10000) != 1)
+		return -1;
+	char byte;
+	struct iovec iov = {&byte, 1};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = sizeof c.buf};
+	if (recvmsg(fd, &mh, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
+	if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+		return -1;
+	int got;
+	memcpy(&got, CMSG_DATA(h), sizeof got);
+	return got;
+}
+
+/*
+ * handed-abstract PATH NAME connect|bind: connect to the Unix socket at
+ * PATH, take the socket its service hands over (SCM_RIGHTS: made in the
+ * service's network namespace), then connect it to @NAME, or bind it
+ * there (a name the host's programs would then reach).
+ */
+int do_handed_abstract(char **args)
+{
+	struct sockaddr_un a, b;
+	socklen_t len = unix_address(&a, args[0], false);
+	socklen_t abstract_len = unix_address(&b, args[1], true);
+	bool bind_it = strcmp(args[2], "bind") == 0;
+	if (!len || !abstract_len || (!bind_it && strcmp(args[2], "connect") != 0))
+		return usage_error("wants PATH NAME connect|bind, got", args[2]);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&a, len) != 0)
+		return failed(REFUSE_CONNECT, "connect", args[0]);
+	int handed = fd_received(s);
+	close(s);
+	if (handed < 0)
+		return usage_error("no socket handed over at", args[0]);
+	int rc = bind_it ? bind(handed, (struct sockaddr *)&b, abstract_len)
+			 : connect(handed, (struct sockaddr *)&b, abstract_len);
+	rc = rc == 0 ? PROBE_DID_IT : failed(REFUSE_CONNECT, bind_it ? "bind" : "connect", args[1]);
+	close(handed);
 	return rc;
 }

@@ -100,12 +100,6 @@ static int denial_refusal(const struct procage_cage *c, const struct cage_path *
 }
 
 /*
- * Landlock below ABI 9 cannot tell one Unix socket from another, so the
- * command may only reach the sockets it names where every other socket
- * found at spawn can be masked (tier T1), and abstract sockets are scoped
- * (Landlock ABI 6, or a network namespace of its own).
- */
-/*
  * Tier T2 below Landlock ABI 9 has no rule for Unix sockets: the broker
  * judges each connect by path (broker_unix.c), where the host lets a
  * supervisor answer seccomp notifications. With the whole network on, the
@@ -134,6 +128,12 @@ static int socket_refusal_t2(struct procage_cage *c, const struct cage_path *s, 
 	return 0;
 }
 
+/*
+ * Landlock below ABI 9 cannot tell one Unix socket from another, so the
+ * command may only reach the sockets it names where every other socket
+ * found at spawn can be masked (tier T1), and abstract sockets are scoped
+ * (Landlock ABI 6, or a network namespace of its own).
+ */
 static int socket_refusal(struct procage_cage *c, const struct cage_path *s, size_t n,
 			  struct procage_error *err)
 {
@@ -152,6 +152,16 @@ static int socket_refusal(struct procage_cage *c, const struct cage_path *s, siz
 				 "with the network on, Unix sockets need abstract sockets scoped to "
 				 "the run (Landlock ABI 6); this kernel has ABI %d",
 				 c->landlock.abi);
+	/*
+	 * The masks are a snapshot: a socket bound later in a read grant
+	 * would be reached. With the network off the run has a network
+	 * namespace of its own, and the broker judges each connect as on
+	 * T2, also letting through the sockets the run bound there itself
+	 * (broker_unix.c). Other modes keep the masks alone: the broker
+	 * would have to take their IP connects too.
+	 */
+	c->unix_brokered = host_facts_get()->seccomp_user_notif &&
+			   c->policy->network == PROCAGE_NET_OFF && n <= BROKER_UNIX_GRANTS_MAX;
 	return 0;
 }
 

@@ -83,7 +83,11 @@ struct procage_cage {
 	char *unlistable_first;
 	/* T2 loopback mode: the network calls go to the broker (broker_net.h). */
 	enum broker_net_mode net_broker;
-	/* T2 with --socket: Unix connects by path go to the broker (broker_unix.c). */
+	/*
+	 * Unix connects by path go to the broker (broker_unix.c): T2 with
+	 * --socket, and T1 with --socket and the network off (procage run;
+	 * exec mode keeps T1's masks alone).
+	 */
 	bool unix_brokered;
 	/*
 	 * Private temporary directories, or NULL for none. Tier T2: where

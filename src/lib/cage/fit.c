@@ -113,13 +113,21 @@ static int broker_notes(const struct procage_cage *c, char ***list, size_t *n)
 				 "(EPERM) elsewhere, because Landlock does not judge them; procage exec, "
 				 "which has no supervisor, does not limit them");
 	if (rc == 0 && c->unix_brokered)
-		rc = string_list_append(list, n,
-				 "Unix sockets are connected by the supervisor (the T2 network "
-				 "broker): a connect or send by path reaches a socket file the connect "
-				 "rules named, as it was when the run started, and nothing else "
-				 "(ECONNREFUSED); no socket is bound by path and no abstract name is "
-				 "reached, because Landlock below ABI 9 does not judge Unix sockets; "
-				 "procage exec, which has no supervisor, refuses them");
+		rc = string_list_append(
+		    list, n,
+		    c->tier == PROCAGE_TIER_T1
+			? "Unix sockets are connected by the supervisor (the network broker): a "
+			  "connect or send by path reaches a socket file the connect rules named, "
+			  "as it was when the run started, or one the run bound itself in its own "
+			  "network namespace, and nothing else (ECONNREFUSED), because Landlock "
+			  "below ABI 9 does not judge Unix sockets; procage exec, which has no "
+			  "supervisor, masks the other sockets bound at spawn instead"
+			: "Unix sockets are connected by the supervisor (the T2 network "
+			  "broker): a connect or send by path reaches a socket file the connect "
+			  "rules named, as it was when the run started, and nothing else "
+			  "(ECONNREFUSED); no socket is bound by path and no abstract name is "
+			  "reached, because Landlock below ABI 9 does not judge Unix sockets; "
+			  "procage exec, which has no supervisor, refuses them");
 	if (rc == 0 && c->n_unlistable && c->unlistable_first) {
 		snprintf(text, sizeof text,
 			 "%s%s cannot be listed (Landlock cannot let it be read without the hidden "

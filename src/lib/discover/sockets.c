@@ -111,7 +111,8 @@ static int diag_message_add(struct socket_list *l, const struct nlmsghdr *h)
 	return list_add(l, &s, name, strnlen(name, name_len));
 }
 
-static int own_namespace_list(struct socket_list *l)
+/* Every Unix socket of the network namespace fd (a sock_diag socket) was made in, into l. */
+static int namespace_list(int fd, struct socket_list *l)
 {
 	struct {
 		struct nlmsghdr h;
@@ -122,17 +123,16 @@ static int own_namespace_list(struct socket_list *l)
 		  .r = { .sdiag_family = AF_UNIX,
 			 .udiag_states = ~0u,
 			 .udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS } };
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG), rc = 0;
-	if (fd < 0)
+	if (send(fd, &req, sizeof req, 0) != (ssize_t)sizeof req)
 		return -errno;
-	if (send(fd, &req, sizeof req, 0) != (ssize_t)sizeof req) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+	/* Not static: the broker's thread lists too, beside a cage being made. */
+	enum { BUF_SIZE = 32768 };
+	char *buf = aligned_alloc(NLMSG_ALIGNTO, BUF_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	int rc = 0;
 	for (bool done = false; !done && rc == 0;) {
-		ssize_t n = recv(fd, buf, sizeof buf, 0);
+		ssize_t n = recv(fd, buf, BUF_SIZE, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -154,13 +154,31 @@ static int own_namespace_list(struct socket_list *l)
 			rc = diag_message_add(l, h);
 		}
 	}
+	free(buf);
+	return rc;
+}
+
+static int own_namespace_list(struct socket_list *l)
+{
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	int rc = namespace_list(fd, l);
 	close(fd);
 	return rc;
 }
 
-/* ---- other network namespaces: names only -------------------------------- */
+int sockets_file_bound_in(int diag_fd, dev_t dev, ino_t ino)
+{
+	struct socket_list l = { 0 };
+	int rc = namespace_list(diag_fd, &l);
+	int found = 0;
+	for (size_t i = 0; rc == 0 && !found && i < l.n; i++)
+		found = l.items[i].dev == dev && l.items[i].ino == (unsigned int)ino;
+	list_free(&l);
+	return rc < 0 ? rc : found;
+}
 
-/* "Num: RefCount Protocol Flags Type St Inode Path" per line. */
 static int unix_file_read(const char *file, struct socket_list *l)
 {
 	FILE *f = fopen(file, "re");

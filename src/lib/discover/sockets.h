@@ -3,6 +3,7 @@
 #define PROCAGE_SOCKETS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "procage.h"
 
@@ -16,5 +17,13 @@
  */
 int sockets_bound(char ***out, size_t *n, struct procage_error *err);
 void sockets_free(char **paths, size_t n);
+
+/*
+ * Is the file dev/ino bound to a Unix socket of the network namespace that
+ * diag_fd (a NETLINK_SOCK_DIAG socket) was made in? 1 or 0, or a negative
+ * errno when the list cannot be read. Only that namespace's processes bind
+ * its sockets: a run of its own binds nothing a host program listens on.
+ */
+int sockets_file_bound_in(int diag_fd, dev_t dev, ino_t ino);
 
 #endif

@@ -197,6 +197,7 @@ int plan_build(const struct procage_cage *cage, const struct procage_spawn_opts 
 			plan->clone_namespaces |= CLONE_NEWNET;
 		/* The loopback mode's loopback is the run's own. */
 		plan->loopback_up = cage->policy->network == PROCAGE_NET_LOOPBACK;
+		plan->unix_diag = cage->unix_brokered && (plan->clone_namespaces & CLONE_NEWNET);
 		/*
 		 * A PID namespace of its own, whose first process is the run's
 		 * reaper: its exit ends every process of the run, and a /proc

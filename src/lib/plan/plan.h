@@ -172,6 +172,11 @@ struct plan {
 	bool seccomp_report;  /* hand the filter's listener to the caller */
 	uint16_t proxy_port;  /* a proxy-only run: its listener's port, or 0 */
 	bool loopback_up;     /* a loopback run on T1: lo up in its network namespace */
+	/*
+	 * T1 with Unix sockets judged by the broker: the reaper hands over a
+	 * sock_diag socket of the run's network namespace (REAPER_UNIX_DIAG).
+	 */
+	bool unix_diag;
 	bool publish_factory; /* ports published: the reaper hands out sockets of the namespace */
 	/* A proxy-only run on T1: transparent egress (proxy/capture.h) at these ports. */
 	bool capture;

@@ -63,7 +63,8 @@ static int exec_refusal(const struct procage_cage *cage, struct procage_error *e
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot keep the network to loopback on tier T2: no "
 				 "supervisor remains to broker the connections; use procage run");
-	if (cage->unix_brokered)
+	/* Tier T1 keeps the masks of the sockets bound at spawn there. */
+	if (cage->unix_brokered && cage->tier != PROCAGE_TIER_T1)
 		return error_set(err, -EOPNOTSUPP,
 				 "exec mode cannot judge Unix socket connects on tier T2: no "
 				 "supervisor remains to broker them; use procage run");
@@ -222,6 +223,7 @@ PROCAGE_API int procage_exec(const struct procage_cage *cage,
 	s.plan.seccomp_after_handover = NULL; /* no listener is handed over */
 	/* No reaper, and the caller stays in its own PID namespace. */
 	s.plan.reaper = false;
+	s.plan.unix_diag = false; /* no supervisor to hand it to */
 	s.plan.clone_namespaces &= ~(unsigned long)CLONE_NEWPID;
 	s.plan.private_proc = false;
 	s.plan.proc_rights = 0;

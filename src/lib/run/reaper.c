@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/close_range.h>
+#include <linux/netlink.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -547,6 +548,17 @@ static void reaper_setup(const struct reaper_start *start, struct reaper *r)
 	}
 	if (plan->loopback_up && (rc = namespaces_loopback_up()) < 0)
 		reaper_fail(start, r, PROCAGE_STEP_NAMESPACES, -rc, -1);
+	/*
+	 * Made here, in the run's own network namespace: the broker lists
+	 * through it the sockets the run bound itself (broker_unix.c).
+	 */
+	if (plan->unix_diag) {
+		int diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+		if (diag < 0)
+			reaper_fail(start, r, PROCAGE_STEP_NAMESPACES, errno, -1);
+		reaper_send(r, REAPER_UNIX_DIAG, 0, diag);
+		close(diag);
+	}
 	/*
 	 * Published ports: the caller's relay connects into this namespace
 	 * with sockets made here, one per connection (publish.c).

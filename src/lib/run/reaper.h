@@ -47,6 +47,9 @@ enum reaper_message_kind {
 	REAPER_CHANGES_LAYERS = 12,  /* reaper -> caller, before the start: the tmpfs of
 				      * a bounded change set's upper layers, detached
 				      * (SCM_RIGHTS); the reaper keeps no copy */
+	REAPER_UNIX_DIAG = 13,	     /* reaper -> caller, before the start: a sock_diag
+				      * socket of the run's network namespace
+				      * (SCM_RIGHTS), for the broker (plan.h) */
 };
 
 struct reaper_message {
@@ -87,6 +90,7 @@ struct reaper_handle {
 	int publish_factory;
 	int capture_fds[PLAN_CAPTURE_PORTS + 1]; /* likewise: transparent egress */
 	int changes_layers; /* likewise: a bounded change set's tmpfs (plan.h), or -1 */
+	int unix_diag;      /* likewise: REAPER_UNIX_DIAG's socket, or -1 */
 	size_t n_capture_fds;
 	void *stacks;    /* the reaper's and the target's stacks */
 	size_t stacks_size;

@@ -51,7 +51,10 @@ void reaper_handle_release(struct reaper_handle *h)
 		close(h->publish_factory);
 	if (h->changes_layers >= 0)
 		close(h->changes_layers);
+	if (h->unix_diag >= 0)
+		close(h->unix_diag);
 	h->proxy_listener = h->seccomp_listener = h->publish_factory = h->changes_layers = -1;
+	h->unix_diag = -1;
 	while (h->n_capture_fds)
 		close(h->capture_fds[--h->n_capture_fds]);
 	if (h->pidfd >= 0) {
@@ -110,6 +113,7 @@ static int started_read(struct reaper_handle *h, bool pid_namespace, struct proc
 			    : m.kind == REAPER_SECCOMP_LISTENER ? &h->seccomp_listener
 			    : m.kind == REAPER_PUBLISH_FACTORY	? &h->publish_factory
 			    : m.kind == REAPER_CHANGES_LAYERS	? &h->changes_layers
+			    : m.kind == REAPER_UNIX_DIAG	? &h->unix_diag
 								: NULL;
 		if (!slot)
 			break;
@@ -216,7 +220,7 @@ int reaper_launch(const struct reaper_start *start, int status_read, struct reap
 
 	*h = (struct reaper_handle){ .pid = -1, .pidfd = -1, .socket = -1, .target = -1,
 				     .proxy_listener = -1, .seccomp_listener = -1,
-				     .publish_factory = -1, .changes_layers = -1 };
+				     .publish_factory = -1, .changes_layers = -1, .unix_diag = -1 };
 	/* A user and network namespace made ahead for this spawn: a relay enters them. */
 	const unsigned long ahead = CLONE_NEWUSER | CLONE_NEWNET;
 	struct ns_ahead_pair pair = { -1, -1 };

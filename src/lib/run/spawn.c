@@ -348,7 +348,9 @@ static int run_supervise(struct procage_run *run, const struct procage_cage *cag
 	run->reports_wanted = cage->policy->reports;
 	struct supervision_capture capture = { run->reaper.capture_fds,
 					       run->reaper.n_capture_fds };
-	struct supervision_reaper reaper = { run->reaper.pid, run->reaper.pidfd };
+	struct supervision_reaper reaper = { run->reaper.pid, run->reaper.pidfd,
+					     run->reaper.unix_diag };
+	run->reaper.unix_diag = -1; /* the supervision's from here */
 	int rc = supervision_start(&run->supervision, cage, run->reaper.seccomp_listener,
 				   proxy_listener, &capture, s->report_fd, s->plan.tmpdir, &reaper,
 				   err);

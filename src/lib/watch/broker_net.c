@@ -319,13 +319,21 @@ static int judge_proxy(const struct broker_net_config *net, const struct net_req
 	return rq->addr_len ? -EACCES : 0;
 }
 
+/* judge's answer for a call the kernel performs itself: CONTINUE. */
+#define JUDGE_KERNEL 1
+/* perform's, likewise (beside BROKER_NET_LATER). */
+#define BROKER_NET_CONTINUE (-1000001L)
+
 /*
  * A Unix socket (tier T2 with --socket): connects and addressed sends by
  * path go to a granted socket file only, the address rewritten to the one
  * judged (broker_unix.c); bind by path is refused (a socket file planted
  * in a write grant would outlive the run, and nothing bound by the cage
  * is needed to reach the granted services); an unnamed bind (autobind)
- * and listen are allowed. Without --socket the only Unix sockets are
+ * and listen are allowed. Tier T1 with --socket and the network off
+ * (unix_own_netns): the same, but a bind is the kernel's, and a socket
+ * the run bound in its own network namespace, or an abstract name there,
+ * is reached too. Without --socket the only Unix sockets are
  * socketpairs: nothing by address.
  */
 static int judge_unix(const struct broker_net_config *net, struct net_request *rq)
@@ -334,6 +342,13 @@ static int judge_unix(const struct broker_net_config *net, struct net_request *r
 		return rq->addr_len ? -EACCES : 0;
 	switch (rq->call) {
 	case NET_BIND:
+		/*
+		 * Tier T1: a bind reaches no one, and where a socket file may be
+		 * made is Landlock's to judge: the kernel's, with the caller's
+		 * own address (another thread rewriting it changes nothing).
+		 */
+		if (net->unix_own_netns)
+			return broker_unix_run_socket(net, rq->sock) ? JUDGE_KERNEL : -EACCES;
 		return rq->addr_len == sizeof(sa_family_t) && rq->addr.ss_family == AF_UNIX ? 0
 											 : -EACCES;
 	case NET_LISTEN:
@@ -348,8 +363,8 @@ static int judge_unix(const struct broker_net_config *net, struct net_request *r
 	}
 	struct sockaddr_un target;
 	socklen_t target_len;
-	int rc = broker_unix_target(net, rq->tid, &rq->addr, rq->addr_len, &target, &target_len,
-				    &rq->unix_held);
+	int rc = broker_unix_target(net, rq->tid, rq->sock, &rq->addr, rq->addr_len, &target,
+				    &target_len, &rq->unix_held);
 	if (rc < 0)
 		return rc;
 	memset(&rq->addr, 0, sizeof rq->addr);
@@ -555,6 +570,8 @@ static long perform(const struct broker_net_config *net, struct net_request *rq,
 		    struct broker_net_scratch *s, struct broker_waits *waits, int listener)
 {
 	int rc = judge(net, rq);
+	if (rc == JUDGE_KERNEL)
+		return BROKER_NET_CONTINUE;
 	if (rc == -EACCES && net->mode == BROKER_NET_PROXY && ip_socket(rq) && rq->addr_len &&
 	    rq->addr.ss_family != AF_UNSPEC && rq->call != NET_BIND)
 		broker_net_refusal_record(net->denials, &rq->addr, rq->addr_len, rq->type);
@@ -606,6 +623,8 @@ void broker_net_answer(const struct broker_net_config *net, struct broker_net_sc
 		long result = rc < 0 ? rc : perform(net, &rq, s, waits, listener);
 		if (result == BROKER_NET_LATER)
 			; /* parked: answered by broker_waits_resume */
+		else if (result == BROKER_NET_CONTINUE)
+			broker_answer_continue(listener, n->id);
 		else if (rq.call == NET_SENDMMSG && !rq.vlen_zero)
 			broker_send_answer(listener, n->id, rq.tid, rq.msg_len_at, result);
 		else if (result < 0)

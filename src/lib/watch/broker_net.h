@@ -31,11 +31,22 @@ struct broker_unix_grant {
 struct broker_net_config {
 	enum broker_net_mode mode;
 	/*
-	 * Tier T2 with --socket: Unix sockets connect (and send) by path
-	 * only to the files in unix_grants, judged by the broker
-	 * (broker_unix.c); bind by path is refused.
+	 * With --socket (tier T2, and T1 with the network off): Unix
+	 * sockets connect (and send) by path only to the files in
+	 * unix_grants, judged by the broker (broker_unix.c); on T2 bind by
+	 * path is refused.
 	 */
 	bool unix_paths;
+	/*
+	 * Tier T1 with the network off: the run has a network namespace of
+	 * its own, whose sockets only the run binds. There a connect by
+	 * path also reaches a socket file bound in it, found through
+	 * unix_own_diag (a sock_diag socket made there, the broker's to
+	 * close); an abstract name is the run's own; a bind is the
+	 * kernel's, under Landlock.
+	 */
+	bool unix_own_netns;
+	int unix_own_diag;
 	size_t n_unix_grants;
 	struct broker_unix_grant unix_grants[BROKER_UNIX_GRANTS_MAX];
 	uint16_t proxy_port;		 /* BROKER_NET_PROXY: the proxy's port on 127.0.0.1 */
@@ -67,17 +78,25 @@ struct broker_net_scratch *broker_net_scratch_new(void);
 bool broker_net_is_loopback(const struct sockaddr_storage *a, socklen_t len);
 
 /*
- * Tier T2 Unix sockets by path (broker_unix.c). The address (len bytes)
- * a connect or send of thread tid names, judged: 0 with *out (an address
- * "/proc/self/fd/N" of the broker's own O_PATH descriptor *held of the
- * granted socket file, to be closed after the call) filled, or a negative
- * errno: -ECONNREFUSED for a path that is not a granted socket, -EACCES
- * for an abstract name.
+ * Unix sockets by path (broker_unix.c). The address (len bytes) a connect
+ * or send of thread tid on sock (the broker's copy of its socket) names,
+ * judged: 0 with *out (an address "/proc/self/fd/N" of the broker's own
+ * O_PATH descriptor *held of the socket file, to be closed after the
+ * call; or, on tier T1, the abstract name as given, *held -1) filled, or
+ * a negative errno: -ECONNREFUSED for a path that is not a granted socket
+ * (nor, on T1, one of the run's own), -EACCES for an abstract name (on
+ * T1, one asked of a socket of another network namespace than the run's).
  */
 struct sockaddr_un;
-int broker_unix_target(const struct broker_net_config *net, pid_t tid,
+int broker_unix_target(const struct broker_net_config *net, pid_t tid, int sock,
 		       const struct sockaddr_storage *addr, socklen_t len, struct sockaddr_un *out,
 		       socklen_t *out_len, int *held);
+/*
+ * Tier T1: is sock in the run's own network namespace? A socket handed in
+ * from outside (a granted service may pass descriptors) is not, and its
+ * abstract names are the host's.
+ */
+bool broker_unix_run_socket(const struct broker_net_config *net, int sock);
 /* The socket file at path (no link followed), added to net's grants when it is one. */
 int broker_unix_grant_add(struct broker_net_config *net, const char *path);
 

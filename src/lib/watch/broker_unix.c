@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -28,6 +29,7 @@
 #include "broker_io.h"
 #include "broker_net.h"
 #include "base/syscalls.h"
+#include "discover/sockets.h"
 
 /*
  * path is the rule's canonical path (no symbolic link in it when the cage
@@ -51,6 +53,13 @@ int broker_unix_grant_add(struct broker_net_config *net, const char *path)
 	net->unix_grants[net->n_unix_grants++] =
 		(struct broker_unix_grant){ .dev = st.st_dev, .ino = st.st_ino };
 	return 0;
+}
+
+/* A socket file bound in the run's own network namespace (tier T1): the run's own. */
+static bool run_own(const struct broker_net_config *net, const struct stat *st)
+{
+	return net->unix_own_netns && S_ISSOCK(st->st_mode) &&
+	       sockets_file_bound_in(net->unix_own_diag, st->st_dev, st->st_ino) == 1;
 }
 
 static bool granted(const struct broker_net_config *net, const struct stat *st)
@@ -86,7 +95,18 @@ static int resolve(pid_t tid, const char *path)
 	return fd < 0 ? -e : fd;
 }
 
-int broker_unix_target(const struct broker_net_config *net, pid_t tid,
+bool broker_unix_run_socket(const struct broker_net_config *net, int sock)
+{
+	uint64_t run = 0, ours = 0;
+	socklen_t len = sizeof run;
+	if (!net->unix_own_netns ||
+	    getsockopt(net->unix_own_diag, SOL_SOCKET, SO_NETNS_COOKIE, &run, &len) != 0)
+		return false;
+	len = sizeof ours;
+	return getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &ours, &len) == 0 && ours == run;
+}
+
+int broker_unix_target(const struct broker_net_config *net, pid_t tid, int sock,
 		       const struct sockaddr_storage *addr, socklen_t len, struct sockaddr_un *out,
 		       socklen_t *out_len, int *held)
 {
@@ -98,9 +118,17 @@ int broker_unix_target(const struct broker_net_config *net, pid_t tid,
 		return -EINVAL;
 	if (len > sizeof *un)
 		return -EINVAL;
-	/* Abstract names: nothing to judge them by on this tier. */
-	if (un->sun_path[0] == '\0')
-		return -EACCES;
+	/*
+	 * Abstract names: nothing to judge them by on tier T2; on T1 they are
+	 * the run's own network namespace's, the broker's copy connected there.
+	 */
+	if (un->sun_path[0] == '\0') {
+		if (!broker_unix_run_socket(net, sock))
+			return -EACCES;
+		memcpy(out, un, len);
+		*out_len = len;
+		return 0;
+	}
 	memcpy(path, un->sun_path, len - path_at);
 	path[len - path_at] = '\0';
 	int fd = resolve(tid, path);
@@ -108,7 +136,7 @@ int broker_unix_target(const struct broker_net_config *net, pid_t tid,
 	if (fd < 0)
 		return -ECONNREFUSED;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !granted(net, &st)) {
+	if (fstat(fd, &st) != 0 || !(granted(net, &st) || run_own(net, &st))) {
 		close(fd);
 		return -ECONNREFUSED;
 	}

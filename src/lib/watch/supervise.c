@@ -198,6 +198,15 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	struct broker_net_config net = { .mode = cage->net_broker };
 	/* The granted sockets' files as they are when the run starts. */
 	net.unix_paths = cage->unix_brokered;
+	/* T1: the run's own network namespace, listed through the reaper's socket. */
+	int unix_diag = reaper ? reaper->unix_diag : -1;
+	if (cage->unix_brokered && cage->tier == PROCAGE_TIER_T1 && rc == 0) {
+		net.unix_own_netns = true;
+		net.unix_own_diag = unix_diag;
+		if (unix_diag < 0)
+			rc = error_set(err, -EIO, "starting the broker: the run's reaper handed "
+						  "over no list of its Unix sockets");
+	}
 	for (size_t i = 0; rc == 0 && cage->unix_brokered && i < cage->n_sockets; i++)
 		if (broker_unix_grant_add(&net, cage->sockets[i].path) < 0)
 			rc = error_set(err, -E2BIG, "starting the broker: too many Unix sockets");
@@ -216,6 +225,9 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	if (rc == 0 && seccomp_listener >= 0 && cage_brokered(cage) &&
 	    (rc = broker_new(&cage->zones, &net, &s->broker)) < 0)
 		error_set(err, rc, "starting the broker: out of memory");
+	/* The broker's from here (broker_free closes it), or no one's. */
+	if (!s->broker && unix_diag >= 0)
+		close(unix_diag);
 	if (rc == 0 && s->broker && s->denial_rules) {
 		broker_explain_to(s->broker, &s->denials);
 		observe.git_config_brokered = cage->zones.n > 0;

@@ -32,6 +32,7 @@ struct supervision_capture {
 struct supervision_reaper {
 	pid_t pid;
 	int pidfd;
+	int unix_diag; /* REAPER_UNIX_DIAG's socket, taken over, or -1 */
 };
 
 struct run_supervision {
