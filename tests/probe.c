@@ -256,6 +256,8 @@ static const struct action actions[] = {
      "GOOD BAD N: N Unix connects while a thread flips the path"},
     {"connect-unix-opath", 1, 1, do_connect_unix_opath,
      "PATH: connect to /proc/self/fd/N of an O_PATH descriptor of PATH"},
+    {"record-big", 1, 1, do_record_big,
+     "N: one N-byte record through a SOCK_SEQPACKET pair: whole, or refused whole"},
     {"handed-abstract", 3, 3, do_handed_abstract,
      "PATH NAME connect|bind: take a socket the service at PATH hands over, use it on @NAME"},
     {"unix-dgram-send", 1, 1, do_unix_dgram_send,

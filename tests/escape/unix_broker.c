@@ -311,6 +311,11 @@ static void canaries(const struct tier *t, struct caged_ws *ws, struct unix_fixt
 static void controls(const struct tier *t, struct caged_ws *ws, struct unix_fixture *f)
 {
 	struct caged_result r;
+	/* The broker carries 64 KiB of a send: a larger record is refused, never cut short. */
+	r = run_caged(ws, NULL, "record-big", "100000", NULL);
+	check(t, did_it(&r), &r,
+	      "r34u: control: in the cage a 100 000-byte record through a socket pair arrives "
+	      "whole, or is refused whole");
 	r = run_caged(ws, NULL, "connect-unix", f->granted, NULL);
 	check(t, did_it(&r) && accepted_within(f->granted_fd, CONTROL_WAIT_MS) == 1, &r,
 	      "r34u: control: in the cage the granted socket is reached, once");

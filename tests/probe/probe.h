@@ -155,6 +155,7 @@ int do_connect_unix_race(char **args);
 int do_connect_unix_opath(char **args);
 int do_unix_dgram_send(char **args);
 int do_handed_abstract(char **args);
+int do_record_big(char **args);
 int do_sendmsg_swap(char **args);
 /* stall.c: a caller hostile to the supervisor */
 int do_broker_stall(char **args);

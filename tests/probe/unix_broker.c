@@ -161,3 +161,45 @@ int do_handed_abstract(char **args)
 	close(handed);
 	return rc;
 }
+
+/*
+ * record-big N: one record of N bytes through a SOCK_SEQPACKET pair with
+ * sendmsg (which the network broker carries where it judges sends).
+ * Records keep their boundaries: it must arrive whole, or the send be
+ * refused whole (EMSGSIZE); a shorter record arriving is an error.
+ */
+int do_record_big(char **args)
+{
+	long n;
+	if (!parse_int(args[0], &n) || n <= 0 || n > (1L << 20))
+		return usage_error("wants a size up to 1 MiB, got", args[0]);
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return failed(REFUSE_SOCKET, "socketpair", "SOCK_SEQPACKET");
+	int size = 4 << 20;
+	(void)setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+	(void)setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+	char *buf = calloc(1, (size_t)n + 1);
+	if (!buf)
+		return usage_error("out of memory for", args[0]);
+	memset(buf, 'r', (size_t)n);
+	struct iovec iov = {buf, (size_t)n};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t sent = sendmsg(sv[0], &mh, MSG_DONTWAIT);
+	int rc;
+	if (sent < 0 && errno == EMSGSIZE) {
+		printf("refused whole (EMSGSIZE)\n");
+		rc = PROBE_DID_IT;
+	} else if (sent != n) {
+		printf("sendmsg sent %zd of %ld bytes (%s)\n", sent, n, sent < 0 ? strerror(errno) : "short");
+		rc = PROBE_ERROR;
+	} else {
+		ssize_t got = recv(sv[1], buf, (size_t)n + 1, MSG_DONTWAIT | MSG_TRUNC);
+		printf("a record of %zd bytes arrived for %ld sent\n", got, n);
+		rc = got == n ? PROBE_DID_IT : PROBE_ERROR;
+	}
+	free(buf);
+	close(sv[0]);
+	close(sv[1]);
+	return rc;
+}

@@ -175,14 +175,24 @@ static int read_address(struct net_request *rq, uint64_t at, uint64_t len)
 static int read_data(struct net_request *rq, struct broker_net_scratch *s, size_t n)
 {
 	size_t total = 0, used = 0;
+	bool cut = false;
 	for (; used < n && total < BROKER_NET_DATA_MAX; used++) {
 		size_t room = BROKER_NET_DATA_MAX - total;
-		if (s->iov[used].iov_len > room)
+		if (s->iov[used].iov_len > room) {
 			s->iov[used].iov_len = room;
+			cut = true;
+		}
 		total += s->iov[used].iov_len;
 	}
-	/* A datagram larger than we carry is one the kernel would refuse too. */
-	if (used < n && rq->type != SOCK_STREAM)
+	/*
+	 * A stream takes what we carry as a short send. A datagram or a
+	 * record is never cut short: larger than we carry, it is refused
+	 * whole (an IP one the kernel would refuse too; a Unix one it would
+	 * take up to the socket's send buffer).
+	 */
+	for (size_t i = used; !cut && i < n; i++)
+		cut = s->iov[i].iov_len != 0;
+	if (cut && rq->type != SOCK_STREAM)
 		return -EMSGSIZE;
 	struct iovec local = { s->data, total };
 	ssize_t got = total ? process_vm_readv(rq->tid, &local, 1, s->iov, used, 0) : 0;
