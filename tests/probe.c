@@ -259,7 +259,8 @@ static const struct action actions[] = {
     {"record-big", 1, 1, do_record_big,
      "N: one N-byte record through a SOCK_SEQPACKET pair: whole, or refused whole"},
     {"handed-abstract", 3, 3, do_handed_abstract,
-     "PATH NAME connect|bind: take a socket the service at PATH hands over, use it on @NAME"},
+     "PATH NAME connect|bind|tcp: take a socket the service at PATH hands over, use it on "
+     "@NAME (tcp: on 127.0.0.1, port NAME)"},
     {"unix-dgram-send", 1, 1, do_unix_dgram_send,
      "PATH: one datagram to the Unix datagram socket at PATH (sendto)"},
     {"unix-dgram-handover", 1, 1, do_unix_dgram_send,

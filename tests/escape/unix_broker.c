@@ -150,14 +150,17 @@ static struct caged_result connect_after_bind(struct caged_ws *ws, const char *p
 	return caged_proc_finish(p);
 }
 
-/* The granted service's side: one connection accepted, an unbound socket of ours handed over. */
-static void hand_over_one(int listener)
+/*
+ * The granted service's side: one connection accepted, an unbound socket
+ * of ours (of family, in this network namespace) handed over.
+ */
+static void hand_over_one(int listener, int family)
 {
 	struct pollfd p = {listener, POLLIN, 0};
 	if (poll(&p, 1, CONTROL_WAIT_MS) != 1)
 		return;
 	int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int s = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c >= 0 && s >= 0) {
 		union {
 			char buf[CMSG_SPACE(sizeof(int))];
@@ -190,7 +193,7 @@ static struct caged_result handed_run(struct caged_ws *ws, struct unix_fixture *
 	    caged ? start_caged(ws, NULL, "handed-abstract", f->granted, name, use, NULL)
 		  : start_uncaged(ws, NULL, "handed-abstract", f->granted, name, use, NULL);
 	if (caged_proc_started(p))
-		hand_over_one(f->granted_fd);
+		hand_over_one(f->granted_fd, strcmp(use, "tcp") == 0 ? AF_INET : AF_UNIX);
 	return caged_proc_finish(p);
 }
 
@@ -380,6 +383,49 @@ static void link_planted_before_the_run(const struct tier *t, struct caged_ws *w
 	(void)rename(moved, f->granted);
 }
 
+/*
+ * Tier T1 with the network loopback: the broker takes the run's IP calls
+ * too (its own network namespace holds only its loopback), and judges the
+ * Unix ones as with the network off.
+ */
+static void t1_loopback(const struct tier *t, struct caged_ws *ws, struct unix_fixture *f)
+{
+	if (!fixture(t, caged_ws_reset_policy(ws) == 0, "r34u: a fresh policy") ||
+	    !policy_network(t, ws, "r34u", PROCAGE_NET_LOOPBACK) ||
+	    !policy_rule(t, ws, "r34u", f->granted, PROCAGE_CONNECT) ||
+	    !policy_accept(t, ws, "r34u", "spawn-snapshot"))
+		return;
+	listen_close(f->later_fd, f->later);
+	f->later_fd = -1;
+	struct caged_result r = connect_after_bind(ws, f->later, &f->later_fd);
+	check(t, f->later_fd >= 0 && refused(&r) && accepted_within(f->later_fd, 0) == 0, &r,
+	      "r34u: with the network loopback, a socket bound in the read grant after the run "
+	      "started is unreachable");
+	int port = 0, tcp = listen_tcp_loopback(&port);
+	char port_text[16];
+	snprintf(port_text, sizeof port_text, "%d", port);
+	if (fixture(t, tcp >= 0, "r34u: a TCP listener of the host on 127.0.0.1")) {
+		r = handed_run(ws, f, port_text, "tcp", true);
+		int reached = accepted_within(tcp, 0);
+		check(t, refused(&r) && reached == 0, &r,
+		      "r34u: with the network loopback, a TCP socket the granted service hands "
+		      "over reaches no port of the host's loopback (%d arrived)",
+		      reached);
+		r = handed_run(ws, f, port_text, "tcp", false);
+		check(t, did_it(&r) && accepted_within(tcp, CONTROL_WAIT_MS) >= 1, &r,
+		      "r34u: control: without the cage the handed-over TCP socket reaches the "
+		      "host's port");
+	}
+	listen_close(tcp, NULL);
+	r = run_caged(ws, NULL, "loopback-self", "127.0.0.1", NULL);
+	check(t, did_it(&r), &r,
+	      "r34u: control: with the network loopback, a TCP server and its client in the run "
+	      "talk over 127.0.0.1");
+	r = run_caged(ws, NULL, "connect-unix", f->granted, NULL);
+	check(t, did_it(&r) && accepted_within(f->granted_fd, CONTROL_WAIT_MS) == 1, &r,
+	      "r34u: control: with the network loopback, the granted socket is reached");
+}
+
 void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t)
 {
 	struct unix_fixture f = {.granted_fd = -1,
@@ -397,6 +443,8 @@ void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t)
 	canaries(t, ws, &f);
 	controls(t, ws, &f);
 	link_planted_before_the_run(t, ws, &f);
+	if (tier_is_t1(t))
+		t1_loopback(t, ws, &f);
 out:
 	fixture_stop(&f);
 	caged_ws_free(ws);

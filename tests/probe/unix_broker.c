@@ -135,19 +135,22 @@ static int fd_received(int fd)
 }
 
 /*
- * handed-abstract PATH NAME connect|bind: connect to the Unix socket at
- * PATH, take the socket its service hands over (SCM_RIGHTS: made in the
- * service's network namespace), then connect it to @NAME, or bind it
- * there (a name the host's programs would then reach).
+ * handed-abstract PATH NAME connect|bind|tcp: connect to the Unix socket
+ * at PATH, take the socket its service hands over (SCM_RIGHTS: made in
+ * the service's network namespace), then connect it to @NAME, or bind it
+ * there (a name the host's programs would then reach); tcp: connect it
+ * (a TCP socket then) to 127.0.0.1, port NAME.
  */
 int do_handed_abstract(char **args)
 {
 	struct sockaddr_un a, b;
 	socklen_t len = unix_address(&a, args[0], false);
 	socklen_t abstract_len = unix_address(&b, args[1], true);
-	bool bind_it = strcmp(args[2], "bind") == 0;
-	if (!len || !abstract_len || (!bind_it && strcmp(args[2], "connect") != 0))
-		return usage_error("wants PATH NAME connect|bind, got", args[2]);
+	bool bind_it = strcmp(args[2], "bind") == 0, tcp = strcmp(args[2], "tcp") == 0;
+	long port = 0;
+	if (!len || !abstract_len || (!bind_it && !tcp && strcmp(args[2], "connect") != 0) ||
+	    (tcp && (!parse_int(args[1], &port) || port <= 0 || port > 65535)))
+		return usage_error("wants PATH NAME connect|bind, or PATH PORT tcp, got", args[2]);
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0 || connect(s, (struct sockaddr *)&a, len) != 0)
 		return failed(REFUSE_CONNECT, "connect", args[0]);
@@ -155,8 +158,12 @@ int do_handed_abstract(char **args)
 	close(s);
 	if (handed < 0)
 		return usage_error("no socket handed over at", args[0]);
-	int rc = bind_it ? bind(handed, (struct sockaddr *)&b, abstract_len)
-			 : connect(handed, (struct sockaddr *)&b, abstract_len);
+	struct sockaddr_in in = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int rc = tcp	   ? connect(handed, (struct sockaddr *)&in, sizeof in)
+		 : bind_it ? bind(handed, (struct sockaddr *)&b, abstract_len)
+			   : connect(handed, (struct sockaddr *)&b, abstract_len);
 	rc = rc == 0 ? PROBE_DID_IT : failed(REFUSE_CONNECT, bind_it ? "bind" : "connect", args[1]);
 	close(handed);
 	return rc;

@@ -154,14 +154,17 @@ static int socket_refusal(struct procage_cage *c, const struct cage_path *s, siz
 				 c->landlock.abi);
 	/*
 	 * The masks are a snapshot: a socket bound later in a read grant
-	 * would be reached. With the network off the run has a network
-	 * namespace of its own, and the broker judges each connect as on
-	 * T2, also letting through the sockets the run bound there itself
-	 * (broker_unix.c). Other modes keep the masks alone: the broker
-	 * would have to take their IP connects too.
+	 * would be reached. With the network off or loopback the run has a
+	 * network namespace of its own, and the broker judges each connect
+	 * as on T2, also letting through the sockets the run made there
+	 * itself (broker_unix.c). Proxy and on keep the masks alone: the
+	 * broker would have to judge their IP connects as Landlock's port
+	 * rules and the host's network do.
 	 */
 	c->unix_brokered = host_facts_get()->seccomp_user_notif &&
-			   c->policy->network == PROCAGE_NET_OFF && n <= BROKER_UNIX_GRANTS_MAX;
+			   (c->policy->network == PROCAGE_NET_OFF ||
+			    c->policy->network == PROCAGE_NET_LOOPBACK) &&
+			   n <= BROKER_UNIX_GRANTS_MAX;
 	return 0;
 }
 

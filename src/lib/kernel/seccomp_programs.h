@@ -83,8 +83,8 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
  * ask for, so that each new option does not double the table. A run with
  * an IPC namespace of its own is tier T1's: its broker makes entries only
  * (mounts hold metadata, its network has a namespace, its listings are
- * granted), and judges Unix connects by path where the network is off
- * and the policy names sockets. A T2 run that brokers entries, listings or network calls has
+ * granted), and judges the network calls where the policy names sockets
+ * and the network is off or loopback. A T2 run that brokers entries, listings or network calls has
  * a supervisor answering notifications, so it brokers metadata too
  * (cage.c). Reading opens are brokered only there too (tier T2's
  * /proc/self). The others are left empty in the table and refused by
@@ -96,7 +96,7 @@ static inline bool seccomp_program_exists(size_t index)
 	bool brokers = o.broker || o.broker_listing || o.net_broker || o.broker_reads;
 	if (o.own_ipc_namespace)
 		return !o.broker_metadata && !o.broker_listing && !o.broker_reads &&
-		       (!o.net_broker || (o.unix_sockets && !o.network_on));
+		       (!o.net_broker || o.unix_sockets);
 	return o.broker_metadata || !brokers;
 }
 

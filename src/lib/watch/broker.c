@@ -103,8 +103,8 @@ void broker_free(struct broker *b)
 	free(b->state.created);
 	broker_meta_free(b);
 	free(b->net_scratch);
-	if (b->net.unix_own_netns && b->net.unix_own_diag >= 0)
-		close(b->net.unix_own_diag);
+	if (b->net.own_netns && b->net.own_netns_diag >= 0)
+		close(b->net.own_netns_diag);
 	free(b);
 }
 

@@ -340,8 +340,8 @@ static int judge_proxy(const struct broker_net_config *net, const struct net_req
  * judged (broker_unix.c); bind by path is refused (a socket file planted
  * in a write grant would outlive the run, and nothing bound by the cage
  * is needed to reach the granted services); an unnamed bind (autobind)
- * and listen are allowed. Tier T1 with --socket and the network off
- * (unix_own_netns): the same, but a bind is the kernel's, and a socket
+ * and listen are allowed. Tier T1 with --socket and the network off or
+ * loopback (own_netns): the same, but a bind is the kernel's, and a socket
  * the run bound in its own network namespace, or an abstract name there,
  * is reached too. Without --socket the only Unix sockets are
  * socketpairs: nothing by address.
@@ -357,7 +357,7 @@ static int judge_unix(const struct broker_net_config *net, struct net_request *r
 		 * made is Landlock's to judge: the kernel's, with the caller's
 		 * own address (another thread rewriting it changes nothing).
 		 */
-		if (net->unix_own_netns)
+		if (net->own_netns)
 			return broker_unix_run_socket(net, rq->sock) ? JUDGE_KERNEL : -EACCES;
 		return rq->addr_len == sizeof(sa_family_t) && rq->addr.ss_family == AF_UNIX ? 0
 											 : -EACCES;
@@ -387,6 +387,9 @@ static int judge(const struct broker_net_config *net, struct net_request *rq)
 {
 	if (rq->domain == AF_UNIX)
 		return judge_unix(net, rq);
+	/* Tier T1 loopback: the run's own namespace, where only its loopback is. */
+	if (net->own_netns_ip)
+		return broker_unix_run_socket(net, rq->sock) ? 0 : -EACCES;
 	/* Unix sockets brokered, IP ones not asked for: none are made. */
 	if (net->mode == BROKER_NET_NONE)
 		return -EACCES;

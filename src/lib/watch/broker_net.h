@@ -38,15 +38,19 @@ struct broker_net_config {
 	 */
 	bool unix_paths;
 	/*
-	 * Tier T1 with the network off: the run has a network namespace of
-	 * its own, whose sockets only the run binds. There a connect by
-	 * path also reaches a socket file bound in it, found through
-	 * unix_own_diag (a sock_diag socket made there, the broker's to
-	 * close); an abstract name is the run's own; a bind is the
-	 * kernel's, under Landlock.
+	 * Tier T1 with the network off or loopback: the run has a network
+	 * namespace of its own, whose sockets only the run makes. There a
+	 * connect by path also reaches a socket file bound in it, found
+	 * through own_netns_diag (a sock_diag socket made there, the
+	 * broker's to close); an abstract name is the run's own; a bind is
+	 * the kernel's, under Landlock. With own_netns_ip (loopback), an IP
+	 * socket's calls are performed as asked: that namespace holds only
+	 * the run's own loopback. Only on sockets made there, never on one
+	 * handed in from another namespace.
 	 */
-	bool unix_own_netns;
-	int unix_own_diag;
+	bool own_netns;
+	bool own_netns_ip;
+	int own_netns_diag;
 	size_t n_unix_grants;
 	struct broker_unix_grant unix_grants[BROKER_UNIX_GRANTS_MAX];
 	uint16_t proxy_port;		 /* BROKER_NET_PROXY: the proxy's port on 127.0.0.1 */

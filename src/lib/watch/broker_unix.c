@@ -58,8 +58,8 @@ int broker_unix_grant_add(struct broker_net_config *net, const char *path)
 /* A socket file bound in the run's own network namespace (tier T1): the run's own. */
 static bool run_own(const struct broker_net_config *net, const struct stat *st)
 {
-	return net->unix_own_netns && S_ISSOCK(st->st_mode) &&
-	       sockets_file_bound_in(net->unix_own_diag, st->st_dev, st->st_ino) == 1;
+	return net->own_netns && S_ISSOCK(st->st_mode) &&
+	       sockets_file_bound_in(net->own_netns_diag, st->st_dev, st->st_ino) == 1;
 }
 
 static bool granted(const struct broker_net_config *net, const struct stat *st)
@@ -99,8 +99,8 @@ bool broker_unix_run_socket(const struct broker_net_config *net, int sock)
 {
 	uint64_t run = 0, ours = 0;
 	socklen_t len = sizeof run;
-	if (!net->unix_own_netns ||
-	    getsockopt(net->unix_own_diag, SOL_SOCKET, SO_NETNS_COOKIE, &run, &len) != 0)
+	if (!net->own_netns ||
+	    getsockopt(net->own_netns_diag, SOL_SOCKET, SO_NETNS_COOKIE, &run, &len) != 0)
 		return false;
 	len = sizeof ours;
 	return getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &ours, &len) == 0 && ours == run;

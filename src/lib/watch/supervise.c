@@ -201,8 +201,9 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	/* T1: the run's own network namespace, listed through the reaper's socket. */
 	int unix_diag = reaper ? reaper->unix_diag : -1;
 	if (cage->unix_brokered && cage->tier == PROCAGE_TIER_T1 && rc == 0) {
-		net.unix_own_netns = true;
-		net.unix_own_diag = unix_diag;
+		net.own_netns = true;
+		net.own_netns_ip = cage->policy->network == PROCAGE_NET_LOOPBACK;
+		net.own_netns_diag = unix_diag;
 		if (unix_diag < 0)
 			rc = error_set(err, -EIO, "starting the broker: the run's reaper handed "
 						  "over no list of its Unix sockets");
