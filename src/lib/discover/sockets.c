@@ -111,25 +111,38 @@ static int diag_message_add(struct socket_list *l, const struct nlmsghdr *h)
 	return list_add(l, &s, name, strnlen(name, name_len));
 }
 
-/* Every Unix socket of the network namespace fd (a sock_diag socket) was made in, into l. */
+/*
+ * Every Unix socket of the network namespace fd (a sock_diag socket) was
+ * made in, into l. The socket may serve many lists (the broker's): what an
+ * earlier one left unread, after a failure, is drained first, and only
+ * this request's answers (by sequence number) are taken.
+ */
 static int namespace_list(int fd, struct socket_list *l)
 {
+	static _Atomic unsigned int sequence;
+	unsigned int seq = ++sequence;
 	struct {
 		struct nlmsghdr h;
 		struct unix_diag_req r;
 	} req = { .h = { .nlmsg_len = sizeof req,
 			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+			 .nlmsg_seq = seq },
 		  .r = { .sdiag_family = AF_UNIX,
 			 .udiag_states = ~0u,
 			 .udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS } };
-	if (send(fd, &req, sizeof req, 0) != (ssize_t)sizeof req)
-		return -errno;
 	/* Not static: the broker's thread lists too, beside a cage being made. */
 	enum { BUF_SIZE = 32768 };
 	char *buf = aligned_alloc(NLMSG_ALIGNTO, BUF_SIZE);
 	if (!buf)
 		return -ENOMEM;
+	while (recv(fd, buf, BUF_SIZE, MSG_DONTWAIT) > 0)
+		;
+	if (send(fd, &req, sizeof req, 0) != (ssize_t)sizeof req) {
+		int e = errno;
+		free(buf);
+		return -e;
+	}
 	int rc = 0;
 	for (bool done = false; !done && rc == 0;) {
 		ssize_t n = recv(fd, buf, BUF_SIZE, 0);
@@ -142,6 +155,8 @@ static int namespace_list(int fd, struct socket_list *l)
 		int len = (int)n;
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; rc == 0 && NLMSG_OK(h, len);
 		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != seq)
+				continue;
 			if (h->nlmsg_type == NLMSG_DONE) {
 				done = true;
 				break;
