@@ -384,23 +384,31 @@ static void link_planted_before_the_run(const struct tier *t, struct caged_ws *w
 }
 
 /*
- * Tier T1 with the network loopback: the broker takes the run's IP calls
- * too (its own network namespace holds only its loopback), and judges the
- * Unix ones as with the network off.
+ * Tier T1 with the network loopback or proxy: the broker takes the run's
+ * IP calls too (its own network namespace holds only its loopback, and
+ * with proxy procage's listeners, reached by TCP at their ports only), and
+ * judges the Unix ones as with the network off.
  */
-static void t1_loopback(const struct tier *t, struct caged_ws *ws, struct unix_fixture *f)
+static void t1_own_network(const struct tier *t, struct caged_ws *ws, struct unix_fixture *f,
+			   enum procage_network mode)
 {
+	const char *how = mode == PROCAGE_NET_PROXY ? "proxy" : "loopback";
+	struct procage_error err = {0};
 	if (!fixture(t, caged_ws_reset_policy(ws) == 0, "r34u: a fresh policy") ||
-	    !policy_network(t, ws, "r34u", PROCAGE_NET_LOOPBACK) ||
+	    !policy_network(t, ws, "r34u", mode) ||
 	    !policy_rule(t, ws, "r34u", f->granted, PROCAGE_CONNECT) ||
-	    !policy_accept(t, ws, "r34u", "spawn-snapshot"))
+	    !policy_accept(t, ws, "r34u", "spawn-snapshot") ||
+	    (mode == PROCAGE_NET_PROXY &&
+	     !fixture(t, procage_policy_allow_host(ws->policy, "127.0.0.1/32", &err) == 0,
+		      "r34u: the proxy allows 127.0.0.1 (%s)", err.message)))
 		return;
 	listen_close(f->later_fd, f->later);
 	f->later_fd = -1;
 	struct caged_result r = connect_after_bind(ws, f->later, &f->later_fd);
 	check(t, f->later_fd >= 0 && refused(&r) && accepted_within(f->later_fd, 0) == 0, &r,
-	      "r34u: with the network loopback, a socket bound in the read grant after the run "
-	      "started is unreachable");
+	      "r34u: with the network %s, a socket bound in the read grant after the run "
+	      "started is unreachable",
+	      how);
 	int port = 0, tcp = listen_tcp_loopback(&port);
 	char port_text[16];
 	snprintf(port_text, sizeof port_text, "%d", port);
@@ -408,9 +416,9 @@ static void t1_loopback(const struct tier *t, struct caged_ws *ws, struct unix_f
 		r = handed_run(ws, f, port_text, "tcp", true);
 		int reached = accepted_within(tcp, 0);
 		check(t, refused(&r) && reached == 0, &r,
-		      "r34u: with the network loopback, a TCP socket the granted service hands "
-		      "over reaches no port of the host's loopback (%d arrived)",
-		      reached);
+		      "r34u: with the network %s, a TCP socket the granted service hands over "
+		      "reaches no port of the host's loopback (%d arrived)",
+		      how, reached);
 		r = handed_run(ws, f, port_text, "tcp", false);
 		check(t, did_it(&r) && accepted_within(tcp, CONTROL_WAIT_MS) >= 1, &r,
 		      "r34u: control: without the cage the handed-over TCP socket reaches the "
@@ -418,12 +426,26 @@ static void t1_loopback(const struct tier *t, struct caged_ws *ws, struct unix_f
 	}
 	listen_close(tcp, NULL);
 	r = run_caged(ws, NULL, "loopback-self", "127.0.0.1", NULL);
+	if (mode == PROCAGE_NET_PROXY) {
+		/* Landlock's TCP rules, kept by the broker: the proxy's port only. */
+		check(t, refused(&r), &r,
+		      "r34u: with the network proxy, a TCP server and its client in the run do "
+		      "not talk over 127.0.0.1 (no port but the proxy's)");
+		/* Only the cage has that proxy: not judged with the sandbox off. */
+		r = run_caged(ws, NULL, "connect-tcp", "127.0.0.1", "3128", NULL);
+		check_role(t, ROLE_NEEDS_CAGE, did_it(&r), &r,
+			   "r34u: with the network proxy, the run's proxy is reached");
+	} else {
+		check(t, did_it(&r), &r,
+		      "r34u: control: with the network loopback, a TCP server and its client in "
+		      "the run talk over 127.0.0.1");
+	}
+	r = run_uncaged(ws, NULL, "loopback-self", "127.0.0.1", NULL);
 	check(t, did_it(&r), &r,
-	      "r34u: control: with the network loopback, a TCP server and its client in the run "
-	      "talk over 127.0.0.1");
+	      "r34u: control: without the cage a TCP server and its client talk over 127.0.0.1");
 	r = run_caged(ws, NULL, "connect-unix", f->granted, NULL);
 	check(t, did_it(&r) && accepted_within(f->granted_fd, CONTROL_WAIT_MS) == 1, &r,
-	      "r34u: control: with the network loopback, the granted socket is reached");
+	      "r34u: control: with the network %s, the granted socket is reached", how);
 }
 
 void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t)
@@ -443,8 +465,10 @@ void r34_unix_sockets_are_judged_by_the_file_they_reach(const struct tier *t)
 	canaries(t, ws, &f);
 	controls(t, ws, &f);
 	link_planted_before_the_run(t, ws, &f);
-	if (tier_is_t1(t))
-		t1_loopback(t, ws, &f);
+	if (tier_is_t1(t)) {
+		t1_own_network(t, ws, &f, PROCAGE_NET_LOOPBACK);
+		t1_own_network(t, ws, &f, PROCAGE_NET_PROXY);
+	}
 out:
 	fixture_stop(&f);
 	caged_ws_free(ws);

@@ -154,17 +154,15 @@ static int socket_refusal(struct procage_cage *c, const struct cage_path *s, siz
 				 c->landlock.abi);
 	/*
 	 * The masks are a snapshot: a socket bound later in a read grant
-	 * would be reached. With the network off or loopback the run has a
-	 * network namespace of its own, and the broker judges each connect
-	 * as on T2, also letting through the sockets the run made there
-	 * itself (broker_unix.c). Proxy and on keep the masks alone: the
-	 * broker would have to judge their IP connects as Landlock's port
-	 * rules and the host's network do.
+	 * would be reached. Unless the network is on, the run has a network
+	 * namespace of its own, and the broker judges each connect as on
+	 * T2, also letting through the sockets the run made there itself
+	 * (broker_unix.c), and takes the run's IP calls there too (with
+	 * proxy, by the TCP rules Landlock has). With the network on the
+	 * masks alone hold: the broker does not take the host's network.
 	 */
 	c->unix_brokered = host_facts_get()->seccomp_user_notif &&
-			   (c->policy->network == PROCAGE_NET_OFF ||
-			    c->policy->network == PROCAGE_NET_LOOPBACK) &&
-			   n <= BROKER_UNIX_GRANTS_MAX;
+			   c->policy->network != PROCAGE_NET_ON && n <= BROKER_UNIX_GRANTS_MAX;
 	return 0;
 }
 

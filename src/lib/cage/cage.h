@@ -85,8 +85,8 @@ struct procage_cage {
 	enum broker_net_mode net_broker;
 	/*
 	 * Unix connects by path go to the broker (broker_unix.c): T2 with
-	 * --socket, and T1 with --socket and the network off or loopback
-	 * (procage run; exec mode keeps T1's masks alone).
+	 * --socket, and T1 with --socket unless the network is on (procage
+	 * run; exec mode keeps T1's masks alone).
 	 */
 	bool unix_brokered;
 	/*

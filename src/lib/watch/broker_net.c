@@ -340,8 +340,8 @@ static int judge_proxy(const struct broker_net_config *net, const struct net_req
  * judged (broker_unix.c); bind by path is refused (a socket file planted
  * in a write grant would outlive the run, and nothing bound by the cage
  * is needed to reach the granted services); an unnamed bind (autobind)
- * and listen are allowed. Tier T1 with --socket and the network off or
- * loopback (own_netns): the same, but a bind is the kernel's, and a socket
+ * and listen are allowed. Tier T1 with --socket, the network not on
+ * (own_netns): the same, but a bind is the kernel's, and a socket
  * the run bound in its own network namespace, or an abstract name there,
  * is reached too. Without --socket the only Unix sockets are
  * socketpairs: nothing by address.
@@ -383,13 +383,51 @@ static int judge_unix(const struct broker_net_config *net, struct net_request *r
 	return 0;
 }
 
+/*
+ * Tier T1 proxy: TCP in the run's own namespace as Landlock rules it
+ * there (cage.c): a connect to the proxy's or a captured port only, no
+ * bind (a listen's own port is the kernel's to pick), no address on a
+ * send (TCP Fast Open would connect without the connect rule).
+ */
+static int judge_own_tcp(const struct broker_net_config *net, const struct net_request *rq)
+{
+	switch (rq->call) {
+	case NET_BIND:
+		return -EACCES;
+	case NET_LISTEN:
+		return 0;
+	case NET_CONNECT:
+		if (rq->addr_len >= sizeof(sa_family_t) && rq->addr.ss_family == AF_UNSPEC)
+			return 0;
+		break;
+	default:
+		return rq->addr_len ? -EACCES : 0;
+	}
+	in_port_t port;
+	if (rq->addr.ss_family == AF_INET && rq->addr_len >= sizeof(struct sockaddr_in))
+		port = ntohs(((const struct sockaddr_in *)&rq->addr)->sin_port);
+	else if (rq->addr.ss_family == AF_INET6 && rq->addr_len >= sizeof(struct sockaddr_in6))
+		port = ntohs(((const struct sockaddr_in6 *)&rq->addr)->sin6_port);
+	else
+		return -EINVAL;
+	for (size_t i = 0; i < net->n_own_netns_tcp_ports; i++)
+		if (net->own_netns_tcp_ports[i] == port)
+			return 0;
+	return -EACCES;
+}
+
 static int judge(const struct broker_net_config *net, struct net_request *rq)
 {
 	if (rq->domain == AF_UNIX)
 		return judge_unix(net, rq);
-	/* Tier T1 loopback: the run's own namespace, where only its loopback is. */
-	if (net->own_netns_ip)
-		return broker_unix_run_socket(net, rq->sock) ? 0 : -EACCES;
+	/* Tier T1 loopback and proxy: the run's own namespace, where only its loopback is. */
+	if (net->own_netns_ip) {
+		if (!broker_unix_run_socket(net, rq->sock))
+			return -EACCES;
+		return net->n_own_netns_tcp_ports && ip_socket(rq) && rq->type == SOCK_STREAM
+			       ? judge_own_tcp(net, rq)
+			       : 0;
+	}
 	/* Unix sockets brokered, IP ones not asked for: none are made. */
 	if (net->mode == BROKER_NET_NONE)
 		return -EACCES;

@@ -18,8 +18,12 @@
 #include <sys/types.h>
 
 #include "cage/net_mode.h"
+#include "kernel/landlock.h"
 
 struct net_admission;
+
+/* Tier T1 proxy: the run's proxy and the ports transparent egress captures. */
+#define BROKER_OWN_TCP_PORTS_MAX (1 + LANDLOCK_MORE_PORTS)
 
 
 /* A granted socket file, by identity: what a path must resolve to. */
@@ -38,19 +42,24 @@ struct broker_net_config {
 	 */
 	bool unix_paths;
 	/*
-	 * Tier T1 with the network off or loopback: the run has a network
+	 * Tier T1 unless the network is on: the run has a network
 	 * namespace of its own, whose sockets only the run makes. There a
 	 * connect by path also reaches a socket file bound in it, found
 	 * through own_netns_diag (a sock_diag socket made there, the
 	 * broker's to close); an abstract name is the run's own; a bind is
-	 * the kernel's, under Landlock. With own_netns_ip (loopback), an IP
-	 * socket's calls are performed as asked: that namespace holds only
-	 * the run's own loopback. Only on sockets made there, never on one
-	 * handed in from another namespace.
+	 * the kernel's, under Landlock. With own_netns_ip (loopback, proxy),
+	 * an IP socket's calls are performed as asked: that namespace holds
+	 * only the run's own loopback (and, proxy, procage's listeners).
+	 * Only on sockets made there, never on one handed in from another
+	 * namespace. With own_netns_tcp_ports (proxy), TCP keeps Landlock's
+	 * rules there: a connect to those ports only, no bind, no address
+	 * on a send (TCP Fast Open).
 	 */
 	bool own_netns;
 	bool own_netns_ip;
 	int own_netns_diag;
+	size_t n_own_netns_tcp_ports; /* 0: TCP unlimited */
+	uint16_t own_netns_tcp_ports[BROKER_OWN_TCP_PORTS_MAX];
 	size_t n_unix_grants;
 	struct broker_unix_grant unix_grants[BROKER_UNIX_GRANTS_MAX];
 	uint16_t proxy_port;		 /* BROKER_NET_PROXY: the proxy's port on 127.0.0.1 */

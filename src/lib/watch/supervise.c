@@ -202,7 +202,19 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	int unix_diag = reaper ? reaper->unix_diag : -1;
 	if (cage->unix_brokered && cage->tier == PROCAGE_TIER_T1 && rc == 0) {
 		net.own_netns = true;
-		net.own_netns_ip = cage->policy->network == PROCAGE_NET_LOOPBACK;
+		net.own_netns_ip = cage->policy->network == PROCAGE_NET_LOOPBACK ||
+				   cage->policy->network == PROCAGE_NET_PROXY;
+		/* Proxy: TCP as the cage's Landlock rules have it, where it has them (cage.c). */
+		if (cage->policy->network == PROCAGE_NET_PROXY && cage->landlock.handled_net &&
+		    cage->landlock.connect_port) {
+			net.own_netns_tcp_ports[net.n_own_netns_tcp_ports++] =
+				cage->landlock.connect_port;
+			for (size_t i = 0; i < cage->landlock.n_more_ports &&
+					   net.n_own_netns_tcp_ports < BROKER_OWN_TCP_PORTS_MAX;
+			     i++)
+				net.own_netns_tcp_ports[net.n_own_netns_tcp_ports++] =
+					cage->landlock.more_ports[i];
+		}
 		net.own_netns_diag = unix_diag;
 		if (unix_diag < 0)
 			rc = error_set(err, -EIO, "starting the broker: the run's reaper handed "
