@@ -30,14 +30,18 @@ wait_until 30 grep -q 'port [0-9]' "$work/server.log" || { echo "1..0 # SKIP the
 port=$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$work/server.log" | head -1)
 local_host="127.0.0.1:$port"
 
-# A package for the registry: packed by npm, described as a registry would.
+# A package for the registry, described as a registry would. Packed with
+# tar as npm packs (its files below package/): npm pack itself starts npm
+# once more and failed now and then on a loaded machine, with its output
+# gone.
 have_npm=0
 if command -v npm >/dev/null && command -v node >/dev/null; then
 	have_npm=1
-	mkdir -p "$work/pkg"
-	echo '{"name": "learn-fixture", "version": "1.0.0", "main": "index.js"}' >"$work/pkg/package.json"
-	echo 'module.exports = "fixture loaded";' >"$work/pkg/index.js"
-	(cd "$work/pkg" && HOME="$work/pkg" npm pack --silent --pack-destination "$work/reg/tarballs" >/dev/null 2>&1)
+	mkdir -p "$work/pkg/package"
+	echo '{"name": "learn-fixture", "version": "1.0.0", "main": "index.js"}' >"$work/pkg/package/package.json"
+	echo 'module.exports = "fixture loaded";' >"$work/pkg/package/index.js"
+	tar -C "$work/pkg" -czf "$work/reg/tarballs/learn-fixture-1.0.0.tgz" package/package.json \
+		package/index.js
 	"$py" - "$work/reg/tarballs/learn-fixture-1.0.0.tgz" "$local_host" >"$work/reg/learn-fixture" <<'PY'
 import base64, hashlib, json, sys
 data = open(sys.argv[1], "rb").read()
