@@ -174,6 +174,32 @@ static int agent_serve(struct run_supervision *s, const struct procage_cage *cag
 	return agent_filter_start(s->ssh->agent_listener, &options, &s->agent_filter, err);
 }
 
+/*
+ * Tier T1 with Unix sockets brokered: the run's own network namespace,
+ * whose sockets the broker lists through unix_diag (the reaper's, made
+ * there), and with loopback or proxy its IP calls, TCP by the rules the
+ * cage's Landlock ruleset has there (cage.c).
+ */
+static int own_netns_config(struct broker_net_config *net, const struct procage_cage *cage,
+			    int unix_diag, struct procage_error *err)
+{
+	enum procage_network mode = cage->policy->network;
+	const struct landlock_config *ll = &cage->landlock;
+	if (unix_diag < 0)
+		return error_set(err, -EIO, "starting the broker: the run's reaper handed over no "
+					    "list of its Unix sockets");
+	net->own_netns = true;
+	net->own_netns_diag = unix_diag;
+	net->own_netns_ip = mode == PROCAGE_NET_LOOPBACK || mode == PROCAGE_NET_PROXY;
+	if (mode != PROCAGE_NET_PROXY || !ll->handled_net || !ll->connect_port)
+		return 0;
+	net->own_netns_tcp_ports[net->n_own_netns_tcp_ports++] = ll->connect_port;
+	for (size_t i = 0; i < ll->n_more_ports && net->n_own_netns_tcp_ports < BROKER_OWN_TCP_PORTS_MAX;
+	     i++)
+		net->own_netns_tcp_ports[net->n_own_netns_tcp_ports++] = ll->more_ports[i];
+	return 0;
+}
+
 int supervision_start(struct run_supervision *s, const struct procage_cage *cage,
 		      int seccomp_listener, int proxy_listener,
 		      const struct supervision_capture *capture, int json_fd, const char *tmpdir,
@@ -198,28 +224,9 @@ int supervision_start(struct run_supervision *s, const struct procage_cage *cage
 	struct broker_net_config net = { .mode = cage->net_broker };
 	/* The granted sockets' files as they are when the run starts. */
 	net.unix_paths = cage->unix_brokered;
-	/* T1: the run's own network namespace, listed through the reaper's socket. */
 	int unix_diag = reaper ? reaper->unix_diag : -1;
-	if (cage->unix_brokered && cage->tier == PROCAGE_TIER_T1 && rc == 0) {
-		net.own_netns = true;
-		net.own_netns_ip = cage->policy->network == PROCAGE_NET_LOOPBACK ||
-				   cage->policy->network == PROCAGE_NET_PROXY;
-		/* Proxy: TCP as the cage's Landlock rules have it, where it has them (cage.c). */
-		if (cage->policy->network == PROCAGE_NET_PROXY && cage->landlock.handled_net &&
-		    cage->landlock.connect_port) {
-			net.own_netns_tcp_ports[net.n_own_netns_tcp_ports++] =
-				cage->landlock.connect_port;
-			for (size_t i = 0; i < cage->landlock.n_more_ports &&
-					   net.n_own_netns_tcp_ports < BROKER_OWN_TCP_PORTS_MAX;
-			     i++)
-				net.own_netns_tcp_ports[net.n_own_netns_tcp_ports++] =
-					cage->landlock.more_ports[i];
-		}
-		net.own_netns_diag = unix_diag;
-		if (unix_diag < 0)
-			rc = error_set(err, -EIO, "starting the broker: the run's reaper handed "
-						  "over no list of its Unix sockets");
-	}
+	if (cage->unix_brokered && cage->tier == PROCAGE_TIER_T1 && rc == 0)
+		rc = own_netns_config(&net, cage, unix_diag, err);
 	for (size_t i = 0; rc == 0 && cage->unix_brokered && i < cage->n_sockets; i++)
 		if (broker_unix_grant_add(&net, cage->sockets[i].path) < 0)
 			rc = error_set(err, -E2BIG, "starting the broker: too many Unix sockets");
