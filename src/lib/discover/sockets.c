@@ -194,6 +194,9 @@ int sockets_file_bound_in(int diag_fd, dev_t dev, ino_t ino)
 	return rc < 0 ? rc : found;
 }
 
+/* ---- other network namespaces: names only -------------------------------- */
+
+/* "Num: RefCount Protocol Flags Type St Inode Path" per line. */
 static int unix_file_read(const char *file, struct socket_list *l)
 {
 	FILE *f = fopen(file, "re");

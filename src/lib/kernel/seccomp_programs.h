@@ -84,9 +84,9 @@ static inline struct seccomp_options seccomp_program_options(size_t index)
  * an IPC namespace of its own is tier T1's: its broker makes entries only
  * (mounts hold metadata, its network has a namespace, its listings are
  * granted), and judges the network calls where the policy names sockets
- * and the network is not on. A T2 run that brokers entries, listings or network calls has
- * a supervisor answering notifications, so it brokers metadata too
- * (cage.c). Reading opens are brokered only there too (tier T2's
+ * and the network is not on. A T2 run that brokers entries, listings or
+ * network calls has a supervisor answering notifications, so it brokers
+ * metadata too (cage.c). Reading opens are brokered only there too (tier T2's
  * /proc/self). The others are left empty in the table and refused by
  * seccomp_program_build.
  */

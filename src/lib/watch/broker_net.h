@@ -35,7 +35,7 @@ struct broker_unix_grant {
 struct broker_net_config {
 	enum broker_net_mode mode;
 	/*
-	 * With --socket (tier T2, and T1 with the network off): Unix
+	 * With --socket (tier T2, and T1 unless the network is on): Unix
 	 * sockets connect (and send) by path only to the files in
 	 * unix_grants, judged by the broker (broker_unix.c); on T2 bind by
 	 * path is refused.
