@@ -13,9 +13,14 @@ for tool in tmux curl /usr/bin/python3; do
 	command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
 done
 export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config"
-sock="$work/tmux.sock"
+# A tmux server of its own per session: kill-server returns before the
+# server is gone, and a session started at once on the same socket met the
+# dying server ("server exited unexpectedly") on a loaded machine.
+n_sock=0
+new_sock() { n_sock=$((n_sock + 1)); sock="$work/tmux-$n_sock.sock"; }
+new_sock
 server=
-trap 'tmux -S "$sock" kill-server 2>/dev/null; [ -n "$server" ] && kill $server 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+trap 'for s in "$work"/tmux-*.sock; do tmux -S "$s" kill-server 2>/dev/null; done; [ -n "$server" ] && kill $server 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 
 if ! "$PROCAGE" run --net proxy --allow-host 127.0.0.1/32 -- true 2>"$work/why"; then
 	echo "1..0 # SKIP proxy-only networking is refused on this host: $(cat "$work/why")"
@@ -118,6 +123,7 @@ on_screen() { screen | grep -Eq -- "$1"; }
 keys() { tmux -S "$sock" send-keys -t t "$@"; }
 term_run() { # term_run ANSWER-KEYS: one run in a new tmux session, its result in $work/out
 	rm -f "$work/out" "$work/done"
+	new_sock
 	tmux -S "$sock" new-session -d -s t -x 150 -y 40 \
 		"'$PROCAGE' run --net proxy --allow-host 127.0.0.1/32 --ask -- curl -sS --max-time 60 '$url' </dev/null >'$work/out' 2>&1; echo \$? >'$work/done'; exec cat"
 	wait_until 60 on_screen 'allow it\?' || screen | sed 's/^/# screen: /'
@@ -145,6 +151,7 @@ vector_terminal_answer
 # A command whose standard input is the terminal could read the answer: refused.
 vector_shared_terminal_refused() {
 rm -f "$work/done"
+new_sock
 tmux -S "$sock" new-session -d -s t -x 150 -y 40 \
 	"'$PROCAGE' run --net proxy --allow-host 127.0.0.1/32 --ask -- true >'$work/out' 2>&1; echo \$? >'$work/done'; exec cat"
 wait_until 60 test -s "$work/done"
