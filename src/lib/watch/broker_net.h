@@ -58,6 +58,7 @@ struct broker_net_config {
 	bool own_netns;
 	bool own_netns_ip;
 	int own_netns_diag;
+	uint64_t own_netns_cookie; /* SO_NETNS_COOKIE of that namespace */
 	size_t n_own_netns_tcp_ports; /* 0: TCP unlimited */
 	uint16_t own_netns_tcp_ports[BROKER_OWN_TCP_PORTS_MAX];
 	size_t n_unix_grants;

@@ -97,13 +97,11 @@ static int resolve(pid_t tid, const char *path)
 
 bool broker_unix_run_socket(const struct broker_net_config *net, int sock)
 {
-	uint64_t run = 0, ours = 0;
-	socklen_t len = sizeof run;
-	if (!net->own_netns ||
-	    getsockopt(net->own_netns_diag, SOL_SOCKET, SO_NETNS_COOKIE, &run, &len) != 0)
-		return false;
-	len = sizeof ours;
-	return getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &ours, &len) == 0 && ours == run;
+	uint64_t cookie = 0;
+	socklen_t len = sizeof cookie;
+	return net->own_netns &&
+	       getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) == 0 &&
+	       cookie == net->own_netns_cookie;
 }
 
 int broker_unix_target(const struct broker_net_config *net, pid_t tid, int sock,

@@ -188,6 +188,11 @@ static int own_netns_config(struct broker_net_config *net, const struct procage_
 	if (unix_diag < 0)
 		return error_set(err, -EIO, "starting the broker: the run's reaper handed over no "
 					    "list of its Unix sockets");
+	socklen_t len = sizeof net->own_netns_cookie;
+	if (getsockopt(unix_diag, SOL_SOCKET, SO_NETNS_COOKIE, &net->own_netns_cookie, &len) != 0)
+		return error_set(err, -errno, "starting the broker: the run's network namespace "
+					      "cannot be told from others (SO_NETNS_COOKIE): %s",
+				 strerror(errno));
 	net->own_netns = true;
 	net->own_netns_diag = unix_diag;
 	net->own_netns_ip = mode == PROCAGE_NET_LOOPBACK || mode == PROCAGE_NET_PROXY;
